@@ -1,0 +1,30 @@
+//! # contact_solvers
+//!
+//! Contact solvers for rigid-body simulation, each faithful to the reference implementation users
+//! already trust, as a Rust library and behind one opaque-handle C ABI
+//! (`include/contact_solvers.h`, generated from [`ffi`]).
+//!
+//! | module | solver | reference |
+//! |---|---|---|
+//! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
+//!
+//! ## Conventions (all modules)
+//!
+//! * Dense matrices are **column-major** (Eigen's, Fortran's, Julia's and MATLAB's layout) and are
+//!   passed as nalgebra views ([`nalgebra::DMatrixView`]: unit row stride, any column stride, so a
+//!   block of a larger matrix can be passed without a copy). Vectors are contiguous.
+//! * SI units: velocities in m/s (or rad/s for angular coordinates), forces in N, time in s.
+//! * Problem data is borrowed for the duration of a call; results stay in the solver's workspace
+//!   and are read through accessors. Workspaces only grow, so repeated solves of problems of the
+//!   same size allocate nothing.
+//! * Usage errors are `thiserror` enums; solver outcomes (converged, iteration limit, …) are
+//!   returned values, never errors.
+//!
+//! The only `unsafe` code of the crate lives in [`ffi`], the C ABI layer.
+
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod linalg;
+pub mod tamsi;

@@ -1,0 +1,1 @@
+//! TAMSI (placeholder while the module is written).
