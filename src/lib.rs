@@ -24,6 +24,9 @@
 //! The only `unsafe` code of the crate lives in [`ffi`], the C ABI layer.
 
 #![deny(unsafe_code)]
+// `!(x > 0.0)` is true for NaN; the reference implementations rely on exactly that, so the
+// negated comparisons are deliberate.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
 #![warn(missing_docs)]
 
 pub mod linalg;

@@ -9,10 +9,15 @@
 //! * [`PartialPivLu`]: row partial-pivot LU that, like Eigen's `PartialPivLU`, never reports
 //!   failure (`specs/tamsi.md` §5.2).
 //!
+//! * [`scalar`]: `std::max`/`std::min` with C++ NaN semantics, positive part, step function.
+//! * [`simd`]: runtime dispatch to AVX2 for kernels built for baseline x86-64.
+//!
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
 mod ldlt;
 mod lu;
+pub mod scalar;
+pub mod simd;
 
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
