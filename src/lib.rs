@@ -7,6 +7,7 @@
 //! | module | solver | reference |
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `specs/c_api.md` |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -29,5 +30,6 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 #![warn(missing_docs)]
 
+pub mod ffi;
 pub mod linalg;
 pub mod tamsi;

@@ -2,8 +2,10 @@
 //! dual number for Drake's autodiff Jacobian check, and the benchmark-case reader.
 #![allow(dead_code)]
 
+pub mod backend;
 pub mod bench_cases;
 pub mod dual;
+pub mod reference;
 pub mod scenes;
 
 /// Drake's `kTolerance` in `tamsi_solver_test.cc`: 10·eps.
