@@ -7,6 +7,7 @@
 //! | module | solver | reference |
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`ipm`] | second-order-cone friction as a cone complementarity problem in impulses, Mehrotra predictor–corrector, solution sensitivities | Dojo |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -26,5 +27,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod ipm;
 pub mod linalg;
 pub mod tamsi;

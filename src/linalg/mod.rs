@@ -8,12 +8,16 @@
 //!   its exact failure rules and pseudo-inverse solve (`specs/tamsi.md` §5.1).
 //! * [`PartialPivLu`]: row partial-pivot LU that, like Eigen's `PartialPivLU`, never reports
 //!   failure (`specs/tamsi.md` §5.2).
+//! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
+//!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
 //!
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
+mod block_lu;
 mod ldlt;
 mod lu;
 
+pub use block_lu::BlockDiagLu;
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
 
