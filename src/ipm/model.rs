@@ -183,8 +183,9 @@ impl ContactModel {
 
     /// Writes the local Newton block `K` (2k×2k, column-major, leading dimension `2k`): rows
     /// `[complementarity (k); equalities (k)]`, columns `[Δs (k) | Δγ (k)]` (§2.1), with
-    /// `γ̃ = γ + REG·e`, `s̃ = s + REG·e` in the complementarity rows.
-    pub(crate) fn write_local_block(self, mu: f64, s: &[f64], g: &[f64], out: &mut [f64]) {
+    /// `γ̃ = γ + reg·e`, `s̃ = s + reg·e` in the complementarity rows (`reg` = [`REG`] in the
+    /// solver, 0 for the exact Jacobian of the sensitivities).
+    pub(crate) fn write_local_block(self, mu: f64, reg: f64, s: &[f64], g: &[f64], out: &mut [f64]) {
         let k = self.dim();
         let ld = 2 * k;
         out[..ld * ld].fill(0.0);
@@ -192,12 +193,12 @@ impl ContactModel {
         // Complementarity rows: ∂(γ∘s)/∂s = diag(γ̃) / Arw(ξ̃), ∂/∂γ = diag(s̃) / Arw(η̃).
         let no = self.orthant_len();
         for j in 0..no {
-            out[at(j, j)] = g[j] + REG;
-            out[at(j, k + j)] = s[j] + REG;
+            out[at(j, j)] = g[j] + reg;
+            out[at(j, k + j)] = s[j] + reg;
         }
         if self == Self::SecondOrderCone {
-            let gt = [g[1] + REG, g[2], g[3]];
-            let st = [s[1] + REG, s[2], s[3]];
+            let gt = [g[1] + reg, g[2], g[3]];
+            let st = [s[1] + reg, s[2], s[3]];
             cone::write_arrow(&gt, out, ld, 1, 1);
             cone::write_arrow(&st, out, ld, 1, k + 1);
         }
@@ -246,7 +247,7 @@ mod tests {
                 out
             };
             let mut kb = vec![0.0; 4 * k * k];
-            model.write_local_block(mu, &s0, &g0, &mut kb);
+            model.write_local_block(mu, 0.0, &s0, &g0, &mut kb);
             let d = 1e-6;
             for c in 0..2 * k {
                 let (mut sp, mut gp, mut sm, mut gm) = (s0.clone(), g0.clone(), s0.clone(), g0.clone());

@@ -20,7 +20,6 @@
 
 use nalgebra::DMatrixView;
 
-use super::model::REG;
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 
@@ -66,24 +65,25 @@ impl NewtonSystem {
         grow(&mut self.local, 4 * 144);
     }
 
-    /// Factors `R(w)` at the cone variables `s`, `g` (packed, layout of the module docs).
-    pub fn factor(&mut self, mode: NewtonSolve, data: &SystemData<'_>, s: &[f64], g: &[f64]) {
+    /// Factors `R(w)` at the cone variables `s`, `g` (packed, layout of the module docs), with
+    /// Dojo's regularization `reg` (= `REG` while iterating, 0 for the exact Jacobian).
+    pub fn factor(&mut self, mode: NewtonSolve, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
         self.mode = mode;
         match mode {
-            NewtonSolve::Condensed => self.factor_condensed(data, s, g),
-            NewtonSolve::Dense => self.factor_dense(data, s, g),
+            NewtonSolve::Condensed => self.factor_condensed(data, s, g, reg),
+            NewtonSolve::Dense => self.factor_dense(data, s, g, reg),
         }
         self.factored = true;
     }
 
-    fn factor_condensed(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64]) {
+    fn factor_condensed(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
         let n = data.n;
         let jtr = data.jtr;
         self.blocks.clear();
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
             let blk = self.blocks.push_block(2 * k);
-            model.write_local_block(data.mu[i], &s[off..off + k], &g[off..off + k], blk);
+            model.write_local_block(data.mu[i], reg, &s[off..off + k], &g[off..off + k], blk);
         }
         self.blocks.factor();
 
@@ -111,7 +111,7 @@ impl NewtonSystem {
         let mut hm = self.lu.matrix_mut(n);
         hm.copy_from(&data.m);
         for j in 0..n {
-            hm[(j, j)] += REG;
+            hm[(j, j)] += reg;
         }
         for (i, &model) in data.models.iter().enumerate() {
             let di = &self.d[9 * i..9 * i + 9];
@@ -145,7 +145,7 @@ impl NewtonSystem {
         self.lu.factor();
     }
 
-    fn factor_dense(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64]) {
+    fn factor_dense(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
         let n = data.n;
         let kt = data.k_total;
         let big = n + 2 * kt;
@@ -155,7 +155,7 @@ impl NewtonSystem {
         r.fill(0.0);
         r.view_mut((0, 0), (n, n)).copy_from(&data.m);
         for j in 0..n {
-            r[(j, j)] += REG;
+            r[(j, j)] += reg;
         }
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
@@ -187,7 +187,7 @@ impl NewtonSystem {
                 }
             }
             // Local block.
-            model.write_local_block(data.mu[i], &s[off..off + k], &g[off..off + k], local);
+            model.write_local_block(data.mu[i], reg, &s[off..off + k], &g[off..off + k], local);
             let ld = 2 * k;
             for lc in 0..ld {
                 let gc = if lc < k { n + off + lc } else { n + kt + off + lc - k };

@@ -69,7 +69,8 @@ impl IpmSolver {
         let big = n + 2 * kt;
         {
             let data = system_data!(ws, problem);
-            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt]);
+            // The exact Jacobian (no REG): the IFT needs ∂r/∂w itself.
+            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
         }
         let sens = &mut ws.sens;
         sens.valid = false;

@@ -4,6 +4,7 @@
 
 use nalgebra::DVectorView;
 
+use super::model::REG;
 use super::newton::{NewtonSystem, SystemData};
 use super::sensitivity::Sensitivities;
 use super::{ContactModel, IpmError, IpmParameters, IpmProblem};
@@ -397,6 +398,10 @@ impl IpmSolver {
         let mut undercut = prm.undercut;
         let mut no_progress = 0usize;
         let mut kappa_rhs = 0.0;
+        // Fixed-κ mode: predictor–corrector with the κ floor at the fixed κ until the floor is
+        // reached (pure Newton from the neutral start can stall at the cone boundary), then
+        // Newton's method on r(w; κ) = 0, whose fixed point is the central-path point.
+        let mut newton_phase = false;
         let mut outcome = IpmOutcome::MaxIterationsReached;
         for _ in 0..prm.max_iter {
             // Step 1: termination first. The 1e-6 slack on btol keeps a central-path point with
@@ -411,11 +416,11 @@ impl IpmSolver {
             }
             {
                 let data = system_data!(ws, p);
-                ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt]);
+                ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], REG);
             }
             let kappa_target;
-            if fixed {
-                // Newton on r(w; κ) = 0 (§7 fixed-κ mode).
+            if fixed && newton_phase {
+                // Newton on r(w; κ) = 0 (§7 fixed-κ mode, second phase).
                 kappa_target = kappa_fixed;
                 build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_fixed, &mut ws.delta[..big]);
                 solve_newton(ws, p, NewtonBuf::Delta);
@@ -442,7 +447,8 @@ impl IpmSolver {
                     (0.0, 0.0)
                 };
                 let sigma = (nu_aff / (nu + 1e-20)).clamp(0.0, 1.0).powi(3);
-                kappa_target = (sigma * nu).max(prm.btol / undercut);
+                let floor = if fixed { kappa_fixed } else { prm.btol / undercut };
+                kappa_target = (sigma * nu).max(floor);
                 // Step 5: corrector right-hand side −(Δs_aff∘Δγ_aff) + κ e added to the
                 // predictor's; same factorization.
                 build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.delta[..big]);
@@ -519,6 +525,9 @@ impl IpmSolver {
             }
             if prm.dojo_lagged_kappa && !fixed {
                 kappa_rhs = kappa_target;
+            }
+            if fixed && kappa_target <= kappa_fixed {
+                newton_phase = true;
             }
             ws.stats.iterations += 1;
             ws.stats.kappa = kappa_target;
