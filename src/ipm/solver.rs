@@ -663,3 +663,207 @@ fn build_rhs(r: &[f64], e: &[f64], n: usize, kt: usize, kappa: f64, out: &mut [f
         *o += kappa * ej;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipm::NewtonSolve;
+    use nalgebra::{DMatrix, DVector};
+
+    fn lcg(s: &mut u64) -> f64 {
+        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+
+    struct Data {
+        m: DMatrix<f64>,
+        v0: DVector<f64>,
+        tau: DVector<f64>,
+        jn: DMatrix<f64>,
+        jt: DMatrix<f64>,
+        phi: DVector<f64>,
+        mu: DVector<f64>,
+        off: DVector<f64>,
+        models: Vec<ContactModel>,
+    }
+
+    fn data(n: usize, nc: usize, seed: u64) -> Data {
+        let mut s = seed;
+        let a = DMatrix::from_fn(n, n, |_, _| lcg(&mut s));
+        Data {
+            m: &a * a.transpose() + DMatrix::identity(n, n),
+            v0: DVector::from_fn(n, |_, _| lcg(&mut s)),
+            tau: DVector::from_fn(n, |_, _| 10.0 * lcg(&mut s)),
+            jn: DMatrix::from_fn(nc, n, |_, _| lcg(&mut s)),
+            jt: DMatrix::from_fn(2 * nc, n, |_, _| lcg(&mut s)),
+            phi: DVector::from_fn(nc, |_, _| 0.01 * lcg(&mut s)),
+            mu: DVector::from_element(nc, 0.6),
+            off: DVector::from_fn(2 * nc, |_, _| 0.1 * lcg(&mut s)),
+            models: (0..nc)
+                .map(|i| [ContactModel::Linear, ContactModel::SecondOrderCone, ContactModel::Impact][i % 3])
+                .collect(),
+        }
+    }
+
+    impl Data {
+        fn problem(&self) -> IpmProblem<'_> {
+            IpmProblem {
+                m: self.m.as_view(),
+                v0: self.v0.as_view(),
+                tau: self.tau.as_view(),
+                h: 0.05,
+                jn: self.jn.as_view(),
+                jt: self.jt.as_view(),
+                phi: self.phi.as_view(),
+                mu: self.mu.as_view(),
+                models: &self.models,
+                vt_offset: Some(self.off.as_view()),
+            }
+        }
+    }
+
+    /// §9.A8 (Dojo's `test/jacobian.jl`): the Newton matrix equals the finite-difference
+    /// derivative of the residual (δ = 1e-5) to < 1e-6, for both ways of solving it: solving
+    /// `R x = (FD of r along d)` must give back `d`.
+    #[test]
+    fn newton_matrix_matches_finite_differences_of_the_residual() {
+        for mode in [NewtonSolve::Condensed, NewtonSolve::Dense] {
+            let d = data(7, 5, 3);
+            let p = d.problem();
+            let mut solver = IpmSolver::new(IpmParameters { max_iter: 3, newton_solve: mode, ..Default::default() }).unwrap();
+            solver.solve(&p).unwrap();
+            let ws = &mut solver.ws;
+            let (n, kt) = (ws.n, ws.k_total);
+            let big = n + 2 * kt;
+            let mut seed = 99;
+            let dir: Vec<f64> = (0..big).map(|_| lcg(&mut seed)).collect();
+            let eval = |ws: &mut IpmWorkspace, eps: f64| {
+                let mut v = ws.v[..n].to_vec();
+                let mut s = ws.s[..kt].to_vec();
+                let mut g = ws.g[..kt].to_vec();
+                for (x, dx) in v.iter_mut().chain(s.iter_mut()).chain(g.iter_mut()).zip(&dir) {
+                    *x += eps * dx;
+                }
+                let mut r = vec![0.0; big];
+                let mut scratch = vec![0.0; n];
+                residual(&p, &ws.jtr, &ws.models, &ws.offsets, &ws.mu, &ws.e, &v, &s, &g, 0.0, &mut scratch, &mut r);
+                r
+            };
+            let delta = 1e-5;
+            let (rp, rm) = (eval(ws, delta), eval(ws, -delta));
+            let mut f: Vec<f64> = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * delta)).collect();
+            let data = system_data!(ws, p);
+            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
+            ws.newton.solve_in_place(&data, &mut f);
+            let err = f.iter().zip(&dir).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(err < 1e-6, "{mode:?}: {err:e}");
+        }
+    }
+
+    #[test]
+    fn condensed_and_dense_newton_give_the_same_iterates() {
+        let d = data(9, 6, 5);
+        let p = d.problem();
+        let mut a = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, ..Default::default() }).unwrap();
+        let mut b = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, newton_solve: NewtonSolve::Dense, ..Default::default() }).unwrap();
+        assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(a.stats().iterations, b.stats().iterations);
+        for (x, y) in a.velocities().iter().zip(b.velocities()) {
+            assert!((x - y).abs() < 1e-9, "{x} {y}");
+        }
+        for (x, y) in a.impulses().iter().zip(b.impulses()) {
+            assert!((x - y).abs() < 1e-9, "{x} {y}");
+        }
+        assert_eq!(a.stats().boundary_hits, 0);
+    }
+
+    #[test]
+    fn without_contacts_one_newton_step_solves_the_momentum_equation() {
+        let d = data(4, 0, 1);
+        let p = d.problem();
+        let mut s = IpmSolver::default();
+        assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(s.stats().iterations, 1);
+        let v = DVector::from_column_slice(s.velocities());
+        let r = &d.m * (&v - &d.v0) - 0.05 * &d.tau;
+        // Exact up to Dojo's REG·I on the diagonal of M (§2.1): |r| ≈ 1e-10·|Δv|.
+        assert!(r.amax() < 1e-9, "{}", r.amax());
+        assert!(s.impulses().is_empty());
+    }
+
+    #[test]
+    fn warm_start_reuses_the_previous_solution_and_converges_to_the_same_point() {
+        let d = data(6, 4, 8);
+        let p = d.problem();
+        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
+        let mut cold = IpmSolver::new(tight).unwrap();
+        cold.solve(&p).unwrap();
+        let mut warm = IpmSolver::new(IpmParameters { warm_start: true, ..tight }).unwrap();
+        warm.solve(&p).unwrap();
+        assert_eq!(warm.solve(&p).unwrap(), IpmOutcome::Converged);
+        for (x, y) in cold.velocities().iter().zip(warm.velocities()) {
+            assert!((x - y).abs() < 1e-6, "{x} {y}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let d = data(3, 2, 2);
+        let mut s = IpmSolver::default();
+        assert_eq!(s.velocities(), &[] as &[f64]);
+        let mut p = d.problem();
+        p.h = 0.0;
+        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "h", .. })));
+        let mut p = d.problem();
+        let short = DVector::from_element(1, 0.5);
+        p.mu = short.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "mu", .. })));
+        let neg = DVector::from_element(2, -0.5);
+        let mut p = d.problem();
+        p.mu = neg.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "mu", .. })));
+        let mut nan = d.tau.clone();
+        nan[1] = f64::NAN;
+        let mut p = d.problem();
+        p.tau = nan.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::NonFinite { what: "tau", index: 1 })));
+        let models = [ContactModel::Impact];
+        let mut p = d.problem();
+        p.models = &models;
+        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "Jn", .. })));
+        let g = DVector::from_element(2, 0.0);
+        assert!(matches!(
+            s.solve_with_guess(&d.problem(), g.as_view()),
+            Err(IpmError::DimensionMismatch { what: "v_guess", .. })
+        ));
+        for bad in [
+            IpmParameters { rtol: 0.0, ..Default::default() },
+            IpmParameters { btol: f64::NAN, ..Default::default() },
+            IpmParameters { max_ls: 0, ..Default::default() },
+            IpmParameters { undercut: 0.0, ..Default::default() },
+            IpmParameters { no_progress_undercut: 0.5, ..Default::default() },
+            IpmParameters { fixed_kappa: -1.0, ..Default::default() },
+        ] {
+            assert!(IpmSolver::new(bad).is_err());
+            assert!(s.set_parameters(bad).is_err());
+        }
+        assert_eq!(*s.parameters(), IpmParameters::default());
+    }
+
+    #[test]
+    fn singular_mass_matrix_without_contacts_hits_the_iteration_limit() {
+        let mut d = data(3, 0, 4);
+        d.m.fill(0.0);
+        let mut s = IpmSolver::default();
+        let out = s.solve(&d.problem()).unwrap();
+        // M = 0: the momentum residual −hτ cannot change; REG·I keeps the steps finite, the
+        // backtracking accepts the equal violation, and the solve runs out of iterations.
+        assert_eq!(out, IpmOutcome::MaxIterationsReached);
+        assert_eq!(s.stats().iterations, 50);
+        assert!(s.velocities().iter().all(|x| x.is_finite()));
+        assert_eq!(IpmOutcome::NonFiniteStep.code(), 42);
+        assert_eq!(IpmOutcome::Converged.code(), 40);
+        assert_eq!(IpmOutcome::MaxIterationsReached.code(), 41);
+    }
+}
