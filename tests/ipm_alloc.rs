@@ -4,7 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve};
+use contact_solvers::ipm::{
+    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+};
 use nalgebra::{DMatrix, DVector};
 
 struct Counting;
@@ -46,7 +48,9 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn lcg(s: &mut u64) -> f64 {
-    *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *s = s
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
 }
 
@@ -77,10 +81,18 @@ fn data(bodies: usize, seed: u64) -> Data {
         for c in 0..4 {
             let i = 4 * b + c;
             // Corner at r = (±0.5, ±0.5, −0.5): rows of [I, −[r]×].
-            let r = [if c & 1 == 0 { 0.5 } else { -0.5 }, if c & 2 == 0 { 0.5 } else { -0.5 }, -0.5];
+            let r = [
+                if c & 1 == 0 { 0.5 } else { -0.5 },
+                if c & 2 == 0 { 0.5 } else { -0.5 },
+                -0.5,
+            ];
             let rows = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
             for (a, d) in rows.iter().enumerate() {
-                let cross = [r[1] * d[2] - r[2] * d[1], r[2] * d[0] - r[0] * d[2], r[0] * d[1] - r[1] * d[0]];
+                let cross = [
+                    r[1] * d[2] - r[2] * d[1],
+                    r[2] * d[0] - r[0] * d[2],
+                    r[0] * d[1] - r[1] * d[0],
+                ];
                 for k in 0..3 {
                     let (lin, ang) = (d[k], cross[k]);
                     if a == 0 {
@@ -100,10 +112,26 @@ fn data(bodies: usize, seed: u64) -> Data {
     let phi = DVector::from_fn(nc, |_, _| 1e-3 * (1.0 + lcg(&mut s)));
     let mu = DVector::from_element(nc, 0.5);
     let models = (0..nc)
-        .map(|i| [ContactModel::SecondOrderCone, ContactModel::SecondOrderCone, ContactModel::Linear, ContactModel::Impact][i % 4])
+        .map(|i| {
+            [
+                ContactModel::SecondOrderCone,
+                ContactModel::SecondOrderCone,
+                ContactModel::Linear,
+                ContactModel::Impact,
+            ][i % 4]
+        })
         .collect();
     let _ = h;
-    Data { m, v0, tau, jn, jt, phi, mu, models }
+    Data {
+        m,
+        v0,
+        tau,
+        jn,
+        jt,
+        phi,
+        mu,
+        models,
+    }
 }
 
 impl Data {
@@ -133,7 +161,12 @@ fn repeated_solves_allocate_nothing() {
         (16, NewtonSolve::Condensed, true, 1e-4),
     ] {
         let d = data(bodies, 7 + bodies as u64);
-        let params = IpmParameters { newton_solve: mode, warm_start: warm, fixed_kappa: fixed, ..Default::default() };
+        let params = IpmParameters {
+            newton_solve: mode,
+            warm_start: warm,
+            fixed_kappa: fixed,
+            ..Default::default()
+        };
         let mut s = IpmSolver::new(params).unwrap();
         let p = d.problem();
         // Grow the workspace: the first solve allocates (which also shows the counter works).
@@ -141,7 +174,10 @@ fn repeated_solves_allocate_nothing() {
         COUNTING.with(|c| c.set(true));
         assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
         COUNTING.with(|c| c.set(false));
-        assert!(ALLOCATIONS.load(Ordering::SeqCst) > first, "the first solve must grow the workspace");
+        assert!(
+            ALLOCATIONS.load(Ordering::SeqCst) > first,
+            "the first solve must grow the workspace"
+        );
         s.compute_sensitivities(&p).unwrap();
         let before = ALLOCATIONS.load(Ordering::SeqCst);
         COUNTING.with(|c| c.set(true));
@@ -152,6 +188,10 @@ fn repeated_solves_allocate_nothing() {
         }
         COUNTING.with(|c| c.set(false));
         let after = ALLOCATIONS.load(Ordering::SeqCst);
-        assert_eq!(after - before, 0, "bodies {bodies} {mode:?} warm {warm} fixed {fixed}: allocations in repeated solves");
+        assert_eq!(
+            after - before,
+            0,
+            "bodies {bodies} {mode:?} warm {warm} fixed {fixed}: allocations in repeated solves"
+        );
     }
 }

@@ -11,12 +11,19 @@ use ipm_common::{PointMass, simulate, tol};
 const G: f64 = 9.81;
 
 fn close(a: f64, b: f64, t: f64, what: &str) {
-    assert!((a - b).abs() <= t, "{what}: {a} vs {b} (tolerance {t}, diff {:e})", (a - b).abs());
+    assert!(
+        (a - b).abs() <= t,
+        "{what}: {a} vs {b} (tolerance {t}, diff {:e})",
+        (a - b).abs()
+    );
 }
 
 /// Relative agreement with a reference printed to a few significant digits.
 fn rel(a: f64, b: f64, r: f64, what: &str) {
-    assert!((a - b).abs() <= r * b.abs(), "{what}: {a:e} vs {b:e} (relative {r})");
+    assert!(
+        (a - b).abs() <= r * b.abs(),
+        "{what}: {a:e} vs {b:e} (relative {r})"
+    );
 }
 
 #[test]
@@ -25,8 +32,13 @@ fn a1_drop_and_rest() {
     let t = simulate(&pm, tol(1e-8, 1e-8), [0.0, 0.0, 1.0], [0.0; 3], 200);
     eprintln!(
         "A1 1e-8: g45 {} g46 {} min z {:e} rest z {:e} iters {:?} mean {} fail {}",
-        t.gamma_n[44], t.gamma_n[45], t.min_z(), t.x[199][2],
-        (t.iterations.iter().min(), t.iterations.iter().max()), t.mean_iterations(), t.failures
+        t.gamma_n[44],
+        t.gamma_n[45],
+        t.min_z(),
+        t.x[199][2],
+        (t.iterations.iter().min(), t.iterations.iter().max()),
+        t.mean_iterations(),
+        t.failures
     );
     // Exact free fall up to step 44.
     close(t.x[43][2], 0.028810, 5e-7, "z_44");
@@ -97,7 +109,11 @@ fn a2_stick_and_slip() {
             assert_eq!(out, IpmOutcome::Converged);
             let v = s.velocities();
             let g = s.primal();
-            eprintln!("A2 F={f} {mode:?}: iters {} v {v:?} gamma {g:?} eta {:?}", s.stats().iterations, s.dual());
+            eprintln!(
+                "A2 F={f} {mode:?}: iters {} v {v:?} gamma {g:?} eta {:?}",
+                s.stats().iterations,
+                s.dual()
+            );
             close(v[0], vx, 1e-6, "v+_x");
             close(v[1], 0.0, 1e-6, "v+_y");
             close(v[2], 0.0, 1e-6, "v+_z");
@@ -124,13 +140,30 @@ fn a2_iteration_fingerprint() {
     let kp = [7.5e-3, 1.1e-3, 1.3e-4, 2.7e-6, 1.7e-8, 6.6e-10];
     assert_eq!(s.rvio_history().len(), 7);
     for i in 0..7 {
-        rel(s.rvio_history()[i], rv[i], 0.005, &format!("rvio row {}", i + 1));
-        rel(s.bvio_history()[i], bv[i], 0.005, &format!("bvio row {}", i + 1));
+        rel(
+            s.rvio_history()[i],
+            rv[i],
+            0.005,
+            &format!("rvio row {}", i + 1),
+        );
+        rel(
+            s.bvio_history()[i],
+            bv[i],
+            0.005,
+            &format!("bvio row {}", i + 1),
+        );
     }
-    for i in 0..6 {
-        rel(s.kappa_history()[i], kp[i], 0.05, &format!("kappa {}", i + 1));
+    assert_eq!(s.kappa_history().len(), 6);
+    for (i, (&k, &k_ref)) in s.kappa_history().iter().zip(&kp).enumerate() {
+        rel(k, k_ref, 0.05, &format!("kappa {}", i + 1));
     }
-    assert!(s.alpha_history().iter().all(|&a| (0.945..=0.985).contains(&a)), "{:?}", s.alpha_history());
+    assert!(
+        s.alpha_history()
+            .iter()
+            .all(|&a| (0.945..=0.985).contains(&a)),
+        "{:?}",
+        s.alpha_history()
+    );
     let v = s.velocities();
     rel(v[0], 2.05e-6, 0.005, "v+_x");
     close(v[1], 0.0, 0.0, "v+_y");
@@ -175,14 +208,28 @@ fn a3_straight_sliding_with_the_soc_cone() {
     // Every step slides along the fixed direction (no lateral drift at any time).
     for (k, p) in t.x.iter().enumerate() {
         if p[0] > 1e-3 {
-            close(p[1] / p[0], 0.2, 1e-6, &format!("direction at step {}", k + 1));
+            close(
+                p[1] / p[0],
+                0.2,
+                1e-6,
+                &format!("direction at step {}", k + 1),
+            );
         }
     }
     // Re-implementation: final xy (3.306605, 0.661321), |v| < 1e-3 from step 167, 5–8 iterations.
     close(x, 3.306605, 2e-6, "re-implementation x");
     let speed = |k: usize| (t.v[k - 1][0].powi(2) + t.v[k - 1][1].powi(2)).sqrt();
-    assert!(speed(167) < 1e-3 && speed(166) > 1e-3, "stops at step 167: {} {}", speed(166), speed(167));
-    assert!(t.iterations.iter().all(|&i| (4..=8).contains(&i)), "{:?}", t.iterations);
+    assert!(
+        speed(167) < 1e-3 && speed(166) > 1e-3,
+        "stops at step 167: {} {}",
+        speed(166),
+        speed(167)
+    );
+    assert!(
+        t.iterations.iter().all(|&i| (4..=8).contains(&i)),
+        "{:?}",
+        t.iterations
+    );
     assert_eq!(t.failures, 0);
 
     // Default tolerance: (3.306774, 0.661355).
@@ -199,7 +246,10 @@ fn a4_lateral_drift_of_the_linear_model() {
     close(y, 1.300788, 1e-4, "final y");
     close(y.atan2(x).to_degrees(), 21.09, 0.005, "heading (deg)");
     let speed = |k: usize| (t.v[k - 1][0].powi(2) + t.v[k - 1][1].powi(2)).sqrt();
-    assert!(speed(196) < 1e-3 && speed(195) > 1e-3, "stops after 196 steps");
+    assert!(
+        speed(196) < 1e-3 && speed(195) > 1e-3,
+        "stops after 196 steps"
+    );
     assert_eq!(t.failures, 0);
     let t = slide(ContactModel::Linear, 1e-4);
     close(t.x[249][0], 3.373587, 2e-6, "btol 1e-4 x");
@@ -210,11 +260,22 @@ fn a4_lateral_drift_of_the_linear_model() {
 fn a5_friction_cone_comparison_particle_equivalent() {
     // Flat-landing block ≡ particle 0.25 m above ground at (−1.5, −0.5), v0 = (4, 0.8, 0), 4 s.
     for (model, land_xy, stop, final_xy) in [
-        (ContactModel::SecondOrderCone, Some((-0.58509, -0.31702)), 168, (1.86789, 0.17358)),
+        (
+            ContactModel::SecondOrderCone,
+            Some((-0.58509, -0.31702)),
+            168,
+            (1.86789, 0.17358),
+        ),
         (ContactModel::Linear, None, 197, (1.93499, 0.80079)),
     ] {
         let pm = PointMass::new(1.0, 0.01, G, 0.25, model);
-        let t = simulate(&pm, tol(1e-8, 1e-8), [-1.5, -0.5, 0.25], [4.0, 0.8, 0.0], 400);
+        let t = simulate(
+            &pm,
+            tol(1e-8, 1e-8),
+            [-1.5, -0.5, 0.25],
+            [4.0, 0.8, 0.0],
+            400,
+        );
         let first = t.gamma_n.iter().position(|&g| g > 1e-3).unwrap() + 1;
         assert_eq!(first, 23, "{model:?}: landing step");
         if let Some((x, y)) = land_xy {
@@ -225,8 +286,16 @@ fn a5_friction_cone_comparison_particle_equivalent() {
         // The spec counts the step after the last moving one ("stops at step 168" where the exact
         // discrete speed is 0.0081 m/s after step 166 and 0 after step 167): the particle moves
         // through step stop − 1 and is at rest afterwards.
-        assert!(speed(stop - 2) > 1e-3, "{model:?}: still sliding after step {}", stop - 2);
-        assert!(speed(stop - 1) < 1e-7 && speed(stop) < 1e-7, "{model:?}: at rest from step {}", stop - 1);
+        assert!(
+            speed(stop - 2) > 1e-3,
+            "{model:?}: still sliding after step {}",
+            stop - 2
+        );
+        assert!(
+            speed(stop - 1) < 1e-7 && speed(stop) < 1e-7,
+            "{model:?}: at rest from step {}",
+            stop - 1
+        );
         close(t.x[399][0], final_xy.0, 1e-5, "final x");
         close(t.x[399][1], final_xy.1, 1e-5, "final y");
         assert_eq!(t.failures, 0);

@@ -5,7 +5,8 @@
 mod ipm_common;
 
 use contact_solvers::ipm::{
-    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    SensitivityParameter,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -32,7 +33,11 @@ fn a6_solve(f: f64, kappa: f64, params: IpmParameters) -> (f64, f64, IpmOutcome)
         models: &models,
         vt_offset: None,
     };
-    let mut s = IpmSolver::new(IpmParameters { fixed_kappa: kappa, ..params }).unwrap();
+    let mut s = IpmSolver::new(IpmParameters {
+        fixed_kappa: kappa,
+        ..params
+    })
+    .unwrap();
     let out = s.solve(&p).unwrap();
     s.compute_sensitivities(&p).unwrap();
     let dv_dtau = s.velocity_sensitivity(SensitivityParameter::Tau).unwrap()[(0, 0)];
@@ -40,21 +45,60 @@ fn a6_solve(f: f64, kappa: f64, params: IpmParameters) -> (f64, f64, IpmOutcome)
 }
 
 fn tight() -> IpmParameters {
-    IpmParameters { rtol: 1e-14, btol: 1e-15, max_iter: 200, ..Default::default() }
+    IpmParameters {
+        rtol: 1e-14,
+        btol: 1e-15,
+        max_iter: 200,
+        ..Default::default()
+    }
 }
 
 #[test]
 fn a6_fixed_kappa_matches_the_central_path_closed_form() {
     let (m, g, h) = (1.0f64, 1.0f64, 0.1f64);
     let table = [
-        (1e-2, [(2.922144e-2, 4.605945e-3), (3.112673e-2, 4.920953e-3), (3.162278e-2, 5.000000e-3), (3.212673e-2, 5.079047e-3), (3.422144e-2, 5.394055e-3)]),
-        (1e-4, [(1.531129e-3, 1.899132e-3), (2.701562e-3, 4.219131e-3), (3.162278e-3, 5.000000e-3), (3.701562e-3, 5.780869e-3), (6.531129e-3, 8.100868e-3)]),
-        (1e-6, [(1.992063e-5, 3.952631e-5), (9.160798e-5, 7.742287e-4), (3.162278e-4, 5.000000e-3), (1.091608e-3, 9.225771e-3), (5.019921e-3, 9.960474e-3)]),
+        (
+            1e-2,
+            [
+                (2.922144e-2, 4.605945e-3),
+                (3.112673e-2, 4.920953e-3),
+                (3.162278e-2, 5.000000e-3),
+                (3.212673e-2, 5.079047e-3),
+                (3.422144e-2, 5.394055e-3),
+            ],
+        ),
+        (
+            1e-4,
+            [
+                (1.531129e-3, 1.899132e-3),
+                (2.701562e-3, 4.219131e-3),
+                (3.162278e-3, 5.000000e-3),
+                (3.701562e-3, 5.780869e-3),
+                (6.531129e-3, 8.100868e-3),
+            ],
+        ),
+        (
+            1e-6,
+            [
+                (1.992063e-5, 3.952631e-5),
+                (9.160798e-5, 7.742287e-4),
+                (3.162278e-4, 5.000000e-3),
+                (1.091608e-3, 9.225771e-3),
+                (5.019921e-3, 9.960474e-3),
+            ],
+        ),
     ];
     for mode in [NewtonSolve::Condensed, NewtonSolve::Dense] {
         for (kappa, row) in table {
             for (&f, &(z_tab, dz_tab)) in [0.5, 0.9, 1.0, 1.1, 1.5].iter().zip(&row) {
-                let (z, dz, out) = a6_solve(f, kappa, IpmParameters { newton_solve: mode, ..tight() });
+                let (z, dz, out) = a6_solve(
+                    f,
+                    kappa,
+                    IpmParameters {
+                        newton_solve: mode,
+                        ..tight()
+                    },
+                );
                 assert_eq!(out, IpmOutcome::Converged, "κ {kappa} F {f}");
                 // Closed form (§9.A6).
                 let a = h * h * (f - m * g);
@@ -62,17 +106,32 @@ fn a6_fixed_kappa_matches_the_central_path_closed_form() {
                 let z_exact = h * (a + root) / (2.0 * m * h);
                 let dz_exact = h * h / (2.0 * m) * (1.0 + a / root);
                 let relerr = |x: f64, y: f64| (x - y).abs() / y.abs();
-                assert!(relerr(z, z_exact) < 1e-8, "κ {kappa} F {f}: z {z:e} vs {z_exact:e}");
-                assert!(relerr(dz, dz_exact) < 1e-8, "κ {kappa} F {f}: dz/dF {dz:e} vs {dz_exact:e}");
+                assert!(
+                    relerr(z, z_exact) < 1e-8,
+                    "κ {kappa} F {f}: z {z:e} vs {z_exact:e}"
+                );
+                assert!(
+                    relerr(dz, dz_exact) < 1e-8,
+                    "κ {kappa} F {f}: dz/dF {dz:e} vs {dz_exact:e}"
+                );
                 // The printed table (7 significant digits).
-                assert!(relerr(z, z_tab) < 1e-6, "κ {kappa} F {f}: z {z:e} vs table {z_tab:e}");
-                assert!(relerr(dz, dz_tab) < 1e-6, "κ {kappa} F {f}: dz {dz:e} vs table {dz_tab:e}");
+                assert!(
+                    relerr(z, z_tab) < 1e-6,
+                    "κ {kappa} F {f}: z {z:e} vs table {z_tab:e}"
+                );
+                assert!(
+                    relerr(dz, dz_tab) < 1e-6,
+                    "κ {kappa} F {f}: dz {dz:e} vs table {dz_tab:e}"
+                );
                 // IFT vs a central finite difference of the fixed-κ solve.
                 let d = 1e-6 * f;
                 let (zp, _, _) = a6_solve(f + d, kappa, tight());
                 let (zm, _, _) = a6_solve(f - d, kappa, tight());
                 let fd = (zp - zm) / (2.0 * d);
-                assert!(relerr(dz, fd) < 1e-6, "κ {kappa} F {f}: IFT {dz:e} vs FD {fd:e}");
+                assert!(
+                    relerr(dz, fd) < 1e-6,
+                    "κ {kappa} F {f}: IFT {dz:e} vs FD {fd:e}"
+                );
             }
         }
     }
@@ -83,7 +142,12 @@ fn a6_solver_at_tolerance_gradient_is_half_at_the_threshold() {
     // Soft check of §9.A6 (undercut = 1, rtol = 1e-10): the smoothed gradient at F = 1 is
     // ≈ h²/2 = 0.005 for impact, whatever btol.
     for btol in [1e-4, 1e-6, 1e-8] {
-        let p = IpmParameters { undercut: 1.0, rtol: 1e-10, btol, ..Default::default() };
+        let p = IpmParameters {
+            undercut: 1.0,
+            rtol: 1e-10,
+            btol,
+            ..Default::default()
+        };
         let (_, dz, out) = a6_solve(1.0, 0.0, p);
         assert_eq!(out, IpmOutcome::Converged, "btol {btol}");
         assert!((dz - 0.005).abs() < 1e-4, "btol {btol}: dz/dF {dz}");
@@ -104,7 +168,9 @@ struct Random {
 }
 
 fn lcg(s: &mut u64) -> f64 {
-    *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *s = s
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
 }
 
@@ -114,7 +180,13 @@ impl Random {
         let a = DMatrix::from_fn(n, n, |_, _| lcg(&mut s));
         let m = &a * a.transpose() + DMatrix::identity(n, n) * (n as f64);
         let models = (0..nc)
-            .map(|i| [ContactModel::SecondOrderCone, ContactModel::Linear, ContactModel::Impact][i % 3])
+            .map(|i| {
+                [
+                    ContactModel::SecondOrderCone,
+                    ContactModel::Linear,
+                    ContactModel::Impact,
+                ][i % 3]
+            })
             .collect();
         let h = 0.01;
         Self {
@@ -149,7 +221,14 @@ impl Random {
     fn solve(&self, params: IpmParameters) -> (Vec<f64>, Vec<f64>) {
         let mut s = IpmSolver::new(params).unwrap();
         let out = s.solve(&self.problem()).unwrap();
-        assert_eq!(out, IpmOutcome::Converged, "{:?} {:?} {:?}", s.stats(), s.rvio_history(), s.bvio_history());
+        assert_eq!(
+            out,
+            IpmOutcome::Converged,
+            "{:?} {:?} {:?}",
+            s.stats(),
+            s.rvio_history(),
+            s.bvio_history()
+        );
         (s.velocities().to_vec(), s.impulses().to_vec())
     }
 
@@ -178,14 +257,29 @@ fn ift_matches_central_finite_differences_on_random_problems() {
             let mut r = Random::new(n, nc, seed);
             let mut s = IpmSolver::new(params).unwrap();
             let out = s.solve(&r.problem()).unwrap();
-            assert_eq!(out, IpmOutcome::Converged, "{:?} {:?} {:?}", s.stats(), s.rvio_history(), s.bvio_history());
+            assert_eq!(
+                out,
+                IpmOutcome::Converged,
+                "{:?} {:?} {:?}",
+                s.stats(),
+                s.rvio_history(),
+                s.bvio_history()
+            );
             s.compute_sensitivities(&r.problem()).unwrap();
             let mut worst: f64 = 0.0;
             for param in SensitivityParameter::ALL {
                 let dv = s.velocity_sensitivity(param).unwrap().clone_owned();
                 let dl = s.impulse_sensitivity(param).unwrap().clone_owned();
-                let cols = if matches!(param, SensitivityParameter::V0 | SensitivityParameter::Tau) { n } else { nc };
-                assert_eq!((dv.nrows(), dv.ncols(), dl.nrows(), dl.ncols()), (n, cols, 3 * nc, cols));
+                let cols = if matches!(param, SensitivityParameter::V0 | SensitivityParameter::Tau)
+                {
+                    n
+                } else {
+                    nc
+                };
+                assert_eq!(
+                    (dv.nrows(), dv.ncols(), dl.nrows(), dl.ncols()),
+                    (n, cols, 3 * nc, cols)
+                );
                 for j in 0..cols {
                     let x0 = *r.param_mut(param, j);
                     let d = 1e-6 * x0.abs().max(1e-2);
@@ -200,17 +294,27 @@ fn ift_matches_central_finite_differences_on_random_problems() {
                         let fd = (vp[i] - vm[i]) / (2.0 * d);
                         let e = (fd - dv[(i, j)]).abs() / scale_v;
                         worst = worst.max(e);
-                        assert!(e < 1e-6, "seed {seed} {mode:?} {param:?} col {j} v[{i}]: IFT {} FD {fd}", dv[(i, j)]);
+                        assert!(
+                            e < 1e-6,
+                            "seed {seed} {mode:?} {param:?} col {j} v[{i}]: IFT {} FD {fd}",
+                            dv[(i, j)]
+                        );
                     }
                     for i in 0..3 * nc {
                         let fd = (lp[i] - lm[i]) / (2.0 * d);
                         let e = (fd - dl[(i, j)]).abs() / scale_l;
                         worst = worst.max(e);
-                        assert!(e < 1e-6, "seed {seed} {mode:?} {param:?} col {j} λ[{i}]: IFT {} FD {fd}", dl[(i, j)]);
+                        assert!(
+                            e < 1e-6,
+                            "seed {seed} {mode:?} {param:?} col {j} λ[{i}]: IFT {} FD {fd}",
+                            dl[(i, j)]
+                        );
                     }
                 }
             }
-            eprintln!("seed {seed} n {n} nc {nc} {mode:?}: worst relative IFT/FD mismatch {worst:e}");
+            eprintln!(
+                "seed {seed} n {n} nc {nc} {mode:?}: worst relative IFT/FD mismatch {worst:e}"
+            );
         }
     }
 }

@@ -20,7 +20,10 @@
 use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/friction_contact/");
+const DIR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/data/siconos/friction_contact/"
+);
 
 struct Tokens {
     tok: Vec<String>,
@@ -29,7 +32,10 @@ struct Tokens {
 
 impl Tokens {
     fn new(text: &str) -> Self {
-        Self { tok: text.split_whitespace().map(str::to_owned).collect(), pos: 0 }
+        Self {
+            tok: text.split_whitespace().map(str::to_owned).collect(),
+            pos: 0,
+        }
     }
     fn f(&mut self) -> f64 {
         let t = &self.tok[self.pos];
@@ -53,14 +59,13 @@ fn read_matrix(t: &mut Tokens) -> Option<DMatrix<f64>> {
         0 => {
             let (r2, c2) = (t.u(), t.u());
             assert_eq!((r2, c2), (rows, cols));
-            Some(DMatrix::from_fn(rows, cols, |_, _| 0.0).map_with_location(|_, _, _| 0.0)).map(|mut m| {
-                for c in 0..cols {
-                    for r in 0..rows {
-                        m[(r, c)] = t.f();
-                    }
+            let mut m = DMatrix::zeros(rows, cols);
+            for c in 0..cols {
+                for r in 0..rows {
+                    m[(r, c)] = t.f();
                 }
-                m
-            })
+            }
+            Some(m)
         }
         1 => {
             let nb = t.u();
@@ -73,8 +78,12 @@ fn read_matrix(t: &mut Tokens) -> Option<DMatrix<f64>> {
             let mut m = DMatrix::zeros(rows, cols);
             let start = |bs: &[usize], i: usize| if i == 0 { 0 } else { bs[i - 1] };
             for rb in 0..bn0 {
-                for j in index1[rb]..index1[rb + 1] {
-                    let cb = index2[j];
+                for (j, &cb) in index2
+                    .iter()
+                    .enumerate()
+                    .take(index1[rb + 1])
+                    .skip(index1[rb])
+                {
                     let idx = t.u();
                     assert_eq!(idx, j, "block index");
                     let (r0, c0) = (start(&bs0, rb), start(&bs1, cb));
@@ -113,7 +122,14 @@ struct Mapped {
     impulse_scale: f64,
 }
 
-fn map(jfull: DMatrix<f64>, w: DVector<f64>, m: DMatrix<f64>, f: DVector<f64>, mu: DVector<f64>, global: bool) -> Mapped {
+fn map(
+    jfull: DMatrix<f64>,
+    w: DVector<f64>,
+    m: DMatrix<f64>,
+    f: DVector<f64>,
+    mu: DVector<f64>,
+    global: bool,
+) -> Mapped {
     let nc = mu.len();
     let n = m.nrows();
     let mut jn = DMatrix::zeros(nc, n);
@@ -128,7 +144,11 @@ fn map(jfull: DMatrix<f64>, w: DVector<f64>, m: DMatrix<f64>, f: DVector<f64>, m
         offset[2 * i] = w[3 * i + 1];
         offset[2 * i + 1] = w[3 * i + 2];
     }
-    let norm = if global { w.norm().max(f.norm()) } else { w.norm() };
+    let norm = if global {
+        w.norm().max(f.norm())
+    } else {
+        w.norm()
+    };
     Mapped {
         v0: DVector::zeros(n),
         tau: f,
@@ -182,11 +202,20 @@ fn load(name: &str) -> Option<Mapped> {
             // Non-symmetric W (invertible): M = W⁻¹, J = I gives u = W r + q as well.
             let n = 3 * nc;
             let minv = wm.clone().try_inverse()?;
-            return Some(map(DMatrix::identity(n, n), q, minv, DVector::zeros(n), mu, false));
+            return Some(map(
+                DMatrix::identity(n, n),
+                q,
+                minv,
+                DVector::zeros(n),
+                mu,
+                false,
+            ));
         }
         let eig = SymmetricEigen::new(0.5 * (&wm + wm.transpose()));
         let lmax = eig.eigenvalues.amax();
-        let keep: Vec<usize> = (0..3 * nc).filter(|&i| eig.eigenvalues[i] > 1e-13 * lmax).collect();
+        let keep: Vec<usize> = (0..3 * nc)
+            .filter(|&i| eig.eigenvalues[i] > 1e-13 * lmax)
+            .collect();
         // Impulse scaling r = σ r̂ with σ = max(‖q‖, ε)/λ_max(W) makes the unknowns O(1) (the IPM's
         // start point and absolute tolerances are not scale-invariant, §5).
         let sigma = q.norm().max(f64::EPSILON) / lmax;
@@ -235,7 +264,12 @@ struct Run {
 
 fn run(p: &Mapped) -> Run {
     // Tolerances relative to the problem's scale (Dojo's are absolute, §5).
-    let params = IpmParameters { rtol: 1e-12 * p.norm, btol: 1e-14 * p.norm * p.norm, max_iter: 100, ..Default::default() };
+    let params = IpmParameters {
+        rtol: 1e-12 * p.norm,
+        btol: 1e-14 * p.norm * p.norm,
+        max_iter: 100,
+        ..Default::default()
+    };
     let mut s = IpmSolver::new(params).unwrap();
     let prob = IpmProblem {
         m: p.m.as_view(),
@@ -251,12 +285,23 @@ fn run(p: &Mapped) -> Run {
     };
     let outcome = s.solve(&prob).unwrap();
     if std::env::var("IPM_DEBUG").is_ok() {
-        eprintln!("  norm {:e} rtol {:e} btol {:e} stats {:?}\n  r {:?}\n  b {:?}\n  a {:?}\n  imp {:?}", p.norm, params.rtol, params.btol, s.stats(), &s.rvio_history()[..s.rvio_history().len().min(30)], &s.bvio_history()[..s.bvio_history().len().min(30)], &s.alpha_history()[..s.alpha_history().len().min(30)], s.impulses());
+        eprintln!(
+            "  norm {:e} rtol {:e} btol {:e} stats {:?}\n  r {:?}\n  b {:?}\n  a {:?}\n  imp {:?}",
+            p.norm,
+            params.rtol,
+            params.btol,
+            s.stats(),
+            &s.rvio_history()[..s.rvio_history().len().min(30)],
+            &s.bvio_history()[..s.bvio_history().len().min(30)],
+            &s.alpha_history()[..s.alpha_history().len().min(30)],
+            s.impulses()
+        );
     }
     if p.global {
         // The momentum equation M v = f + H r holds to rtol.
         let r = DVector::from_column_slice(s.impulses());
-        let res = &p.m * DVector::from_column_slice(s.velocities()) - &p.tau - p.jfull.transpose() * r;
+        let res =
+            &p.m * DVector::from_column_slice(s.velocities()) - &p.tau - p.jfull.transpose() * r;
         assert!(res.amax() <= 10.0 * params.rtol || outcome != IpmOutcome::Converged);
     }
     Run {
@@ -321,7 +366,9 @@ fn small_siconos_3d_problems_are_solved_to_1e_8() {
     let results = report(&names);
     let failed: Vec<&String> = results
         .iter()
-        .filter(|(_, r)| !matches!(r, Some(r) if r.outcome == IpmOutcome::Converged && r.error <= 1e-8))
+        .filter(
+            |(_, r)| !matches!(r, Some(r) if r.outcome == IpmOutcome::Converged && r.error <= 1e-8),
+        )
         .map(|(n, _)| n)
         .collect();
     assert!(failed.is_empty(), "not solved to 1e-8: {failed:?}");
@@ -352,7 +399,11 @@ fn large_siconos_3d_problems_report() {
 
 #[test]
 fn two_dimensional_and_other_files_do_not_map() {
-    for name in ["FC2D_SliderCrankLagrangian00000.dat", "FrictionContactProblem00031.dat", "gfc2d_granularflowonwall_00000_00117.dat"] {
+    for name in [
+        "FC2D_SliderCrankLagrangian00000.dat",
+        "FrictionContactProblem00031.dat",
+        "gfc2d_granularflowonwall_00000_00117.dat",
+    ] {
         assert!(load(name).is_none(), "{name}");
     }
 }

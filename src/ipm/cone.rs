@@ -118,7 +118,9 @@ mod tests {
     use super::*;
 
     fn lcg(s: &mut u64) -> f64 {
-        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
     }
 
@@ -154,7 +156,11 @@ mod tests {
             let bar = [lcg(&mut seed), lcg(&mut seed)];
             let l0 = (bar[0] * bar[0] + bar[1] * bar[1]).sqrt() + 0.05 + lcg(&mut seed).abs();
             let lam = [l0, bar[0], bar[1]];
-            let d = [3.0 * lcg(&mut seed), 3.0 * lcg(&mut seed), 3.0 * lcg(&mut seed)];
+            let d = [
+                3.0 * lcg(&mut seed),
+                3.0 * lcg(&mut seed),
+                3.0 * lcg(&mut seed),
+            ];
             let alpha = soc_step(&lam, &d, 1.0);
             let inside = |a: f64| {
                 let x = [lam[0] + a * d[0], lam[1] + a * d[1], lam[2] + a * d[2]];
@@ -175,7 +181,10 @@ mod tests {
             // (larger) true distance.
             worst = worst.max((alpha - exact).abs());
         }
-        assert!(limited > 200, "the sample must exercise boundary-limited steps");
+        assert!(
+            limited > 200,
+            "the sample must exercise boundary-limited steps"
+        );
         assert!(worst < 1e-10, "max error {worst}");
     }
 

@@ -153,6 +153,7 @@ impl ContactModel {
 
     /// Equality residual `r_eq` (§1.3) for local velocity `u` (with offsets), gap `phi` (m),
     /// time step `h`, friction coefficient `mu`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn equality_residual(
         self,
         u: &[f64; 3],
@@ -185,7 +186,14 @@ impl ContactModel {
     /// `[complementarity (k); equalities (k)]`, columns `[Δs (k) | Δγ (k)]` (§2.1), with
     /// `γ̃ = γ + reg·e`, `s̃ = s + reg·e` in the complementarity rows (`reg` = [`REG`] in the
     /// solver, 0 for the exact Jacobian of the sensitivities).
-    pub(crate) fn write_local_block(self, mu: f64, reg: f64, s: &[f64], g: &[f64], out: &mut [f64]) {
+    pub(crate) fn write_local_block(
+        self,
+        mu: f64,
+        reg: f64,
+        s: &[f64],
+        g: &[f64],
+        out: &mut [f64],
+    ) {
         let k = self.dim();
         let ld = 2 * k;
         out[..ld * ld].fill(0.0);
@@ -235,7 +243,11 @@ mod tests {
     /// differences for every model (REG aside).
     #[test]
     fn local_block_is_the_jacobian_of_the_local_residual() {
-        for model in [ContactModel::Impact, ContactModel::SecondOrderCone, ContactModel::Linear] {
+        for model in [
+            ContactModel::Impact,
+            ContactModel::SecondOrderCone,
+            ContactModel::Linear,
+        ] {
             let k = model.dim();
             let s0: Vec<f64> = (0..k).map(|i| 1.3 + 0.1 * i as f64).collect();
             let g0: Vec<f64> = (0..k).map(|i| 0.9 - 0.05 * i as f64).collect();
@@ -250,7 +262,8 @@ mod tests {
             model.write_local_block(mu, 0.0, &s0, &g0, &mut kb);
             let d = 1e-6;
             for c in 0..2 * k {
-                let (mut sp, mut gp, mut sm, mut gm) = (s0.clone(), g0.clone(), s0.clone(), g0.clone());
+                let (mut sp, mut gp, mut sm, mut gm) =
+                    (s0.clone(), g0.clone(), s0.clone(), g0.clone());
                 if c < k {
                     sp[c] += d;
                     sm[c] -= d;
@@ -261,7 +274,11 @@ mod tests {
                 let (fp, fm) = (eval(&sp, &gp), eval(&sm, &gm));
                 for r in 0..2 * k {
                     let fd = (fp[r] - fm[r]) / (2.0 * d);
-                    assert!((fd - kb[r + c * 2 * k]).abs() < 1e-8, "{model:?} ({r},{c}): {fd} vs {}", kb[r + c * 2 * k]);
+                    assert!(
+                        (fd - kb[r + c * 2 * k]).abs() < 1e-8,
+                        "{model:?} ({r},{c}): {fd} vs {}",
+                        kb[r + c * 2 * k]
+                    );
                 }
             }
             // Velocity map: derivative of r_eq w.r.t. u.
@@ -287,7 +304,11 @@ mod tests {
 
     #[test]
     fn codes_round_trip() {
-        for m in [ContactModel::Impact, ContactModel::SecondOrderCone, ContactModel::Linear] {
+        for m in [
+            ContactModel::Impact,
+            ContactModel::SecondOrderCone,
+            ContactModel::Linear,
+        ] {
             assert_eq!(ContactModel::from_code(m as i32), Some(m));
         }
         assert_eq!(ContactModel::from_code(3), None);

@@ -67,7 +67,14 @@ impl NewtonSystem {
 
     /// Factors `R(w)` at the cone variables `s`, `g` (packed, layout of the module docs), with
     /// Dojo's regularization `reg` (= `REG` while iterating, 0 for the exact Jacobian).
-    pub fn factor(&mut self, mode: NewtonSolve, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
+    pub fn factor(
+        &mut self,
+        mode: NewtonSolve,
+        data: &SystemData<'_>,
+        s: &[f64],
+        g: &[f64],
+        reg: f64,
+    ) {
         self.mode = mode;
         match mode {
             NewtonSolve::Condensed => self.factor_condensed(data, s, g, reg),
@@ -190,9 +197,17 @@ impl NewtonSystem {
             model.write_local_block(data.mu[i], reg, &s[off..off + k], &g[off..off + k], local);
             let ld = 2 * k;
             for lc in 0..ld {
-                let gc = if lc < k { n + off + lc } else { n + kt + off + lc - k };
+                let gc = if lc < k {
+                    n + off + lc
+                } else {
+                    n + kt + off + lc - k
+                };
                 for lr in 0..ld {
-                    let gr = if lr < k { n + off + lr } else { n + kt + off + lr - k };
+                    let gr = if lr < k {
+                        n + off + lr
+                    } else {
+                        n + kt + off + lr - k
+                    };
                     r[(gr, gc)] = local[lr + lc * ld];
                 }
             }
@@ -246,7 +261,9 @@ impl NewtonSystem {
             let y = &mut y[..2 * k];
             y[..k].copy_from_slice(&fc[off..off + k]);
             for e in 0..k {
-                let fu: f64 = (0..dirs).map(|a| model.velocity_map(data.h, e, a) * du[a]).sum();
+                let fu: f64 = (0..dirs)
+                    .map(|a| model.velocity_map(data.h, e, a) * du[a])
+                    .sum();
                 y[k + e] = fe[off + e] - fu;
             }
             self.blocks.solve_block_in_place(i, y, rest);

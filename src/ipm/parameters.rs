@@ -90,12 +90,35 @@ impl IpmParameters {
     /// Checks every field's domain.
     pub fn validate(&self) -> Result<(), IpmError> {
         let check = |what, value: f64, ok: bool, requirement| {
-            if ok { Ok(()) } else { Err(IpmError::OutOfRange { what, value, requirement }) }
+            if ok {
+                Ok(())
+            } else {
+                Err(IpmError::OutOfRange {
+                    what,
+                    value,
+                    requirement,
+                })
+            }
         };
-        check("rtol", self.rtol, self.rtol > 0.0 && self.rtol.is_finite(), "finite, > 0")?;
-        check("btol", self.btol, self.btol > 0.0 && self.btol.is_finite(), "finite, > 0")?;
+        check(
+            "rtol",
+            self.rtol,
+            self.rtol > 0.0 && self.rtol.is_finite(),
+            "finite, > 0",
+        )?;
+        check(
+            "btol",
+            self.btol,
+            self.btol > 0.0 && self.btol.is_finite(),
+            "finite, > 0",
+        )?;
         check("max_ls", self.max_ls as f64, self.max_ls >= 1, ">= 1")?;
-        check("undercut", self.undercut, self.undercut > 0.0, "> 0 (infinity allowed)")?;
+        check(
+            "undercut",
+            self.undercut,
+            self.undercut > 0.0,
+            "> 0 (infinity allowed)",
+        )?;
         check(
             "no_progress_undercut",
             self.no_progress_undercut,

@@ -82,7 +82,10 @@ impl IpmProblem<'_> {
         if let Some(o) = &self.vt_offset {
             dims("vt_offset", o.nrows(), 1, 2 * nc, 1)?;
         }
-        fn finite<'b>(what: &'static str, it: impl Iterator<Item = &'b f64>) -> Result<(), IpmError> {
+        fn finite<'b>(
+            what: &'static str,
+            it: impl Iterator<Item = &'b f64>,
+        ) -> Result<(), IpmError> {
             let mut it = it;
             match it.position(|x| !x.is_finite()) {
                 Some(index) => Err(IpmError::NonFinite { what, index }),
@@ -100,10 +103,18 @@ impl IpmProblem<'_> {
             finite("vt_offset", o.iter())?;
         }
         if !(self.h > 0.0 && self.h.is_finite()) {
-            return Err(IpmError::OutOfRange { what: "h", value: self.h, requirement: "finite, > 0" });
+            return Err(IpmError::OutOfRange {
+                what: "h",
+                value: self.h,
+                requirement: "finite, > 0",
+            });
         }
         if let Some(&mu) = self.mu.iter().find(|&&x| x < 0.0) {
-            return Err(IpmError::OutOfRange { what: "mu", value: mu, requirement: ">= 0" });
+            return Err(IpmError::OutOfRange {
+                what: "mu",
+                value: mu,
+                requirement: ">= 0",
+            });
         }
         Ok(())
     }

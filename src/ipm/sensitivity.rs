@@ -8,8 +8,8 @@
 
 use nalgebra::DMatrixView;
 
-use super::solver::system_data;
 use super::newton::SystemData;
+use super::solver::system_data;
 use super::{ContactModel, IpmError, IpmProblem, IpmSolver};
 use crate::linalg::grow;
 
@@ -119,22 +119,36 @@ impl IpmSolver {
 
     /// `∂v/∂θ` (column-major, n × cols with cols = n for v0/τ, nc for φ/μ) from the last
     /// [`IpmSolver::compute_sensitivities`]. Units: (m/s)/(unit of θ).
-    pub fn velocity_sensitivity(&self, param: SensitivityParameter) -> Result<DMatrixView<'_, f64>, IpmError> {
+    pub fn velocity_sensitivity(
+        &self,
+        param: SensitivityParameter,
+    ) -> Result<DMatrixView<'_, f64>, IpmError> {
         let s = &self.ws.sens;
         if !s.valid {
             return Err(IpmError::NoSolution);
         }
         let (q, n) = (param as usize, self.ws.n);
-        Ok(DMatrixView::from_slice(&s.dv[q][..n * s.cols[q]], n, s.cols[q]))
+        Ok(DMatrixView::from_slice(
+            &s.dv[q][..n * s.cols[q]],
+            n,
+            s.cols[q],
+        ))
     }
 
     /// `∂λ/∂θ` (column-major, 3nc × cols), λ = (normal, t1, t2) impulse per contact (N·s).
-    pub fn impulse_sensitivity(&self, param: SensitivityParameter) -> Result<DMatrixView<'_, f64>, IpmError> {
+    pub fn impulse_sensitivity(
+        &self,
+        param: SensitivityParameter,
+    ) -> Result<DMatrixView<'_, f64>, IpmError> {
         let s = &self.ws.sens;
         if !s.valid {
             return Err(IpmError::NoSolution);
         }
         let (q, m) = (param as usize, 3 * self.ws.nc);
-        Ok(DMatrixView::from_slice(&s.dl[q][..m * s.cols[q]], m, s.cols[q]))
+        Ok(DMatrixView::from_slice(
+            &s.dl[q][..m * s.cols[q]],
+            m,
+            s.cols[q],
+        ))
     }
 }

@@ -133,10 +133,22 @@ impl IpmWorkspace {
         for buf in [&mut self.v, &mut self.vc] {
             grow(buf, n);
         }
-        for buf in [&mut self.s, &mut self.g, &mut self.sc, &mut self.gc, &mut self.e] {
+        for buf in [
+            &mut self.s,
+            &mut self.g,
+            &mut self.sc,
+            &mut self.gc,
+            &mut self.e,
+        ] {
             grow(buf, k);
         }
-        for buf in [&mut self.r, &mut self.rc, &mut self.daff, &mut self.delta, &mut self.scratch] {
+        for buf in [
+            &mut self.r,
+            &mut self.rc,
+            &mut self.daff,
+            &mut self.delta,
+            &mut self.scratch,
+        ] {
             grow(buf, big);
         }
         grow(&mut self.impulses, 3 * nc);
@@ -159,7 +171,6 @@ impl IpmWorkspace {
         self.newton.reserve(mode, n, nc, k);
         self.newton.factored = false;
     }
-
 }
 
 /// The Newton system's data from the workspace's fields (a macro so the borrows stay disjoint
@@ -256,12 +267,17 @@ fn residual(
         rvio = rvio.max(x.abs());
     }
     if nan {
-        return Viol { rvio: f64::NAN, bvio: f64::NAN, cvio: f64::NAN };
+        return Viol {
+            rvio: f64::NAN,
+            bvio: f64::NAN,
+            cvio: f64::NAN,
+        };
     }
     Viol { rvio, bvio, cvio }
 }
 
 /// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).
+#[allow(clippy::too_many_arguments)]
 fn cone_search(
     models: &[ContactModel],
     offsets: &[usize],
@@ -306,7 +322,10 @@ impl IpmSolver {
     /// A solver with the given parameters (validated).
     pub fn new(params: IpmParameters) -> Result<Self, IpmError> {
         params.validate()?;
-        Ok(Self { params, ws: IpmWorkspace::default() })
+        Ok(Self {
+            params,
+            ws: IpmWorkspace::default(),
+        })
     }
 
     /// The current parameters.
@@ -344,7 +363,10 @@ impl IpmSolver {
             });
         }
         if let Some(index) = v_guess.iter().position(|x| !x.is_finite()) {
-            return Err(IpmError::NonFinite { what: "v_guess", index });
+            return Err(IpmError::NonFinite {
+                what: "v_guess",
+                index,
+            });
         }
         self.solve_impl(problem, Some(v_guess))
     }
@@ -357,7 +379,10 @@ impl IpmSolver {
         p.validate()?;
         let prm = self.params;
         let ws = &mut self.ws;
-        let warm = prm.warm_start && ws.has_solution && ws.models[..] == *p.models && ws.n == p.num_velocities();
+        let warm = prm.warm_start
+            && ws.has_solution
+            && ws.models[..] == *p.models
+            && ws.n == p.num_velocities();
         ws.has_solution = false;
         ws.sens.valid = false;
         ws.setup(p, prm.max_iter, prm.newton_solve);
@@ -387,11 +412,26 @@ impl IpmSolver {
         let fixed = prm.fixed_kappa > 0.0;
         let kappa_fixed = prm.fixed_kappa;
         let mut viol = residual(
-            p, &ws.jtr, &ws.models, &ws.offsets, &ws.mu, &ws.e, &ws.v[..n], &ws.s[..kt], &ws.g[..kt],
-            kappa_fixed, &mut ws.scratch[..n], &mut ws.r[..big],
+            p,
+            &ws.jtr,
+            &ws.models,
+            &ws.offsets,
+            &ws.mu,
+            &ws.e,
+            &ws.v[..n],
+            &ws.s[..kt],
+            &ws.g[..kt],
+            kappa_fixed,
+            &mut ws.scratch[..n],
+            &mut ws.r[..big],
         );
         let measure = |v: &Viol| if fixed { v.cvio } else { v.bvio };
-        ws.stats = IpmStats { rvio: viol.rvio, bvio: viol.bvio, kappa: if fixed { kappa_fixed } else { 0.0 }, ..Default::default() };
+        ws.stats = IpmStats {
+            rvio: viol.rvio,
+            bvio: viol.bvio,
+            kappa: if fixed { kappa_fixed } else { 0.0 },
+            ..Default::default()
+        };
         ws.rvio_history.push(viol.rvio);
         ws.bvio_history.push(viol.bvio);
 
@@ -416,17 +456,32 @@ impl IpmSolver {
             }
             {
                 let data = system_data!(ws, p);
-                ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], REG);
+                ws.newton
+                    .factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], REG);
             }
             let kappa_target;
             if fixed && newton_phase {
                 // Newton on r(w; κ) = 0 (§7 fixed-κ mode, second phase).
                 kappa_target = kappa_fixed;
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_fixed, &mut ws.delta[..big]);
+                build_rhs(
+                    &ws.r[..big],
+                    &ws.e[..kt],
+                    n,
+                    kt,
+                    kappa_fixed,
+                    &mut ws.delta[..big],
+                );
                 solve_newton(ws, p, NewtonBuf::Delta);
             } else {
                 // Step 2: predictor with κ_rhs (0, or the lagged target in Dojo mode).
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.daff[..big]);
+                build_rhs(
+                    &ws.r[..big],
+                    &ws.e[..kt],
+                    n,
+                    kt,
+                    kappa_rhs,
+                    &mut ws.daff[..big],
+                );
                 solve_newton(ws, p, NewtonBuf::Affine);
                 if !ws.daff[..big].iter().all(|x| x.is_finite()) {
                     outcome = IpmOutcome::NonFiniteStep;
@@ -434,8 +489,16 @@ impl IpmSolver {
                 }
                 // Step 3: affine step length with τ = 0.95 on both cones.
                 let (ds, dg) = ws.daff[n..big].split_at(kt);
-                let alpha_aff =
-                    cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 0.95, 0.95);
+                let alpha_aff = cone_search(
+                    &ws.models,
+                    &ws.offsets,
+                    &ws.s[..kt],
+                    &ws.g[..kt],
+                    ds,
+                    dg,
+                    0.95,
+                    0.95,
+                );
                 // Step 4: centering.
                 let (nu, nu_aff) = if total_degree > 0 {
                     let deg = total_degree as f64;
@@ -447,11 +510,22 @@ impl IpmSolver {
                     (0.0, 0.0)
                 };
                 let sigma = (nu_aff / (nu + 1e-20)).clamp(0.0, 1.0).powi(3);
-                let floor = if fixed { kappa_fixed } else { prm.btol / undercut };
+                let floor = if fixed {
+                    kappa_fixed
+                } else {
+                    prm.btol / undercut
+                };
                 kappa_target = (sigma * nu).max(floor);
                 // Step 5: corrector right-hand side −(Δs_aff∘Δγ_aff) + κ e added to the
                 // predictor's; same factorization.
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.delta[..big]);
+                build_rhs(
+                    &ws.r[..big],
+                    &ws.e[..kt],
+                    n,
+                    kt,
+                    kappa_rhs,
+                    &mut ws.delta[..big],
+                );
                 {
                     let (dsa, dga) = ws.daff[n..big].split_at(kt);
                     let rc = &mut ws.delta[n..n + kt];
@@ -474,7 +548,16 @@ impl IpmSolver {
             let m_now = measure(&viol);
             let tau = 0.95f64.max(1.0 - viol.rvio.max(m_now).powi(2));
             let (ds, dg) = ws.delta[n..big].split_at(kt);
-            let alpha = cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, tau, tau.min(0.95));
+            let alpha = cone_search(
+                &ws.models,
+                &ws.offsets,
+                &ws.s[..kt],
+                &ws.g[..kt],
+                ds,
+                dg,
+                tau,
+                tau.min(0.95),
+            );
             // Step 7: backtracking on the violations; accept unless both got worse.
             let mut accepted = None;
             let mut cand = viol;
@@ -484,15 +567,33 @@ impl IpmSolver {
                 for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
                     *c = x + step * d;
                 }
-                for ((c, &x), &d) in ws.sc[..kt].iter_mut().zip(&ws.s[..kt]).zip(&ws.delta[n..n + kt]) {
+                for ((c, &x), &d) in ws.sc[..kt]
+                    .iter_mut()
+                    .zip(&ws.s[..kt])
+                    .zip(&ws.delta[n..n + kt])
+                {
                     *c = x + step * d;
                 }
-                for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
+                for ((c, &x), &d) in ws.gc[..kt]
+                    .iter_mut()
+                    .zip(&ws.g[..kt])
+                    .zip(&ws.delta[n + kt..big])
+                {
                     *c = x + step * d;
                 }
                 cand = residual(
-                    p, &ws.jtr, &ws.models, &ws.offsets, &ws.mu, &ws.e, &ws.vc[..n], &ws.sc[..kt],
-                    &ws.gc[..kt], kappa_fixed, &mut ws.scratch[..n], &mut ws.rc[..big],
+                    p,
+                    &ws.jtr,
+                    &ws.models,
+                    &ws.offsets,
+                    &ws.mu,
+                    &ws.e,
+                    &ws.vc[..n],
+                    &ws.sc[..kt],
+                    &ws.gc[..kt],
+                    kappa_fixed,
+                    &mut ws.scratch[..n],
+                    &mut ws.rc[..big],
                 );
                 if cand.rvio <= viol.rvio || measure(&cand) <= m_now {
                     accepted = Some(step);
@@ -506,7 +607,11 @@ impl IpmSolver {
             if !fixed {
                 let progress = (cand.rvio >= prm.rtol && cand.rvio < 0.8 * viol.rvio)
                     || (cand.bvio >= prm.btol && cand.bvio < 0.8 * viol.bvio);
-                no_progress = if progress { no_progress.saturating_sub(1) } else { no_progress + 1 };
+                no_progress = if progress {
+                    no_progress.saturating_sub(1)
+                } else {
+                    no_progress + 1
+                };
                 if no_progress >= prm.no_progress_max {
                     undercut *= prm.no_progress_undercut;
                 }
@@ -557,7 +662,11 @@ impl IpmSolver {
     }
 
     fn check_solution(&self) -> Result<(), IpmError> {
-        if self.ws.has_solution { Ok(()) } else { Err(IpmError::NoSolution) }
+        if self.ws.has_solution {
+            Ok(())
+        } else {
+            Err(IpmError::NoSolution)
+        }
     }
 
     /// Statistics of the last solve.
@@ -567,30 +676,50 @@ impl IpmSolver {
 
     /// Generalized velocity `v` of the last solve (n, m/s or rad/s); empty before any solve.
     pub fn velocities(&self) -> &[f64] {
-        if self.ws.has_solution { &self.ws.v[..self.ws.n] } else { &[] }
+        if self.ws.has_solution {
+            &self.ws.v[..self.ws.n]
+        } else {
+            &[]
+        }
     }
 
     /// Local contact impulses of the last solve, N·s, 3 per contact: (normal, along t1, along
     /// t2). For the SOC model `(γ_n, ξ_1, ξ_2)`, for the linear model
     /// `(γ_n, β_3 − β_4, β_1 − β_2)`, for impact `(γ_n, 0, 0)`. Empty before any solve.
     pub fn impulses(&self) -> &[f64] {
-        if self.ws.has_solution { &self.ws.impulses[..3 * self.ws.nc] } else { &[] }
+        if self.ws.has_solution {
+            &self.ws.impulses[..3 * self.ws.nc]
+        } else {
+            &[]
+        }
     }
 
     /// Predicted next gaps `φ⁺ = φ + h J_n v` (m), nc. Empty before any solve.
     pub fn next_gaps(&self) -> &[f64] {
-        if self.ws.has_solution { &self.ws.next_gaps[..self.ws.nc] } else { &[] }
+        if self.ws.has_solution {
+            &self.ws.next_gaps[..self.ws.nc]
+        } else {
+            &[]
+        }
     }
 
     /// Raw primal cone variables `γ` (model layout of `specs/ipm.md` §1.3, contact i at
     /// [`IpmSolver::contact_offset`]`(i)`), N·s. Empty before any solve.
     pub fn primal(&self) -> &[f64] {
-        if self.ws.has_solution { &self.ws.g[..self.ws.k_total] } else { &[] }
+        if self.ws.has_solution {
+            &self.ws.g[..self.ws.k_total]
+        } else {
+            &[]
+        }
     }
 
     /// Raw dual cone variables `s` (gap in m, η in m/s), same layout as [`IpmSolver::primal`].
     pub fn dual(&self) -> &[f64] {
-        if self.ws.has_solution { &self.ws.s[..self.ws.k_total] } else { &[] }
+        if self.ws.has_solution {
+            &self.ws.s[..self.ws.k_total]
+        } else {
+            &[]
+        }
     }
 
     /// Offset of contact `i`'s block in [`IpmSolver::primal`] / [`IpmSolver::dual`].
@@ -671,7 +800,9 @@ mod tests {
     use nalgebra::{DMatrix, DVector};
 
     fn lcg(s: &mut u64) -> f64 {
-        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
     }
 
@@ -700,7 +831,13 @@ mod tests {
             mu: DVector::from_element(nc, 0.6),
             off: DVector::from_fn(2 * nc, |_, _| 0.1 * lcg(&mut s)),
             models: (0..nc)
-                .map(|i| [ContactModel::Linear, ContactModel::SecondOrderCone, ContactModel::Impact][i % 3])
+                .map(|i| {
+                    [
+                        ContactModel::Linear,
+                        ContactModel::SecondOrderCone,
+                        ContactModel::Impact,
+                    ][i % 3]
+                })
                 .collect(),
         }
     }
@@ -730,7 +867,12 @@ mod tests {
         for mode in [NewtonSolve::Condensed, NewtonSolve::Dense] {
             let d = data(7, 5, 3);
             let p = d.problem();
-            let mut solver = IpmSolver::new(IpmParameters { max_iter: 3, newton_solve: mode, ..Default::default() }).unwrap();
+            let mut solver = IpmSolver::new(IpmParameters {
+                max_iter: 3,
+                newton_solve: mode,
+                ..Default::default()
+            })
+            .unwrap();
             solver.solve(&p).unwrap();
             let ws = &mut solver.ws;
             let (n, kt) = (ws.n, ws.k_total);
@@ -741,21 +883,47 @@ mod tests {
                 let mut v = ws.v[..n].to_vec();
                 let mut s = ws.s[..kt].to_vec();
                 let mut g = ws.g[..kt].to_vec();
-                for (x, dx) in v.iter_mut().chain(s.iter_mut()).chain(g.iter_mut()).zip(&dir) {
+                for (x, dx) in v
+                    .iter_mut()
+                    .chain(s.iter_mut())
+                    .chain(g.iter_mut())
+                    .zip(&dir)
+                {
                     *x += eps * dx;
                 }
                 let mut r = vec![0.0; big];
                 let mut scratch = vec![0.0; n];
-                residual(&p, &ws.jtr, &ws.models, &ws.offsets, &ws.mu, &ws.e, &v, &s, &g, 0.0, &mut scratch, &mut r);
+                residual(
+                    &p,
+                    &ws.jtr,
+                    &ws.models,
+                    &ws.offsets,
+                    &ws.mu,
+                    &ws.e,
+                    &v,
+                    &s,
+                    &g,
+                    0.0,
+                    &mut scratch,
+                    &mut r,
+                );
                 r
             };
             let delta = 1e-5;
             let (rp, rm) = (eval(ws, delta), eval(ws, -delta));
-            let mut f: Vec<f64> = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * delta)).collect();
+            let mut f: Vec<f64> = rp
+                .iter()
+                .zip(&rm)
+                .map(|(a, b)| (a - b) / (2.0 * delta))
+                .collect();
             let data = system_data!(ws, p);
             ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
             ws.newton.solve_in_place(&data, &mut f);
-            let err = f.iter().zip(&dir).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            let err = f
+                .iter()
+                .zip(&dir)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
             assert!(err < 1e-6, "{mode:?}: {err:e}");
         }
     }
@@ -764,8 +932,19 @@ mod tests {
     fn condensed_and_dense_newton_give_the_same_iterates() {
         let d = data(9, 6, 5);
         let p = d.problem();
-        let mut a = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, ..Default::default() }).unwrap();
-        let mut b = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, newton_solve: NewtonSolve::Dense, ..Default::default() }).unwrap();
+        let mut a = IpmSolver::new(IpmParameters {
+            btol: 1e-8,
+            rtol: 1e-8,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut b = IpmSolver::new(IpmParameters {
+            btol: 1e-8,
+            rtol: 1e-8,
+            newton_solve: NewtonSolve::Dense,
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
         assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
         assert_eq!(a.stats().iterations, b.stats().iterations);
@@ -796,10 +975,18 @@ mod tests {
     fn warm_start_reuses_the_previous_solution_and_converges_to_the_same_point() {
         let d = data(6, 4, 8);
         let p = d.problem();
-        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
+        let tight = IpmParameters {
+            btol: 1e-9,
+            rtol: 1e-9,
+            ..Default::default()
+        };
         let mut cold = IpmSolver::new(tight).unwrap();
         cold.solve(&p).unwrap();
-        let mut warm = IpmSolver::new(IpmParameters { warm_start: true, ..tight }).unwrap();
+        let mut warm = IpmSolver::new(IpmParameters {
+            warm_start: true,
+            ..tight
+        })
+        .unwrap();
         warm.solve(&p).unwrap();
         assert_eq!(warm.solve(&p).unwrap(), IpmOutcome::Converged);
         for (x, y) in cold.velocities().iter().zip(warm.velocities()) {
@@ -814,36 +1001,75 @@ mod tests {
         assert_eq!(s.velocities(), &[] as &[f64]);
         let mut p = d.problem();
         p.h = 0.0;
-        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "h", .. })));
+        assert!(matches!(
+            s.solve(&p),
+            Err(IpmError::OutOfRange { what: "h", .. })
+        ));
         let mut p = d.problem();
         let short = DVector::from_element(1, 0.5);
         p.mu = short.as_view();
-        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "mu", .. })));
+        assert!(matches!(
+            s.solve(&p),
+            Err(IpmError::DimensionMismatch { what: "mu", .. })
+        ));
         let neg = DVector::from_element(2, -0.5);
         let mut p = d.problem();
         p.mu = neg.as_view();
-        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "mu", .. })));
+        assert!(matches!(
+            s.solve(&p),
+            Err(IpmError::OutOfRange { what: "mu", .. })
+        ));
         let mut nan = d.tau.clone();
         nan[1] = f64::NAN;
         let mut p = d.problem();
         p.tau = nan.as_view();
-        assert!(matches!(s.solve(&p), Err(IpmError::NonFinite { what: "tau", index: 1 })));
+        assert!(matches!(
+            s.solve(&p),
+            Err(IpmError::NonFinite {
+                what: "tau",
+                index: 1
+            })
+        ));
         let models = [ContactModel::Impact];
         let mut p = d.problem();
         p.models = &models;
-        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "Jn", .. })));
+        assert!(matches!(
+            s.solve(&p),
+            Err(IpmError::DimensionMismatch { what: "Jn", .. })
+        ));
         let g = DVector::from_element(2, 0.0);
         assert!(matches!(
             s.solve_with_guess(&d.problem(), g.as_view()),
-            Err(IpmError::DimensionMismatch { what: "v_guess", .. })
+            Err(IpmError::DimensionMismatch {
+                what: "v_guess",
+                ..
+            })
         ));
         for bad in [
-            IpmParameters { rtol: 0.0, ..Default::default() },
-            IpmParameters { btol: f64::NAN, ..Default::default() },
-            IpmParameters { max_ls: 0, ..Default::default() },
-            IpmParameters { undercut: 0.0, ..Default::default() },
-            IpmParameters { no_progress_undercut: 0.5, ..Default::default() },
-            IpmParameters { fixed_kappa: -1.0, ..Default::default() },
+            IpmParameters {
+                rtol: 0.0,
+                ..Default::default()
+            },
+            IpmParameters {
+                btol: f64::NAN,
+                ..Default::default()
+            },
+            IpmParameters {
+                max_ls: 0,
+                ..Default::default()
+            },
+            IpmParameters {
+                undercut: 0.0,
+                ..Default::default()
+            },
+            IpmParameters {
+                no_progress_undercut: 0.5,
+                ..Default::default()
+            },
+            IpmParameters {
+                fixed_kappa: -1.0,
+                ..Default::default()
+            },
         ] {
             assert!(IpmSolver::new(bad).is_err());
             assert!(s.set_parameters(bad).is_err());

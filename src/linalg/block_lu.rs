@@ -99,7 +99,11 @@ impl BlockDiagLu {
     /// of at least that length.
     pub fn solve_block_in_place(&self, i: usize, b: &mut [f64], tmp: &mut [f64]) {
         let (oa, op, m) = self.blocks[i];
-        assert_eq!(b.len(), m, "BlockDiagLu::solve_block_in_place: right-hand side length");
+        assert_eq!(
+            b.len(),
+            m,
+            "BlockDiagLu::solve_block_in_place: right-hand side length"
+        );
         let lu = &self.a[oa..oa + m * m];
         let tmp = &mut tmp[..m];
         for (t, &p) in tmp.iter_mut().zip(&self.perm[op..op + m]) {
@@ -168,7 +172,9 @@ mod tests {
     fn test_matrix(n: usize, seed: u64) -> DMatrix<f64> {
         let mut s = seed;
         DMatrix::from_fn(n, n, |_, _| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
         })
     }
@@ -176,8 +182,11 @@ mod tests {
     #[test]
     fn solves_blocks_of_mixed_sizes() {
         let sizes = [2usize, 8, 12, 1, 8, 0, 5];
-        let mats: Vec<DMatrix<f64>> =
-            sizes.iter().enumerate().map(|(i, &m)| test_matrix(m, 11 + i as u64)).collect();
+        let mats: Vec<DMatrix<f64>> = sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| test_matrix(m, 11 + i as u64))
+            .collect();
         let mut f = BlockDiagLu::new();
         for round in 0..2 {
             f.clear();

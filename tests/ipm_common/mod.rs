@@ -6,7 +6,11 @@ use nalgebra::{DMatrix, DVector};
 
 /// Parameters with the given tolerances, everything else at the defaults.
 pub fn tol(btol: f64, rtol: f64) -> IpmParameters {
-    IpmParameters { btol, rtol, ..Default::default() }
+    IpmParameters {
+        btol,
+        rtol,
+        ..Default::default()
+    }
 }
 
 /// One point mass (3 dofs, contact point at the centre, ground z = 0, t1 = x, t2 = y, n = z).
@@ -40,7 +44,13 @@ impl PointMass {
 
     /// Solves one step from position `x` (z = gap) and velocity `v0` with an extra horizontal
     /// force `f` (N).
-    pub fn step(&self, solver: &mut IpmSolver, x: &[f64; 3], v0: &[f64; 3], f: [f64; 2]) -> IpmOutcome {
+    pub fn step(
+        &self,
+        solver: &mut IpmSolver,
+        x: &[f64; 3],
+        v0: &[f64; 3],
+        f: [f64; 2],
+    ) -> IpmOutcome {
         let v0 = DVector::from_column_slice(v0);
         let tau = DVector::from_column_slice(&[f[0], f[1], -self.mass * self.g]);
         let phi = DVector::from_element(1, x[2]);
@@ -85,10 +95,22 @@ impl Trace {
 }
 
 /// Semi-implicit Euler with the solver: `v⁺` from the solve, `x⁺ = x + h v⁺`.
-pub fn simulate(pm: &PointMass, params: IpmParameters, x0: [f64; 3], v0: [f64; 3], steps: usize) -> Trace {
+pub fn simulate(
+    pm: &PointMass,
+    params: IpmParameters,
+    x0: [f64; 3],
+    v0: [f64; 3],
+    steps: usize,
+) -> Trace {
     let mut solver = IpmSolver::new(params).unwrap();
     let (mut x, mut v) = (x0, v0);
-    let mut t = Trace { gamma_n: vec![], x: vec![], v: vec![], iterations: vec![], failures: 0 };
+    let mut t = Trace {
+        gamma_n: vec![],
+        x: vec![],
+        v: vec![],
+        iterations: vec![],
+        failures: 0,
+    };
     for _ in 0..steps {
         let out = pm.step(&mut solver, &x, &v, [0.0, 0.0]);
         if out != IpmOutcome::Converged {
