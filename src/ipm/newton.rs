@@ -126,6 +126,9 @@ impl NewtonSystem {
             if model == ContactModel::Impact {
                 let d00 = di[0];
                 for (c, &jc) in c0.iter().enumerate() {
+                    if jc == 0.0 {
+                        continue;
+                    }
                     let mut colv = hm.column_mut(c);
                     let col = colv.as_mut_slice();
                     let p = d00 * jc;
@@ -138,9 +141,14 @@ impl NewtonSystem {
             let c1 = &jtr[(3 * i + 1) * n..(3 * i + 2) * n];
             let c2 = &jtr[(3 * i + 2) * n..(3 * i + 3) * n];
             for c in 0..n {
+                let (j0, j1, j2) = (c0[c], c1[c], c2[c]);
+                // Contact Jacobians of articulated bodies are sparse: skip the columns this
+                // contact does not touch (the update is then O(n·nnz) instead of O(n²)).
+                if j0 == 0.0 && j1 == 0.0 && j2 == 0.0 {
+                    continue;
+                }
                 let mut colv = hm.column_mut(c);
                 let col = colv.as_mut_slice();
-                let (j0, j1, j2) = (c0[c], c1[c], c2[c]);
                 let p0 = di[0] * j0 + di[3] * j1 + di[6] * j2;
                 let p1 = di[1] * j0 + di[4] * j1 + di[7] * j2;
                 let p2 = di[2] * j0 + di[5] * j1 + di[8] * j2;
@@ -233,6 +241,14 @@ impl NewtonSystem {
         // Pass 1: local solves with the contact rows of f, folded into the velocity rows.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
+            // Sensitivity right-hand sides are mostly zero in the contact rows: nothing to fold.
+            if fc[off..off + k]
+                .iter()
+                .chain(&fe[off..off + k])
+                .all(|&x| x == 0.0)
+            {
+                continue;
+            }
             let y = &mut y[..2 * k];
             y[..k].copy_from_slice(&fc[off..off + k]);
             y[k..].copy_from_slice(&fe[off..off + k]);
