@@ -45,6 +45,10 @@ pub(crate) struct NewtonSystem {
     blocks: BlockDiagLu,
     /// 3×3 column-major `D_i` per contact.
     d: Vec<f64>,
+    /// `Z_i = K_i⁻¹ (0; F_i)`, column-major 2k×3 per contact, at offset `6·off_i`.
+    zf: Vec<f64>,
+    /// Pass-1 local solutions `K_i⁻¹ (f_c; f_e)`, 2k per contact at offset `2·off_i`.
+    zr: Vec<f64>,
     tmp: Vec<f64>,
     local: Vec<f64>,
     /// Whether a factorization is available and at which iterate it was computed.
@@ -61,6 +65,8 @@ impl NewtonSystem {
         }
         self.blocks.reserve(nc, 4 * 36 * nc, 12 * nc);
         grow(&mut self.d, 9 * nc);
+        grow(&mut self.zf, 6 * k_total);
+        grow(&mut self.zr, 2 * k_total);
         grow(&mut self.tmp, big);
         grow(&mut self.local, 4 * 144);
     }
@@ -96,7 +102,7 @@ impl NewtonSystem {
 
         // D_i = Π_i [K_i⁻¹ (0; F_i)]_γ, one column per local velocity direction.
         let (local, rest) = self.local.split_at_mut(12);
-        for (i, &model) in data.models.iter().enumerate() {
+        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
             let di = &mut self.d[9 * i..9 * i + 9];
             di.fill(0.0);
@@ -108,6 +114,7 @@ impl NewtonSystem {
                     *ye = model.velocity_map(data.h, e, a);
                 }
                 self.blocks.solve_block_in_place(i, y, rest);
+                self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)].copy_from_slice(y);
                 for r in 0..3 {
                     di[r + 3 * a] = (0..k).map(|j| model.impulse_map(r, j) * y[k + j]).sum();
                 }
@@ -237,19 +244,20 @@ impl NewtonSystem {
         let jtr = data.jtr;
         let (fv, fk) = f.split_at_mut(n);
         let (fc, fe) = fk.split_at_mut(kt);
-        let (y, rest) = self.local.split_at_mut(12);
-        // Pass 1: local solves with the contact rows of f, folded into the velocity rows.
+        let rest = &mut self.local[..];
+        // Pass 1: local solves z_i = K_i⁻¹ (f_c; f_e), folded into the velocity rows.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
+            let y = &mut self.zr[2 * off..2 * off + 2 * k];
             // Sensitivity right-hand sides are mostly zero in the contact rows: nothing to fold.
             if fc[off..off + k]
                 .iter()
                 .chain(&fe[off..off + k])
                 .all(|&x| x == 0.0)
             {
+                y.fill(0.0);
                 continue;
             }
-            let y = &mut y[..2 * k];
             y[..k].copy_from_slice(&fc[off..off + k]);
             y[k..].copy_from_slice(&fe[off..off + k]);
             self.blocks.solve_block_in_place(i, y, rest);
@@ -265,26 +273,25 @@ impl NewtonSystem {
             }
         }
         self.lu.solve_in_place(fv, &mut self.tmp);
-        // Pass 2: back-substitute each contact with its local velocity change Δu_i = J_i Δv.
+        // Pass 2: with Δu_i = J_i Δv, y_i = K_i⁻¹ (f_c; f_e − F_i Δu_i) = z_i − Z_i Δu_i.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
-            let mut du = [0.0; 3];
             let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-            for (a, d) in du.iter_mut().enumerate().take(dirs) {
-                let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-                *d = col.iter().zip(fv.iter()).map(|(c, x)| c * x).sum();
-            }
-            let y = &mut y[..2 * k];
-            y[..k].copy_from_slice(&fc[off..off + k]);
-            for e in 0..k {
-                let fu: f64 = (0..dirs)
-                    .map(|a| model.velocity_map(data.h, e, a) * du[a])
-                    .sum();
-                y[k + e] = fe[off + e] - fu;
-            }
-            self.blocks.solve_block_in_place(i, y, rest);
+            let y = &self.zr[2 * off..2 * off + 2 * k];
             fc[off..off + k].copy_from_slice(&y[..k]);
             fe[off..off + k].copy_from_slice(&y[k..]);
+            for a in 0..dirs {
+                let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+                let da: f64 = col.iter().zip(fv.iter()).map(|(c, x)| c * x).sum();
+                let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
+                for (x, &z) in fc[off..off + k]
+                    .iter_mut()
+                    .chain(fe[off..off + k].iter_mut())
+                    .zip(za)
+                {
+                    *x -= z * da;
+                }
+            }
         }
     }
 }
