@@ -24,6 +24,9 @@ pub struct BlockDiagLu {
     a: Vec<f64>,
     /// Per block: row i of `P A` is row `perm[i]` of A.
     perm: Vec<usize>,
+    /// Per block: reciprocals of U's diagonal (the solve multiplies instead of dividing: a
+    /// division chain dominated the solve).
+    inv_diag: Vec<f64>,
     num_blocks: usize,
     len_a: usize,
     len_perm: usize,
@@ -45,6 +48,7 @@ impl BlockDiagLu {
         if self.perm.len() < total_dim {
             self.perm.resize(total_dim, 0);
         }
+        grow(&mut self.inv_diag, total_dim);
     }
 
     /// Removes all blocks (keeps the storage).
@@ -74,6 +78,7 @@ impl BlockDiagLu {
         if self.perm.len() < self.len_perm {
             self.perm.resize(self.len_perm, 0);
         }
+        grow(&mut self.inv_diag, self.len_perm);
         &mut self.a[oa..oa + m * m]
     }
 
@@ -91,7 +96,12 @@ impl BlockDiagLu {
     /// Factors every block in place. Never fails (see the module docs for singular blocks).
     pub fn factor(&mut self) {
         for &(oa, op, m) in &self.blocks[..self.num_blocks] {
-            factor_small(&mut self.a[oa..oa + m * m], &mut self.perm[op..op + m], m);
+            let lu = &mut self.a[oa..oa + m * m];
+            factor_small(lu, &mut self.perm[op..op + m], m);
+            // A zero pivot gives an infinite reciprocal: the solve is non-finite, as documented.
+            for (k, d) in self.inv_diag[op..op + m].iter_mut().enumerate() {
+                *d = 1.0 / lu[k + k * m];
+            }
         }
     }
 
@@ -115,8 +125,9 @@ impl BlockDiagLu {
                 *yi -= l * yj;
             }
         }
+        let inv = &self.inv_diag[op..op + m];
         for j in (0..m).rev() {
-            let xj = tmp[j] / lu[j + j * m];
+            let xj = tmp[j] * inv[j];
             tmp[j] = xj;
             for (yi, &u) in tmp[..j].iter_mut().zip(&lu[j * m..j * m + j]) {
                 *yi -= u * xj;
