@@ -115,26 +115,60 @@ impl BlockDiagLu {
             "BlockDiagLu::solve_block_in_place: right-hand side length"
         );
         let lu = &self.a[oa..oa + m * m];
-        let tmp = &mut tmp[..m];
-        for (t, &p) in tmp.iter_mut().zip(&self.perm[op..op + m]) {
-            *t = b[p];
-        }
-        for j in 0..m {
-            let yj = tmp[j];
-            for (yi, &l) in tmp[j + 1..].iter_mut().zip(&lu[j * m + j + 1..(j + 1) * m]) {
-                *yi -= l * yj;
-            }
-        }
+        let perm = &self.perm[op..op + m];
         let inv = &self.inv_diag[op..op + m];
-        for j in (0..m).rev() {
-            let xj = tmp[j] * inv[j];
-            tmp[j] = xj;
-            for (yi, &u) in tmp[..j].iter_mut().zip(&lu[j * m..j * m + j]) {
-                *yi -= u * xj;
-            }
+        // Fixed sizes let the compiler unroll the short loops of the common block sizes.
+        match m {
+            2 => solve_fixed::<2>(lu, perm, inv, b),
+            8 => solve_fixed::<8>(lu, perm, inv, b),
+            12 => solve_fixed::<12>(lu, perm, inv, b),
+            _ => solve_dyn(lu, perm, inv, b, &mut tmp[..m]),
         }
-        b.copy_from_slice(tmp);
     }
+}
+
+fn solve_fixed<const M: usize>(lu: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64]) {
+    let mut t = [0.0; M];
+    for (x, &p) in t.iter_mut().zip(perm) {
+        *x = b[p];
+    }
+    for j in 0..M {
+        let yj = t[j];
+        let col = &lu[j * M..(j + 1) * M];
+        for i in j + 1..M {
+            t[i] -= col[i] * yj;
+        }
+    }
+    for j in (0..M).rev() {
+        let xj = t[j] * inv[j];
+        t[j] = xj;
+        let col = &lu[j * M..(j + 1) * M];
+        for i in 0..j {
+            t[i] -= col[i] * xj;
+        }
+    }
+    b.copy_from_slice(&t);
+}
+
+fn solve_dyn(lu: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64], tmp: &mut [f64]) {
+    let m = b.len();
+    for (t, &p) in tmp.iter_mut().zip(perm) {
+        *t = b[p];
+    }
+    for j in 0..m {
+        let yj = tmp[j];
+        for (yi, &l) in tmp[j + 1..].iter_mut().zip(&lu[j * m + j + 1..(j + 1) * m]) {
+            *yi -= l * yj;
+        }
+    }
+    for j in (0..m).rev() {
+        let xj = tmp[j] * inv[j];
+        tmp[j] = xj;
+        for (yi, &u) in tmp[..j].iter_mut().zip(&lu[j * m..j * m + j]) {
+            *yi -= u * xj;
+        }
+    }
+    b.copy_from_slice(tmp);
 }
 
 /// Unblocked right-looking LU with row partial pivoting of one `m×m` column-major block.
