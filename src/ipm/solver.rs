@@ -747,18 +747,16 @@ impl IpmSolver {
         &self.ws.alpha_history
     }
 
-    /// Grows the workspace for `n` velocities and `nc` contacts of the largest model (SOC/linear
-    /// mix up to 6 entries each) so that the first solve of that size allocates less.
+    /// Grows the Newton factorization for `n` velocities and `nc` contacts of up to 6 cone
+    /// entries each, so that the first solve of that size allocates less (the remaining buffers
+    /// grow on the first solve; later solves of at most that size allocate nothing).
     pub fn reserve(&mut self, n: usize, nc: usize) {
         let ws = &mut self.ws;
-        let k = 6 * nc;
-        let big = n + 2 * k;
         ws.models.reserve(nc);
         ws.offsets.reserve(nc);
         ws.mu.reserve(nc);
         grow(&mut ws.jtr, 3 * nc * n);
-        ws.newton.reserve(self.params.newton_solve, n, nc, k);
-        let _ = big;
+        ws.newton.reserve(self.params.newton_solve, n, nc, 6 * nc);
     }
 
     pub(crate) fn require_solution(&self) -> Result<(), IpmError> {
