@@ -7,6 +7,7 @@
 //! | module | solver | reference |
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`ipm`] | second-order-cone friction as a cone complementarity problem in impulses, Mehrotra predictor–corrector, solution sensitivities | Dojo |
 //! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `specs/c_api.md` |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
@@ -31,5 +32,6 @@
 #![warn(missing_docs)]
 
 pub mod ffi;
+pub mod ipm;
 pub mod linalg;
 pub mod tamsi;

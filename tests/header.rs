@@ -14,7 +14,13 @@ use std::path::Path;
 fn generate() -> Vec<u8> {
     let dir = env!("CARGO_MANIFEST_DIR");
     let config = cbindgen::Config::from_file(Path::new(dir).join("cbindgen.toml")).expect("cbindgen.toml");
-    let bindings = cbindgen::Builder::new().with_crate(dir).with_config(config).generate().expect("cbindgen");
+    // Only the `ffi` module tree is the C API: solver modules may hold `#[repr(i32)]` enums
+    // that are not part of it.
+    let bindings = cbindgen::Builder::new()
+        .with_src(Path::new(dir).join("src/ffi/mod.rs"))
+        .with_config(config)
+        .generate()
+        .expect("cbindgen");
     let mut out = Vec::new();
     bindings.write(&mut out);
     out

@@ -23,8 +23,6 @@ use super::simd::{Simd, WithSimd};
 
 /// Size from which the blocked kernel is used (measured crossover on the project's machine kind:
 /// faer is slower below ~50 and faster above ~60).
-///
-/// cbindgen:ignore
 pub const BLOCKED_MIN_DIM: usize = 64;
 
 /// Partial-pivot LU factorization in owned, grow-only storage.

@@ -12,14 +12,10 @@ use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu};
 
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
-///
-/// cbindgen:ignore
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
 
 /// Residual histories longer than this may allocate during a solve (the history is reserved up
 /// to `min(max_iterations, this)` when parameters are set).
-///
-/// cbindgen:ignore
 const MAX_RESERVED_HISTORY: usize = 1 << 16;
 
 /// Statistics of the last solve (Drake `TamsiSolverIterationStats`, §8).
