@@ -34,6 +34,7 @@ mod contact_rows;
 mod error;
 mod friction;
 mod limiter;
+mod newton_matrix;
 mod normal;
 mod params;
 mod problem;

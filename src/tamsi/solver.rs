@@ -4,6 +4,7 @@ use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
 use super::contact_rows::ContactRows;
 use super::friction::ContactFriction;
+use super::newton_matrix::{self, UpdateCoefficients};
 use super::normal::normal_force;
 use super::problem::{NormalForceData, check_len};
 use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
@@ -107,7 +108,7 @@ struct Workspace {
     tmp: Vec<f64>,
     /// Two nv-long scratch vectors (`Jnᵀ fn` and `Jtᵀ ft`).
     tmp2: Vec<f64>,
-    /// `B = A·C` of the rank-3 update of one contact: three columns of length ≤ nv.
+    /// Scratch of the Newton-matrix assembly: `B = A·C` of up to MAX_GROUP contacts.
     update: Vec<f64>,
     ldlt: Ldlt,
     lu: PartialPivLu,
@@ -137,7 +138,7 @@ impl Workspace {
             rhs: vec![0.0; nv],
             tmp: vec![0.0; nv],
             tmp2: vec![0.0; 2 * nv],
-            update: vec![0.0; 3 * nv],
+            update: vec![0.0; newton_matrix::scratch_len(nv)],
             ldlt: Ldlt::with_capacity(nv),
             lu: PartialPivLu::with_capacity(nv),
         }
@@ -217,65 +218,23 @@ impl ContactState {
         }
     }
 
-    /// Writes the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` at the current state into `j`
-    /// (column-major nv×nv, leading dimension nv), where `Aᵢ = [Jtᵢ₀ᵀ Jtᵢ₁ᵀ Jnᵢᵀ]` and
-    /// `Cᵢ = [[D, μ_reg·t̂·g], [0, −g]]` (§4, expanded form; the last column only in the two-way
-    /// scheme). Each contact is a rank-3 update over its nonzero columns only; `update` is
-    /// scratch of length ≥ 3·nv.
+    /// Writes the Newton matrix `J` at the current state into `j` (column-major nv×nv, leading
+    /// dimension nv); `update` is scratch of length ≥ `newton_matrix::scratch_len(nv)`. The coupling column of `Cᵢ`
+    /// exists only in the two-way scheme (§4).
     #[inline(always)]
     fn assemble_newton_matrix(&self, problem: &TamsiProblem<'_>, dt: f64, update: &mut [f64], j: &mut [f64]) {
-        let nv = problem.num_velocities();
-        for (c, dst) in j.chunks_exact_mut(nv).enumerate() {
-            dst.copy_from_slice(problem.m.column(c).as_slice());
-        }
         let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
-        for i in 0..problem.num_contacts() {
+        let coefficients = |i: usize| {
             let fr = &self.friction[i];
-            let [d00, d01, d11] = fr.gradient_block(self.fn_[i]);
-            let (c02, c12, c22) = if two_way {
+            let coupling = if two_way {
                 let g = self.g[i];
-                (fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g)
+                [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g]
             } else {
-                (0.0, 0.0, 0.0)
+                [0.0; 3]
             };
-            let coupled = c02 != 0.0 || c12 != 0.0 || c22 != 0.0;
-            if !coupled && d00 == 0.0 && d01 == 0.0 && d11 == 0.0 {
-                continue; // e.g. a separated contact: nothing to add
-            }
-            let rows = self.rows.contact(i);
-            let s = rows.t0.len();
-            let (b0, rest) = update.split_at_mut(s);
-            let (b1, rest) = rest.split_at_mut(s);
-            let b2 = &mut rest[..s];
-            for p in 0..s {
-                let (t0, t1, n) = (rows.t0[p], rows.t1[p], rows.n[p]);
-                b0[p] = t0 * d00 + t1 * d01;
-                b1[p] = t0 * d01 + t1 * d11;
-                b2[p] = t0 * c02 + t1 * c12 + n * c22;
-            }
-            for rq in rows.runs {
-                for kq in 0..rq.len {
-                    let q = rq.packed + kq;
-                    let col = &mut j[(rq.col + kq) * nv..(rq.col + kq + 1) * nv];
-                    let (a0, a1, a2) = (dt * rows.t0[q], dt * rows.t1[q], dt * rows.n[q]);
-                    for rp in rows.runs {
-                        let dst = &mut col[rp.col..rp.col + rp.len];
-                        let pp = rp.packed..rp.packed + rp.len;
-                        if coupled {
-                            for (((d, &x0), &x1), &x2) in
-                                dst.iter_mut().zip(&b0[pp.clone()]).zip(&b1[pp.clone()]).zip(&b2[pp])
-                            {
-                                *d += a0 * x0 + a1 * x1 + a2 * x2;
-                            }
-                        } else {
-                            for ((d, &x0), &x1) in dst.iter_mut().zip(&b0[pp.clone()]).zip(&b1[pp]) {
-                                *d += a0 * x0 + a1 * x1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
+            UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
+        };
+        newton_matrix::assemble(j, &problem.m, dt, &self.rows, problem.num_contacts(), coefficients, update);
     }
 }
 
