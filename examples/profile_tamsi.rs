@@ -1,5 +1,7 @@
 //! Development aid: solves one benchmark problem repeatedly (for profilers).
-//! `cargo run --release --example profile_tamsi -- <nv> <repetitions>`
+//! `cargo run --release --example profile_tamsi -- <nv> <repetitions>` prints the mean, median and
+//! minimum time per solve; `CHECKSUM=1` prints a hash of the bits of every output instead (to check
+//! that a change leaves results bit-identical).
 use contact_solvers::tamsi::{TamsiProblem, TamsiSolver};
 use nalgebra::{DMatrixView, DVectorView};
 
@@ -37,14 +39,41 @@ fn main() {
         println!("nv {nv} nc {nc}: calc_jacobian {:.2} us", per * 1e6);
         return;
     }
-    let start = std::time::Instant::now();
-    for _ in 0..reps {
+    if std::env::var_os("CHECKSUM").is_some() {
         solver.solve_with_guess(&problem, case.dt, vec("guess")).unwrap();
+        let mut h: u64 = 0;
+        for x in [
+            solver.generalized_velocities(),
+            solver.normal_velocities(),
+            solver.tangential_velocities(),
+            solver.normal_forces(),
+            solver.friction_forces(),
+            solver.generalized_friction_forces(),
+            solver.generalized_contact_forces(),
+            &solver.iteration_stats().residuals[..],
+        ]
+        .iter()
+        .flat_map(|s| s.iter())
+        {
+            h = h.rotate_left(7) ^ x.to_bits();
+        }
+        println!("nv {nv}: checksum {h:016x}");
+        return;
     }
-    let per = start.elapsed().as_secs_f64() / reps as f64;
+    // Each solve timed on its own: the minimum and the median resist the noise of a shared
+    // machine better than the mean.
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = std::time::Instant::now();
+        solver.solve_with_guess(&problem, case.dt, vec("guess")).unwrap();
+        times.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    let mean = times.iter().sum::<f64>() / reps as f64;
+    times.sort_by(f64::total_cmp);
     println!(
-        "nv {nv} nc {nc}: {} iterations, {:.2} us per solve",
+        "nv {nv} nc {nc}: {} iterations, {mean:.2} us per solve (median {:.2}, min {:.2})",
         solver.iteration_stats().num_iterations,
-        per * 1e6
+        times[reps / 2],
+        times[0]
     );
 }

@@ -30,7 +30,7 @@
 //! # Ok::<(), contact_solvers::tamsi::TamsiError>(())
 //! ```
 
-mod contact_rows;
+mod contact_blocks;
 mod error;
 mod friction;
 mod limiter;

@@ -1,27 +1,27 @@
 //! Assembly of the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` (`specs/tamsi.md` §4, expanded form).
 //!
-//! `Aᵢ = [Jtᵢ₀ᵀ Jtᵢ₁ᵀ Jnᵢᵀ]` holds contact i's three Jacobian rows over its nonzero columns and
-//! `Cᵢ = [[D, μ_reg·t̂·g], [0, −g]]` its 3×3 coefficients, so each contact is a rank-3 update of
-//! the block of its columns, and zero columns cost nothing.
+//! `Aᵢ = [Jtᵢ₀ᵀ Jtᵢ₁ᵀ Jnᵢᵀ]` holds contact i's three Jacobian rows and `Cᵢ = [[D, μ_reg·t̂·g],
+//! [0, −g]]` its 3×3 coefficients, so each contact adds the rank-3 update `dt·Aᵢ Bᵢᵀ`, with
+//! `Bᵢ = Aᵢ Cᵢᵀ`, on the block of the columns it touches.
 //!
-//! Consecutive contacts with the same columns (the corners of one body touching the ground, the
-//! usual case) are applied together, up to [`MAX_GROUP`] at a time: one pass over their block
-//! instead of one per contact. Every entry still receives the contacts' contributions one by one
-//! in contact order, each as `((a₀x₀ + a₁x₁) + a₂x₂)`, so the result does not depend on the
-//! grouping. (A matrix-multiply kernel, faer's, was measured slower on these small strided blocks:
-//! its per-call overhead outweighs its faster inner loop.)
+//! The matrix is swept once, tile by tile ([`TILE_ROWS`]×[`BLOCK`] entries held in registers): a
+//! tile starts from M and receives, in contact order, the update of every contact whose nonzero
+//! column blocks cover it, then is stored. The contacts of each tile are listed once per solve.
+//! Every entry receives exactly the contributions it would get from one contact at a time,
+//! `d += (a₀x₀ + a₁x₁) + a₂x₂` in contact order, so the result does not depend on the tiling;
+//! the zero columns of a contact's nonzero blocks add exact zeros.
 
 use nalgebra::DMatrixView;
 
-use super::contact_rows::{ContactRows, ContactRowsRef};
+use super::contact_blocks::{BLOCK, ContactBlocks};
+use crate::linalg::simd::Simd;
 
-/// Largest number of contacts applied in one pass.
-pub(crate) const MAX_GROUP: usize = 4;
-
-/// Scratch values [`assemble`] needs for `nv` generalized velocities.
-pub(crate) fn scratch_len(nv: usize) -> usize {
-    3 * MAX_GROUP * nv
-}
+/// Column blocks per row block of a tile.
+const ROW_BLOCKS: usize = 2;
+/// Rows of a tile.
+pub(crate) const TILE_ROWS: usize = ROW_BLOCKS * BLOCK;
+/// Values of `Bᵢ` over one row block: three rows of [`TILE_ROWS`].
+const B_LEN: usize = 3 * TILE_ROWS;
 
 /// The 3×3 coefficients `Cᵢ` of one contact: the symmetric friction block `D` and the two-way
 /// coupling column `(μ_reg·t̂₀·g, μ_reg·t̂₁·g, −g)`.
@@ -43,120 +43,267 @@ impl UpdateCoefficients {
     }
 }
 
-/// Writes `J` into `j` (column-major nv×nv, leading dimension nv). `coefficients(i)` gives
-/// contact i's `Cᵢ`; `scratch` must hold at least [`scratch_len`] values.
-#[inline(always)]
-pub(crate) fn assemble(
-    j: &mut [f64],
-    m: &DMatrixView<'_, f64>,
-    dt: f64,
-    rows: &ContactRows,
-    num_contacts: usize,
-    coefficients: impl Fn(usize) -> UpdateCoefficients,
-    scratch: &mut [f64],
-) {
-    let nv = m.nrows();
-    for (c, dst) in j.chunks_exact_mut(nv).enumerate() {
-        dst.copy_from_slice(m.column(c).as_slice());
+/// Workspace of the assembly for one problem's sparsity (grow-only storage).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NewtonMatrix {
+    nv: usize,
+    nc: usize,
+    /// `Bᵢ` over row block r at `b[(r·nc + i)·B_LEN..]`: rows 0, 1, 2 of [`TILE_ROWS`] values.
+    b: Vec<f64>,
+    /// Whether contact i adds anything in the current iteration.
+    active: Vec<bool>,
+    /// Contacts of tile t (row block major): `tile_contacts[tile_start[t]..tile_start[t + 1]]`.
+    tile_start: Vec<u32>,
+    tile_contacts: Vec<u32>,
+}
+
+/// The row blocks of a contact whose nonzero column blocks are `blocks`, increasing.
+fn row_blocks(blocks: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    let mut last = usize::MAX;
+    blocks.iter().filter_map(move |&b| {
+        let r = b as usize / ROW_BLOCKS;
+        (r != last).then(|| {
+            last = r;
+            r
+        })
+    })
+}
+
+impl NewtonMatrix {
+    /// Lists the contacts of every tile for the problem whose Jacobians `blocks` holds.
+    /// Allocates only when the problem is larger than any prepared before.
+    pub fn prepare(&mut self, blocks: &ContactBlocks, nv: usize, nc: usize) {
+        self.nv = nv;
+        self.nc = nc;
+        let (nrb, ncb) = (nv.div_ceil(TILE_ROWS), nv.div_ceil(BLOCK));
+        grow(&mut self.b, nrb * nc * B_LEN, 0.0);
+        grow(&mut self.active, nc, false);
+        let tiles = nrb * ncb;
+        grow(&mut self.tile_start, tiles + 1, 0);
+        let start = &mut self.tile_start[..tiles + 1];
+        start.fill(0);
+        for i in 0..nc {
+            let cols = blocks.blocks_of(i);
+            for r in row_blocks(cols) {
+                for &c in cols {
+                    start[r * ncb + c as usize + 1] += 1;
+                }
+            }
+        }
+        for t in 0..tiles {
+            start[t + 1] += start[t];
+        }
+        grow(&mut self.tile_contacts, start[tiles] as usize, 0);
+        // `start[t]` serves as tile t's fill cursor, then is restored.
+        for i in 0..nc {
+            let cols = blocks.blocks_of(i);
+            for r in row_blocks(cols) {
+                for &c in cols {
+                    let t = r * ncb + c as usize;
+                    self.tile_contacts[start[t] as usize] = i as u32;
+                    start[t] += 1;
+                }
+            }
+        }
+        for t in (1..=tiles).rev() {
+            start[t] = start[t - 1];
+        }
+        start[0] = 0;
     }
-    let mut i = 0;
-    while i < num_contacts {
-        let first = coefficients(i);
-        if first.is_zero() {
-            i += 1;
+
+    /// Writes `J` into `j` (column-major nv×nv, leading dimension nv) for the problem last
+    /// prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
+    /// column can be nonzero (two-way scheme).
+    #[inline(always)]
+    pub fn assemble<S: Simd>(
+        &mut self,
+        simd: S,
+        j: &mut [f64],
+        m: &DMatrixView<'_, f64>,
+        blocks: &ContactBlocks,
+        coupled: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+    ) {
+        let nc = self.nc;
+        for i in 0..nc {
+            let c = coefficients(i);
+            let active = !c.is_zero();
+            self.active[i] = active;
+            if active {
+                for r in row_blocks(blocks.blocks_of(i)) {
+                    let out: &mut [f64; B_LEN] =
+                        (&mut self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN]).try_into().unwrap();
+                    fill_b(simd, blocks, r, i, &c, out, coupled);
+                }
+            }
+        }
+        if coupled {
+            self.sweep::<S, true>(simd, j, m, blocks);
+        } else {
+            self.sweep::<S, false>(simd, j, m, blocks);
+        }
+    }
+
+    #[inline(always)]
+    fn sweep<S: Simd, const COUPLED: bool>(
+        &self,
+        simd: S,
+        j: &mut [f64],
+        m: &DMatrixView<'_, f64>,
+        blocks: &ContactBlocks,
+    ) {
+        let nv = self.nv;
+        let ncb = nv.div_ceil(BLOCK);
+        let j = &mut j[..nv * nv];
+        for (r, p0) in (0..nv).step_by(TILE_ROWS).enumerate() {
+            for c in 0..ncb {
+                let t = r * ncb + c;
+                let list = &self.tile_contacts[self.tile_start[t] as usize..self.tile_start[t + 1] as usize];
+                match nv - c * BLOCK {
+                    1 => self.tile::<S, 1, COUPLED>(simd, j, m, blocks, r, c, p0, list),
+                    2 => self.tile::<S, 2, COUPLED>(simd, j, m, blocks, r, c, p0, list),
+                    3 => self.tile::<S, 3, COUPLED>(simd, j, m, blocks, r, c, p0, list),
+                    _ => self.tile::<S, BLOCK, COUPLED>(simd, j, m, blocks, r, c, p0, list),
+                }
+            }
+        }
+    }
+
+    /// Tile (row block `r`, column block `c`): rows `p0..p0 + TILE_ROWS` (clipped to nv), the
+    /// first `W` columns of the block.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn tile<S: Simd, const W: usize, const COUPLED: bool>(
+        &self,
+        simd: S,
+        j: &mut [f64],
+        m: &DMatrixView<'_, f64>,
+        blocks: &ContactBlocks,
+        r: usize,
+        c: usize,
+        p0: usize,
+        list: &[u32],
+    ) {
+        let (nv, nc) = (self.nv, self.nc);
+        let lanes = S::F64_LANES;
+        let nvec = TILE_ROWS / lanes;
+        let rows = (nv - p0).min(TILE_ROWS);
+        let q0 = c * BLOCK;
+        let zero = simd.splat_f64s(0.0);
+        let mut acc = [[zero; TILE_ROWS]; W];
+        for (w, acc) in acc.iter_mut().enumerate() {
+            let col = m.column(q0 + w);
+            load_rows(simd, &col.as_slice()[p0..p0 + rows], &mut acc[..nvec]);
+        }
+        for &i in list {
+            let i = i as usize;
+            if !self.active[i] {
+                continue;
+            }
+            let b: &[f64; B_LEN] = self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN].try_into().unwrap();
+            let x0 = S::as_simd_f64s(&b[..TILE_ROWS]).0;
+            let x1 = S::as_simd_f64s(&b[TILE_ROWS..2 * TILE_ROWS]).0;
+            let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
+            let a = blocks.scaled_rows(c, i);
+            for (w, acc) in acc.iter_mut().enumerate() {
+                let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
+                if COUPLED {
+                    let c2 = simd.splat_f64s(a[2 * BLOCK + w]);
+                    for v in 0..nvec {
+                        let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
+                        let t = simd.add_f64s(t, simd.mul_f64s(c2, x2[v]));
+                        acc[v] = simd.add_f64s(acc[v], t);
+                    }
+                } else {
+                    for v in 0..nvec {
+                        let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
+                        acc[v] = simd.add_f64s(acc[v], t);
+                    }
+                }
+            }
+        }
+        for (w, acc) in acc.iter().enumerate() {
+            let col = &mut j[(q0 + w) * nv + p0..(q0 + w) * nv + p0 + rows];
+            store_rows(simd, col, &acc[..nvec]);
+        }
+    }
+}
+
+/// Loads `src` (at most `TILE_ROWS` values) into consecutive vectors; lanes past its end are 0.
+#[inline(always)]
+fn load_rows<S: Simd>(simd: S, src: &[f64], out: &mut [S::f64s]) {
+    let lanes = S::F64_LANES;
+    for (v, o) in out.iter_mut().enumerate() {
+        let lo = v * lanes;
+        if lo + lanes <= src.len() {
+            *o = S::as_simd_f64s(&src[lo..lo + lanes]).0[0];
+        } else if lo < src.len() {
+            *o = simd.partial_load_f64s(&src[lo..]);
+        }
+    }
+}
+
+/// Stores the first `dst.len()` lanes of `vals` (consecutive vectors) into `dst`.
+#[inline(always)]
+fn store_rows<S: Simd>(simd: S, dst: &mut [f64], vals: &[S::f64s]) {
+    let lanes = S::F64_LANES;
+    let len = dst.len();
+    for (v, &x) in vals.iter().enumerate() {
+        let lo = v * lanes;
+        if lo + lanes <= len {
+            S::as_mut_simd_f64s(&mut dst[lo..lo + lanes]).0[0] = x;
+        } else if lo < len {
+            simd.partial_store_f64s(&mut dst[lo..], x);
+        }
+    }
+}
+
+/// `Bᵢ = Aᵢ Cᵢᵀ` of contact i over row block `r` (column blocks `ROW_BLOCKS·r..`), into `out`.
+/// Without coupling the third row is not needed.
+#[inline(always)]
+fn fill_b<S: Simd>(
+    simd: S,
+    blocks: &ContactBlocks,
+    r: usize,
+    i: usize,
+    c: &UpdateCoefficients,
+    out: &mut [f64; B_LEN],
+    coupled: bool,
+) {
+    let lanes = S::F64_LANES;
+    let [d00, d01, d11] = c.d.map(|x| simd.splat_f64s(x));
+    let [c02, c12, c22] = c.coupling.map(|x| simd.splat_f64s(x));
+    let (b0, rest) = out.split_at_mut(TILE_ROWS);
+    let (b1, b2) = rest.split_at_mut(TILE_ROWS);
+    let (b0, b1, b2) = (S::as_mut_simd_f64s(b0).0, S::as_mut_simd_f64s(b1).0, S::as_mut_simd_f64s(b2).0);
+    for h in 0..ROW_BLOCKS {
+        let cb = r * ROW_BLOCKS + h;
+        if cb >= blocks.num_blocks() {
+            // Past the last column: rows that are never stored.
+            for v in h * BLOCK / lanes..(h + 1) * BLOCK / lanes {
+                let z = simd.splat_f64s(0.0);
+                (b0[v], b1[v], b2[v]) = (z, z, z);
+            }
             continue;
         }
-        let pattern = rows.contact(i).runs;
-        let mut members = [(i, first); MAX_GROUP];
-        let mut size = 1;
-        let mut coupled = first.coupled();
-        let mut next = i + 1;
-        while size < MAX_GROUP && next < num_contacts {
-            let c = coefficients(next);
-            if !c.is_zero() {
-                if rows.contact(next).runs != pattern {
-                    break;
-                }
-                members[size] = (next, c);
-                size += 1;
-                coupled |= c.coupled();
+        let a = blocks.rows(cb, i);
+        for k in 0..BLOCK / lanes {
+            let v = h * BLOCK / lanes + k;
+            let t0 = S::as_simd_f64s(&a[k * lanes..(k + 1) * lanes]).0[0];
+            let t1 = S::as_simd_f64s(&a[BLOCK + k * lanes..BLOCK + (k + 1) * lanes]).0[0];
+            b0[v] = simd.add_f64s(simd.mul_f64s(t0, d00), simd.mul_f64s(t1, d01));
+            b1[v] = simd.add_f64s(simd.mul_f64s(t0, d01), simd.mul_f64s(t1, d11));
+            if coupled {
+                let n = S::as_simd_f64s(&a[2 * BLOCK + k * lanes..2 * BLOCK + (k + 1) * lanes]).0[0];
+                let t = simd.add_f64s(simd.mul_f64s(t0, c02), simd.mul_f64s(t1, c12));
+                b2[v] = simd.add_f64s(t, simd.mul_f64s(n, c22));
             }
-            next += 1;
         }
-        let members = &members[..size];
-        let s = rows.contact(i).t0.len();
-        for (g, &(contact, c)) in members.iter().enumerate() {
-            fill_update_columns(rows.contact(contact), &c, &mut scratch[3 * g * s..3 * (g + 1) * s]);
-        }
-        let group = |g: usize| rows.contact(members[g].0);
-        match (size, coupled) {
-            (1, true) => update::<1, true>(j, nv, dt, [group(0)], scratch, s),
-            (1, false) => update::<1, false>(j, nv, dt, [group(0)], scratch, s),
-            (2, true) => update::<2, true>(j, nv, dt, [group(0), group(1)], scratch, s),
-            (2, false) => update::<2, false>(j, nv, dt, [group(0), group(1)], scratch, s),
-            (3, true) => update::<3, true>(j, nv, dt, [group(0), group(1), group(2)], scratch, s),
-            (3, false) => update::<3, false>(j, nv, dt, [group(0), group(1), group(2)], scratch, s),
-            (_, true) => update::<4, true>(j, nv, dt, [group(0), group(1), group(2), group(3)], scratch, s),
-            (_, false) => update::<4, false>(j, nv, dt, [group(0), group(1), group(2), group(3)], scratch, s),
-        }
-        i = next;
     }
 }
 
-/// `B = A·C` of one contact: three columns of its packed length, one after the other.
-#[inline(always)]
-fn fill_update_columns(rows: ContactRowsRef<'_>, c: &UpdateCoefficients, out: &mut [f64]) {
-    let s = rows.t0.len();
-    let [d00, d01, d11] = c.d;
-    let [c02, c12, c22] = c.coupling;
-    let (b0, rest) = out.split_at_mut(s);
-    let (b1, b2) = rest.split_at_mut(s);
-    for p in 0..s {
-        let (t0, t1, n) = (rows.t0[p], rows.t1[p], rows.n[p]);
-        b0[p] = t0 * d00 + t1 * d01;
-        b1[p] = t0 * d01 + t1 * d11;
-        b2[p] = t0 * c02 + t1 * c12 + n * c22;
-    }
-}
-
-/// `J[S, S] += dt·Σ_g A_g B_gᵀ` for `G` contacts sharing the columns `S`; `b` holds their `B`
-/// columns (3 per contact, `s` values each). Without coupling the third term is zero and skipped.
-#[inline(always)]
-fn update<const G: usize, const COUPLED: bool>(
-    j: &mut [f64],
-    nv: usize,
-    dt: f64,
-    group: [ContactRowsRef<'_>; G],
-    b: &[f64],
-    s: usize,
-) {
-    let runs = group[0].runs;
-    for rq in runs {
-        for kq in 0..rq.len {
-            let q = rq.packed + kq;
-            let col = &mut j[(rq.col + kq) * nv..(rq.col + kq + 1) * nv];
-            let a: [[f64; 3]; G] = std::array::from_fn(|g| {
-                let r = &group[g];
-                [dt * r.t0[q], dt * r.t1[q], dt * r.n[q]]
-            });
-            for rp in runs {
-                let len = rp.len;
-                let dst = &mut col[rp.col..rp.col + len];
-                let x: [[&[f64]; 3]; G] = std::array::from_fn(|g| {
-                    std::array::from_fn(|r| &b[(3 * g + r) * s + rp.packed..][..len])
-                });
-                for k in 0..len {
-                    let mut d = dst[k];
-                    for g in 0..G {
-                        if COUPLED {
-                            d += a[g][0] * x[g][0][k] + a[g][1] * x[g][1][k] + a[g][2] * x[g][2][k];
-                        } else {
-                            d += a[g][0] * x[g][0][k] + a[g][1] * x[g][1][k];
-                        }
-                    }
-                    dst[k] = d;
-                }
-            }
-        }
+fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() < len {
+        v.resize(len, fill);
     }
 }

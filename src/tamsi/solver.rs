@@ -2,9 +2,9 @@
 
 use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
-use super::contact_rows::ContactRows;
+use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
 use super::friction::ContactFriction;
-use super::newton_matrix::{self, UpdateCoefficients};
+use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use super::normal::normal_force;
 use super::problem::{NormalForceData, check_len};
 use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
@@ -95,7 +95,7 @@ struct ContactState {
     friction: Vec<ContactFriction>,
     dvn: Vec<f64>,
     dvt: Vec<f64>,
-    rows: ContactRows,
+    blocks: ContactBlocks,
 }
 
 /// Iteration state.
@@ -106,10 +106,10 @@ struct Workspace {
     /// `−R`, then the Newton step Δv.
     rhs: Vec<f64>,
     tmp: Vec<f64>,
-    /// Two nv-long scratch vectors (`Jnᵀ fn` and `Jtᵀ ft`).
+    /// Two scratch vectors of nv rounded up to a multiple of `BLOCK` (`Jnᵀ fn` and `Jtᵀ ft`).
     tmp2: Vec<f64>,
-    /// Scratch of the Newton-matrix assembly: `B = A·C` of up to MAX_GROUP contacts.
-    update: Vec<f64>,
+    /// Newton-matrix assembly of the current problem.
+    newton: NewtonMatrix,
     ldlt: Ldlt,
     lu: PartialPivLu,
 }
@@ -137,8 +137,8 @@ impl Workspace {
             v: vec![0.0; nv],
             rhs: vec![0.0; nv],
             tmp: vec![0.0; nv],
-            tmp2: vec![0.0; 2 * nv],
-            update: vec![0.0; newton_matrix::scratch_len(nv)],
+            tmp2: vec![0.0; 2 * nv.div_ceil(BLOCK) * BLOCK],
+            newton: NewtonMatrix::default(),
             ldlt: Ldlt::with_capacity(nv),
             lu: PartialPivLu::with_capacity(nv),
         }
@@ -147,14 +147,11 @@ impl Workspace {
     /// `rhs = −R`, with `R = M v − p* − dt·Jnᵀ fn − dt·Jtᵀ ft` (§4) evaluated left to right as
     /// Drake's Eigen expression is, so that rounding follows Drake's.
     #[inline(always)]
-    fn negative_residual(&mut self, problem: &TamsiProblem<'_>, dt: f64) {
+    fn negative_residual<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) {
         let nv = self.v.len();
-        let nc = problem.num_contacts();
-        let (tau_n, tau_t) = self.tmp2.split_at_mut(nv);
-        tau_n.fill(0.0);
-        tau_t.fill(0.0);
-        self.contacts.add_generalized_forces(nc, tau_n, false, true);
-        self.contacts.add_generalized_forces(nc, tau_t, true, false);
+        let half = self.tmp2.len() / 2;
+        let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
+        self.contacts.generalized_forces(simd, tau_n, tau_t);
         // M v, column by column.
         let mv = &mut self.rhs[..nv];
         mv.fill(0.0);
@@ -168,6 +165,14 @@ impl Workspace {
         {
             *r = -(((*r - p) - dt * tn) - dt * tt);
         }
+    }
+
+    /// Sets up the contact data of `problem` for solves with time step `dt`.
+    fn prepare(&mut self, problem: &TamsiProblem<'_>, dt: f64) {
+        let nc = problem.num_contacts();
+        let blocks = &mut self.contacts.blocks;
+        blocks.prepare(&problem.jt, &problem.jn, dt);
+        self.newton.prepare(blocks, self.v.len(), nc);
     }
 }
 
@@ -187,15 +192,15 @@ impl ContactState {
     }
 
     /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
-    /// (§7.1 steps 1.1–1.3). `rows` must hold the problem's packed Jacobians.
+    /// (§7.1 steps 1.1–1.3).
     #[inline(always)]
     fn evaluate(&mut self, problem: &TamsiProblem<'_>, v: &[f64], dt: f64, vs: f64, eps_v: f64) {
+        let nc = problem.num_contacts();
+        mul_columns(&mut self.vt[..2 * nc], &problem.jt, v);
+        mul_columns(&mut self.vn[..nc], &problem.jn, v);
         let mu = problem.mu.as_slice();
-        for i in 0..problem.num_contacts() {
-            let (vt0, vt1, vn) = self.rows.contact(i).dot3(v);
-            self.vt[2 * i] = vt0;
-            self.vt[2 * i + 1] = vt1;
-            self.vn[i] = vn;
+        for i in 0..nc {
+            let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
             let (fn_, g) = match &problem.normal {
                 NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
                 NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
@@ -208,21 +213,30 @@ impl ContactState {
         }
     }
 
-    /// `out += Jtᵀ ft` (if `friction`) `+ Jnᵀ fn` (if `normal`); `out` has length nv.
+    /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have room for the column
+    /// blocks (length ≥ nv rounded up to a multiple of `BLOCK`).
     #[inline(always)]
-    fn add_generalized_forces(&self, nc: usize, out: &mut [f64], friction: bool, normal: bool) {
-        for i in 0..nc {
-            let ft = if friction { self.friction[i].ft } else { [0.0, 0.0] };
-            let fn_ = if normal { self.fn_[i] } else { 0.0 };
-            self.rows.contact(i).scatter_add(out, ft[0], ft[1], fn_);
-        }
+    fn generalized_forces<S: Simd>(&self, simd: S, tau_n: &mut [f64], tau_t: &mut [f64]) {
+        tau_n.fill(0.0);
+        tau_t.fill(0.0);
+        self.blocks.add_transposed(simd, tau_n, false, |i| (0.0, 0.0, self.fn_[i]));
+        self.blocks.add_transposed(simd, tau_t, true, |i| {
+            let ft = self.friction[i].ft;
+            (ft[0], ft[1], 0.0)
+        });
     }
 
     /// Writes the Newton matrix `J` at the current state into `j` (column-major nv×nv, leading
-    /// dimension nv); `update` is scratch of length ≥ `newton_matrix::scratch_len(nv)`. The coupling column of `Cᵢ`
-    /// exists only in the two-way scheme (§4).
+    /// dimension nv). `newton` must have been prepared for the problem. The coupling column of
+    /// `Cᵢ` exists only in the two-way scheme (§4).
     #[inline(always)]
-    fn assemble_newton_matrix(&self, problem: &TamsiProblem<'_>, dt: f64, update: &mut [f64], j: &mut [f64]) {
+    fn assemble_newton_matrix<S: Simd>(
+        &self,
+        simd: S,
+        problem: &TamsiProblem<'_>,
+        newton: &mut NewtonMatrix,
+        j: &mut [f64],
+    ) {
         let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
         let coefficients = |i: usize| {
             let fr = &self.friction[i];
@@ -234,7 +248,7 @@ impl ContactState {
             };
             UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
         };
-        newton_matrix::assemble(j, &problem.m, dt, &self.rows, problem.num_contacts(), coefficients, update);
+        newton.assemble(simd, j, &problem.m, &self.blocks, two_way, coefficients);
     }
 }
 
@@ -363,9 +377,29 @@ impl TamsiSolver {
         self.ws.contacts.reserve(nc);
         self.stats.reset();
         self.ws.v.copy_from_slice(v_guess.as_slice());
-        let outcome = if nc == 0 { self.solve_without_contact(problem) } else { self.newton(problem, dt) };
-        self.store_results(problem, dt, outcome);
-        Ok(outcome)
+        struct Solve<'a, 'p> {
+            solver: &'a mut TamsiSolver,
+            problem: &'a TamsiProblem<'p>,
+            dt: f64,
+        }
+        impl WithSimd for Solve<'_, '_> {
+            type Output = TamsiOutcome;
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, simd: S) -> TamsiOutcome {
+                let Self { solver, problem, dt } = self;
+                let outcome = if problem.num_contacts() == 0 {
+                    solver.solve_without_contact(problem)
+                } else {
+                    solver.newton(simd, problem, dt)
+                };
+                // The iteration ends right after evaluating the contacts at the returned v,
+                // except when it runs out of iterations (v was updated since).
+                let evaluated = outcome != TamsiOutcome::MaxIterationsReached;
+                solver.store_results(simd, problem, dt, outcome, evaluated);
+                outcome
+            }
+        }
+        Ok(simd::dispatch(Solve { solver: self, problem, dt }))
     }
 
     /// No-contact path (§7.2): `v = M⁻¹ p*` through the LDLT of M, checked (Drake does not check).
@@ -380,26 +414,10 @@ impl TamsiSolver {
         if factored.is_ok() { TamsiOutcome::Success } else { TamsiOutcome::LinearSolverFailed }
     }
 
-    /// The Newton iteration in Drake's exact order (§7.1), starting from `self.ws.v`, compiled
-    /// for the best instruction set available (see [`crate::linalg::simd`]).
-    fn newton(&mut self, problem: &TamsiProblem<'_>, dt: f64) -> TamsiOutcome {
-        struct Newton<'a, 'p> {
-            solver: &'a mut TamsiSolver,
-            problem: &'a TamsiProblem<'p>,
-            dt: f64,
-        }
-        impl WithSimd for Newton<'_, '_> {
-            type Output = TamsiOutcome;
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, _: S) -> TamsiOutcome {
-                self.solver.newton_kernel(self.problem, self.dt)
-            }
-        }
-        simd::dispatch(Newton { solver: self, problem, dt })
-    }
-
+    /// The Newton iteration in Drake's exact order (§7.1), starting from `self.ws.v`; runs in the
+    /// best instruction set available (see [`crate::linalg::simd`]).
     #[inline(always)]
-    fn newton_kernel(&mut self, problem: &TamsiProblem<'_>, dt: f64) -> TamsiOutcome {
+    fn newton<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) -> TamsiOutcome {
         let nv = self.nv;
         let nc = problem.num_contacts();
         let vs = self.params.stiction_tolerance;
@@ -409,7 +427,7 @@ impl TamsiSolver {
         // No convergence is possible before one update.
         let mut vt_err = 2.0 * tolerance;
         let mut vn_err = 2.0 * tolerance;
-        self.ws.contacts.rows.pack(&problem.jt, &problem.jn);
+        self.ws.prepare(problem, dt);
 
         for _ in 0..self.params.max_iterations {
             let ws = &mut self.ws;
@@ -418,14 +436,14 @@ impl TamsiSolver {
                 return TamsiOutcome::Success;
             }
 
-            ws.negative_residual(problem, dt);
+            ws.negative_residual(simd, problem, dt);
             let contacts = &mut ws.contacts;
             if two_way {
-                contacts.assemble_newton_matrix(problem, dt, &mut ws.update, ws.lu.storage_mut(nv));
+                contacts.assemble_newton_matrix(simd, problem, &mut ws.newton, ws.lu.storage_mut(nv));
                 ws.lu.factor();
                 ws.lu.solve_in_place(&mut ws.rhs, &mut ws.tmp);
             } else {
-                contacts.assemble_newton_matrix(problem, dt, &mut ws.update, ws.ldlt.storage_mut(nv));
+                contacts.assemble_newton_matrix(simd, problem, &mut ws.newton, ws.ldlt.storage_mut(nv));
                 // Drake solves first and checks the factorization afterwards.
                 let factored = ws.ldlt.factor();
                 ws.ldlt.solve_in_place(&mut ws.rhs);
@@ -436,12 +454,11 @@ impl TamsiSolver {
             let dv = &ws.rhs;
 
             // Errors of the full (un-limited) step.
+            mul_columns(&mut contacts.dvt[..2 * nc], &problem.jt, dv);
+            mul_columns(&mut contacts.dvn[..nc], &problem.jn, dv);
             let (mut dvt2, mut dvn2) = (0.0, 0.0);
             for i in 0..nc {
-                let (a, b, c) = contacts.rows.contact(i).dot3(dv);
-                contacts.dvt[2 * i] = a;
-                contacts.dvt[2 * i + 1] = b;
-                contacts.dvn[i] = c;
+                let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
                 dvt2 += a * a + b * b;
                 dvn2 += c * c;
             }
@@ -471,8 +488,18 @@ impl TamsiSolver {
     }
 
     /// Evaluates every output at `self.ws.v` and keeps it (the C API's rule for all outcomes; on
-    /// success these are the values Drake reports).
-    fn store_results(&mut self, problem: &TamsiProblem<'_>, dt: f64, outcome: TamsiOutcome) {
+    /// success these are the values Drake reports). With `evaluated`, the contact state already
+    /// is at `self.ws.v` (the last step of the iteration evaluated it there, with the same
+    /// arithmetic) and is not evaluated again.
+    #[inline(always)]
+    fn store_results<S: Simd>(
+        &mut self,
+        simd: S,
+        problem: &TamsiProblem<'_>,
+        dt: f64,
+        outcome: TamsiOutcome,
+        evaluated: bool,
+    ) {
         let nv = self.nv;
         let nc = problem.num_contacts();
         let vs = self.params.stiction_tolerance;
@@ -494,7 +521,9 @@ impl TamsiSolver {
         }
         let ws = &mut self.ws;
         let contacts = &mut ws.contacts;
-        contacts.evaluate(problem, &ws.v, dt, vs, eps_v);
+        if !evaluated {
+            contacts.evaluate(problem, &ws.v, dt, vs, eps_v);
+        }
         r.vn.copy_from_slice(&contacts.vn[..nc]);
         r.vt.copy_from_slice(&contacts.vt[..2 * nc]);
         r.fn_.copy_from_slice(&contacts.fn_[..nc]);
@@ -502,10 +531,10 @@ impl TamsiSolver {
             ft.copy_from_slice(&contacts.friction[i].ft);
         }
         // tau_f = Jtᵀ ft; tau = tau_f + Jnᵀ fn.
-        contacts.add_generalized_forces(nc, &mut r.tau_f, true, false);
-        let tau_n = &mut ws.tmp[..nv];
-        tau_n.fill(0.0);
-        contacts.add_generalized_forces(nc, tau_n, false, true);
+        let half = ws.tmp2.len() / 2;
+        let (tau_n, tau_t) = ws.tmp2.split_at_mut(half);
+        contacts.generalized_forces(simd, tau_n, tau_t);
+        r.tau_f.copy_from_slice(&tau_t[..nv]);
         for ((t, &f), &n) in r.tau.iter_mut().zip(&r.tau_f).zip(tau_n.iter()) {
             *t = f + n;
         }
@@ -531,9 +560,21 @@ impl TamsiSolver {
         if nv == 0 {
             return Ok(());
         }
-        let ws = &mut self.ws;
-        let j = ws.lu.storage_mut(nv);
-        ws.contacts.assemble_newton_matrix(problem, dt, &mut ws.update, j);
+        struct Assemble<'a, 'p> {
+            ws: &'a mut Workspace,
+            problem: &'a TamsiProblem<'p>,
+        }
+        impl WithSimd for Assemble<'_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, simd: S) {
+                let ws = self.ws;
+                let j = ws.lu.storage_mut(ws.v.len());
+                ws.contacts.assemble_newton_matrix(simd, self.problem, &mut ws.newton, j);
+            }
+        }
+        simd::dispatch(Assemble { ws: &mut self.ws, problem });
+        let j = self.ws.lu.storage_mut(nv);
         for (c, src) in j.chunks_exact(nv).enumerate() {
             out.column_mut(c).as_mut_slice().copy_from_slice(src);
         }
@@ -553,7 +594,19 @@ impl TamsiSolver {
     ) -> Result<(), TamsiError> {
         self.prepare_evaluation(problem, dt, v)?;
         check_len("out", out.len(), self.nv)?;
-        self.ws.negative_residual(problem, dt);
+        struct Residual<'a, 'p> {
+            ws: &'a mut Workspace,
+            problem: &'a TamsiProblem<'p>,
+            dt: f64,
+        }
+        impl WithSimd for Residual<'_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, simd: S) {
+                self.ws.negative_residual(simd, self.problem, self.dt)
+            }
+        }
+        simd::dispatch(Residual { ws: &mut self.ws, problem, dt });
         for (o, &r) in out.iter_mut().zip(&self.ws.rhs) {
             *o = -r;
         }
@@ -585,7 +638,7 @@ impl TamsiSolver {
         let ws = &mut self.ws;
         ws.contacts.reserve(problem.num_contacts());
         ws.v.copy_from_slice(v.as_slice());
-        ws.contacts.rows.pack(&problem.jt, &problem.jn);
+        ws.prepare(problem, dt);
         let vs = self.params.stiction_tolerance;
         ws.contacts.evaluate(problem, &ws.v, dt, vs, self.params.relative_tolerance * vs);
         Ok(())

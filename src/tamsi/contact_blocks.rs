@@ -1,0 +1,233 @@
+//! Each contact's Jacobian rows, blocked by columns.
+//!
+//! Contact i owns three rows: `Jt[2i]`, `Jt[2i+1]` and `Jn[i]`. In articulated systems most of
+//! their columns are exactly zero (only the joints between the root and the contact's body move
+//! it). Once per solve the three rows of every contact are copied, in blocks of [`BLOCK`]
+//! consecutive columns, into a contact-major store (12 values per block: the three rows over the
+//! block's columns), and each contact keeps the list of its *nonzero blocks*: the blocks where
+//! any of its three rows has an entry that is not exactly 0 (a NaN counts, so it propagates).
+//! The per-iteration kernels that run over a contact's columns (`Jtᵀ ft`, `Jnᵀ fn`, the rank-3
+//! Newton-matrix update) then cost O(its nonzero blocks) and work on whole SIMD vectors.
+//!
+//! A nonzero block may hold some zero columns of the contact. They add exact zeros, which change
+//! nothing (a sum that starts at +0 never becomes −0), so the results are those of a loop over
+//! the contact's nonzero columns alone.
+
+use nalgebra::DMatrixView;
+
+use crate::linalg::simd::Simd;
+
+/// Columns per block.
+pub(crate) const BLOCK: usize = 4;
+/// Values of one contact over one block: rows t0, t1, n, [`BLOCK`] values each.
+pub(crate) const BLOCK_LEN: usize = 3 * BLOCK;
+
+/// The blocked rows of all contacts of one problem (grow-only storage).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ContactBlocks {
+    nv: usize,
+    nc: usize,
+    /// Contact i over block b: `rows[(b·nc + i)·BLOCK_LEN..][..BLOCK_LEN]`, rows t0, t1, n. Lanes
+    /// past column nv are 0.
+    rows: Vec<f64>,
+    /// The same, times dt.
+    scaled: Vec<f64>,
+    /// Contact i's nonzero blocks are `blocks[block_start[i]..block_start[i + 1]]`, increasing.
+    block_start: Vec<u32>,
+    blocks: Vec<u32>,
+    /// Scratch of `prepare`: whether contact i has a nonzero entry in block b, at `b·nc + i`.
+    nonzero: Vec<bool>,
+}
+
+impl ContactBlocks {
+    /// Copies `Jt` (2nc×nv) and `Jn` (nc×nv) in blocks, with their copies times `dt`, and finds
+    /// each contact's nonzero blocks. Allocates only when the problem is larger than any seen
+    /// before.
+    pub fn prepare(&mut self, jt: &DMatrixView<'_, f64>, jn: &DMatrixView<'_, f64>, dt: f64) {
+        let nc = jn.nrows();
+        let nv = jn.ncols();
+        let nb = nv.div_ceil(BLOCK);
+        self.nv = nv;
+        self.nc = nc;
+        let len = nb * nc * BLOCK_LEN;
+        grow(&mut self.rows, len, 0.0);
+        grow(&mut self.scaled, len, 0.0);
+        grow(&mut self.nonzero, nb * nc, false);
+        grow(&mut self.block_start, nc + 1, 0);
+        let nonzero = &mut self.nonzero[..nb * nc];
+        nonzero.fill(false);
+        if !nv.is_multiple_of(BLOCK) {
+            // Lanes past the last column.
+            let b = nb - 1;
+            for blk in self.rows[b * nc * BLOCK_LEN..len]
+                .chunks_exact_mut(BLOCK)
+                .chain(self.scaled[b * nc * BLOCK_LEN..len].chunks_exact_mut(BLOCK))
+            {
+                blk[nv % BLOCK..].fill(0.0);
+            }
+        }
+        for c in 0..nv {
+            let (b, w) = (c / BLOCK, c % BLOCK);
+            let range = b * nc * BLOCK_LEN..(b + 1) * nc * BLOCK_LEN;
+            let (t, n) = (jt.column(c), jn.column(c));
+            let (t, n) = (t.as_slice(), n.as_slice());
+            let rows = self.rows[range.clone()].chunks_exact_mut(BLOCK_LEN);
+            let scaled = self.scaled[range].chunks_exact_mut(BLOCK_LEN);
+            let flags = nonzero[b * nc..(b + 1) * nc].iter_mut();
+            for ((((r, s), f), t), &n) in rows.zip(scaled).zip(flags).zip(t.chunks_exact(2)).zip(n) {
+                let (t0, t1) = (t[0], t[1]);
+                r[w] = t0;
+                r[BLOCK + w] = t1;
+                r[2 * BLOCK + w] = n;
+                s[w] = dt * t0;
+                s[BLOCK + w] = dt * t1;
+                s[2 * BLOCK + w] = dt * n;
+                *f |= (t0 != 0.0) | (t1 != 0.0) | (n != 0.0);
+            }
+        }
+        let total = nonzero.iter().filter(|&&f| f).count();
+        grow(&mut self.blocks, total, 0);
+        let mut k = 0;
+        self.block_start[0] = 0;
+        for i in 0..nc {
+            for b in 0..nb {
+                if nonzero[b * nc + i] {
+                    self.blocks[k] = b as u32;
+                    k += 1;
+                }
+            }
+            self.block_start[i + 1] = k as u32;
+        }
+    }
+
+    /// Number of column blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.nv.div_ceil(BLOCK)
+    }
+
+    /// Contact i's nonzero blocks, increasing.
+    #[inline(always)]
+    pub fn blocks_of(&self, i: usize) -> &[u32] {
+        &self.blocks[self.block_start[i] as usize..self.block_start[i + 1] as usize]
+    }
+
+    /// Contact i's rows over block b.
+    #[inline(always)]
+    pub fn rows(&self, b: usize, i: usize) -> &[f64; BLOCK_LEN] {
+        let k = (b * self.nc + i) * BLOCK_LEN;
+        self.rows[k..k + BLOCK_LEN].try_into().unwrap()
+    }
+
+    /// Contact i's rows times dt over block b.
+    #[inline(always)]
+    pub fn scaled_rows(&self, b: usize, i: usize) -> &[f64; BLOCK_LEN] {
+        let k = (b * self.nc + i) * BLOCK_LEN;
+        self.scaled[k..k + BLOCK_LEN].try_into().unwrap()
+    }
+
+    /// `out += ct0·Jt[2i] + ct1·Jt[2i+1]` (if `friction`) and `out += cn·Jn[i]` (otherwise) for
+    /// every contact i in order, with `(ct0, ct1, cn) = coefficients(i)`. `out` has at least
+    /// `num_blocks()·BLOCK` entries.
+    #[inline(always)]
+    pub fn add_transposed<S: Simd>(
+        &self,
+        simd: S,
+        out: &mut [f64],
+        friction: bool,
+        coefficients: impl Fn(usize) -> (f64, f64, f64),
+    ) {
+        let lanes = S::F64_LANES;
+        for i in 0..self.nc {
+            let (ct0, ct1, cn) = coefficients(i);
+            let (ct0, ct1, cn) = (simd.splat_f64s(ct0), simd.splat_f64s(ct1), simd.splat_f64s(cn));
+            for &b in self.blocks_of(i) {
+                let r = self.rows(b as usize, i);
+                let o = &mut out[b as usize * BLOCK..(b as usize + 1) * BLOCK];
+                let o = S::as_mut_simd_f64s(o).0;
+                for (v, o) in o.iter_mut().enumerate() {
+                    let k = v * lanes;
+                    let term = if friction {
+                        let t0 = S::as_simd_f64s(&r[k..k + lanes]).0[0];
+                        let t1 = S::as_simd_f64s(&r[BLOCK + k..BLOCK + k + lanes]).0[0];
+                        simd.add_f64s(simd.mul_f64s(ct0, t0), simd.mul_f64s(ct1, t1))
+                    } else {
+                        let n = S::as_simd_f64s(&r[2 * BLOCK + k..2 * BLOCK + k + lanes]).0[0];
+                        simd.mul_f64s(cn, n)
+                    };
+                    *o = simd.add_f64s(*o, term);
+                }
+            }
+        }
+    }
+}
+
+/// `out = m·v` for a column-major `m` (any column stride), summed column by column: each entry is
+/// `((0 + m₀v₀) + m₁v₁) + …`, the order of a row-by-row dot product over increasing columns.
+#[inline(always)]
+pub(crate) fn mul_columns(out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+    out.fill(0.0);
+    for (c, &vc) in v.iter().enumerate() {
+        for (o, &x) in out.iter_mut().zip(m.column(c).as_slice()) {
+            *o += x * vc;
+        }
+    }
+}
+
+fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+    if v.len() < len {
+        v.resize(len, fill);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::DMatrix;
+    use pulp::Scalar;
+
+    #[test]
+    fn blocks_reproduce_dense_products() {
+        // Two contacts over nv = 7; contact 0 touches columns {0, 1, 4}, contact 1 {2, 3, 4, 6}.
+        let nv = 7;
+        let mut jt = DMatrix::<f64>::zeros(4, nv);
+        let mut jn = DMatrix::<f64>::zeros(2, nv);
+        jt[(0, 0)] = 1.0;
+        jt[(1, 1)] = 2.0;
+        jn[(0, 4)] = 3.0;
+        jt[(2, 2)] = -1.0;
+        jt[(3, 3)] = 0.5;
+        jn[(1, 4)] = 4.0;
+        jn[(1, 6)] = f64::NAN;
+        let mut blocks = ContactBlocks::default();
+        blocks.prepare(&jt.as_view(), &jn.as_view(), 2.0);
+        assert_eq!(blocks.blocks_of(0), &[0, 1]);
+        assert_eq!(blocks.blocks_of(1), &[0, 1]);
+        assert_eq!(blocks.rows(1, 0), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(blocks.scaled_rows(0, 1)[..4], [0.0, 0.0, -2.0, 0.0]);
+
+        jn[(1, 6)] = 5.0;
+        jn[(0, 4)] = 0.0;
+        blocks.prepare(&jt.as_view(), &jn.as_view(), 2.0);
+        assert_eq!(blocks.blocks_of(0), &[0]);
+        let (ct, cn) = ([1.5, -2.0, 0.25, 3.0], [0.5, -1.0]);
+        for friction in [true, false] {
+            let mut out = vec![0.0; 8];
+            blocks.add_transposed(Scalar::new(), &mut out, friction, |i| (ct[2 * i], ct[2 * i + 1], cn[i]));
+            let mut want = vec![0.0; nv];
+            for i in 0..2 {
+                for c in 0..nv {
+                    want[c] += if friction {
+                        ct[2 * i] * jt[(2 * i, c)] + ct[2 * i + 1] * jt[(2 * i + 1, c)]
+                    } else {
+                        cn[i] * jn[(i, c)]
+                    };
+                }
+            }
+            assert_eq!(&out[..nv], &want[..]);
+        }
+        let v: Vec<f64> = (0..nv).map(|k| 1.0 + k as f64).collect();
+        let mut out = vec![0.0; 4];
+        mul_columns(&mut out, &jt.as_view(), &v);
+        assert_eq!(out.as_slice(), (&jt * nalgebra::DVector::from_column_slice(&v)).as_slice());
+    }
+}
