@@ -30,8 +30,6 @@ pub(crate) struct ContactBlocks {
     /// Contact i over block b: `rows[(b·nc + i)·BLOCK_LEN..][..BLOCK_LEN]`, rows t0, t1, n. Lanes
     /// past column nv are 0.
     rows: Vec<f64>,
-    /// The same, times dt.
-    scaled: Vec<f64>,
     /// Contact i's nonzero blocks are `blocks[block_start[i]..block_start[i + 1]]`, increasing.
     block_start: Vec<u32>,
     blocks: Vec<u32>,
@@ -40,10 +38,9 @@ pub(crate) struct ContactBlocks {
 }
 
 impl ContactBlocks {
-    /// Copies `Jt` (2nc×nv) and `Jn` (nc×nv) in blocks, with their copies times `dt`, and finds
-    /// each contact's nonzero blocks. Allocates only when the problem is larger than any seen
-    /// before.
-    pub fn prepare(&mut self, jt: &DMatrixView<'_, f64>, jn: &DMatrixView<'_, f64>, dt: f64) {
+    /// Copies `Jt` (2nc×nv) and `Jn` (nc×nv) in blocks and finds each contact's nonzero blocks.
+    /// Allocates only when the problem is larger than any seen before.
+    pub fn prepare(&mut self, jt: &DMatrixView<'_, f64>, jn: &DMatrixView<'_, f64>) {
         let nc = jn.nrows();
         let nv = jn.ncols();
         let nb = nv.div_ceil(BLOCK);
@@ -51,7 +48,6 @@ impl ContactBlocks {
         self.nc = nc;
         let len = nb * nc * BLOCK_LEN;
         grow(&mut self.rows, len, 0.0);
-        grow(&mut self.scaled, len, 0.0);
         grow(&mut self.nonzero, nb * nc, false);
         grow(&mut self.block_start, nc + 1, 0);
         let nonzero = &mut self.nonzero[..nb * nc];
@@ -59,10 +55,7 @@ impl ContactBlocks {
         if !nv.is_multiple_of(BLOCK) {
             // Lanes past the last column.
             let b = nb - 1;
-            for blk in self.rows[b * nc * BLOCK_LEN..len]
-                .chunks_exact_mut(BLOCK)
-                .chain(self.scaled[b * nc * BLOCK_LEN..len].chunks_exact_mut(BLOCK))
-            {
+            for blk in self.rows[b * nc * BLOCK_LEN..len].chunks_exact_mut(BLOCK) {
                 blk[nv % BLOCK..].fill(0.0);
             }
         }
@@ -71,17 +64,13 @@ impl ContactBlocks {
             let range = b * nc * BLOCK_LEN..(b + 1) * nc * BLOCK_LEN;
             let (t, n) = (jt.column(c), jn.column(c));
             let (t, n) = (t.as_slice(), n.as_slice());
-            let rows = self.rows[range.clone()].chunks_exact_mut(BLOCK_LEN);
-            let scaled = self.scaled[range].chunks_exact_mut(BLOCK_LEN);
+            let rows = self.rows[range].chunks_exact_mut(BLOCK_LEN);
             let flags = nonzero[b * nc..(b + 1) * nc].iter_mut();
-            for ((((r, s), f), t), &n) in rows.zip(scaled).zip(flags).zip(t.chunks_exact(2)).zip(n) {
+            for (((r, f), t), &n) in rows.zip(flags).zip(t.chunks_exact(2)).zip(n) {
                 let (t0, t1) = (t[0], t[1]);
                 r[w] = t0;
                 r[BLOCK + w] = t1;
                 r[2 * BLOCK + w] = n;
-                s[w] = dt * t0;
-                s[BLOCK + w] = dt * t1;
-                s[2 * BLOCK + w] = dt * n;
                 *f |= (t0 != 0.0) | (t1 != 0.0) | (n != 0.0);
             }
         }
@@ -116,13 +105,6 @@ impl ContactBlocks {
     pub fn rows(&self, b: usize, i: usize) -> &[f64; BLOCK_LEN] {
         let k = (b * self.nc + i) * BLOCK_LEN;
         self.rows[k..k + BLOCK_LEN].try_into().unwrap()
-    }
-
-    /// Contact i's rows times dt over block b.
-    #[inline(always)]
-    pub fn scaled_rows(&self, b: usize, i: usize) -> &[f64; BLOCK_LEN] {
-        let k = (b * self.nc + i) * BLOCK_LEN;
-        self.scaled[k..k + BLOCK_LEN].try_into().unwrap()
     }
 
     /// `out += ct0·Jt[2i] + ct1·Jt[2i+1]` (if `friction`) and `out += cn·Jn[i]` (otherwise) for
@@ -163,10 +145,37 @@ impl ContactBlocks {
 
 /// `out = m·v` for a column-major `m` (any column stride), summed column by column: each entry is
 /// `((0 + m₀v₀) + m₁v₁) + …`, the order of a row-by-row dot product over increasing columns.
+/// Four columns are applied per pass over `out`.
 #[inline(always)]
-pub(crate) fn mul_columns(out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+pub(crate) fn mul_columns<S: Simd>(simd: S, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+    let rows = out.len();
     out.fill(0.0);
-    for (c, &vc) in v.iter().enumerate() {
+    let mut c = 0;
+    while c + 4 <= v.len() {
+        let views = [m.column(c), m.column(c + 1), m.column(c + 2), m.column(c + 3)];
+        let cols: [&[f64]; 4] = std::array::from_fn(|k| &views[k].as_slice()[..rows]);
+        let vc: [f64; 4] = std::array::from_fn(|k| v[c + k]);
+        let vs = vc.map(|x| simd.splat_f64s(x));
+        let (head, tail) = S::as_mut_simd_f64s(out);
+        let heads: [&[S::f64s]; 4] = std::array::from_fn(|k| S::as_simd_f64s(cols[k]).0);
+        for (r, o) in head.iter_mut().enumerate() {
+            let mut x = *o;
+            for k in 0..4 {
+                x = simd.add_f64s(x, simd.mul_f64s(heads[k][r], vs[k]));
+            }
+            *o = x;
+        }
+        let base = head.len() * S::F64_LANES;
+        for (r, o) in tail.iter_mut().enumerate() {
+            let mut x = *o;
+            for k in 0..4 {
+                x += cols[k][base + r] * vc[k];
+            }
+            *o = x;
+        }
+        c += 4;
+    }
+    for (c, &vc) in v.iter().enumerate().skip(c) {
         for (o, &x) in out.iter_mut().zip(m.column(c).as_slice()) {
             *o += x * vc;
         }
@@ -199,15 +208,15 @@ mod tests {
         jn[(1, 4)] = 4.0;
         jn[(1, 6)] = f64::NAN;
         let mut blocks = ContactBlocks::default();
-        blocks.prepare(&jt.as_view(), &jn.as_view(), 2.0);
+        blocks.prepare(&jt.as_view(), &jn.as_view());
         assert_eq!(blocks.blocks_of(0), &[0, 1]);
         assert_eq!(blocks.blocks_of(1), &[0, 1]);
         assert_eq!(blocks.rows(1, 0), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0]);
-        assert_eq!(blocks.scaled_rows(0, 1)[..4], [0.0, 0.0, -2.0, 0.0]);
+        assert_eq!(blocks.rows(0, 1)[..4], [0.0, 0.0, -1.0, 0.0]);
 
         jn[(1, 6)] = 5.0;
         jn[(0, 4)] = 0.0;
-        blocks.prepare(&jt.as_view(), &jn.as_view(), 2.0);
+        blocks.prepare(&jt.as_view(), &jn.as_view());
         assert_eq!(blocks.blocks_of(0), &[0]);
         let (ct, cn) = ([1.5, -2.0, 0.25, 3.0], [0.5, -1.0]);
         for friction in [true, false] {
@@ -225,9 +234,20 @@ mod tests {
             }
             assert_eq!(&out[..nv], &want[..]);
         }
-        let v: Vec<f64> = (0..nv).map(|k| 1.0 + k as f64).collect();
-        let mut out = vec![0.0; 4];
-        mul_columns(&mut out, &jt.as_view(), &v);
-        assert_eq!(out.as_slice(), (&jt * nalgebra::DVector::from_column_slice(&v)).as_slice());
+        // Column-major products against sequential row-by-row dot products, over sizes that
+        // exercise the vector body, the row tail and the column tail.
+        for (rows, cols) in [(4, 7), (9, 8), (2, 3), (13, 13)] {
+            let m = DMatrix::<f64>::from_fn(rows, cols, |r, c| ((r * 7 + c * 3) % 11) as f64 * 0.1 - 0.4);
+            let v: Vec<f64> = (0..cols).map(|k| 1.0 / (1.0 + k as f64)).collect();
+            let mut out = vec![0.0; rows];
+            mul_columns(Scalar::new(), &mut out, &m.as_view(), &v);
+            for r in 0..rows {
+                let mut want = 0.0;
+                for c in 0..cols {
+                    want += m[(r, c)] * v[c];
+                }
+                assert_eq!(out[r].to_bits(), want.to_bits());
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@
 
 use nalgebra::DMatrixView;
 
-use super::contact_blocks::{BLOCK, ContactBlocks};
+use super::contact_blocks::{BLOCK, BLOCK_LEN, ContactBlocks};
 use crate::linalg::simd::Simd;
 
 /// Column blocks per row block of a tile.
@@ -22,6 +22,12 @@ const ROW_BLOCKS: usize = 2;
 pub(crate) const TILE_ROWS: usize = ROW_BLOCKS * BLOCK;
 /// Values of `Bᵢ` over one row block: three rows of [`TILE_ROWS`].
 const B_LEN: usize = 3 * TILE_ROWS;
+/// From this many generalized velocities on, a contact's contribution is accumulated with fused
+/// multiply-adds, `d ← fma(a₂, x₂, fma(a₁, x₁, fma(a₀, x₀, d)))`, which halves the floating-point
+/// instructions of the sweep. Smaller problems keep separate roundings, `d + ((a₀x₀ + a₁x₁) +
+/// a₂x₂)`. Either way the arithmetic does not depend on the CPU (without hardware FMA, a
+/// correctly rounded software FMA gives the same bits).
+pub(crate) const FMA_MIN_DIM: usize = 16;
 
 /// The 3×3 coefficients `Cᵢ` of one contact: the symmetric friction block `D` and the two-way
 /// coupling column `(μ_reg·t̂₀·g, μ_reg·t̂₁·g, −g)`.
@@ -49,12 +55,14 @@ pub(crate) struct NewtonMatrix {
     nv: usize,
     nc: usize,
     /// `Bᵢ` over row block r at `b[(r·nc + i)·B_LEN..]`: rows 0, 1, 2 of [`TILE_ROWS`] values.
+    /// Zero for a contact that adds nothing in the current iteration.
     b: Vec<f64>,
-    /// Whether contact i adds anything in the current iteration.
-    active: Vec<bool>,
     /// Contacts of tile t (row block major): `tile_contacts[tile_start[t]..tile_start[t + 1]]`.
     tile_start: Vec<u32>,
     tile_contacts: Vec<u32>,
+    /// `dt·Aᵢ` over the tile's column block for each entry of `tile_contacts`, `BLOCK_LEN` values
+    /// each (rows t0, t1, n), in sweep order.
+    pair_a: Vec<f64>,
 }
 
 /// The row blocks of a contact whose nonzero column blocks are `blocks`, increasing.
@@ -70,14 +78,13 @@ fn row_blocks(blocks: &[u32]) -> impl Iterator<Item = usize> + '_ {
 }
 
 impl NewtonMatrix {
-    /// Lists the contacts of every tile for the problem whose Jacobians `blocks` holds.
-    /// Allocates only when the problem is larger than any prepared before.
-    pub fn prepare(&mut self, blocks: &ContactBlocks, nv: usize, nc: usize) {
+    /// Lists the contacts of every tile, with their `dt·Aᵢ`, for the problem whose Jacobians
+    /// `blocks` holds. Allocates only when the problem is larger than any prepared before.
+    pub fn prepare(&mut self, blocks: &ContactBlocks, nv: usize, nc: usize, dt: f64) {
         self.nv = nv;
         self.nc = nc;
         let (nrb, ncb) = (nv.div_ceil(TILE_ROWS), nv.div_ceil(BLOCK));
         grow(&mut self.b, nrb * nc * B_LEN, 0.0);
-        grow(&mut self.active, nc, false);
         let tiles = nrb * ncb;
         grow(&mut self.tile_start, tiles + 1, 0);
         let start = &mut self.tile_start[..tiles + 1];
@@ -109,6 +116,18 @@ impl NewtonMatrix {
             start[t] = start[t - 1];
         }
         start[0] = 0;
+        let pairs = start[tiles] as usize;
+        grow(&mut self.pair_a, pairs * BLOCK_LEN, 0.0);
+        for t in 0..tiles {
+            let c = t % ncb;
+            let range = start[t] as usize..start[t + 1] as usize;
+            let out = self.pair_a[range.start * BLOCK_LEN..range.end * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN);
+            for (a, &i) in out.zip(&self.tile_contacts[range]) {
+                for (a, &x) in a.iter_mut().zip(blocks.rows(c, i as usize)) {
+                    *a = dt * x;
+                }
+            }
+        }
     }
 
     /// Writes `J` into `j` (column-major nv×nv, leading dimension nv) for the problem last
@@ -127,30 +146,28 @@ impl NewtonMatrix {
         let nc = self.nc;
         for i in 0..nc {
             let c = coefficients(i);
-            let active = !c.is_zero();
-            self.active[i] = active;
-            if active {
-                for r in row_blocks(blocks.blocks_of(i)) {
-                    let out: &mut [f64; B_LEN] =
-                        (&mut self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN]).try_into().unwrap();
-                    fill_b(simd, blocks, r, i, &c, out, coupled);
-                }
+            // A contact that adds nothing (separated) gets B = 0: its terms are exact zeros.
+            let c = if c.is_zero() { UpdateCoefficients::default() } else { c };
+            for r in row_blocks(blocks.blocks_of(i)) {
+                let out: &mut [f64; B_LEN] =
+                    (&mut self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN]).try_into().unwrap();
+                fill_b(simd, blocks, r, i, &c, out, coupled);
             }
         }
-        if coupled {
-            self.sweep::<S, true>(simd, j, m, blocks);
-        } else {
-            self.sweep::<S, false>(simd, j, m, blocks);
+        match (coupled, self.nv >= FMA_MIN_DIM) {
+            (true, true) => self.sweep::<S, true, true>(simd, j, m),
+            (true, false) => self.sweep::<S, true, false>(simd, j, m),
+            (false, true) => self.sweep::<S, false, true>(simd, j, m),
+            (false, false) => self.sweep::<S, false, false>(simd, j, m),
         }
     }
 
     #[inline(always)]
-    fn sweep<S: Simd, const COUPLED: bool>(
+    fn sweep<S: Simd, const COUPLED: bool, const FMA: bool>(
         &self,
         simd: S,
         j: &mut [f64],
         m: &DMatrixView<'_, f64>,
-        blocks: &ContactBlocks,
     ) {
         let nv = self.nv;
         let ncb = nv.div_ceil(BLOCK);
@@ -158,31 +175,33 @@ impl NewtonMatrix {
         for (r, p0) in (0..nv).step_by(TILE_ROWS).enumerate() {
             for c in 0..ncb {
                 let t = r * ncb + c;
-                let list = &self.tile_contacts[self.tile_start[t] as usize..self.tile_start[t + 1] as usize];
+                let pairs = self.tile_start[t] as usize..self.tile_start[t + 1] as usize;
+                let list = &self.tile_contacts[pairs.clone()];
+                let a = &self.pair_a[pairs.start * BLOCK_LEN..pairs.end * BLOCK_LEN];
                 match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED>(simd, j, m, blocks, r, c, p0, list),
-                    2 => self.tile::<S, 2, COUPLED>(simd, j, m, blocks, r, c, p0, list),
-                    3 => self.tile::<S, 3, COUPLED>(simd, j, m, blocks, r, c, p0, list),
-                    _ => self.tile::<S, BLOCK, COUPLED>(simd, j, m, blocks, r, c, p0, list),
+                    1 => self.tile::<S, 1, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
+                    2 => self.tile::<S, 2, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
+                    3 => self.tile::<S, 3, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
+                    _ => self.tile::<S, BLOCK, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
                 }
             }
         }
     }
 
     /// Tile (row block `r`, column block `c`): rows `p0..p0 + TILE_ROWS` (clipped to nv), the
-    /// first `W` columns of the block.
+    /// first `W` columns of the block; `list` are its contacts and `pair_a` their `dt·Aᵢ`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn tile<S: Simd, const W: usize, const COUPLED: bool>(
+    fn tile<S: Simd, const W: usize, const COUPLED: bool, const FMA: bool>(
         &self,
         simd: S,
         j: &mut [f64],
         m: &DMatrixView<'_, f64>,
-        blocks: &ContactBlocks,
         r: usize,
         c: usize,
         p0: usize,
         list: &[u32],
+        pair_a: &[f64],
     ) {
         let (nv, nc) = (self.nv, self.nc);
         let lanes = S::F64_LANES;
@@ -195,19 +214,24 @@ impl NewtonMatrix {
             let col = m.column(q0 + w);
             load_rows(simd, &col.as_slice()[p0..p0 + rows], &mut acc[..nvec]);
         }
-        for &i in list {
+        let b_row = &self.b[r * nc * B_LEN..(r + 1) * nc * B_LEN];
+        for (&i, a) in list.iter().zip(pair_a.chunks_exact(BLOCK_LEN)) {
             let i = i as usize;
-            if !self.active[i] {
-                continue;
-            }
-            let b: &[f64; B_LEN] = self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN].try_into().unwrap();
+            let b: &[f64; B_LEN] = b_row[i * B_LEN..(i + 1) * B_LEN].try_into().unwrap();
             let x0 = S::as_simd_f64s(&b[..TILE_ROWS]).0;
             let x1 = S::as_simd_f64s(&b[TILE_ROWS..2 * TILE_ROWS]).0;
             let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
-            let a = blocks.scaled_rows(c, i);
             for (w, acc) in acc.iter_mut().enumerate() {
                 let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
-                if COUPLED {
+                if FMA {
+                    for v in 0..nvec {
+                        acc[v] = simd.mul_add_f64s(c0, x0[v], acc[v]);
+                        acc[v] = simd.mul_add_f64s(c1, x1[v], acc[v]);
+                        if COUPLED {
+                            acc[v] = simd.mul_add_f64s(simd.splat_f64s(a[2 * BLOCK + w]), x2[v], acc[v]);
+                        }
+                    }
+                } else if COUPLED {
                     let c2 = simd.splat_f64s(a[2 * BLOCK + w]);
                     for v in 0..nvec {
                         let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));

@@ -153,13 +153,7 @@ impl Workspace {
         let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
         self.contacts.generalized_forces(simd, tau_n, tau_t);
         // M v, column by column.
-        let mv = &mut self.rhs[..nv];
-        mv.fill(0.0);
-        for (c, &vc) in self.v.iter().enumerate() {
-            for (r, &m) in mv.iter_mut().zip(problem.m.column(c).as_slice()) {
-                *r += m * vc;
-            }
-        }
+        mul_columns(simd, &mut self.rhs[..nv], &problem.m, &self.v);
         for (((r, &p), &tn), &tt) in
             self.rhs.iter_mut().zip(problem.p_star.as_slice()).zip(tau_n.iter()).zip(tau_t.iter())
         {
@@ -171,8 +165,8 @@ impl Workspace {
     fn prepare(&mut self, problem: &TamsiProblem<'_>, dt: f64) {
         let nc = problem.num_contacts();
         let blocks = &mut self.contacts.blocks;
-        blocks.prepare(&problem.jt, &problem.jn, dt);
-        self.newton.prepare(blocks, self.v.len(), nc);
+        blocks.prepare(&problem.jt, &problem.jn);
+        self.newton.prepare(blocks, self.v.len(), nc, dt);
     }
 }
 
@@ -194,10 +188,18 @@ impl ContactState {
     /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
     /// (§7.1 steps 1.1–1.3).
     #[inline(always)]
-    fn evaluate(&mut self, problem: &TamsiProblem<'_>, v: &[f64], dt: f64, vs: f64, eps_v: f64) {
+    fn evaluate<S: Simd>(
+        &mut self,
+        simd: S,
+        problem: &TamsiProblem<'_>,
+        v: &[f64],
+        dt: f64,
+        vs: f64,
+        eps_v: f64,
+    ) {
         let nc = problem.num_contacts();
-        mul_columns(&mut self.vt[..2 * nc], &problem.jt, v);
-        mul_columns(&mut self.vn[..nc], &problem.jn, v);
+        mul_columns(simd, &mut self.vt[..2 * nc], &problem.jt, v);
+        mul_columns(simd, &mut self.vn[..nc], &problem.jn, v);
         let mu = problem.mu.as_slice();
         for i in 0..nc {
             let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
@@ -431,7 +433,7 @@ impl TamsiSolver {
 
         for _ in 0..self.params.max_iterations {
             let ws = &mut self.ws;
-            ws.contacts.evaluate(problem, &ws.v, dt, vs, tolerance);
+            ws.contacts.evaluate(simd, problem, &ws.v, dt, vs, tolerance);
             if cxx_max(vt_err, vn_err) < tolerance {
                 return TamsiOutcome::Success;
             }
@@ -454,8 +456,8 @@ impl TamsiSolver {
             let dv = &ws.rhs;
 
             // Errors of the full (un-limited) step.
-            mul_columns(&mut contacts.dvt[..2 * nc], &problem.jt, dv);
-            mul_columns(&mut contacts.dvn[..nc], &problem.jn, dv);
+            mul_columns(simd, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
+            mul_columns(simd, &mut contacts.dvn[..nc], &problem.jn, dv);
             let (mut dvt2, mut dvn2) = (0.0, 0.0);
             for i in 0..nc {
                 let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
@@ -522,7 +524,7 @@ impl TamsiSolver {
         let ws = &mut self.ws;
         let contacts = &mut ws.contacts;
         if !evaluated {
-            contacts.evaluate(problem, &ws.v, dt, vs, eps_v);
+            contacts.evaluate(simd, problem, &ws.v, dt, vs, eps_v);
         }
         r.vn.copy_from_slice(&contacts.vn[..nc]);
         r.vt.copy_from_slice(&contacts.vt[..2 * nc]);
@@ -561,19 +563,21 @@ impl TamsiSolver {
             return Ok(());
         }
         struct Assemble<'a, 'p> {
-            ws: &'a mut Workspace,
+            solver: &'a mut TamsiSolver,
             problem: &'a TamsiProblem<'p>,
+            dt: f64,
         }
         impl WithSimd for Assemble<'_, '_> {
             type Output = ();
             #[inline(always)]
             fn with_simd<S: Simd>(self, simd: S) {
-                let ws = self.ws;
+                self.solver.evaluate_at_v(simd, self.problem, self.dt);
+                let ws = &mut self.solver.ws;
                 let j = ws.lu.storage_mut(ws.v.len());
                 ws.contacts.assemble_newton_matrix(simd, self.problem, &mut ws.newton, j);
             }
         }
-        simd::dispatch(Assemble { ws: &mut self.ws, problem });
+        simd::dispatch(Assemble { solver: self, problem, dt });
         let j = self.ws.lu.storage_mut(nv);
         for (c, src) in j.chunks_exact(nv).enumerate() {
             out.column_mut(c).as_mut_slice().copy_from_slice(src);
@@ -595,7 +599,7 @@ impl TamsiSolver {
         self.prepare_evaluation(problem, dt, v)?;
         check_len("out", out.len(), self.nv)?;
         struct Residual<'a, 'p> {
-            ws: &'a mut Workspace,
+            solver: &'a mut TamsiSolver,
             problem: &'a TamsiProblem<'p>,
             dt: f64,
         }
@@ -603,18 +607,27 @@ impl TamsiSolver {
             type Output = ();
             #[inline(always)]
             fn with_simd<S: Simd>(self, simd: S) {
-                self.ws.negative_residual(simd, self.problem, self.dt)
+                self.solver.evaluate_at_v(simd, self.problem, self.dt);
+                self.solver.ws.negative_residual(simd, self.problem, self.dt)
             }
         }
-        simd::dispatch(Residual { ws: &mut self.ws, problem, dt });
+        simd::dispatch(Residual { solver: self, problem, dt });
         for (o, &r) in out.iter_mut().zip(&self.ws.rhs) {
             *o = -r;
         }
         Ok(())
     }
 
-    /// Validates a problem, `dt` and `v` for an evaluation at `v`, and evaluates the contact
-    /// quantities there.
+    /// Evaluates the contact quantities at `self.ws.v` (after [`Self::prepare_evaluation`]).
+    #[inline(always)]
+    fn evaluate_at_v<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) {
+        let vs = self.params.stiction_tolerance;
+        let ws = &mut self.ws;
+        ws.contacts.evaluate(simd, problem, &ws.v, dt, vs, self.params.relative_tolerance * vs);
+    }
+
+    /// Validates a problem, `dt` and `v` for an evaluation at `v` and prepares the contact data;
+    /// [`Self::evaluate_at_v`] then evaluates the contacts.
     fn prepare_evaluation(
         &mut self,
         problem: &TamsiProblem<'_>,
@@ -639,8 +652,6 @@ impl TamsiSolver {
         ws.contacts.reserve(problem.num_contacts());
         ws.v.copy_from_slice(v.as_slice());
         ws.prepare(problem, dt);
-        let vs = self.params.stiction_tolerance;
-        ws.contacts.evaluate(problem, &ws.v, dt, vs, self.params.relative_tolerance * vs);
         Ok(())
     }
 
