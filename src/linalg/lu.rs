@@ -5,9 +5,11 @@
 //! non-finite values, which is what Drake's two-way TAMSI relies on (the NaN flows on into the
 //! limiter).
 //!
-//! Two kernels, one contract:
+//! Three kernels, one contract:
 //! * below [`BLOCKED_MIN_DIM`] an unblocked right-looking elimination in Eigen's order (the pivot
-//!   is the first largest |entry|; a zero pivot column is left unscaled, as Eigen does);
+//!   is the first largest |entry|; a zero pivot column is left unscaled, as Eigen does): the
+//!   textbook one-step-at-a-time loop below [`PANEL_MIN_DIM`], where its low overhead wins, and
+//!   from there a panel-delayed version of it with the same arithmetic;
 //! * from [`BLOCKED_MIN_DIM`] up, faer's recursive blocked LU (matrix-multiply updates, runtime
 //!   SIMD dispatch), which is 2–4× faster than any unblocked LU at n ≥ 100 and allocates nothing
 //!   with a preallocated scratch stack. On a zero pivot column it scales by 1/0, so its factors
@@ -24,6 +26,10 @@ use super::simd::{Simd, WithSimd};
 /// Size from which the blocked kernel is used (measured crossover on the project's machine kind:
 /// faer is slower below ~50 and faster above ~60).
 pub const BLOCKED_MIN_DIM: usize = 64;
+
+/// Size from which the unblocked elimination delays its updates by panels (measured: the
+/// textbook loop is faster up to about 24).
+pub const PANEL_MIN_DIM: usize = 24;
 
 /// Partial-pivot LU factorization in owned, grow-only storage.
 ///
@@ -181,7 +187,11 @@ impl WithSimd for FactorUnblocked<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
-        factor_unblocked(self.a, self.perm, self.n)
+        if self.n < PANEL_MIN_DIM {
+            factor_textbook(self.a, self.perm, self.n)
+        } else {
+            factor_unblocked(self.a, self.perm, self.n)
+        }
     }
 }
 
@@ -210,7 +220,7 @@ const PANEL: usize = 4;
 /// one pass (a column is loaded and stored once per panel instead of once per step). Every entry
 /// still receives its updates `a[r][c] -= l[r][j]·u[j][c]` one by one in increasing `j`, so the
 /// factors are bit-identical to those of the textbook one-step-at-a-time elimination
-/// ([`factor_reference`] in the tests).
+/// ([`factor_textbook`]).
 #[inline(always)]
 fn factor_unblocked(a: &mut [f64], perm: &mut [usize], n: usize) {
     for (i, p) in perm.iter_mut().enumerate() {
@@ -304,10 +314,11 @@ fn pivot_and_scale(a: &mut [f64], perm: &mut [usize], n: usize, k: usize) {
     }
 }
 
-/// The textbook unblocked elimination, kept as the reference the panel-delayed kernel must
+/// The textbook unblocked elimination: one step at a time, a rank-1 update of the trailing block
+/// per step. The kernel for small matrices, and the reference the panel-delayed kernel must
 /// reproduce bit for bit.
-#[cfg(test)]
-fn factor_reference(a: &mut [f64], perm: &mut [usize], n: usize) {
+#[inline(always)]
+fn factor_textbook(a: &mut [f64], perm: &mut [usize], n: usize) {
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
@@ -392,7 +403,7 @@ mod tests {
                 let (mut a, mut b) = (m.as_slice().to_vec(), m.as_slice().to_vec());
                 let (mut pa, mut pb) = (vec![0; n], vec![0; n]);
                 factor_unblocked(&mut a, &mut pa, n);
-                factor_reference(&mut b, &mut pb, n);
+                factor_textbook(&mut b, &mut pb, n);
                 assert_eq!(pa, pb, "n = {n}, seed = {seed}");
                 for (x, y) in a.iter().zip(&b) {
                     assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()), "n = {n}: {x} vs {y}");
