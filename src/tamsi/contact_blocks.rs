@@ -50,8 +50,6 @@ impl ContactBlocks {
         grow(&mut self.rows, len, 0.0);
         grow(&mut self.nonzero, nb * nc, false);
         grow(&mut self.block_start, nc + 1, 0);
-        let nonzero = &mut self.nonzero[..nb * nc];
-        nonzero.fill(false);
         if !nv.is_multiple_of(BLOCK) {
             // Lanes past the last column.
             let b = nb - 1;
@@ -65,14 +63,16 @@ impl ContactBlocks {
             let (t, n) = (jt.column(c), jn.column(c));
             let (t, n) = (t.as_slice(), n.as_slice());
             let rows = self.rows[range].chunks_exact_mut(BLOCK_LEN);
-            let flags = nonzero[b * nc..(b + 1) * nc].iter_mut();
-            for (((r, f), t), &n) in rows.zip(flags).zip(t.chunks_exact(2)).zip(n) {
-                let (t0, t1) = (t[0], t[1]);
-                r[w] = t0;
-                r[BLOCK + w] = t1;
+            for ((r, t), &n) in rows.zip(t.chunks_exact(2)).zip(n) {
+                r[w] = t[0];
+                r[BLOCK + w] = t[1];
                 r[2 * BLOCK + w] = n;
-                *f |= (t0 != 0.0) | (t1 != 0.0) | (n != 0.0);
             }
+        }
+        let nonzero = &mut self.nonzero[..nb * nc];
+        for (f, r) in nonzero.iter_mut().zip(self.rows[..len].chunks_exact(BLOCK_LEN)) {
+            // Not `any`: no early exit, so the 12 comparisons vectorize.
+            *f = r.iter().fold(false, |f, &x| f | (x != 0.0));
         }
         let total = nonzero.iter().filter(|&&f| f).count();
         grow(&mut self.blocks, total, 0);
@@ -107,15 +107,14 @@ impl ContactBlocks {
         self.rows[k..k + BLOCK_LEN].try_into().unwrap()
     }
 
-    /// `out += ct0·Jt[2i] + ct1·Jt[2i+1]` (if `friction`) and `out += cn·Jn[i]` (otherwise) for
-    /// every contact i in order, with `(ct0, ct1, cn) = coefficients(i)`. `out` has at least
-    /// `num_blocks()·BLOCK` entries.
+    /// `tau_t += ct0·Jt[2i] + ct1·Jt[2i+1]` and `tau_n += cn·Jn[i]` for every contact i in order,
+    /// with `(ct0, ct1, cn) = coefficients(i)`. Both have at least `num_blocks()·BLOCK` entries.
     #[inline(always)]
     pub fn add_transposed<S: Simd>(
         &self,
         simd: S,
-        out: &mut [f64],
-        friction: bool,
+        tau_t: &mut [f64],
+        tau_n: &mut [f64],
         coefficients: impl Fn(usize) -> (f64, f64, f64),
     ) {
         let lanes = S::F64_LANES;
@@ -123,20 +122,17 @@ impl ContactBlocks {
             let (ct0, ct1, cn) = coefficients(i);
             let (ct0, ct1, cn) = (simd.splat_f64s(ct0), simd.splat_f64s(ct1), simd.splat_f64s(cn));
             for &b in self.blocks_of(i) {
-                let r = self.rows(b as usize, i);
-                let o = &mut out[b as usize * BLOCK..(b as usize + 1) * BLOCK];
-                let o = S::as_mut_simd_f64s(o).0;
-                for (v, o) in o.iter_mut().enumerate() {
+                let b = b as usize;
+                let r = self.rows(b, i);
+                let ot = S::as_mut_simd_f64s(&mut tau_t[b * BLOCK..(b + 1) * BLOCK]).0;
+                let on = S::as_mut_simd_f64s(&mut tau_n[b * BLOCK..(b + 1) * BLOCK]).0;
+                for (v, (ot, on)) in ot.iter_mut().zip(on).enumerate() {
                     let k = v * lanes;
-                    let term = if friction {
-                        let t0 = S::as_simd_f64s(&r[k..k + lanes]).0[0];
-                        let t1 = S::as_simd_f64s(&r[BLOCK + k..BLOCK + k + lanes]).0[0];
-                        simd.add_f64s(simd.mul_f64s(ct0, t0), simd.mul_f64s(ct1, t1))
-                    } else {
-                        let n = S::as_simd_f64s(&r[2 * BLOCK + k..2 * BLOCK + k + lanes]).0[0];
-                        simd.mul_f64s(cn, n)
-                    };
-                    *o = simd.add_f64s(*o, term);
+                    let t0 = S::as_simd_f64s(&r[k..k + lanes]).0[0];
+                    let t1 = S::as_simd_f64s(&r[BLOCK + k..BLOCK + k + lanes]).0[0];
+                    let n = S::as_simd_f64s(&r[2 * BLOCK + k..2 * BLOCK + k + lanes]).0[0];
+                    *ot = simd.add_f64s(*ot, simd.add_f64s(simd.mul_f64s(ct0, t0), simd.mul_f64s(ct1, t1)));
+                    *on = simd.add_f64s(*on, simd.mul_f64s(cn, n));
                 }
             }
         }
@@ -219,9 +215,9 @@ mod tests {
         blocks.prepare(&jt.as_view(), &jn.as_view());
         assert_eq!(blocks.blocks_of(0), &[0]);
         let (ct, cn) = ([1.5, -2.0, 0.25, 3.0], [0.5, -1.0]);
-        for friction in [true, false] {
-            let mut out = vec![0.0; 8];
-            blocks.add_transposed(Scalar::new(), &mut out, friction, |i| (ct[2 * i], ct[2 * i + 1], cn[i]));
+        let (mut tau_t, mut tau_n) = (vec![0.0; 8], vec![0.0; 8]);
+        blocks.add_transposed(Scalar::new(), &mut tau_t, &mut tau_n, |i| (ct[2 * i], ct[2 * i + 1], cn[i]));
+        for (friction, out) in [(true, &tau_t), (false, &tau_n)] {
             let mut want = vec![0.0; nv];
             for i in 0..2 {
                 for c in 0..nv {

@@ -123,6 +123,7 @@ impl NewtonMatrix {
             let range = start[t] as usize..start[t + 1] as usize;
             let out = self.pair_a[range.start * BLOCK_LEN..range.end * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN);
             for (a, &i) in out.zip(&self.tile_contacts[range]) {
+                let a: &mut [f64; BLOCK_LEN] = a.try_into().unwrap();
                 for (a, &x) in a.iter_mut().zip(blocks.rows(c, i as usize)) {
                     *a = dt * x;
                 }

@@ -221,10 +221,9 @@ impl ContactState {
     fn generalized_forces<S: Simd>(&self, simd: S, tau_n: &mut [f64], tau_t: &mut [f64]) {
         tau_n.fill(0.0);
         tau_t.fill(0.0);
-        self.blocks.add_transposed(simd, tau_n, false, |i| (0.0, 0.0, self.fn_[i]));
-        self.blocks.add_transposed(simd, tau_t, true, |i| {
+        self.blocks.add_transposed(simd, tau_t, tau_n, |i| {
             let ft = self.friction[i].ft;
-            (ft[0], ft[1], 0.0)
+            (ft[0], ft[1], self.fn_[i])
         });
     }
 
