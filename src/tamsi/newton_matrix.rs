@@ -22,13 +22,6 @@ const ROW_BLOCKS: usize = 2;
 pub(crate) const TILE_ROWS: usize = ROW_BLOCKS * BLOCK;
 /// Values of `Bᵢ` over one row block: three rows of [`TILE_ROWS`].
 const B_LEN: usize = 3 * TILE_ROWS;
-/// From this many generalized velocities on, a contact's contribution is accumulated with fused
-/// multiply-adds, `d ← fma(a₂, x₂, fma(a₁, x₁, fma(a₀, x₀, d)))`, which halves the floating-point
-/// instructions of the sweep. Smaller problems keep separate roundings, `d + ((a₀x₀ + a₁x₁) +
-/// a₂x₂)`. Either way the arithmetic does not depend on the CPU (without hardware FMA, a
-/// correctly rounded software FMA gives the same bits).
-pub(crate) const FMA_MIN_DIM: usize = 16;
-
 /// The 3×3 coefficients `Cᵢ` of one contact: the symmetric friction block `D` and the two-way
 /// coupling column `(μ_reg·t̂₀·g, μ_reg·t̂₁·g, −g)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -155,21 +148,15 @@ impl NewtonMatrix {
                 fill_b(simd, blocks, r, i, &c, out, coupled);
             }
         }
-        match (coupled, self.nv >= FMA_MIN_DIM) {
-            (true, true) => self.sweep::<S, true, true>(simd, j, m),
-            (true, false) => self.sweep::<S, true, false>(simd, j, m),
-            (false, true) => self.sweep::<S, false, true>(simd, j, m),
-            (false, false) => self.sweep::<S, false, false>(simd, j, m),
+        if coupled {
+            self.sweep::<S, true>(simd, j, m);
+        } else {
+            self.sweep::<S, false>(simd, j, m);
         }
     }
 
     #[inline(always)]
-    fn sweep<S: Simd, const COUPLED: bool, const FMA: bool>(
-        &self,
-        simd: S,
-        j: &mut [f64],
-        m: &DMatrixView<'_, f64>,
-    ) {
+    fn sweep<S: Simd, const COUPLED: bool>(&self, simd: S, j: &mut [f64], m: &DMatrixView<'_, f64>) {
         let nv = self.nv;
         let ncb = nv.div_ceil(BLOCK);
         let j = &mut j[..nv * nv];
@@ -180,10 +167,10 @@ impl NewtonMatrix {
                 let list = &self.tile_contacts[pairs.clone()];
                 let a = &self.pair_a[pairs.start * BLOCK_LEN..pairs.end * BLOCK_LEN];
                 match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
-                    2 => self.tile::<S, 2, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
-                    3 => self.tile::<S, 3, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
-                    _ => self.tile::<S, BLOCK, COUPLED, FMA>(simd, j, m, r, c, p0, list, a),
+                    1 => self.tile::<S, 1, COUPLED>(simd, j, m, r, c, p0, list, a),
+                    2 => self.tile::<S, 2, COUPLED>(simd, j, m, r, c, p0, list, a),
+                    3 => self.tile::<S, 3, COUPLED>(simd, j, m, r, c, p0, list, a),
+                    _ => self.tile::<S, BLOCK, COUPLED>(simd, j, m, r, c, p0, list, a),
                 }
             }
         }
@@ -193,7 +180,7 @@ impl NewtonMatrix {
     /// first `W` columns of the block; `list` are its contacts and `pair_a` their `dt·Aᵢ`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn tile<S: Simd, const W: usize, const COUPLED: bool, const FMA: bool>(
+    fn tile<S: Simd, const W: usize, const COUPLED: bool>(
         &self,
         simd: S,
         j: &mut [f64],
@@ -224,15 +211,7 @@ impl NewtonMatrix {
             let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
             for (w, acc) in acc.iter_mut().enumerate() {
                 let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
-                if FMA {
-                    for v in 0..nvec {
-                        acc[v] = simd.mul_add_f64s(c0, x0[v], acc[v]);
-                        acc[v] = simd.mul_add_f64s(c1, x1[v], acc[v]);
-                        if COUPLED {
-                            acc[v] = simd.mul_add_f64s(simd.splat_f64s(a[2 * BLOCK + w]), x2[v], acc[v]);
-                        }
-                    }
-                } else if COUPLED {
+                if COUPLED {
                     let c2 = simd.splat_f64s(a[2 * BLOCK + w]);
                     for v in 0..nvec {
                         let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
