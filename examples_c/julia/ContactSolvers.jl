@@ -92,7 +92,25 @@ end
 
 const _lib = Ref{Ptr{Cvoid}}(C_NULL)
 const _lib_path = Ref{String}("")
+const _load_lock = ReentrantLock()
+# Every C function's address, resolved once when the library is loaded: afterwards the table is
+# only read, so solvers on different threads and finalizers (which must not take locks or mutate
+# shared state) can use it.
 const _symbols = Dict{Symbol,Ptr{Cvoid}}()
+const _FUNCTIONS = (
+    :cts_version, :cts_abi_version, :cts_status_string, :cts_last_error_message,
+    :cts_tamsi_parameters_default, :cts_tamsi_solver_new, :cts_tamsi_solver_free,
+    :cts_tamsi_solver_clone, :cts_tamsi_solver_resize, :cts_tamsi_solver_set_parameters,
+    :cts_tamsi_solver_get_parameters, :cts_tamsi_solver_set_one_way_coupled_problem_data,
+    :cts_tamsi_solver_set_two_way_coupled_problem_data, :cts_tamsi_solver_solve_with_guess,
+    :cts_tamsi_solver_get_generalized_velocities, :cts_tamsi_solver_get_normal_velocities,
+    :cts_tamsi_solver_get_tangential_velocities, :cts_tamsi_solver_get_normal_forces,
+    :cts_tamsi_solver_get_friction_forces, :cts_tamsi_solver_get_generalized_friction_forces,
+    :cts_tamsi_solver_get_generalized_contact_forces, :cts_tamsi_solver_get_iteration_stats,
+    :cts_tamsi_solver_get_residuals, :cts_tamsi_solver_num_velocities,
+    :cts_tamsi_solver_num_contacts, :cts_tamsi_solver_last_error, :cts_tamsi_calc_alpha,
+    :cts_tamsi_solver_calc_jacobian,
+)
 
 function _default_library_path()
     env = get(ENV, "CONTACT_SOLVERS_LIB", "")
@@ -111,25 +129,35 @@ end
 """
     load_library(path = nothing)
 
-Loads libcontact_solvers (once per session) and checks its ABI version.
+Loads libcontact_solvers (once per session), checks its ABI version and resolves its functions.
+Called on first use with no path; call it first to choose the file.
 """
 function load_library(path::Union{Nothing,AbstractString} = nothing)
-    if _lib[] != C_NULL
-        path === nothing || path == _lib_path[] ||
-            error("libcontact_solvers already loaded from $(_lib_path[])")
-        return _lib_path[]
+    lock(_load_lock) do
+        if _lib[] != C_NULL
+            path === nothing || path == _lib_path[] ||
+                error("libcontact_solvers already loaded from $(_lib_path[])")
+            return _lib_path[]
+        end
+        p = path === nothing ? _default_library_path() : String(path)
+        h = Libdl.dlopen(p)
+        abi = ccall(Libdl.dlsym(h, :cts_abi_version), UInt32, ())
+        if abi != ABI_VERSION
+            Libdl.dlclose(h)
+            error("$p: ABI version $abi, this module expects $ABI_VERSION")
+        end
+        for name in _FUNCTIONS
+            _symbols[name] = Libdl.dlsym(h, name)
+        end
+        _lib_path[] = p
+        _lib[] = h
+        return p
     end
-    p = path === nothing ? _default_library_path() : String(path)
-    _lib[] = Libdl.dlopen(p)
-    _lib_path[] = p
-    abi = ccall(_sym(:cts_abi_version), UInt32, ())
-    abi == ABI_VERSION || error("$p: ABI version $abi, this module expects $ABI_VERSION")
-    return p
 end
 
 function _sym(name::Symbol)
     _lib[] == C_NULL && load_library()
-    return get!(() -> Libdl.dlsym(_lib[], name), _symbols, name)
+    return _symbols[name]
 end
 
 "`cts_version()`: the library's version, e.g. `\"0.1.0\"`."
@@ -251,7 +279,9 @@ end
 function Base.close(s::TamsiSolver)
     h = s.handle
     s.handle = C_NULL
-    h == C_NULL || ccall(_sym(:cts_tamsi_solver_free), Cvoid, (Ptr{Cvoid},), h)
+    # A handle exists only once the library is loaded: read the table, never load here (this
+    # runs in finalizers too).
+    h == C_NULL || ccall(_symbols[:cts_tamsi_solver_free], Cvoid, (Ptr{Cvoid},), h)
     s.borrowed = ()
     return nothing
 end

@@ -492,9 +492,12 @@ class TamsiSolver:
         c = _TamsiParameters()
         self._lib.cts_tamsi_parameters_default(ctypes.byref(c))
         c.stiction_tolerance = float(parameters.stiction_tolerance)
-        if not -(2**31) <= int(parameters.max_iterations) < 2**31:
-            raise ContactSolversError(Status.INVALID_ARGUMENT, "max_iterations out of int32")
-        c.max_iterations = int(parameters.max_iterations)
+        max_iterations = parameters.max_iterations
+        if int(max_iterations) != max_iterations or not -(2**31) <= max_iterations < 2**31:
+            raise ContactSolversError(
+                Status.INVALID_ARGUMENT, f"max_iterations = {max_iterations} is not an int32"
+            )
+        c.max_iterations = int(max_iterations)
         c.relative_tolerance = float(parameters.relative_tolerance)
         c.theta_max = float(parameters.theta_max)
         self._check(self._lib.cts_tamsi_solver_set_parameters(self._h(), ctypes.byref(c)))

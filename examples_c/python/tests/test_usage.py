@@ -82,7 +82,8 @@ def test_guess_of_the_wrong_length_is_rejected_by_the_library(lib):
 @pytest.mark.parametrize(
     "field, value",
     [("stiction_tolerance", 0.0), ("stiction_tolerance", math.nan), ("max_iterations", -1),
-     ("relative_tolerance", 1.0), ("theta_max", 2.0)],
+     ("max_iterations", 2.5), ("max_iterations", 2**31), ("relative_tolerance", 1.0),
+     ("theta_max", 2.0)],
 )
 def test_bad_parameters_are_invalid_argument_and_change_nothing(lib, field, value):
     with cts.TamsiSolver(3, library=lib) as solver:
