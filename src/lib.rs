@@ -7,6 +7,7 @@
 //! | module | solver | reference |
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`lcp`] | LCP solvers: Lemke (Moby, regularized, lexicographic), principal pivoting, unrevised Lemke | Drake `MobyLcpSolver`, `UnrevisedLemkeSolver` |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -26,5 +27,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod lcp;
 pub mod linalg;
 pub mod tamsi;

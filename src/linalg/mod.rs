@@ -8,12 +8,20 @@
 //!   its exact failure rules and pseudo-inverse solve (`specs/tamsi.md` §5.1).
 //! * [`PartialPivLu`]: row partial-pivot LU that, like Eigen's `PartialPivLU`, never reports
 //!   failure (`specs/tamsi.md` §5.2).
+//! * [`Cod`]: complete orthogonal decomposition, minimum-norm least-squares solve
+//!   (`specs/rigid.md` §3.1).
+//! * [`BasisInverse`]: explicit basis inverse with rank-1 column-replacement updates, for the
+//!   pivoting LCP solvers (`specs/rigid.md` §8–9).
 //!
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
+mod basis_inverse;
+mod cod;
 mod ldlt;
 mod lu;
 
+pub use basis_inverse::BasisInverse;
+pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
 
