@@ -217,6 +217,7 @@ impl UnrevisedLemkeSolver {
         if self.prev_n == Some(n) && self.pos[2 * n + 1] != NONE {
             self.refactor();
             if self.compute_qp(tol) {
+                self.refine_qp();
                 self.extract_z();
                 if is_solution(problem.m(), problem.q(), &self.z[..n], tol) {
                     return (LcpOutcome::Solved, 1);
@@ -278,6 +279,7 @@ impl UnrevisedLemkeSolver {
                 if !self.compute_qp(tol) {
                     return (LcpOutcome::LinearSolveFailed, pivots);
                 }
+                self.refine_qp();
                 self.extract_z();
                 return if is_solution(problem.m(), problem.q(), &self.z[..n], default_tol) {
                     (LcpOutcome::Solved, pivots)
@@ -355,15 +357,30 @@ impl UnrevisedLemkeSolver {
         if self.qp_with_check(tol) {
             return true;
         }
-        if self.binv.updates() == 0 {
+        // A product with an explicit inverse is not backward stable: refine first (O(n²)),
+        // then refactor, before declaring the solve failed.
+        if self.refine_and_check(tol) {
+            return true;
+        }
+        if self.binv.updates() == 0 || !self.refactor() {
             return false;
         }
-        self.refactor() && self.qp_with_check(tol)
+        self.qp_with_check(tol) || self.refine_and_check(tol)
+    }
+
+    fn refine_and_check(&mut self, tol: f64) -> bool {
+        self.refine_qp();
+        self.residual_ok(tol)
     }
 
     fn qp_with_check(&mut self, tol: f64) -> bool {
         let n = self.n;
         self.binv.solve(&self.q[..n], &mut self.qp[..n]);
+        self.residual_ok(tol)
+    }
+
+    fn residual_ok(&mut self, tol: f64) -> bool {
+        let n = self.n;
         // Residual on the rows α (w-variables that are independent): r = M̃_αβ q′_β + q_α.
         let r = &mut self.resid[..n];
         r.copy_from_slice(&self.q[..n]);
@@ -393,6 +410,34 @@ impl UnrevisedLemkeSolver {
         // NaN fails too (Drake compares `norm > tol` and fails; a NaN q′ is caught by the ratio
         // test instead, so accept NaN here as Drake does).
         !(sq.sqrt() > tol)
+    }
+
+    /// One step of iterative refinement of `q′` against the exact basis columns:
+    /// `q′ += B⁻¹ (q − B q′)`. Used where the result is returned (reconstruction, warm start), so
+    /// the returned z is as accurate as Drake's freshly factored solve.
+    fn refine_qp(&mut self) {
+        let n = self.n;
+        let r = &mut self.resid[..n];
+        r.copy_from_slice(&self.q[..n]);
+        for (p, &v) in self.dep[..n].iter().enumerate() {
+            let x = self.qp[p];
+            let k = v / 2;
+            if v & 1 == 0 {
+                r[k] -= x;
+            } else if k < n {
+                for (ri, &mi) in r.iter_mut().zip(&self.m[k * n..(k + 1) * n]) {
+                    *ri += mi * x;
+                }
+            } else {
+                for ri in r.iter_mut() {
+                    *ri += x;
+                }
+            }
+        }
+        self.binv.solve(&self.resid[..n], &mut self.ratios[..n]);
+        for (q, &d) in self.qp[..n].iter_mut().zip(&self.ratios[..n]) {
+            *q += d;
+        }
     }
 
     /// `self.col = M′` for the driving variable `indep[d]` (§9.2).
