@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
 //! | [`lcp`] | LCP solvers: Lemke (Moby, regularized, lexicographic), principal pivoting, unrevised Lemke | Drake `MobyLcpSolver`, `UnrevisedLemkeSolver` |
+//! | [`rigid`] | rigid contact/friction/limit/bilateral constraint forces and impulses as LCPs, discretized time stepping | Drake `ConstraintSolver` |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -29,4 +30,5 @@
 
 pub mod lcp;
 pub mod linalg;
+pub mod rigid;
 pub mod tamsi;
