@@ -205,10 +205,12 @@ pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], 
     let mut min_w = f64::INFINITY;
     let mut dot = 0.0;
     for i in 0..n {
-        let mut wi = q[i];
+        // Eigen's order: (M z)ᵢ accumulated over the columns, then + qᵢ.
+        let mut wi = 0.0;
         for j in 0..n {
             wi += m[(i, j)] * z[j];
         }
+        wi += q[i];
         if wi < min_w || wi.is_nan() {
             min_w = wi;
         }

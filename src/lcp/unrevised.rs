@@ -8,11 +8,22 @@
 //! basic solution of `[I | −M̃] (w; z̃) = q` for the basis `B` formed by the columns of the
 //! dependent variables (`wₖ → eₖ`, `zⱼ → −M̃[:, j]`): `q′ = B⁻¹ q` and the driving column is
 //! `M′ = −B⁻¹ a_driving`. This solver keeps `B⁻¹` explicitly and updates it by one rank-1 column
-//! replacement per pivot ([`BasisInverse`], O(n²) instead of O(|α|³)), refactoring every
-//! `max(2n, 50)` pivots. Drake's residual check `‖M̃_αβ q′_β + q_α‖₂ ≤ zero_tol` is kept; when
-//! it fails on an updated inverse the basis is refactored and the check repeated before the
-//! solve is declared failed. Index sets, ratio test, tie-breaking and pivot counting are
-//! Drake's, so the pivot path is Drake's up to round-off.
+//! replacement per pivot ([`BasisInverse`], O(n²) instead of Drake's O(|α|³)), refactoring
+//! every `max(2n, 50)` pivots. Drake's decisions depend on the last bits in degenerate problems
+//! (its tolerance is `n·max|M|·2.2 eps`, absolute), so the pivot falls back to **Drake's own
+//! arithmetic** — the partial-pivot LU of `M̃_αβ`, products in Eigen's order — whenever
+//! * the inverse's `q′` fails Drake's residual check `‖M̃_αβ q′_β + q_α‖₂ ≤ zero_tol` after one
+//!   step of iterative refinement (the inverse is then rebuilt),
+//! * the ratio test has a second candidate within the inverse's round-off window of the
+//!   minimum, or a column entry sits at the `−tol` threshold (near-ties: exact ties of
+//!   duplicated contacts must stay exact ties, as in Drake),
+//! * the reconstructed solution is rejected by `IsSolution` (the final z is recomputed as Drake
+//!   computes it).
+//!
+//! Index sets, ratio test, tie-breaking and pivot counting are Drake's, so the pivot path is
+//! Drake's wherever it is not round-off sensitive. (Known difference: Siconos' massively
+//! degenerate `lcp_tobenna`, on which Drake stops at its 2000-pivot cap, is solved here in 1012
+//! pivots.)
 //!
 //! Variables are coded `wₖ = 2k`, `zₖ = 2k + 1` (the artificial is `z_n = 2n + 1`), which is
 //! exactly Drake's ordering (by index, `w` before `z` on equal index).
@@ -68,6 +79,16 @@ pub struct UnrevisedLemkeSolver {
     pos: Vec<usize>,
     binv: BasisInverse,
     refactor_every: usize,
+    /// Set when the inverse failed its check: the pivot uses Drake's block LU and the inverse
+    /// is rebuilt at the next pivot.
+    block_mode: bool,
+    need_refactor: bool,
+    /// Drake's block computation: LU of M̃_αβ, α (row indices), β (z index, dep position).
+    blu: crate::linalg::PartialPivLu,
+    alpha: Vec<usize>,
+    beta: Vec<(usize, usize)>,
+    xb: Vec<f64>,
+    tb: Vec<f64>,
     /// Contiguous M (column-major n×n) and q.
     m: Vec<f64>,
     q: Vec<f64>,
@@ -137,7 +158,14 @@ impl UnrevisedLemkeSolver {
         g(&mut self.resid, n);
         g(&mut self.z, n);
         g(&mut self.w, n);
+        g(&mut self.xb, n);
+        g(&mut self.tb, n);
         self.binv.reserve(n);
+        self.blu.reserve(n);
+        if self.alpha.capacity() < n {
+            self.alpha.reserve(n);
+            self.beta.reserve(n);
+        }
         if self.dep.len() < n {
             self.dep.resize(n, 0);
         }
@@ -215,15 +243,11 @@ impl UnrevisedLemkeSolver {
 
         // Warm start from the previous call's index sets (§9.4 step 5).
         if self.prev_n == Some(n) && self.pos[2 * n + 1] != NONE {
-            self.refactor();
-            if self.compute_qp(tol) {
-                self.refine_qp();
-                self.extract_z();
-                if is_solution(problem.m(), problem.q(), &self.z[..n], tol) {
-                    return (LcpOutcome::Solved, 1);
-                }
-                self.z[..n].fill(0.0);
+            self.need_refactor = true;
+            if self.reconstruct(problem, tol, tol, 1).0.is_solved() {
+                return (LcpOutcome::Solved, 1);
             }
+            self.z[..n].fill(0.0);
         }
 
         // Initial state (§9.1) and the artificial's entry (§9.4 step 6).
@@ -240,6 +264,7 @@ impl UnrevisedLemkeSolver {
         self.pos[2 * n + 1] = n;
         self.set_key_bit(2 * n + 1, true);
         self.binv.set_identity(n);
+        self.need_refactor = false;
         self.col[..n].copy_from_slice(&self.q[..n]);
         self.ratios[..n].copy_from_slice(&self.q[..n]);
         let b = match self.find_blocking_index(tol) {
@@ -265,10 +290,23 @@ impl UnrevisedLemkeSolver {
             for i in 0..n {
                 self.ratios[i] = -self.qp[i] / self.col[i];
             }
+            if !self.block_mode && self.near_tie(tol) {
+                // The ratio test is about to decide between values that differ by less than
+                // the inverse's round-off: decide with Drake's own arithmetic instead.
+                self.block_mode = true;
+                if !self.block_qp(tol) {
+                    return (LcpOutcome::LinearSolveFailed, pivots);
+                }
+                self.driving_column(d);
+                for i in 0..n {
+                    self.ratios[i] = -self.qp[i] / self.col[i];
+                }
+            }
             let b = match self.find_blocking_index(tol) {
                 Ok(b) => b,
                 Err(o) => return (o, pivots),
             };
+
             // The basis gains the driving variable's column a: B⁻¹a = −M′.
             for c in &mut self.col[..n] {
                 *c = -*c;
@@ -276,20 +314,39 @@ impl UnrevisedLemkeSolver {
             let leaving = self.dep[b];
             self.swap(b, d);
             if leaving == 2 * n + 1 {
-                if !self.compute_qp(tol) {
-                    return (LcpOutcome::LinearSolveFailed, pivots);
-                }
-                self.refine_qp();
-                self.extract_z();
-                return if is_solution(problem.m(), problem.q(), &self.z[..n], default_tol) {
-                    (LcpOutcome::Solved, pivots)
-                } else {
-                    (LcpOutcome::NotASolution, pivots)
-                };
+                return self.reconstruct(problem, tol, default_tol, pivots);
             }
             d = self.pos[leaving ^ 1];
         }
         (LcpOutcome::PivotLimit, max_pivots)
+    }
+
+    /// `ConstructLemkeSolution` (§9.5) then `IsSolution(M, q, z, check_tol)`: first from the
+    /// updated inverse (refined), and if that z is rejected, once more with Drake's own block
+    /// LU of `M̃_αβ`, whose round-off is Drake's (the acceptance test's absolute tolerance can
+    /// be below one ulp of the solution's terms, so the last bits decide).
+    fn reconstruct(&mut self, problem: &LcpProblem<'_>, tol: f64, check_tol: f64, pivots: usize) -> (LcpOutcome, usize) {
+        let n = self.n;
+        let ok = self.compute_qp(tol);
+        if ok {
+            if !self.block_mode {
+                self.refine_qp();
+            }
+            self.extract_z();
+            if is_solution(problem.m(), problem.q(), &self.z[..n], check_tol) {
+                return (LcpOutcome::Solved, pivots);
+            }
+        }
+        if self.block_mode || !self.block_qp(tol) {
+            return (if ok { LcpOutcome::NotASolution } else { LcpOutcome::LinearSolveFailed }, pivots);
+        }
+        self.need_refactor = true;
+        self.extract_z();
+        if is_solution(problem.m(), problem.q(), &self.z[..n], check_tol) {
+            (LcpOutcome::Solved, pivots)
+        } else {
+            (LcpOutcome::NotASolution, pivots)
+        }
     }
 
     /// z from the dependent z-variables (index < n) and q′.
@@ -351,21 +408,134 @@ impl UnrevisedLemkeSolver {
     /// `q′ = B⁻¹ q` with Drake's residual check `‖M̃_αβ q′_β + q_α‖₂ ≤ tol` (§9.2); on a failed
     /// check of an updated inverse, refactors once and checks again.
     fn compute_qp(&mut self, tol: f64) -> bool {
-        if self.binv.updates() >= self.refactor_every {
-            self.refactor();
+        self.block_mode = false;
+        let mut inverse_ok = true;
+        if self.need_refactor || self.binv.updates() >= self.refactor_every {
+            self.need_refactor = false;
+            inverse_ok = self.refactor();
         }
-        if self.qp_with_check(tol) {
-            return true;
+        if inverse_ok {
+            if self.qp_with_check(tol) && self.qp_finite() {
+                return true;
+            }
+            // A product with an explicit inverse is not backward stable: refine once (O(n²)).
+            if self.refine_and_check(tol) && self.qp_finite() {
+                return true;
+            }
         }
-        // A product with an explicit inverse is not backward stable: refine first (O(n²)),
-        // then refactor, before declaring the solve failed.
-        if self.refine_and_check(tol) {
-            return true;
+        // Drake's own computation for this pivot: LU of M̃_αβ (§9.2). Its residual check then
+        // decides exactly as Drake's does; the inverse is rebuilt at the next pivot.
+        self.need_refactor = true;
+        self.block_mode = true;
+        self.block_qp(tol)
+    }
+
+    fn qp_finite(&self) -> bool {
+        self.qp[..self.n].iter().all(|x| x.is_finite())
+    }
+
+    /// Drake's `LemkePivot` q′ (§9.2): `q′[β′] = −M̃_αβ⁻¹ q_α` (partial-pivot LU that never
+    /// refuses a singular block), `q′[ᾱ′] = M̃_ᾱβ q′[β′] + q_ᾱ`, and the residual check
+    /// `‖M̃_αβ q′[β′] + q_α‖₂ ≤ tol` (a NaN norm passes, as `norm > tol` is false in Drake).
+    /// Leaves the LU of `M̃_αβ` for [`Self::block_driving_column`].
+    fn block_qp(&mut self, tol: f64) -> bool {
+        let n = self.n;
+        self.alpha.clear();
+        self.beta.clear();
+        for k in 0..n {
+            if self.pos[2 * k] != NONE {
+                self.alpha.push(k);
+            }
         }
-        if self.binv.updates() == 0 || !self.refactor() {
-            return false;
+        for (p, &v) in self.dep[..n].iter().enumerate() {
+            if v & 1 == 1 {
+                self.beta.push((v / 2, p));
+            }
         }
-        self.qp_with_check(tol) || self.refine_and_check(tol)
+        self.beta.sort_unstable();
+        let na = self.alpha.len();
+        debug_assert_eq!(na, self.beta.len());
+        let m = &self.m;
+        let mt = |i: usize, j: usize| if j < n { m[i + j * n] } else { 1.0 };
+        {
+            let mut a = self.blu.matrix_mut(na);
+            for (jj, &(j, _)) in self.beta.iter().enumerate() {
+                for (ii, &i) in self.alpha.iter().enumerate() {
+                    a[(ii, jj)] = mt(i, j);
+                }
+            }
+        }
+        self.blu.factor();
+        let x = &mut self.xb[..na];
+        for (xi, &i) in x.iter_mut().zip(&self.alpha) {
+            *xi = -self.q[i];
+        }
+        self.blu.solve_in_place(x, &mut self.tb[..na]);
+        // Eigen's order: the product M̃_αβ q′ column by column, then + q_α.
+        let r = &mut self.resid[..na];
+        r.fill(0.0);
+        for (jj, &(j, _)) in self.beta.iter().enumerate() {
+            for (ri, &i) in r.iter_mut().zip(&self.alpha) {
+                *ri += mt(i, j) * x[jj];
+            }
+        }
+        let mut sq = 0.0;
+        for (ri, &i) in r.iter().zip(&self.alpha) {
+            let v = ri + self.q[i];
+            sq += v * v;
+        }
+        for (jj, &(_, p)) in self.beta.iter().enumerate() {
+            self.qp[p] = x[jj];
+        }
+        for (p, &v) in self.dep[..n].iter().enumerate() {
+            if v & 1 == 0 {
+                // Eigen's order: M̃_ᾱβ q′[β′] first, then + q_ᾱ.
+                let i = v / 2;
+                let mut s = 0.0;
+                for (jj, &(j, _)) in self.beta.iter().enumerate() {
+                    s += mt(i, j) * x[jj];
+                }
+                self.qp[p] = s + self.q[i];
+            }
+        }
+        !(sq.sqrt() > tol)
+    }
+
+    /// Drake's driving column (§9.2) with the LU left by [`Self::block_qp`].
+    fn block_driving_column(&mut self, d: usize) {
+        let n = self.n;
+        let v = self.indep[d];
+        let na = self.alpha.len();
+        let m = &self.m;
+        let mt = |i: usize, j: usize| if j < n { m[i + j * n] } else { 1.0 };
+        let x = &mut self.xb[..na];
+        let k = v / 2;
+        let w_driving = v & 1 == 0;
+        if w_driving {
+            // γ = position of k within α.
+            x.fill(0.0);
+            if let Ok(g) = self.alpha.binary_search(&k) {
+                x[g] = 1.0;
+            }
+        } else {
+            for (xi, &i) in x.iter_mut().zip(&self.alpha) {
+                *xi = -mt(i, k);
+            }
+        }
+        self.blu.solve_in_place(x, &mut self.tb[..na]);
+        for (jj, &(_, p)) in self.beta.iter().enumerate() {
+            self.col[p] = x[jj];
+        }
+        for (p, &dv) in self.dep[..n].iter().enumerate() {
+            if dv & 1 == 0 {
+                let i = dv / 2;
+                let mut s = 0.0;
+                for (jj, &(j, _)) in self.beta.iter().enumerate() {
+                    s += mt(i, j) * x[jj];
+                }
+                self.col[p] = if w_driving { s } else { mt(i, k) + s };
+            }
+        }
     }
 
     fn refine_and_check(&mut self, tol: f64) -> bool {
@@ -442,6 +612,10 @@ impl UnrevisedLemkeSolver {
 
     /// `self.col = M′` for the driving variable `indep[d]` (§9.2).
     fn driving_column(&mut self, d: usize) {
+        if self.block_mode {
+            self.block_driving_column(d);
+            return;
+        }
         let n = self.n;
         let v = self.indep[d];
         let k = v / 2;
@@ -461,6 +635,32 @@ impl UnrevisedLemkeSolver {
                 }
             }
         }
+    }
+
+    /// Whether a second blocking candidate lies within the round-off window of the smallest
+    /// ratio, or an entry of the column sits at the `−tol` threshold: then the choice could
+    /// depend on the last bits, and the pivot is recomputed with Drake's block LU.
+    fn near_tie(&self, tol: f64) -> bool {
+        let n = self.n;
+        let (col, ratios) = (&self.col[..n], &self.ratios[..n]);
+        let col_scale = col.iter().fold(0.0f64, |a, c| a.max(c.abs()));
+        let col_window = 1e-10 * col_scale;
+        let mut best = NONE;
+        let mut min_ratio = f64::INFINITY;
+        for i in 0..n {
+            if (col[i] + tol).abs() <= col_window {
+                return true;
+            }
+            if col[i] < -tol && (best == NONE || ratios[i] < min_ratio) {
+                best = i;
+                min_ratio = ratios[i];
+            }
+        }
+        if best == NONE {
+            return false;
+        }
+        let window = 1e3 * tol + 1e-10 * min_ratio.abs();
+        (0..n).any(|i| i != best && col[i] < -tol && ratios[i] < min_ratio + window)
     }
 
     /// `FindBlockingIndex(tol, col, ratios)` (§9.3) on `self.col`, `self.ratios`.
