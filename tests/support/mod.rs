@@ -1,1 +1,2 @@
 pub mod rod2d;
+pub mod scene;
