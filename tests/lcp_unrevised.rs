@@ -16,7 +16,11 @@ fn run_lcp(m: &DMatrix<f64>, q: &DVector<f64>, expected: &[f64]) -> usize {
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = UnrevisedLemkeSolver::new();
     assert_eq!(s.solve(&p), LcpOutcome::Solved);
-    assert!(close(s.z(), expected, EPSILON), "z {:?} vs {expected:?}", s.z());
+    assert!(
+        close(s.z(), expected, EPSILON),
+        "z {:?} vs {expected:?}",
+        s.z()
+    );
     assert!(s.num_pivots() > 0);
     s.num_pivots()
 }
@@ -29,9 +33,15 @@ fn cycling() -> DMatrix<f64> {
 fn dimensional_mismatch() {
     let m = DMatrix::<f64>::zeros(3, 3);
     let q = DVector::<f64>::zeros(4);
-    assert!(matches!(LcpProblem::new(m.as_view(), q.as_view()), Err(LcpError::DimensionMismatch { .. })));
+    assert!(matches!(
+        LcpProblem::new(m.as_view(), q.as_view()),
+        Err(LcpError::DimensionMismatch { .. })
+    ));
     let m = DMatrix::<f64>::zeros(3, 4);
-    assert!(matches!(LcpProblem::new(m.as_view(), q.as_view()), Err(LcpError::DimensionMismatch { .. })));
+    assert!(matches!(
+        LcpProblem::new(m.as_view(), q.as_view()),
+        Err(LcpError::DimensionMismatch { .. })
+    ));
 }
 
 #[test]
@@ -64,7 +74,15 @@ fn test_psd() {
 #[test]
 fn test_problem1() {
     let n = 16;
-    let m = DMatrix::from_fn(n, n, |i, j| if i == j { 1.0 } else if i < j { 2.0 } else { 0.0 });
+    let m = DMatrix::from_fn(n, n, |i, j| {
+        if i == j {
+            1.0
+        } else if i < j {
+            2.0
+        } else {
+            0.0
+        }
+    });
     let q = DVector::from_element(n, -1.0);
     let mut e = vec![0.0; n];
     e[n - 1] = 1.0;
@@ -87,21 +105,43 @@ fn test_problem3() {
 
 #[test]
 fn test_problem4() {
-    let m = DMatrix::from_row_slice(4, 4, &[0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0]);
+    let m = DMatrix::from_row_slice(
+        4,
+        4,
+        &[
+            0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0,
+        ],
+    );
     let q = DVector::from_element(4, -1.0);
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = UnrevisedLemkeSolver::new();
     let o = s.solve(&p);
     assert_ne!(o, LcpOutcome::Solved);
-    assert_eq!(o, LcpOutcome::RayTermination, "[ref] unblocked after the first pivot");
+    assert_eq!(
+        o,
+        LcpOutcome::RayTermination,
+        "[ref] unblocked after the first pivot"
+    );
 }
 
 #[test]
 fn test_problem6() {
-    let m = DMatrix::from_row_slice(4, 4, &[11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0, 0.0]);
+    let m = DMatrix::from_row_slice(
+        4,
+        4,
+        &[
+            11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0,
+            0.0,
+        ],
+    );
     for l in [1.0, 16.0] {
         let q = DVector::from_vec(vec![50.0, 50.0, l, -6.0]);
-        let e = [(l + 16.0) / 13.0, (l + 16.0) / 13.0, 2.0 * (23.0 - l) / 13.0, (1286.0 - 9.0 * l) / 13.0];
+        let e = [
+            (l + 16.0) / 13.0,
+            (l + 16.0) / 13.0,
+            2.0 * (23.0 - l) / 13.0,
+            (1286.0 - 9.0 * l) / 13.0,
+        ];
         run_lcp(&m, &q, &e);
     }
     let q = DVector::from_vec(vec![50.0, 50.0, 100.0, -6.0]);
@@ -142,12 +182,15 @@ fn test_solution_quality() {
 #[test]
 fn zero_tolerance() {
     let eps = f64::EPSILON;
-    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1.0).as_view());
+    let t =
+        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1.0).as_view());
     assert!((t - eps).abs() <= 10.0 * eps);
     assert_eq!(t, 4.884981308350689e-16);
-    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1e10).as_view());
+    let t =
+        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1e10).as_view());
     assert!((t - 1e10 * eps).abs() <= 1e11 * eps);
-    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::<f64>::identity(10, 10).as_view());
+    let t =
+        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::<f64>::identity(10, 10).as_view());
     assert!((t - 100.0 * eps).abs() <= 1000.0 * eps);
 }
 
@@ -185,6 +228,12 @@ fn python_binding_case() {
     let q = DVector::from_element(3, 1.0);
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = contact_solvers::lcp::MobyLcpSolver::new();
-    assert_eq!(s.solve_lemke_regularized(&p, contact_solvers::lcp::RegularizationSchedule::LEMKE_DEFAULT), Ok(LcpOutcome::Solved));
+    assert_eq!(
+        s.solve_lemke_regularized(
+            &p,
+            contact_solvers::lcp::RegularizationSchedule::LEMKE_DEFAULT
+        ),
+        Ok(LcpOutcome::Solved)
+    );
     assert_eq!(s.z(), &[0.0; 3]);
 }

@@ -56,7 +56,11 @@ pub(crate) fn fast(
         return (LcpOutcome::Solved, 0);
     }
     ws.reserve(n);
-    let tol = if zero_tol < 0.0 { n as f64 * super::problem::max_abs(&m[..n * n]) * 10.0 * super::problem::EPS } else { zero_tol };
+    let tol = if zero_tol < 0.0 {
+        n as f64 * super::problem::max_abs(&m[..n * n]) * 10.0 * super::problem::EPS
+    } else {
+        zero_tol
+    };
     ws.nonbas.clear();
     ws.bas.clear();
     if warm {

@@ -27,5 +27,7 @@ mod unrevised;
 
 pub use lemke::LemkeVariant;
 pub use moby::{MobyLcpParameters, MobyLcpSolver, RegularizationSchedule};
-pub use problem::{LcpError, LcpOutcome, LcpProblem, is_solution, moby_zero_tolerance, unrevised_zero_tolerance};
+pub use problem::{
+    LcpError, LcpOutcome, LcpProblem, is_solution, moby_zero_tolerance, unrevised_zero_tolerance,
+};
 pub use unrevised::{UnrevisedLemkeParameters, UnrevisedLemkeSolver};

@@ -47,7 +47,10 @@ pub struct UnrevisedLemkeParameters {
 
 impl Default for UnrevisedLemkeParameters {
     fn default() -> Self {
-        Self { zero_tolerance: -1.0, refactor_interval: 0 }
+        Self {
+            zero_tolerance: -1.0,
+            refactor_interval: 0,
+        }
     }
 }
 
@@ -83,6 +86,7 @@ pub struct UnrevisedLemkeSolver {
     /// is rebuilt at the next pivot.
     block_mode: bool,
     need_refactor: bool,
+    block_count: usize,
     /// Drake's block computation: LU of M̃_αβ, α (row indices), β (z index, dep position).
     blu: crate::linalg::PartialPivLu,
     alpha: Vec<usize>,
@@ -117,7 +121,10 @@ impl UnrevisedLemkeSolver {
     /// A solver with the given (validated) parameters.
     pub fn with_parameters(params: UnrevisedLemkeParameters) -> Result<Self, super::LcpError> {
         params.validate()?;
-        Ok(Self { params, ..Self::default() })
+        Ok(Self {
+            params,
+            ..Self::default()
+        })
     }
 
     /// Current parameters.
@@ -126,7 +133,10 @@ impl UnrevisedLemkeSolver {
     }
 
     /// Replaces the parameters (validated). Keeps the warm-start index sets.
-    pub fn set_parameters(&mut self, params: UnrevisedLemkeParameters) -> Result<(), super::LcpError> {
+    pub fn set_parameters(
+        &mut self,
+        params: UnrevisedLemkeParameters,
+    ) -> Result<(), super::LcpError> {
         params.validate()?;
         self.params = params;
         Ok(())
@@ -194,6 +204,11 @@ impl UnrevisedLemkeSolver {
         &self.w[..self.n]
     }
 
+    /// Pivots of the last solve that used Drake's block-LU arithmetic (see the module docs).
+    pub fn block_pivots(&self) -> usize {
+        self.block_count
+    }
+
     /// Pivots of the last solve (0 for the trivial solution, 1 for an accepted warm start).
     pub fn num_pivots(&self) -> usize {
         self.pivots
@@ -214,11 +229,18 @@ impl UnrevisedLemkeSolver {
         for (d, s) in self.q[..n].iter_mut().zip(problem.q().iter()) {
             *d = *s;
         }
+        self.block_count = 0;
         let (o, p) = self.run(problem);
         if !o.is_solved() {
             self.z[..n].fill(0.0);
         }
-        mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
+        mat_vec_plus(
+            &self.m[..n * n],
+            n,
+            &self.z[..n],
+            &self.q[..n],
+            &mut self.w[..n],
+        );
         self.pivots = p;
         self.outcome = Some(o);
         o
@@ -231,9 +253,20 @@ impl UnrevisedLemkeSolver {
             return (LcpOutcome::Solved, 0);
         }
         let default_tol = n as f64 * super::problem::max_abs(&self.m[..n * n]) * 2.2 * EPS;
-        let tol = if self.params.zero_tolerance > 0.0 { self.params.zero_tolerance } else { default_tol };
-        self.refactor_every = if self.params.refactor_interval == 0 { (2 * n).max(50) } else { self.params.refactor_interval };
-        let min_q = self.q[..n].iter().copied().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
+        let tol = if self.params.zero_tolerance > 0.0 {
+            self.params.zero_tolerance
+        } else {
+            default_tol
+        };
+        self.refactor_every = if self.params.refactor_interval == 0 {
+            (2 * n).max(50)
+        } else {
+            self.params.refactor_interval
+        };
+        let min_q = self.q[..n]
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, |a, x| if x < a { x } else { a });
         if min_q > -tol {
             return (LcpOutcome::Solved, 0);
         }
@@ -325,7 +358,13 @@ impl UnrevisedLemkeSolver {
     /// updated inverse (refined), and if that z is rejected, once more with Drake's own block
     /// LU of `M̃_αβ`, whose round-off is Drake's (the acceptance test's absolute tolerance can
     /// be below one ulp of the solution's terms, so the last bits decide).
-    fn reconstruct(&mut self, problem: &LcpProblem<'_>, tol: f64, check_tol: f64, pivots: usize) -> (LcpOutcome, usize) {
+    fn reconstruct(
+        &mut self,
+        problem: &LcpProblem<'_>,
+        tol: f64,
+        check_tol: f64,
+        pivots: usize,
+    ) -> (LcpOutcome, usize) {
         let n = self.n;
         let ok = self.compute_qp(tol);
         if ok {
@@ -338,7 +377,14 @@ impl UnrevisedLemkeSolver {
             }
         }
         if self.block_mode || !self.block_qp(tol) {
-            return (if ok { LcpOutcome::NotASolution } else { LcpOutcome::LinearSolveFailed }, pivots);
+            return (
+                if ok {
+                    LcpOutcome::NotASolution
+                } else {
+                    LcpOutcome::LinearSolveFailed
+                },
+                pivots,
+            );
         }
         self.need_refactor = true;
         self.extract_z();
@@ -440,6 +486,7 @@ impl UnrevisedLemkeSolver {
     /// Leaves the LU of `M̃_αβ` for [`Self::block_driving_column`].
     fn block_qp(&mut self, tol: f64) -> bool {
         let n = self.n;
+        self.block_count += 1;
         self.alpha.clear();
         self.beta.clear();
         for k in 0..n {
@@ -498,7 +545,9 @@ impl UnrevisedLemkeSolver {
                 self.qp[p] = s + self.q[i];
             }
         }
-        !(sq.sqrt() > tol)
+        // Drake fails only on `norm > tol`: a NaN norm passes.
+        let norm = sq.sqrt();
+        norm <= tol || norm.is_nan()
     }
 
     /// Drake's driving column (§9.2) with the LU left by [`Self::block_qp`].
@@ -579,7 +628,9 @@ impl UnrevisedLemkeSolver {
         }
         // NaN fails too (Drake compares `norm > tol` and fails; a NaN q′ is caught by the ratio
         // test instead, so accept NaN here as Drake does).
-        !(sq.sqrt() > tol)
+        // Drake fails only on `norm > tol`: a NaN norm passes.
+        let norm = sq.sqrt();
+        norm <= tol || norm.is_nan()
     }
 
     /// One step of iterative refinement of `q′` against the exact basis columns:
@@ -624,7 +675,8 @@ impl UnrevisedLemkeSolver {
                 *c = -b;
             }
         } else if k < n {
-            self.binv.solve(&self.m[k * n..(k + 1) * n], &mut self.col[..n]);
+            self.binv
+                .solve(&self.m[k * n..(k + 1) * n], &mut self.col[..n]);
         } else {
             // Column of ones: the row sums of B⁻¹.
             let c = &mut self.col[..n];
@@ -788,7 +840,10 @@ mod tests {
         s.ratios[..3].copy_from_slice(&[f64::INFINITY, 4.5, -2.0]);
         assert_eq!(s.find_blocking_index(tol()), Ok(2));
         s.col[..3].copy_from_slice(&[0.0, 2.0, 1.0]);
-        assert_eq!(s.find_blocking_index(tol()), Err(LcpOutcome::RayTermination));
+        assert_eq!(
+            s.find_blocking_index(tol()),
+            Err(LcpOutcome::RayTermination)
+        );
     }
 
     #[test]

@@ -6,9 +6,9 @@
 
 use crate::linalg::{Cod, Ldlt, grow};
 
+use super::RigidError;
 use super::data::{ConstraintAccelProblemData, ConstraintVelProblemData, Dims};
 use super::operator::{InertiaSolve, Operator};
-use super::RigidError;
 
 /// The operators of one problem, level-independent: `nt` is `(N − μQ)ᵀ` at the acceleration
 /// level and `Nᵀ` at the velocity level.
@@ -144,11 +144,16 @@ impl Engine {
             unit[i] = 1.0;
             ops.gt.apply(unit, &mut self.t1[..nv]);
             unit[i] = 0.0;
-            ops.inertia.apply(&self.ldlt, &self.t1[..nv], &mut self.minv_gt[i * nv..(i + 1) * nv]);
+            ops.inertia.apply(
+                &self.ldlt,
+                &self.t1[..nv],
+                &mut self.minv_gt[i * nv..(i + 1) * nv],
+            );
         }
         let mut del = self.del.matrix_mut(nb, nb);
         for i in 0..nb {
-            ops.g.apply(&self.minv_gt[i * nv..(i + 1) * nv], &mut self.b1[..nb]);
+            ops.g
+                .apply(&self.minv_gt[i * nv..(i + 1) * nv], &mut self.b1[..nb]);
             for k in 0..nb {
                 del[(k, i)] = self.b1[k];
             }
@@ -159,20 +164,26 @@ impl Engine {
     /// `A_solve` (§3.2): `[x_top; x_bot] = A⁻¹ [y; zb]` with `λ = Del⁺(zb − G M⁻¹y)`,
     /// `x_top = M⁻¹y + M⁻¹Gᵀλ`, `x_bot = λ`. Uses `t2`, `b1`, `b2` as scratch; `y` must not alias
     /// them.
-    pub(crate) fn a_solve(&mut self, ops: &Ops, y: &[f64], zb: &[f64], x_top: &mut [f64], x_bot: &mut [f64]) {
+    pub(crate) fn a_solve(
+        &mut self,
+        ops: &Ops,
+        y: &[f64],
+        zb: &[f64],
+        x_top: &mut [f64],
+        x_bot: &mut [f64],
+    ) {
         let (nv, nb) = (ops.d.nv, self.nb);
         ops.inertia.apply(&self.ldlt, y, x_top);
         if nb == 0 {
             return;
         }
         ops.g.apply(x_top, &mut self.b1[..nb]);
-        for k in 0..nb {
-            self.b1[k] = zb[k] - self.b1[k];
+        for (b, &z) in self.b1[..nb].iter_mut().zip(zb) {
+            *b = z - *b;
         }
         self.del.solve(&self.b1[..nb], &mut self.b2[..nb]);
-        for i in 0..nb {
-            let l = self.b2[i];
-            x_bot[i] = l;
+        for (i, (xb, &l)) in x_bot[..nb].iter_mut().zip(&self.b2[..nb]).enumerate() {
+            *xb = l;
             for (x, &c) in x_top.iter_mut().zip(&self.minv_gt[i * nv..(i + 1) * nv]) {
                 *x += c * l;
             }
@@ -200,8 +211,8 @@ impl Engine {
     /// `a = [−p; kG]` and `x* = −(A_solve(a))_top` (§3.3).
     pub(crate) fn free_motion(&mut self, ops: &Ops, p: &[f64], k_g: &[f64]) {
         let (nv, nb) = (ops.d.nv, ops.d.nb);
-        for i in 0..nv {
-            self.a[i] = -p[i];
+        for (a, &pi) in self.a[..nv].iter_mut().zip(p) {
+            *a = -pi;
         }
         self.a[nv..nv + nb].copy_from_slice(k_g);
         // Move the inputs/outputs out of `self` so `a_solve` can borrow it (no allocation).
@@ -222,7 +233,14 @@ impl Engine {
     }
 
     /// `P[:, i] = W Jᵀ eᵢ` for `i < cols` (§4), into `dst` (nv×cols).
-    fn build_p(&mut self, ops: &Ops, jt: &Operator, cols: usize, w: BlockOperator, dst: &mut [f64]) {
+    fn build_p(
+        &mut self,
+        ops: &Ops,
+        jt: &Operator,
+        cols: usize,
+        w: BlockOperator,
+        dst: &mut [f64],
+    ) {
         let nv = ops.d.nv;
         let mut unit = std::mem::take(&mut self.unit);
         let mut t = std::mem::take(&mut self.t1);
@@ -258,7 +276,18 @@ impl Engine {
 
     /// Writes `sign · J P` (J: `rows` outputs, P: nv×cols) into the LCP matrix block at
     /// (`r0`, `c0`).
-    pub(crate) fn put_jp(&mut self, nv: usize, j: &Operator, rows: usize, which: PBlock, cols: usize, r0: usize, c0: usize, sign: f64) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_jp(
+        &mut self,
+        nv: usize,
+        j: &Operator,
+        rows: usize,
+        which: PBlock,
+        cols: usize,
+        r0: usize,
+        c0: usize,
+        sign: f64,
+    ) {
         let n = self.n_lcp;
         let p = match which {
             PBlock::N => &self.p_n,
@@ -275,7 +304,17 @@ impl Engine {
     }
 
     /// Copies `sign · (block at (r, c), rows×cols)ᵀ` to (`r0`, `c0`) of the LCP matrix.
-    pub(crate) fn put_transpose(&mut self, r: usize, c: usize, rows: usize, cols: usize, r0: usize, c0: usize, sign: f64) {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn put_transpose(
+        &mut self,
+        r: usize,
+        c: usize,
+        rows: usize,
+        cols: usize,
+        r0: usize,
+        c0: usize,
+        sign: f64,
+    ) {
         let n = self.n_lcp;
         for i in 0..rows {
             for k in 0..cols {
@@ -285,7 +324,15 @@ impl Engine {
     }
 
     /// `J x* + k` into `qq[off..off + rows]` times `sign`.
-    pub(crate) fn put_jx(&mut self, nv: usize, j: &Operator, k: &nalgebra::DVectorView<f64>, rows: usize, off: usize, sign: f64) {
+    pub(crate) fn put_jx(
+        &mut self,
+        nv: usize,
+        j: &Operator,
+        k: &nalgebra::DVectorView<f64>,
+        rows: usize,
+        off: usize,
+        sign: f64,
+    ) {
         j.apply(&self.xstar[..nv], &mut self.row[..rows]);
         for i in 0..rows {
             self.qq[off + i] = sign * (self.row[i] + k[i]);

@@ -48,16 +48,28 @@ where
         ContactProblem::Vel(p) => p.dims(),
     };
     if cf.len() != d.cf_len() {
-        return Err(RigidError::DimensionMismatch { what: "Unexpected packed constraint force vector dimension.", expected: d.cf_len(), got: cf.len() });
+        return Err(RigidError::DimensionMismatch {
+            what: "Unexpected packed constraint force vector dimension.",
+            expected: d.cf_len(),
+            got: cf.len(),
+        });
     }
     if d.nr != d.nns {
         return Err(RigidError::NotTwoDimensional);
     }
     if frames.len() != d.nc {
-        return Err(RigidError::DimensionMismatch { what: "Number of contact frames does not match number of contacts.", expected: d.nc, got: frames.len() });
+        return Err(RigidError::DimensionMismatch {
+            what: "Number of contact frames does not match number of contacts.",
+            expected: d.nc,
+            got: frames.len(),
+        });
     }
     if out.len() != d.nc {
-        return Err(RigidError::DimensionMismatch { what: "contact force output (one per contact)", expected: d.nc, got: out.len() });
+        return Err(RigidError::DimensionMismatch {
+            what: "contact force output (one per contact)",
+            expected: d.nc,
+            got: out.len(),
+        });
     }
     let tol = f64::EPSILON.sqrt();
     for (i, r) in frames.iter().enumerate() {

@@ -41,14 +41,25 @@ impl std::fmt::Debug for Operator<'_> {
 
 impl<'a> Operator<'a> {
     /// Checks a dense operator's shape against `out × inp`.
-    pub(crate) fn check(&self, name: &'static str, out: usize, inp: usize) -> Result<(), RigidError> {
+    pub(crate) fn check(
+        &self,
+        name: &'static str,
+        out: usize,
+        inp: usize,
+    ) -> Result<(), RigidError> {
         let (r, c) = match self {
             Operator::Matrix(m) => (m.nrows(), m.ncols()),
             Operator::TransposeOf(m) => (m.ncols(), m.nrows()),
             _ => return Ok(()),
         };
         if (r, c) != (out, inp) {
-            return Err(RigidError::OperatorShape { name, rows: r, cols: c, expected_rows: out, expected_cols: inp });
+            return Err(RigidError::OperatorShape {
+                name,
+                rows: r,
+                cols: c,
+                expected_rows: out,
+                expected_cols: inp,
+            });
         }
         Ok(())
     }
@@ -58,17 +69,20 @@ impl<'a> Operator<'a> {
         match self {
             Operator::Zero => y.fill(0.0),
             Operator::Matrix(m) => {
+                // Columns of a unit-row-stride view are contiguous slices.
                 y.fill(0.0);
                 for (j, &xj) in x.iter().enumerate() {
-                    for (yi, &a) in y.iter_mut().zip(m.column(j).iter()) {
+                    let col = m.column(j);
+                    for (yi, &a) in y.iter_mut().zip(col.as_slice()) {
                         *yi += a * xj;
                     }
                 }
             }
             Operator::TransposeOf(m) => {
                 for (i, yi) in y.iter_mut().enumerate() {
+                    let col = m.column(i);
                     let mut s = 0.0;
-                    for (&a, &xk) in m.column(i).iter().zip(x) {
+                    for (&a, &xk) in col.as_slice().iter().zip(x) {
                         s += a * xk;
                     }
                     *yi = s;
@@ -127,7 +141,11 @@ impl<'a> InertiaSolve<'a> {
                 }
                 if let InertiaSolve::Matrix(m) = self {
                     ldlt.matrix_mut(nv).copy_from(m);
-                    ldlt.factor().map_err(|_| RigidError::InvalidArgument("inertia matrix M is not factorable (LDLT failed)"))?;
+                    ldlt.factor().map_err(|_| {
+                        RigidError::InvalidArgument(
+                            "inertia matrix M is not factorable (LDLT failed)",
+                        )
+                    })?;
                 }
                 Ok(())
             }

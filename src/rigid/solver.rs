@@ -2,7 +2,10 @@
 
 use nalgebra::{DMatrixView, DVectorView};
 
-use crate::lcp::{LcpOutcome, LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver};
+use crate::lcp::{
+    LcpOutcome, LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
+    UnrevisedLemkeSolver,
+};
 use crate::linalg::{Cod, grow};
 
 use super::data::{ConstraintAccelProblemData, ConstraintVelProblemData, Dims};
@@ -77,7 +80,10 @@ impl ConstraintSolver {
 
     /// A solver with the given parameters.
     pub fn with_parameters(params: ConstraintSolverParameters) -> Self {
-        Self { params, ..Self::default() }
+        Self {
+            params,
+            ..Self::default()
+        }
     }
 
     /// Current parameters.
@@ -141,7 +147,11 @@ impl ConstraintSolver {
     }
 
     fn block_operator(&self) -> BlockOperator {
-        if self.params.drake_inverse_inertia_blocks { BlockOperator::InverseInertia } else { BlockOperator::Constrained }
+        if self.params.drake_inverse_inertia_blocks {
+            BlockOperator::InverseInertia
+        } else {
+            BlockOperator::Constrained
+        }
     }
 
     fn set_cf_len(&mut self, len: usize) {
@@ -162,7 +172,10 @@ impl ConstraintSolver {
     /// the acceleration level. On [`RigidOutcome::Solved`], [`ConstraintSolver::cf`] holds
     /// `[fN | fF | fL | fG]` (N); on [`RigidOutcome::LcpUnsolvable`] it holds zeros and the
     /// LCP, its rejected `z` and `w` stay readable.
-    pub fn solve_constraint_problem(&mut self, data: &ConstraintAccelProblemData<'_>) -> Result<RigidOutcome, RigidError> {
+    pub fn solve_constraint_problem(
+        &mut self,
+        data: &ConstraintAccelProblemData<'_>,
+    ) -> Result<RigidOutcome, RigidError> {
         let d = data.validate()?;
         self.regularized = false;
         self.pivots = 0;
@@ -173,14 +186,22 @@ impl ConstraintSolver {
             return self.finish(RigidOutcome::Solved);
         }
         let ops = Ops::accel(data, d);
-        let n_lcp = if data.use_complementarity_problem_solver { d.nc + 2 * d.nr + d.nns + d.nu } else { 0 };
+        let n_lcp = if data.use_complementarity_problem_solver {
+            d.nc + 2 * d.nr + d.nns + d.nu
+        } else {
+            0
+        };
         self.eng.reserve(&d, n_lcp);
         grow(&mut self.scratch, d.nv.max(d.nc).max(d.nu));
         self.eng.prepare_inertia(&ops)?;
 
         // Fast exit 2: tau alone violates nothing (§5.2 step 4; exact comparisons).
         if d.nb == 0 && self.no_violation(&ops, data.tau, data.k_n, data.k_l) {
-            let len = if self.params.drake_empty_fast_exit { 0 } else { d.nc + d.nr + d.nu };
+            let len = if self.params.drake_empty_fast_exit {
+                0
+            } else {
+                d.nc + d.nr + d.nu
+            };
             self.set_cf_len(len);
             return self.finish(RigidOutcome::Solved);
         }
@@ -188,7 +209,8 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let tau = copy_into(&mut self.out_nv, data.tau);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng.free_motion(&ops, &self.out_nv[..tau], &self.scratch[..kg]);
+        self.eng
+            .free_motion(&ops, &self.out_nv[..tau], &self.scratch[..kg]);
         self.set_cf_len(d.cf_len());
         self.eng.build_all_p(&ops, self.block_operator());
 
@@ -218,7 +240,13 @@ impl ConstraintSolver {
     }
 
     /// `(nc = 0 or min(N M⁻¹p + kN) ≥ 0) and (nu = 0 or min(L M⁻¹p + kL) ≥ 0)`.
-    fn no_violation(&mut self, ops: &Ops, p: DVectorView<f64>, k_n: DVectorView<f64>, k_l: DVectorView<f64>) -> bool {
+    fn no_violation(
+        &mut self,
+        ops: &Ops,
+        p: DVectorView<f64>,
+        k_n: DVectorView<f64>,
+        k_l: DVectorView<f64>,
+    ) -> bool {
         let d = ops.d;
         let nv = d.nv;
         let len = copy_into(&mut self.out_nv, p);
@@ -298,7 +326,10 @@ impl ConstraintSolver {
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
         let tol = crate::lcp::moby_zero_tolerance(mm);
         let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
-        let params = MobyLcpParameters { zero_tolerance: tol, ..MobyLcpParameters::default() };
+        let params = MobyLcpParameters {
+            zero_tolerance: tol,
+            ..MobyLcpParameters::default()
+        };
         self.lcp.set_parameters(params).expect("finite tolerance");
         let o = self.lcp.solve_lemke(&problem);
         self.copy_lcp_result();
@@ -337,7 +368,9 @@ impl ConstraintSolver {
         e.put_jx(nv, ops.n, &data.k_n, nc, 0, -1.0);
         e.put_jx(nv, ops.f, &data.k_f, nr, nc, -1.0);
         e.put_jx(nv, ops.l, &data.k_l, nu, nc + nr, -1.0);
-        self.lin.matrix_mut(m, m).copy_from(&DMatrixView::from_slice(&e.mm[..m * m], m, m));
+        self.lin
+            .matrix_mut(m, m)
+            .copy_from(&DMatrixView::from_slice(&e.mm[..m * m], m, m));
         self.lin.factor();
         self.lin.solve(&e.qq[..m], &mut self.cf[..m]);
         // The linear path leaves no LCP behind.
@@ -363,8 +396,8 @@ impl ConstraintSolver {
         zb[..nb].copy_from_slice(&e.a[nv..nv + nb]);
         let mut bot = std::mem::take(&mut e.row);
         e.a_solve(ops, &y[..nv], &zb[..nb], &mut top[..nv], &mut bot[..nb]);
-        for k in 0..nb {
-            self.cf[off + k] = -bot[k] / s;
+        for (c, &b) in self.cf[off..off + nb].iter_mut().zip(&bot[..nb]) {
+            *c = -b / s;
         }
         e.t3 = y;
         e.unit = zb;
@@ -380,7 +413,12 @@ impl ConstraintSolver {
         grow(&mut self.scratch, nv);
         out.fill(0.0);
         let mut off = 0;
-        for (op, len) in [(ops.nt, d.nc), (ops.ft, d.nr), (ops.lt, d.nu), (ops.gt, if with_g { d.nb } else { 0 })] {
+        for (op, len) in [
+            (ops.nt, d.nc),
+            (ops.ft, d.nr),
+            (ops.lt, d.nu),
+            (ops.gt, if with_g { d.nb } else { 0 }),
+        ] {
             if len > 0 {
                 op.apply(&self.cf[off..off + len], &mut self.scratch[..nv]);
                 for (o, &s) in out.iter_mut().zip(&self.scratch[..nv]) {
@@ -440,7 +478,10 @@ impl ConstraintSolver {
 
     /// Drake's `SolveImpactProblem` (§6): impulses at the velocity level. On
     /// [`RigidOutcome::Solved`], [`ConstraintSolver::cf`] holds `[fN | fF | fL | fG]` (N·s).
-    pub fn solve_impact_problem(&mut self, data: &ConstraintVelProblemData<'_>) -> Result<RigidOutcome, RigidError> {
+    pub fn solve_impact_problem(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+    ) -> Result<RigidOutcome, RigidError> {
         let d = data.validate()?;
         self.regularized = false;
         self.pivots = 0;
@@ -462,7 +503,8 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng
+            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         self.eng.build_all_p(&ops, self.block_operator());
         self.assemble_vel_lcp(&ops, data, true);
 
@@ -473,7 +515,10 @@ impl ConstraintSolver {
             let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
             let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
             let first = self.pivots;
-            let o = self.lcp.solve_lemke_regularized(&problem, RegularizationSchedule::IMPACT).expect("valid schedule");
+            let o = self
+                .lcp
+                .solve_lemke_regularized(&problem, RegularizationSchedule::IMPACT)
+                .expect("valid schedule");
             self.copy_lcp_result();
             self.pivots += first;
             if o != LcpOutcome::Solved {
@@ -511,7 +556,10 @@ impl ConstraintSolver {
     /// and the impact LCP (γ once). No LCP (size 0) when there are no constraints or nothing
     /// is violated. Then set the h-dependent `kN`/`kL` and call
     /// [`ConstraintSolver::update_discretized_time_lcp`].
-    pub fn construct_base_discretized_time_lcp(&mut self, data: &ConstraintVelProblemData<'_>) -> Result<(), RigidError> {
+    pub fn construct_base_discretized_time_lcp(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
         self.disc_dims = Some(d);
         self.eng.n_lcp = 0;
@@ -524,7 +572,8 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng
+            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         if d.nc == 0 && d.nu == 0 && d.nb == 0 {
             return Ok(());
         }
@@ -544,16 +593,26 @@ impl ConstraintSolver {
     /// (`h·block + γ`; Drake's doubled γ with
     /// [`ConstraintSolverParameters::drake_double_gamma`]). Can be repeated with another h (the
     /// unscaled blocks are kept).
-    pub fn update_discretized_time_lcp(&mut self, data: &ConstraintVelProblemData<'_>, h: f64) -> Result<(), RigidError> {
+    pub fn update_discretized_time_lcp(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        h: f64,
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        if !(h > 0.0) || !h.is_finite() {
-            return Err(RigidError::InvalidArgument("time step h must be finite and > 0"));
+        if h.is_nan() || h <= 0.0 || h.is_infinite() {
+            return Err(RigidError::InvalidArgument(
+                "time step h must be finite and > 0",
+            ));
         }
         let Some(d0) = self.disc_dims else {
             return Err(RigidError::NoDiscretizedLcp);
         };
         if d0 != d {
-            return Err(RigidError::DimensionMismatch { what: "problem size changed since construct_base_discretized_time_lcp", expected: d0.cf_len(), got: d.cf_len() });
+            return Err(RigidError::DimensionMismatch {
+                what: "problem size changed since construct_base_discretized_time_lcp",
+                expected: d0.cf_len(),
+                got: d.cf_len(),
+            });
         }
         let ops = Ops::vel(data, d);
         self.eng.prepare_inertia(&ops)?;
@@ -562,7 +621,8 @@ impl ConstraintSolver {
         }
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng
+            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         let n = self.eng.n_lcp;
         if n == 0 {
             return Ok(());
@@ -583,7 +643,11 @@ impl ConstraintSolver {
                 }
             }
         }
-        let (scaled, lam) = if self.params.drake_double_gamma { (h + 1.0, 2.0) } else { (1.0, 1.0) };
+        let (scaled, lam) = if self.params.drake_double_gamma {
+            (h + 1.0, 2.0)
+        } else {
+            (1.0, 1.0)
+        };
         add_gamma(mm, n, data, d, scaled, lam);
         fill_vel_qq(&mut self.eng, &ops, data);
         Ok(())
@@ -592,9 +656,14 @@ impl ConstraintSolver {
     /// Drake's `PopulatePackedConstraintForcesFromLcpSolution` (§7.3) with the solve operators
     /// of the last construct/update: `z` is the LCP solution (length [`Self::lcp_size`], or
     /// empty), `dt` the step (s, > 0). Forces go to [`ConstraintSolver::cf`].
-    pub fn populate_packed_constraint_forces_from_lcp_solution(&mut self, data: &ConstraintVelProblemData<'_>, z: &[f64], dt: f64) -> Result<(), RigidError> {
+    pub fn populate_packed_constraint_forces_from_lcp_solution(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        z: &[f64],
+        dt: f64,
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        if !(dt > 0.0) || !dt.is_finite() {
+        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
             return Err(RigidError::InvalidArgument("dt must be finite and > 0"));
         }
         if self.disc_dims != Some(d) {
@@ -602,7 +671,11 @@ impl ConstraintSolver {
         }
         let n = 2 * d.nc + 2 * d.nr + d.nu;
         if !z.is_empty() && z.len() != n {
-            return Err(RigidError::DimensionMismatch { what: "LCP solution z", expected: n, got: z.len() });
+            return Err(RigidError::DimensionMismatch {
+                what: "LCP solution z",
+                expected: n,
+                got: z.len(),
+            });
         }
         let ops = Ops::vel(data, d);
         self.eng.prepare_inertia(&ops)?;
@@ -616,7 +689,11 @@ impl ConstraintSolver {
     /// The discretized protocol of Drake's test fixture (`rigid_cases.md` §1.4): construct,
     /// update with `dt`, a fresh unrevised Lemke solve with its default tolerance, populate.
     /// On [`RigidOutcome::Solved`], [`ConstraintSolver::cf`] holds forces (N).
-    pub fn solve_discretized(&mut self, data: &ConstraintVelProblemData<'_>, dt: f64) -> Result<RigidOutcome, RigidError> {
+    pub fn solve_discretized(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        dt: f64,
+    ) -> Result<RigidOutcome, RigidError> {
         self.construct_base_discretized_time_lcp(data)?;
         self.update_discretized_time_lcp(data, dt)?;
         let n = self.eng.n_lcp;
@@ -653,9 +730,18 @@ impl ConstraintSolver {
 
     /// `(N−μQ)ᵀfN + FᵀfF + LᵀfL + GᵀfG` (§5.5) into `out` (length nv). `cf` must have length
     /// nc + nr + nu + nb. Overwrites [`ConstraintSolver::cf`] with `cf`.
-    pub fn compute_generalized_force_from_constraint_forces(&mut self, data: &ConstraintAccelProblemData<'_>, cf: &[f64], out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_force_from_constraint_forces(
+        &mut self,
+        data: &ConstraintAccelProblemData<'_>,
+        cf: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        check(d.cf_len(), cf.len(), "cf (constraint force) parameter incorrectly sized")?;
+        check(
+            d.cf_len(),
+            cf.len(),
+            "cf (constraint force) parameter incorrectly sized",
+        )?;
         check(d.nv, out.len(), "output (length nv)")?;
         let ops = Ops::accel(data, d);
         self.eng.reserve(&d, 0);
@@ -665,7 +751,12 @@ impl ConstraintSolver {
     }
 
     /// `M⁻¹ ·` the generalized force of `cf` (§5.5) into `out` (length nv, m/s²).
-    pub fn compute_generalized_acceleration_from_constraint_forces(&mut self, data: &ConstraintAccelProblemData<'_>, cf: &[f64], out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_acceleration_from_constraint_forces(
+        &mut self,
+        data: &ConstraintAccelProblemData<'_>,
+        cf: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
         self.compute_generalized_force_from_constraint_forces(data, cf, out)?;
         let ops = Ops::accel(data, d);
@@ -673,7 +764,12 @@ impl ConstraintSolver {
     }
 
     /// `M⁻¹·(generalized force of cf) + M⁻¹·tau` (§5.5) into `out` (length nv, m/s²).
-    pub fn compute_generalized_acceleration(&mut self, data: &ConstraintAccelProblemData<'_>, cf: &[f64], out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_acceleration(
+        &mut self,
+        data: &ConstraintAccelProblemData<'_>,
+        cf: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
         self.compute_generalized_acceleration_from_constraint_forces(data, cf, out)?;
         let ops = Ops::accel(data, d);
@@ -698,14 +794,23 @@ impl ConstraintSolver {
 
     /// `NᵀfN + FᵀfF + LᵀfL + GᵀfG` (§6.7) into `out` (length nv, N·s). An empty `cf` gives
     /// zeros; otherwise it must have length nc + nr + nu + nb.
-    pub fn compute_generalized_impulse_from_constraint_impulses(&mut self, data: &ConstraintVelProblemData<'_>, cf: &[f64], out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_impulse_from_constraint_impulses(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        cf: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
         check(d.nv, out.len(), "output (length nv)")?;
         if cf.is_empty() {
             out.fill(0.0);
             return Ok(());
         }
-        check(d.cf_len(), cf.len(), "Unexpected packed constraint force vector dimension.")?;
+        check(
+            d.cf_len(),
+            cf.len(),
+            "Unexpected packed constraint force vector dimension.",
+        )?;
         let ops = Ops::vel(data, d);
         self.eng.reserve(&d, 0);
         self.load_cf(cf);
@@ -716,7 +821,12 @@ impl ConstraintSolver {
     /// `Δv = M⁻¹ ·` the generalized impulse of `cf` (§6.7) into `out` (length nv, m/s); the new
     /// velocity is `M⁻¹Mv + Δv`. (Also Drake's velocity-level
     /// `ComputeGeneralizedAccelerationFromConstraintForces` when `cf` holds forces.)
-    pub fn compute_generalized_velocity_change(&mut self, data: &ConstraintVelProblemData<'_>, cf: &[f64], out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_velocity_change(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        cf: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
         self.compute_generalized_impulse_from_constraint_impulses(data, cf, out)?;
         let ops = Ops::vel(data, d);
@@ -726,9 +836,16 @@ impl ConstraintSolver {
     /// Drake's `ComputeGeneralizedAcceleration(vel_data, v, cf, dt)` (§6.7): with `cf` the
     /// discretized problem's forces, `v_next = M⁻¹(Mv + dt·gf)` and `out = (v_next − v)/dt`
     /// (length nv, m/s²). `dt` (s) must be > 0.
-    pub fn compute_generalized_acceleration_discretized(&mut self, data: &ConstraintVelProblemData<'_>, v: &[f64], cf: &[f64], dt: f64, out: &mut [f64]) -> Result<(), RigidError> {
+    pub fn compute_generalized_acceleration_discretized(
+        &mut self,
+        data: &ConstraintVelProblemData<'_>,
+        v: &[f64],
+        cf: &[f64],
+        dt: f64,
+        out: &mut [f64],
+    ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        if !(dt > 0.0) || !dt.is_finite() {
+        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
             return Err(RigidError::InvalidArgument("dt must be finite and > 0"));
         }
         check(d.nv, v.len(), "v (length nv)")?;
@@ -747,7 +864,11 @@ impl ConstraintSolver {
 
 fn check(expected: usize, got: usize, what: &'static str) -> Result<(), RigidError> {
     if expected != got {
-        return Err(RigidError::DimensionMismatch { what, expected, got });
+        return Err(RigidError::DimensionMismatch {
+            what,
+            expected,
+            got,
+        });
     }
     Ok(())
 }
@@ -776,13 +897,24 @@ fn accept_lcp(z: &[f64], w: &[f64], t: f64) -> bool {
     if !(min(z) >= -t && min(w) >= -t) {
         return false;
     }
-    let zw = z.iter().zip(w).map(|(a, b)| (a * b).abs()).fold(0.0, f64::max);
+    let zw = z
+        .iter()
+        .zip(w)
+        .map(|(a, b)| (a * b).abs())
+        .fold(0.0, f64::max);
     zw <= max(z).max(1.0) * max(w).max(1.0) * t
 }
 
 /// Adds γ to the diagonals (§6.3): `scaled·γN`, `scaled·γF` (both fD blocks), `lam·γE`,
 /// `scaled·γL`. Empty γ vectors are zero.
-fn add_gamma(mm: &mut [f64], n: usize, data: &ConstraintVelProblemData, d: Dims, scaled: f64, lam: f64) {
+fn add_gamma(
+    mm: &mut [f64],
+    n: usize,
+    data: &ConstraintVelProblemData,
+    d: Dims,
+    scaled: f64,
+    lam: f64,
+) {
     let (nc, nr) = (d.nc, d.nr);
     let (o_p, o_m, o_lam, o_l) = (nc, nc + nr, nc + 2 * nr, 2 * nc + 2 * nr);
     let mut add = |i: usize, g: f64| mm[i + i * n] += g;

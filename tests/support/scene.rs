@@ -12,11 +12,17 @@ pub struct Lcg(u64);
 
 impl Lcg {
     pub fn new(seed: u64) -> Self {
-        Self(seed.wrapping_mul(2862933555777941757).wrapping_add(3037000493))
+        Self(
+            seed.wrapping_mul(2862933555777941757)
+                .wrapping_add(3037000493),
+        )
     }
     /// Uniform in [0, 1).
     pub fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
     pub fn range(&mut self, a: f64, b: f64) -> f64 {
@@ -46,7 +52,11 @@ impl Scene {
         let mut f = DMatrix::zeros(nc, nv);
         for c in 0..nc {
             let a = (g.next() * bodies as f64) as usize;
-            let b = if g.next() < 0.5 { None } else { Some((a + 1 + (g.next() * (bodies - 1) as f64) as usize) % bodies) };
+            let b = if g.next() < 0.5 {
+                None
+            } else {
+                Some((a + 1 + (g.next() * (bodies - 1) as f64) as usize) % bodies)
+            };
             let ang = g.range(-0.4, 0.4);
             let (nx, ny) = (ang.sin(), ang.cos());
             let (tx, ty) = (ny, -nx);
@@ -64,8 +74,22 @@ impl Scene {
         let l = DMatrix::from_fn(nu, nv, |_, _| g.range(-1.0, 1.0));
         let masses: Vec<f64> = (0..bodies).map(|_| g.range(1.0, 3.0)).collect();
         let inert: Vec<f64> = (0..bodies).map(|_| g.range(0.1, 0.5)).collect();
-        let minv = DMatrix::from_fn(nv, nv, |i, j| if i != j { 0.0 } else if i % 3 == 2 { 1.0 / inert[i / 3] } else { 1.0 / masses[i / 3] });
-        let v = DVector::from_fn(nv, |i, _| if i % 3 == 1 { g.range(-2.0, -0.5) } else { g.range(-1.0, 1.0) });
+        let minv = DMatrix::from_fn(nv, nv, |i, j| {
+            if i != j {
+                0.0
+            } else if i % 3 == 2 {
+                1.0 / inert[i / 3]
+            } else {
+                1.0 / masses[i / 3]
+            }
+        });
+        let v = DVector::from_fn(nv, |i, _| {
+            if i % 3 == 1 {
+                g.range(-2.0, -0.5)
+            } else {
+                g.range(-1.0, 1.0)
+            }
+        });
         let m = minv.clone().try_inverse().unwrap();
         Self {
             r: vec![1; nc],
