@@ -17,9 +17,7 @@ use super::grow;
 
 /// The factorization met one of Eigen's `NumericalIssue` conditions (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "LDLT factorization failed (Eigen NumericalIssue): zero pivot with a nonzero sub-column, or a zero pivot followed by a nonzero one"
-)]
+#[error("LDLT factorization failed (Eigen NumericalIssue): zero pivot with a nonzero sub-column, or a zero pivot followed by a nonzero one")]
 pub struct LdltFailure;
 
 /// Eigen-compatible LDLᵀ factorization with diagonal pivoting, factored in place in owned,
@@ -131,13 +129,8 @@ impl Ldlt {
                 // The largest |diagonal| is not valid, so no pivot is and no swap happened
                 // (`t` is the identity): nothing to factor. Success only if the strictly lower
                 // triangle is zero as well (rule 1).
-                let lower_is_zero =
-                    (0..n).all(|j| a[j * n + j + 1..(j + 1) * n].iter().all(|&x| x == 0.0));
-                return if lower_is_zero {
-                    Ok(())
-                } else {
-                    Err(LdltFailure)
-                };
+                let lower_is_zero = (0..n).all(|j| a[j * n + j + 1..(j + 1) * n].iter().all(|&x| x == 0.0));
+                return if lower_is_zero { Ok(()) } else { Err(LdltFailure) };
             }
             if pivot_is_valid {
                 for x in &mut a[sub] {
@@ -235,9 +228,7 @@ mod tests {
     fn solves_spd_and_indefinite_systems_reading_only_the_lower_triangle() {
         let mut s = 12345u64;
         let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
         };
         for &n in &[2usize, 3, 8, 25] {
@@ -269,11 +260,7 @@ mod tests {
         assert_eq!(factor(&DMatrix::zeros(0, 0)).1, Ok(()));
         let (f, r) = factor(&DMatrix::from_element(1, 1, 0.0));
         assert_eq!(r, Ok(()));
-        assert_eq!(
-            solve(&f, &[3.0]),
-            vec![0.0],
-            "pseudo-inverse of a zero pivot"
-        );
+        assert_eq!(solve(&f, &[3.0]), vec![0.0], "pseudo-inverse of a zero pivot");
         let (f, r) = factor(&DMatrix::from_element(1, 1, 4.0));
         assert_eq!(r, Ok(()));
         assert_eq!(solve(&f, &[2.0]), vec![0.5]);
@@ -308,11 +295,7 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 2, &[1.0, 1.0, 1.0, 1.0]);
         let (f, r) = factor(&a);
         assert_eq!(r, Ok(()));
-        assert_eq!(
-            solve(&f, &[2.0, 2.0]),
-            vec![2.0, 0.0],
-            "pseudo-inverse solve"
-        );
+        assert_eq!(solve(&f, &[2.0, 2.0]), vec![2.0, 0.0], "pseudo-inverse solve");
     }
 
     #[test]

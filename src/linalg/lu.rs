@@ -136,11 +136,7 @@ impl PartialPivLu {
     /// scratch of at least the same length (the row permutation is applied out of place).
     pub fn solve_in_place(&self, b: &mut [f64], tmp: &mut [f64]) {
         let n = self.n;
-        assert_eq!(
-            b.len(),
-            n,
-            "PartialPivLu::solve_in_place: right-hand side length"
-        );
+        assert_eq!(b.len(), n, "PartialPivLu::solve_in_place: right-hand side length");
         let tmp = &mut tmp[..n];
         let lu = &self.lu[..n * n];
         for (t, &p) in tmp.iter_mut().zip(&self.perm[..n]) {
@@ -215,9 +211,7 @@ mod tests {
     fn test_matrix(n: usize, seed: u64) -> DMatrix<f64> {
         let mut s = seed;
         DMatrix::from_fn(n, n, |_, _| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
         })
     }
