@@ -207,20 +207,13 @@ pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], 
     } else {
         tol
     };
-    if n == 0 {
-        return true;
-    }
-    let min_z = z
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, |a, x| if x < a { x } else { a });
     let mut min_w = f64::INFINITY;
     let mut dot = 0.0;
     for i in 0..n {
         // Eigen's order: (M z)ᵢ accumulated over the columns, then + qᵢ.
         let mut wi = 0.0;
-        for j in 0..n {
-            wi += m[(i, j)] * z[j];
+        for (j, &zj) in z.iter().enumerate() {
+            wi += m[(i, j)] * zj;
         }
         wi += q[i];
         if wi < min_w || wi.is_nan() {
@@ -228,5 +221,39 @@ pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], 
         }
         dot += z[i] * wi;
     }
+    check_solution(z, min_w, dot, tol)
+}
+
+/// [`is_solution`] on contiguous column-major `m` (n×n) and `q`, with `w` as scratch (length n).
+pub(crate) fn is_solution_slice(m: &[f64], q: &[f64], z: &[f64], tol: f64, w: &mut [f64]) -> bool {
+    let n = q.len();
+    let w = &mut w[..n];
+    w.fill(0.0);
+    for (j, &zj) in z[..n].iter().enumerate() {
+        for (wi, &a) in w.iter_mut().zip(&m[j * n..(j + 1) * n]) {
+            *wi += a * zj;
+        }
+    }
+    let mut min_w = f64::INFINITY;
+    let mut dot = 0.0;
+    for i in 0..n {
+        let wi = w[i] + q[i];
+        if wi < min_w || wi.is_nan() {
+            min_w = wi;
+        }
+        dot += z[i] * wi;
+    }
+    check_solution(z, min_w, dot, tol)
+}
+
+fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
+    let n = z.len();
+    if n == 0 {
+        return true;
+    }
+    let min_z = z.iter().copied().fold(
+        f64::INFINITY,
+        |a, x| if x < a || x.is_nan() { x } else { a },
+    );
     min_z > -tol && min_w > -tol && dot.abs() < 10.0 * n as f64 * tol
 }

@@ -21,9 +21,9 @@
 //!   computes it).
 //!
 //! Index sets, ratio test, tie-breaking and pivot counting are Drake's, so the pivot path is
-//! Drake's wherever it is not round-off sensitive. (Known difference: Siconos' massively
-//! degenerate `lcp_tobenna`, on which Drake stops at its 2000-pivot cap, is solved here in 1012
-//! pivots.)
+//! Drake's wherever it is not round-off sensitive. (Siconos' massively degenerate
+//! `lcp_tobenna`, on which Drake stops at its 2000-pivot cap, fails here too, but earlier: its
+//! path is round-off sensitive.)
 //!
 //! Variables are coded `wₖ = 2k`, `zₖ = 2k + 1` (the artificial is `z_n = 2n + 1`), which is
 //! exactly Drake's ordering (by index, `w` before `z` on equal index).
@@ -32,7 +32,9 @@ use nalgebra::DMatrixView;
 
 use crate::linalg::BasisInverse;
 
-use super::problem::{EPS, LcpOutcome, LcpProblem, copy_matrix, is_solution, mat_vec_plus};
+use super::problem::{
+    EPS, LcpOutcome, LcpProblem, copy_matrix, is_solution, is_solution_slice, mat_vec_plus,
+};
 
 const NONE: usize = usize::MAX;
 
@@ -230,7 +232,7 @@ impl UnrevisedLemkeSolver {
             *d = *s;
         }
         self.block_count = 0;
-        let (o, p) = self.run(problem);
+        let (o, p) = self.run();
         if !o.is_solved() {
             self.z[..n].fill(0.0);
         }
@@ -246,7 +248,7 @@ impl UnrevisedLemkeSolver {
         o
     }
 
-    fn run(&mut self, problem: &LcpProblem<'_>) -> (LcpOutcome, usize) {
+    fn run(&mut self) -> (LcpOutcome, usize) {
         let n = self.n;
         self.z[..n].fill(0.0);
         if n == 0 {
@@ -277,7 +279,7 @@ impl UnrevisedLemkeSolver {
         // Warm start from the previous call's index sets (§9.4 step 5).
         if self.prev_n == Some(n) && self.pos[2 * n + 1] != NONE {
             self.need_refactor = true;
-            if self.reconstruct(problem, tol, tol, 1).0.is_solved() {
+            if self.reconstruct(tol, tol, 1).0.is_solved() {
                 return (LcpOutcome::Solved, 1);
             }
             self.z[..n].fill(0.0);
@@ -347,7 +349,7 @@ impl UnrevisedLemkeSolver {
             let leaving = self.dep[b];
             self.swap(b, d);
             if leaving == 2 * n + 1 {
-                return self.reconstruct(problem, tol, default_tol, pivots);
+                return self.reconstruct(tol, default_tol, pivots);
             }
             d = self.pos[leaving ^ 1];
         }
@@ -358,13 +360,7 @@ impl UnrevisedLemkeSolver {
     /// updated inverse (refined), and if that z is rejected, once more with Drake's own block
     /// LU of `M̃_αβ`, whose round-off is Drake's (the acceptance test's absolute tolerance can
     /// be below one ulp of the solution's terms, so the last bits decide).
-    fn reconstruct(
-        &mut self,
-        problem: &LcpProblem<'_>,
-        tol: f64,
-        check_tol: f64,
-        pivots: usize,
-    ) -> (LcpOutcome, usize) {
+    fn reconstruct(&mut self, tol: f64, check_tol: f64, pivots: usize) -> (LcpOutcome, usize) {
         let n = self.n;
         let ok = self.compute_qp(tol);
         if ok {
@@ -372,7 +368,13 @@ impl UnrevisedLemkeSolver {
                 self.refine_qp();
             }
             self.extract_z();
-            if is_solution(problem.m(), problem.q(), &self.z[..n], check_tol) {
+            if is_solution_slice(
+                &self.m[..n * n],
+                &self.q[..n],
+                &self.z[..n],
+                check_tol,
+                &mut self.w,
+            ) {
                 return (LcpOutcome::Solved, pivots);
             }
         }
@@ -388,7 +390,13 @@ impl UnrevisedLemkeSolver {
         }
         self.need_refactor = true;
         self.extract_z();
-        if is_solution(problem.m(), problem.q(), &self.z[..n], check_tol) {
+        if is_solution_slice(
+            &self.m[..n * n],
+            &self.q[..n],
+            &self.z[..n],
+            check_tol,
+            &mut self.w,
+        ) {
             (LcpOutcome::Solved, pivots)
         } else {
             (LcpOutcome::NotASolution, pivots)
@@ -696,7 +704,7 @@ impl UnrevisedLemkeSolver {
         let n = self.n;
         let (col, ratios) = (&self.col[..n], &self.ratios[..n]);
         let col_scale = col.iter().fold(0.0f64, |a, c| a.max(c.abs()));
-        let col_window = 1e-10 * col_scale;
+        let col_window = 1e-12 * col_scale;
         let mut best = NONE;
         let mut min_ratio = f64::INFINITY;
         for i in 0..n {
@@ -711,7 +719,9 @@ impl UnrevisedLemkeSolver {
         if best == NONE {
             return false;
         }
-        let window = 1e3 * tol + 1e-10 * min_ratio.abs();
+        // Drake ties i with the minimum iff ratioᵢ < min + tol in its arithmetic; ours may be
+        // off by the inverse's round-off, taken as 1e-9 relative plus 10·tol absolute.
+        let window = 11.0 * tol + 1e-9 * min_ratio.abs();
         (0..n).any(|i| i != best && col[i] < -tol && ratios[i] < min_ratio + window)
     }
 
