@@ -721,6 +721,12 @@ impl UnrevisedLemkeSolver {
         }
         // Drake ties i with the minimum iff ratioᵢ < min + tol in its arithmetic; ours may be
         // off by the inverse's round-off, taken as 1e-9 relative plus 10·tol absolute.
+        // The artificial well inside the tie set wins whatever else ties (Drake picks it first).
+        let art = 2 * n + 1;
+        if (0..n).any(|i| self.dep[i] == art && col[i] < -tol && ratios[i] <= min_ratio + 0.5 * tol)
+        {
+            return false;
+        }
         let window = 11.0 * tol + 1e-9 * min_ratio.abs();
         (0..n).any(|i| i != best && col[i] < -tol && ratios[i] < min_ratio + window)
     }
