@@ -8,14 +8,22 @@
 //!   its exact failure rules and pseudo-inverse solve (`specs/tamsi.md` §5.1).
 //! * [`PartialPivLu`]: row partial-pivot LU that, like Eigen's `PartialPivLU`, never reports
 //!   failure (`specs/tamsi.md` §5.2).
+//! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
+//!   non-positive pivot (`specs/baraff.md` §2).
+//! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
+//!   pivoting on a changing square submatrix (`specs/baraff.md` §3.4).
 //!
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
+mod cholesky;
 mod ldlt;
 mod lu;
+mod qr_update;
 
+pub use cholesky::{Cholesky, CholeskyFailure};
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
+pub use qr_update::UpdatableQr;
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {
