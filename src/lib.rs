@@ -7,6 +7,7 @@
 //! | module | solver | reference |
 //! |---|---|---|
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
+//! | [`baraff`] | Baraff's pivoting contact forces (static and dynamic friction, bilateral and boxed rows), active-set impulses, consistency impulse | Baraff 1994 as modified in Darwin2K's `constraintSolver` |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -26,5 +27,6 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod baraff;
 pub mod linalg;
 pub mod tamsi;
