@@ -131,6 +131,10 @@ pub(crate) struct Core {
     st: Vec<St>,
     /// Zero-length transitions per row since the last positive step (§6 safeguard 1).
     flips: Vec<u8>,
+    /// Row was deferred because no event limited its drive (a ray if re-treatment fails).
+    ray: Vec<bool>,
+    /// The final re-treatment of deferred and locked rows is running.
+    redriving: bool,
     /// Friction rows grouped by normal: those of normal `n` are
     /// `fric_idx[fric_ptr[n]..fric_ptr[n + 1]]`.
     fric_ptr: Vec<usize>,
@@ -166,6 +170,7 @@ impl Core {
         grow(&mut self.da, m);
         grow(&mut self.st, m);
         grow(&mut self.flips, m);
+        grow(&mut self.ray, m);
         grow(&mut self.fric_ptr, m + 1);
         grow(&mut self.rhs, m);
         grow(&mut self.x, m);
@@ -209,6 +214,8 @@ impl Core {
         self.a[..m].copy_from_slice(inp.b);
         self.st[..m].fill(St::U);
         self.flips[..m].fill(0);
+        self.ray[..m].fill(false);
+        self.redriving = false;
         self.qr.clear();
         self.qr_rows.clear();
         self.qr_cols.clear();
@@ -630,9 +637,12 @@ impl Core {
                 }
             }
             let Some((s, ev)) = self.max_step(d, sigma, inp) else {
-                let deferrable = matches!(kind, RowKind::Normal | RowKind::Bilateral);
-                if deferrable && self.f[d] == 0.0 && self.da[d].abs() <= self.tol.piv {
+                // No event limits the step. A row that has not moved yet (zero force) is
+                // deferred and re-treated after all others (§6), which may then succeed; a
+                // re-treated row that fails again, or a row that carries force, is a ray.
+                if (self.f[d] == 0.0 || kind == RowKind::Normal) && !self.redriving {
                     self.set_state(d, St::R, inp);
+                    self.ray[d] = true;
                     return Ok(());
                 }
                 return Err(BaraffOutcome::UnboundedRay { row: d });
@@ -707,9 +717,10 @@ impl Core {
         }
     }
 
-    /// After the main loop (§6): unlock locked rows and accept deferred ones whose conditions
+    /// After the main loop (§6): unlock locked rows and settle deferred ones whose conditions
     /// hold within 100·ε; re-drive the others (from their current force) while each pass
-    /// reduces their number, with at most 3·m re-drives in all.
+    /// reduces their number, with at most 3·m re-drives in all. Rows still deferred after a ray
+    /// make the outcome an unbounded ray.
     fn resolve_rejects(&mut self, inp: &CoreInput) -> Result<(), BaraffOutcome> {
         let m = self.m;
         let e = self.tol.retreat_a;
@@ -718,28 +729,45 @@ impl Core {
         loop {
             let mut pending = 0usize;
             for j in 0..m {
+                let (a, upper) = (self.a[j], self.st[j] == St::Lp);
                 match self.st[j] {
                     St::Lp | St::Ln => {
-                        let upper = self.st[j] == St::Lp;
-                        let ok = if upper { self.a[j] <= e } else { self.a[j] >= -e };
-                        if ok {
+                        if (upper && a <= e) || (!upper && a >= -e) {
                             self.set_state(j, if upper { St::Sp } else { St::Sn }, inp);
                         } else {
                             pending += 1;
                         }
                     }
                     St::R => {
-                        if self.a[j] >= -e {
-                            self.set_state(j, St::Nc, inp);
-                        } else {
-                            pending += 1;
+                        // Deferred rows have zero force (§6), except normals deferred after a
+                        // ray, which keep theirs.
+                        let settled = match inp.rows[j] {
+                            RowKind::Normal if self.f[j] > 0.0 => (a.abs() <= e).then_some(St::C),
+                            RowKind::Normal => (a >= -e).then_some(St::Nc),
+                            RowKind::Friction { normal, .. } if self.st[normal] != St::C => {
+                                Some(if a < 0.0 { St::Sp } else { St::Sn })
+                            }
+                            _ => (a.abs() <= e).then_some(St::C),
+                        };
+                        match settled {
+                            Some(s) => {
+                                self.ray[j] = false;
+                                self.set_state(j, s, inp);
+                            }
+                            None => pending += 1,
                         }
                     }
                     _ => {}
                 }
             }
-            if pending == 0 || pending >= prev {
+            if pending == 0 {
                 return Ok(());
+            }
+            if pending >= prev {
+                return match (0..m).find(|&j| self.st[j] == St::R && self.ray[j]) {
+                    Some(row) => Err(BaraffOutcome::UnboundedRay { row }),
+                    None => Ok(()),
+                };
             }
             prev = pending;
             retries += pending;
@@ -752,6 +780,7 @@ impl Core {
                 }
             }
             self.flips[..m].fill(0);
+            self.redriving = true;
             self.drive_all(inp)?;
         }
     }
@@ -762,7 +791,7 @@ impl Core {
         let m = self.m;
         for j in 0..m {
             match self.st[j] {
-                St::Nc | St::R => self.f[j] = 0.0,
+                St::Nc => self.f[j] = 0.0,
                 St::Sp | St::Lp => self.f[j] = self.bound_force(j, true, inp),
                 St::Sn | St::Ln => self.f[j] = self.bound_force(j, false, inp),
                 _ => {}
