@@ -103,7 +103,8 @@ pub enum RowSet {
     AtUpper = 2,
     /// `S−`: friction row at `−μ f_n` (so `a ≥ 0`), or boxed row at `lo`.
     AtLower = 3,
-    /// `R`: deferred row (zero force) that the final re-treatment left unresolved (§6).
+    /// `R`: deferred row (force held fixed, or for friction at a fixed share of its normal's)
+    /// that the final re-treatment left unresolved (§6).
     Deferred = 4,
     /// `L+`: friction/boxed row left locked at its upper bound (§6).
     LockedUpper = 5,

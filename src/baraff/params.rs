@@ -36,6 +36,11 @@ pub struct BaraffParameters {
     /// Consistency impulses the iterative variant (§7) may apply before it falls back to
     /// frictionless rows. Default 3. Must be ≥ 0.
     pub max_consistency_impulses: i32,
+    /// 1: when a pivoting solve does not verify, solve once more with the friction rows driven
+    /// in decreasing index order (an extension of the spec: with friction the order decides
+    /// success, §3.2; on the §10 stress problems it removes most failures that are not genuine
+    /// inconsistencies). 0: one attempt, the spec's order only. Default 1.
+    pub reverse_retry: i32,
 }
 
 impl Default for BaraffParameters {
@@ -49,6 +54,7 @@ impl Default for BaraffParameters {
             cdot_tolerance: 1e-6,
             max_impulse_iterations: 0,
             max_consistency_impulses: 3,
+            reverse_retry: 1,
         }
     }
 }
@@ -81,6 +87,9 @@ impl BaraffParameters {
         if self.max_consistency_impulses < 0 {
             return bad("max_consistency_impulses", self.max_consistency_impulses as f64);
         }
+        if !(0..=1).contains(&self.reverse_retry) {
+            return bad("reverse_retry", self.reverse_retry as f64);
+        }
         Ok(())
     }
 
@@ -106,7 +115,8 @@ mod tests {
         assert_eq!(p.pivot_cap(10), 550);
         assert_eq!(p.impulse_iteration_cap(10), 100);
         assert_eq!(p.impulse_iteration_cap(40), 160);
-        let cases: [(BaraffParameters, &str); 6] = [
+        let cases: [(BaraffParameters, &str); 7] = [
+            (BaraffParameters { reverse_retry: 2, ..p }, "reverse_retry"),
             (BaraffParameters { epsilon: 0.0, ..p }, "epsilon"),
             (BaraffParameters { singular_tolerance: f64::NAN, ..p }, "singular_tolerance"),
             (BaraffParameters { tolerance: -1.0, ..p }, "tolerance"),

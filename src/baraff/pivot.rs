@@ -7,16 +7,26 @@
 //! by index, unilateral normals by most negative current `a` (ties: lowest index), friction rows
 //! by index.
 //!
-//! Deliberate choices where the spec leaves room:
+//! Deliberate choices where the spec leaves room (all deterministic):
 //! * No pre-emptive deferral of a row whose Schur pivot is singular (myPhysicsLab defers before
 //!   driving): its goal event is not a candidate (it could not join the clamped set), but the
-//!   other events may still exchange rows; only when no event limits the step is a zero-force
-//!   normal or bilateral row deferred (`R`), otherwise it is an unbounded ray.
+//!   other events may still exchange rows.
+//! * When no event limits the step (§3.3), the row is not reported as a ray at once: it is
+//!   deferred (`R`, force kept; a friction row that carries force is *held*, tied to its normal
+//!   at its current share so it stays in its cone) and re-treated after all other rows (§6).
+//!   Only if the re-treatment meets a ray again is the outcome an unbounded ray (B5 still is).
+//! * A friction row being driven also stops when its cone shrinks onto it from the other side
+//!   (normal force falling faster than the row moves, an event the §3.5 table does not list); it
+//!   is then locked at that bound and re-treated like the rows of safeguard 3.
 //! * A friction row whose normal has zero force goes straight to `S±` only if the normal is not
-//!   clamped (a clamped normal with zero force can still gain force, which the §7 sticking impulse
-//!   needs).
-//! * Ties between events: `d`'s goal, then `d`'s bound, then other rows by index (strictly
+//!   clamped (a clamped normal with zero force can still gain force, which the §7 sticking
+//!   impulse needs).
+//! * Re-treated friction rows stay tied to their normals (at their current share) until their
+//!   turn comes, so that earlier re-drives cannot push them out of their cones.
+//! * Ties between events: `d`'s goal, then `d`'s bounds, then other rows by index (strictly
 //!   smaller step wins).
+//! * Optional second attempt with the friction rows in decreasing index order
+//!   ([`BaraffParameters::reverse_retry`]).
 
 use nalgebra::DMatrixView;
 
@@ -38,16 +48,15 @@ enum St {
     R,
     Lp,
     Ln,
+    /// Deferred friction row that carries force: held at a fixed ratio of its normal's force
+    /// (so it stays in its cone), sign condition not monitored.
+    H,
 }
 
 impl St {
-    /// Sign with which a friction row in this set is tied to its normal (0: not tied).
-    fn tie(self) -> f64 {
-        match self {
-            St::Sp | St::Lp => 1.0,
-            St::Sn | St::Ln => -1.0,
-            _ => 0.0,
-        }
+    /// The friction row follows its normal's force in this set.
+    fn tied(self) -> bool {
+        matches!(self, St::Sp | St::Lp | St::Sn | St::Ln | St::H)
     }
 
     fn public(self) -> RowSet {
@@ -57,7 +66,7 @@ impl St {
             St::Nc => RowSet::Separating,
             St::Sp => RowSet::AtUpper,
             St::Sn => RowSet::AtLower,
-            St::R => RowSet::Deferred,
+            St::R | St::H => RowSet::Deferred,
             St::Lp => RowSet::LockedUpper,
             St::Ln => RowSet::LockedLower,
         }
@@ -71,6 +80,9 @@ enum Ev {
     Goal,
     /// `d` (friction or boxed) reached its bound on the side of σ → `S^σ`.
     Bound,
+    /// Friction `d`'s cone shrank onto it from the other side (its normal force falls faster
+    /// than `d` moves) → locked `L^−σ`: `d` cannot be driven further here.
+    OppositeBound,
     /// Clamped normal `j` lost its force → `NC`.
     LoseForce(usize),
     /// Separating normal `j` starts to press → `C`.
@@ -131,6 +143,12 @@ pub(crate) struct Core {
     st: Vec<St>,
     /// Zero-length transitions per row since the last positive step (§6 safeguard 1).
     flips: Vec<u8>,
+    /// Tie coefficient `f_t / f_n` of a held friction row.
+    ratio: Vec<f64>,
+    /// Second attempt: friction rows in decreasing index order.
+    reverse: bool,
+    /// Held row waiting for its re-drive (it stays tied until its turn).
+    redrive: Vec<bool>,
     /// Row was deferred because no event limited its drive (a ray if re-treatment fails).
     ray: Vec<bool>,
     /// The final re-treatment of deferred and locked rows is running.
@@ -171,6 +189,8 @@ impl Core {
         grow(&mut self.st, m);
         grow(&mut self.flips, m);
         grow(&mut self.ray, m);
+        grow(&mut self.ratio, m);
+        grow(&mut self.redrive, m);
         grow(&mut self.fric_ptr, m + 1);
         grow(&mut self.rhs, m);
         grow(&mut self.x, m);
@@ -192,17 +212,31 @@ impl Core {
         self.pivots = 0;
     }
 
-    /// Runs the whole algorithm; returns the outcome and the worst relative violation.
+    /// Runs the whole algorithm; returns the outcome and the worst relative violation. When the
+    /// first attempt does not verify and [`BaraffParameters::reverse_retry`] is set, a second
+    /// attempt drives friction rows in decreasing index order (with friction the order decides
+    /// success, §3.2); its result is the one reported, and the pivots of both count.
     pub fn run(&mut self, inp: &CoreInput, p: &BaraffParameters) -> (BaraffOutcome, f64) {
-        self.setup(inp, p);
-        let result = self.drive_all(inp).and_then(|()| self.resolve_rejects(inp));
-        let worst = self.finish(inp, p);
-        let outcome = match result {
-            Err(o) => o,
-            Ok(()) if worst <= p.tolerance => BaraffOutcome::Solved,
-            Ok(()) => BaraffOutcome::Inexact,
-        };
-        (outcome, worst)
+        let mut pivots = 0;
+        let mut last = (BaraffOutcome::Solved, 0.0);
+        for reverse in [false, true] {
+            self.reverse = reverse;
+            self.setup(inp, p);
+            let result = self.drive_all(inp).and_then(|()| self.resolve_rejects(inp));
+            let worst = self.finish(inp, p);
+            pivots += self.pivots;
+            let outcome = match result {
+                Err(o) => o,
+                Ok(()) if worst <= p.tolerance => BaraffOutcome::Solved,
+                Ok(()) => BaraffOutcome::Inexact,
+            };
+            last = (outcome, worst);
+            if outcome.is_solved() || p.reverse_retry == 0 {
+                break;
+            }
+        }
+        self.pivots = pivots;
+        last
     }
 
     fn setup(&mut self, inp: &CoreInput, p: &BaraffParameters) {
@@ -215,6 +249,7 @@ impl Core {
         self.st[..m].fill(St::U);
         self.flips[..m].fill(0);
         self.ray[..m].fill(false);
+        self.redrive[..m].fill(false);
         self.redriving = false;
         self.qr.clear();
         self.qr_rows.clear();
@@ -287,7 +322,7 @@ impl Core {
         }
         let (mut boxed, mut normal, mut friction) = (None, None::<usize>, None);
         for (i, k) in inp.rows.iter().enumerate() {
-            if self.st[i] != St::U {
+            if self.st[i] != St::U && !(self.st[i] == St::H && self.redrive[i]) {
                 continue;
             }
             match k {
@@ -301,11 +336,33 @@ impl Core {
                     }
                 }
                 RowKind::Friction { .. } => {
-                    friction.get_or_insert(i);
+                    if self.reverse {
+                        friction = Some(i);
+                    } else {
+                        friction.get_or_insert(i);
+                    }
                 }
             }
         }
         boxed.or(normal).or(friction)
+    }
+
+    fn normal_of(&self, t: usize, inp: &CoreInput) -> usize {
+        match inp.rows[t] {
+            RowKind::Friction { normal, .. } => normal,
+            _ => t,
+        }
+    }
+
+    /// Coefficient `c` with `f_t = c·f_n` for a tied friction row `t` (0 if not tied).
+    fn tie_coef(&self, t: usize, inp: &CoreInput) -> f64 {
+        let RowKind::Friction { mu, .. } = inp.rows[t] else { return 0.0 };
+        match self.st[t] {
+            St::Sp | St::Lp => mu,
+            St::Sn | St::Ln => -mu,
+            St::H => self.ratio[t],
+            _ => 0.0,
+        }
     }
 
     /// Effective column `E_j` at row `i` (§3.4): `A[i, j]` plus, for a normal, its tied
@@ -314,11 +371,9 @@ impl Core {
         let mut v = inp.a[(i, j)];
         if inp.rows[j] == RowKind::Normal {
             for &t in self.frictions_of(j) {
-                let s = self.st[t].tie();
-                if s != 0.0
-                    && let RowKind::Friction { mu, .. } = inp.rows[t]
-                {
-                    v += s * mu * inp.a[(i, t)];
+                let c = self.tie_coef(t, inp);
+                if c != 0.0 {
+                    v += c * inp.a[(i, t)];
                 }
             }
         }
@@ -377,9 +432,11 @@ impl Core {
         if old == St::C {
             self.remove_clamped(j);
         }
+        let old_coef = self.tie_coef(j, inp);
         self.st[j] = new;
         if let RowKind::Friction { normal, .. } = inp.rows[j]
-            && old.tie() != new.tie()
+            && (old.tied() || new.tied())
+            && old_coef != self.tie_coef(j, inp)
             && self.st[normal] == St::C
         {
             self.refresh_column(normal, inp);
@@ -429,12 +486,13 @@ impl Core {
         for c in 0..k {
             self.df[self.qr_cols[c]] = self.x[c];
         }
-        for &t in &self.fric_rows {
-            let s = self.st[t].tie();
-            if s != 0.0
-                && let RowKind::Friction { normal, mu } = inp.rows[t]
+        for i in 0..self.fric_rows.len() {
+            let t = self.fric_rows[i];
+            let c = self.tie_coef(t, inp);
+            if c != 0.0
+                && let RowKind::Friction { normal, .. } = inp.rows[t]
             {
-                self.df[t] = s * mu * self.df[normal];
+                self.df[t] = c * self.df[normal];
             }
         }
         let da = &mut self.da[..m];
@@ -474,6 +532,10 @@ impl Core {
                 let den = 1.0 - mu * df[normal];
                 if den > t.eps_df {
                     consider((mu * f[normal] - sigma * f[d]) / den, Ev::Bound);
+                }
+                let opp = -(1.0 + mu * df[normal]);
+                if opp > t.eps_df {
+                    consider((mu * f[normal] + sigma * f[d]) / opp, Ev::OppositeBound);
                 }
             }
             RowKind::Boxed { lo, hi } => {
@@ -530,7 +592,7 @@ impl Core {
                         consider(-a[j] / da[j], Ev::Release(j));
                     }
                 }
-                St::U | St::R | St::Lp | St::Ln => {}
+                St::U | St::R | St::Lp | St::Ln | St::H => {}
             }
         }
         best
@@ -578,6 +640,11 @@ impl Core {
     /// `drive_to_zero(d)` (§3.3).
     fn drive(&mut self, d: usize, inp: &CoreInput) -> Result<(), BaraffOutcome> {
         let kind = inp.rows[d];
+        if self.st[d] == St::H {
+            // A held row's turn to be re-driven: untie it (its force stays).
+            self.redrive[d] = false;
+            self.set_state(d, St::U, inp);
+        }
         if self.goal_reached(d, inp) {
             return Ok(());
         }
@@ -640,8 +707,17 @@ impl Core {
                 // No event limits the step. A row that has not moved yet (zero force) is
                 // deferred and re-treated after all others (§6), which may then succeed; a
                 // re-treated row that fails again, or a row that carries force, is a ray.
-                if (self.f[d] == 0.0 || kind == RowKind::Normal) && !self.redriving {
-                    self.set_state(d, St::R, inp);
+                if !self.redriving {
+                    // A friction row that carries force is held at its current share of its
+                    // normal's force, so it stays in its cone while others move.
+                    let held = match kind {
+                        RowKind::Friction { normal, .. } if self.f[d] != 0.0 && self.f[normal] > 0.0 => {
+                            self.ratio[d] = self.f[d] / self.f[normal];
+                            St::H
+                        }
+                        _ => St::R,
+                    };
+                    self.set_state(d, held, inp);
                     self.ray[d] = true;
                     return Ok(());
                 }
@@ -681,6 +757,12 @@ impl Core {
                     let upper = sigma > 0.0;
                     self.f[d] = self.bound_force(d, upper, inp);
                     self.set_state(d, if upper { St::Sp } else { St::Sn }, inp);
+                    return Ok(());
+                }
+                Ev::OppositeBound => {
+                    let upper = sigma < 0.0;
+                    self.f[d] = self.bound_force(d, upper, inp);
+                    self.set_state(d, if upper { St::Lp } else { St::Ln }, inp);
                     return Ok(());
                 }
                 Ev::LoseForce(j) => {
@@ -738,25 +820,13 @@ impl Core {
                             pending += 1;
                         }
                     }
-                    St::R => {
-                        // Deferred rows have zero force (§6), except normals deferred after a
-                        // ray, which keep theirs.
-                        let settled = match inp.rows[j] {
-                            RowKind::Normal if self.f[j] > 0.0 => (a.abs() <= e).then_some(St::C),
-                            RowKind::Normal => (a >= -e).then_some(St::Nc),
-                            RowKind::Friction { normal, .. } if self.st[normal] != St::C => {
-                                Some(if a < 0.0 { St::Sp } else { St::Sn })
-                            }
-                            _ => (a.abs() <= e).then_some(St::C),
-                        };
-                        match settled {
-                            Some(s) => {
-                                self.ray[j] = false;
-                                self.set_state(j, s, inp);
-                            }
-                            None => pending += 1,
+                    St::R | St::H => match self.settle(j, inp) {
+                        Some(s) => {
+                            self.ray[j] = false;
+                            self.set_state(j, s, inp);
                         }
-                    }
+                        None => pending += 1,
+                    },
                     _ => {}
                 }
             }
@@ -764,7 +834,7 @@ impl Core {
                 return Ok(());
             }
             if pending >= prev {
-                return match (0..m).find(|&j| self.st[j] == St::R && self.ray[j]) {
+                return match (0..m).find(|&j| matches!(self.st[j], St::R | St::H) && self.ray[j]) {
                     Some(row) => Err(BaraffOutcome::UnboundedRay { row }),
                     None => Ok(()),
                 };
@@ -774,14 +844,58 @@ impl Core {
             if retries > 3 * m {
                 return Err(BaraffOutcome::Cycling);
             }
+            // Re-drive from the current forces. Friction rows stay tied to their normals (held at
+            // their current share) until their turn, so that they stay in their cones meanwhile.
             for j in 0..m {
-                if matches!(self.st[j], St::Lp | St::Ln | St::R) {
-                    self.set_state(j, St::U, inp);
+                if !matches!(self.st[j], St::Lp | St::Ln | St::R | St::H) {
+                    continue;
+                }
+                match inp.rows[j] {
+                    RowKind::Friction { normal, .. } if self.st[normal] == St::C && self.f[normal] > 0.0 => {
+                        self.ratio[j] = self.f[j] / self.f[normal];
+                        self.set_state(j, St::H, inp);
+                        self.redrive[j] = true;
+                    }
+                    _ => self.set_state(j, St::U, inp),
                 }
             }
             self.flips[..m].fill(0);
             self.redriving = true;
             self.drive_all(inp)?;
+        }
+    }
+
+    /// The set a deferred or held row can take with its current force and acceleration (within
+    /// 100·ε), `None` if none: it must be re-driven.
+    fn settle(&self, j: usize, inp: &CoreInput) -> Option<St> {
+        let (f, a) = (self.f[j], self.a[j]);
+        let e = self.tol.retreat_a;
+        let near = 100.0 * self.tol.zero_step;
+        // Boxed-type rule: at hi ⇒ a ≤ 0, at lo ⇒ a ≥ 0, interior ⇒ a = 0.
+        let boxed = |lo: f64, hi: f64| {
+            if f >= hi - near && a <= e {
+                Some(St::Sp)
+            } else if f <= lo + near && a >= -e {
+                Some(St::Sn)
+            } else if a.abs() <= e {
+                Some(St::C)
+            } else {
+                None
+            }
+        };
+        match inp.rows[j] {
+            // A normal "at its lower bound" is a separating one.
+            RowKind::Normal => boxed(0.0, f64::INFINITY).map(|s| if s == St::Sn { St::Nc } else { s }),
+            RowKind::Bilateral => (a.abs() <= e).then_some(St::C),
+            RowKind::Boxed { lo, hi } => boxed(lo, hi),
+            RowKind::Friction { normal, mu } => {
+                if self.st[normal] != St::C {
+                    // Zero normal force: the row cannot carry force (§3.3).
+                    return Some(if a < 0.0 { St::Sp } else { St::Sn });
+                }
+                let b = mu * self.f[normal];
+                boxed(-b, b)
+            }
         }
     }
 
@@ -794,6 +908,7 @@ impl Core {
                 St::Nc => self.f[j] = 0.0,
                 St::Sp | St::Lp => self.f[j] = self.bound_force(j, true, inp),
                 St::Sn | St::Ln => self.f[j] = self.bound_force(j, false, inp),
+                St::H => self.f[j] = self.tie_coef(j, inp) * self.f[self.normal_of(j, inp)],
                 _ => {}
             }
             self.sets[j] = self.st[j].public();
