@@ -141,6 +141,7 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
 
     let big = problem(1, 16, 40, 0.5); // 40 rows
     let small = problem(2, 5, 12, 1.5); // 13 rows
+    let large = problem(4, 60, 160, 0.5); // 150 rows: the blocked matrix-product paths
     let hard: Vec<Problem> = (0..40).map(|s| problem(100 + s, 6, 14, 1.5)).collect();
     let a_big = {
         let minv = big.mass.clone().try_inverse().unwrap();
@@ -183,7 +184,7 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
     let mut s = BaraffSolver::new(BaraffParameters::default()).unwrap();
     let mut outcomes = Vec::with_capacity(1000);
     let run_all = |s: &mut BaraffSolver, host: &mut Host, outcomes: &mut Vec<BaraffOutcome>| {
-        for p in [&big, &small] {
+        for p in [&large, &big, &small] {
             let model = ModelProblem::forces(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), p.tau.as_view())
                 .with_bias(p.bias.as_view())
                 .with_sliding(Sliding { slip_jacobian: p.q.as_view(), mu: p.mu_d.as_view() });

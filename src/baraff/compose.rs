@@ -4,6 +4,9 @@
 //! `M` is factored once (Cholesky); the columns `W = M⁻¹ J_fᵀ` are kept for the final update
 //! (`q̈` or `q̇⁺`) and for `applyImpulse`.
 
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+
 use super::problem::{check_dim, check_finite};
 use super::{BaraffError, Level, ModelProblem};
 use crate::linalg::Cholesky;
@@ -123,21 +126,16 @@ impl Compose {
                     }
                 }
             }
-            self.chol.solve_in_place(wi);
         }
-        // A = J W, column by column (axpy on the columns of J).
-        let a = &mut self.a[..m * m];
-        for c in 0..m {
-            let ac = &mut a[c * m..(c + 1) * m];
-            ac.fill(0.0);
-            for k in 0..n {
-                let wkc = w[k + c * n];
-                if wkc != 0.0 {
-                    for (x, &y) in ac.iter_mut().zip(&j[k * m..(k + 1) * m]) {
-                        *x += wkc * y;
-                    }
-                }
-            }
+        self.chol.solve_columns_in_place(w);
+        // A = J W (faer's blocked matrix product, sequential, no allocation once warm).
+        if m > 0 && n > 0 {
+            let a = MatMut::from_column_major_slice_mut(&mut self.a[..m * m], m, m);
+            let jr = MatRef::from_column_major_slice(&j[..], m, n);
+            let wr = MatRef::from_column_major_slice(&w[..], n, m);
+            matmul(a, Accum::Replace, jr, wr, 1.0, Par::Seq);
+        } else {
+            self.a[..m * m].fill(0.0);
         }
         // u, then b = J u + bias + kp C + kv Ċ.
         let u = &mut self.u[..n];

@@ -2,10 +2,13 @@
 //! grow-only storage. Used for mass matrices (`specs/baraff.md` §2: one factorisation of `M`,
 //! then `M⁻¹ J_fᵀ` column by column).
 //!
-//! Only the **lower triangle** of the input is read. Unlike [`super::Ldlt`] there is no pivoting
+//! Only the **lower triangle** of the input is read. Many right-hand sides at once
+//! ([`Cholesky::solve_columns_in_place`]) go through faer's blocked triangular solves. Unlike [`super::Ldlt`] there is no pivoting
 //! and no pseudo-inverse: a pivot that is not strictly positive (or not finite) is a failure,
 //! because a mass matrix that is not positive definite is a usage error, not a numerical corner.
 
+use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
+use faer::{MatMut, MatRef, Par};
 use nalgebra::DMatrixViewMut;
 
 use super::grow;
@@ -114,6 +117,24 @@ impl Cholesky {
     }
 }
 
+impl Cholesky {
+    /// Solves `A X = B` in place for `B` with `b.len() / n` columns stored column-major
+    /// (leading dimension `n`), with blocked triangular solves (no allocation).
+    pub fn solve_columns_in_place(&self, b: &mut [f64]) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        assert_eq!(b.len() % n, 0, "Cholesky::solve_columns_in_place: length is not a multiple of n");
+        let k = b.len() / n;
+        let l = MatRef::from_column_major_slice(&self.a[..n * n], n, n);
+        let mut x = MatMut::from_column_major_slice_mut(b, n, k);
+        // Only the lower triangle of `l` is read (faer's contract), and of `lᵀ` the upper one.
+        solve_lower_triangular_in_place(l, x.as_mut(), Par::Seq);
+        solve_upper_triangular_in_place(l.transpose(), x.as_mut(), Par::Seq);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +167,34 @@ mod tests {
             f.solve_in_place(&mut x);
             for (xi, ti) in x.iter().zip(x_true.iter()) {
                 assert!((xi - ti).abs() < 1e-11 * (1.0 + ti.abs()), "n = {n}: {xi} vs {ti}");
+            }
+        }
+    }
+
+    #[test]
+    fn many_right_hand_sides_match_one_at_a_time() {
+        for &(n, k) in &[(1usize, 3usize), (5, 2), (70, 90)] {
+            let b = rnd_matrix(n, 11 + n as u64);
+            let mut a = &b * b.transpose() + DMatrix::identity(n, n) * 0.5;
+            // Garbage in the strictly upper triangle must not matter.
+            for j in 1..n {
+                for i in 0..j {
+                    a[(i, j)] = 1e30;
+                }
+            }
+            let mut f = Cholesky::default();
+            f.matrix_mut(n).copy_from(&a);
+            f.factor().unwrap();
+            let rhs = rnd_matrix(n.max(k), 5);
+            let rhs = rhs.view((0, 0), (n, k)).into_owned();
+            let mut all = rhs.as_slice().to_vec();
+            f.solve_columns_in_place(&mut all);
+            for c in 0..k {
+                let mut one = rhs.column(c).iter().copied().collect::<Vec<_>>();
+                f.solve_in_place(&mut one);
+                for (x, y) in all[c * n..(c + 1) * n].iter().zip(&one) {
+                    assert!((x - y).abs() < 1e-10 * (1.0 + y.abs()), "n = {n}: {x} vs {y}");
+                }
             }
         }
     }
