@@ -204,6 +204,7 @@ fn b4_sliding_particle_n_minus_mu_q() {
     close(s.forces()[0], 9.81, 1e-9, "B4 f_n");
     // The friction force −μ_d f_n acts along x: it is the x part of J_fᵀ f = M q̈_constraint.
     close(s.generalized_change()[0], -2.943, 1e-9, "B4 friction force −μ_d f_n");
+    close_all(s.sliding_friction_forces(), &[-2.943], 1e-9, "B4 reported friction −μ_d f_n along v̂");
     close_all(s.generalized(), &[-2.943, 0.0], 1e-9, "B4 q̈ (tangential acceleration −2.943)");
 }
 
@@ -457,6 +458,21 @@ fn b6_impulse_active_set_adds_the_right_corner() {
     assert_eq!(s.solve_model(&p).unwrap(), BaraffOutcome::Solved);
     close_all(s.forces(), &[0.708333, 0.291667], 1e-6, "B6 pivoting p");
     close_all(s.generalized(), &[0.0, 0.0, 0.0], 1e-9, "B6 pivoting q̇⁺");
+}
+
+#[test]
+fn active_set_restitution_applies_to_rows_approaching_at_the_start() {
+    // A particle falling at 2 m/s onto the ground with e = 0.5 bounces at 1 m/s.
+    let m = DMatrix::from_diagonal(&dvector![2.0, 2.0]);
+    let j = dmatrix![0.0, 1.0];
+    let qdot = dvector![0.3, -2.0];
+    let rows = [RowKind::Normal];
+    let mut s = BaraffSolver::new(BaraffParameters { restitution: 0.5, ..BaraffParameters::default() }).unwrap();
+    let p = ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(&rows), qdot.as_view());
+    assert_eq!(s.impulses_active_set(&p).unwrap(), BaraffOutcome::Solved);
+    close(s.accelerations()[0], 1.0, 1e-12, "v⁺ = −e v");
+    close(s.forces()[0], 2.0 * 3.0, 1e-12, "p = m Δv");
+    close_all(s.generalized(), &[0.3, 1.0], 1e-12, "q̇⁺");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,6 +32,10 @@ pub(crate) struct Compose {
     pub delta: Vec<f64>,
     /// `u + W f` (n): `q̈` or `q̇⁺`.
     pub result: Vec<f64>,
+    /// `μ_d` used per row (m; 0 for rows that are not sliding or were made frictionless).
+    mu_d: Vec<f64>,
+    /// `−μ_d f` per row (m): the sliding friction force along the slip direction (§5).
+    pub sliding_friction: Vec<f64>,
 }
 
 fn grow(v: &mut Vec<f64>, len: usize) {
@@ -51,6 +55,8 @@ impl Compose {
         grow(&mut self.u, n);
         grow(&mut self.delta, n);
         grow(&mut self.result, n);
+        grow(&mut self.mu_d, m);
+        grow(&mut self.sliding_friction, m);
     }
 
     /// Validates `p` (m rows) and builds `A`, `b`. Rows listed in `frictionless` get `μ_d = 0`
@@ -112,6 +118,7 @@ impl Compose {
             col.copy_from_slice(p.jacobian.column(k).as_slice());
         }
         // W[:, i] = M⁻¹ J_f[i, :]ᵀ with J_f,i = J_i − μ_d,i Q_i (§1 "N − μQ").
+        self.mu_d[..m].fill(0.0);
         let w = &mut self.w[..n * m];
         for i in 0..m {
             let wi = &mut w[i * n..(i + 1) * n];
@@ -120,6 +127,7 @@ impl Compose {
             }
             if let Some(s) = p.sliding {
                 let mu = if frictionless.contains(&i) { 0.0 } else { s.mu[i] };
+                self.mu_d[i] = mu;
                 if mu != 0.0 {
                     for (k, x) in wi.iter_mut().enumerate() {
                         *x -= mu * s.slip_jacobian[(i, k)];
@@ -181,6 +189,9 @@ impl Compose {
         }
         for ((r, &u), &d) in self.result[..n].iter_mut().zip(&self.u[..n]).zip(delta.iter()) {
             *r = u + d;
+        }
+        for ((x, &mu), &fi) in self.sliding_friction[..m].iter_mut().zip(&self.mu_d[..m]).zip(&f[..m]) {
+            *x = -mu * fi;
         }
     }
 }

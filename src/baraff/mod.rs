@@ -15,7 +15,8 @@
 //!
 //! Results stay in the solver and are read by accessors: [`BaraffSolver::forces`],
 //! [`BaraffSolver::accelerations`], [`BaraffSolver::row_sets`], [`BaraffSolver::generalized`],
-//! [`BaraffSolver::generalized_change`], [`BaraffSolver::stats`].
+//! [`BaraffSolver::generalized_change`], [`BaraffSolver::sliding_friction_forces`],
+//! [`BaraffSolver::composed_matrix`], [`BaraffSolver::composed_b`], [`BaraffSolver::stats`].
 //!
 //! # Row kinds ([`RowKind`], C codes `ROW_*`)
 //!
@@ -288,6 +289,13 @@ impl BaraffSolver {
     /// level, `q̇⁺ = q̇ + M⁻¹ J_fᵀ p` at velocity level. Empty after a matrix solve.
     pub fn generalized(&self) -> &[f64] {
         &self.compose.result[..self.n]
+    }
+
+    /// Sliding friction per row (m) after a model call with [`Sliding`] data (§5): `−μ_d f`, the
+    /// friction force (N, or N·s) along the row's unit slip direction `v̂` (0 for rows that are
+    /// not sliding, or that the iterative variant made frictionless). Empty after a matrix solve.
+    pub fn sliding_friction_forces(&self) -> &[f64] {
+        &self.compose.sliding_friction[..if self.composed { self.m } else { 0 }]
     }
 
     /// Constraint part of [`BaraffSolver::generalized`] (n): `M⁻¹ J_fᵀ f` (`applyImpulse`'s

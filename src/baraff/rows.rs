@@ -25,6 +25,10 @@ pub enum RowKind {
     /// Static friction along one tangent direction: `−μ f_n ≤ f ≤ μ f_n` with `f_n` the force of
     /// row `normal` (which must be a [`RowKind::Normal`]); interior ⇒ `a = 0`, at `+μ f_n` ⇒
     /// `a ≤ 0`, at `−μ f_n` ⇒ `a ≥ 0`. `mu ≥ 0` (dimensionless, μ_s).
+    ///
+    /// Two such rows per contact (orthonormal tangents) bound each direction independently: a
+    /// square that circumscribes the Coulomb disk (up to √2·μ f_n along the diagonals, §4).
+    /// Pass `μ/√2` for the inscribed square, or align the first tangent with the slip trend.
     Friction {
         /// Index of the owning normal row.
         normal: usize,
