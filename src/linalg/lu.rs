@@ -19,6 +19,7 @@ use faer::{MatMut, Par, Spec};
 use nalgebra::DMatrixViewMut;
 
 use super::grow;
+use super::simd::{Simd, WithSimd};
 
 /// Size from which the blocked kernel is used (measured crossover on the project's machine kind:
 /// faer is slower below ~50 and faster above ~60).
@@ -90,12 +91,8 @@ impl PartialPivLu {
             self.perm_inv.resize(n, 0);
         }
         if n >= BLOCKED_MIN_DIM && n > self.stack_dim {
-            self.stack = MemBuffer::new(faer_lu::lu_in_place_scratch::<usize, f64>(
-                n,
-                n,
-                Par::Seq,
-                Spec::default(),
-            ));
+            self.stack =
+                MemBuffer::new(faer_lu::lu_in_place_scratch::<usize, f64>(n, n, Par::Seq, Spec::default()));
             self.stack_dim = n;
         }
     }
@@ -113,6 +110,14 @@ impl PartialPivLu {
         DMatrixViewMut::from_slice(&mut self.lu[..n * n], n, n)
     }
 
+    /// The same storage as [`PartialPivLu::matrix_mut`] as a column-major slice of length `n·n`
+    /// (leading dimension `n`), for kernels that work on raw columns.
+    pub fn storage_mut(&mut self, n: usize) -> &mut [f64] {
+        self.reserve(n);
+        self.n = n;
+        &mut self.lu[..n * n]
+    }
+
     /// Factors the matrix last filled through [`PartialPivLu::matrix_mut`], in place. Never
     /// fails (see the module docs for singular matrices).
     pub fn factor(&mut self) {
@@ -128,13 +133,18 @@ impl PartialPivLu {
                 Spec::default(),
             );
         } else {
-            factor_unblocked(&mut self.lu[..n * n], &mut self.perm[..n], n);
+            super::simd::dispatch(FactorUnblocked { a: &mut self.lu[..n * n], perm: &mut self.perm[..n], n });
         }
     }
 
     /// Solves `A x = b` in place with the factors. `b.len()` must be the matrix size. `tmp` is
     /// scratch of at least the same length (the row permutation is applied out of place).
     pub fn solve_in_place(&self, b: &mut [f64], tmp: &mut [f64]) {
+        super::simd::dispatch(Solve { lu: self, b, tmp })
+    }
+
+    #[inline(always)]
+    fn solve_kernel(&self, b: &mut [f64], tmp: &mut [f64]) {
         let n = self.n;
         assert_eq!(b.len(), n, "PartialPivLu::solve_in_place: right-hand side length");
         let tmp = &mut tmp[..n];
@@ -161,9 +171,38 @@ impl PartialPivLu {
     }
 }
 
+struct FactorUnblocked<'a> {
+    a: &'a mut [f64],
+    perm: &'a mut [usize],
+    n: usize,
+}
+
+impl WithSimd for FactorUnblocked<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        factor_unblocked(self.a, self.perm, self.n)
+    }
+}
+
+struct Solve<'a> {
+    lu: &'a PartialPivLu,
+    b: &'a mut [f64],
+    tmp: &'a mut [f64],
+}
+
+impl WithSimd for Solve<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        self.lu.solve_kernel(self.b, self.tmp)
+    }
+}
+
 /// Unblocked right-looking LU with row partial pivoting in Eigen's order: the pivot is the first
 /// largest |entry| of the column (NaN never wins), whole rows are swapped, a zero pivot column is
 /// neither swapped nor scaled.
+#[inline(always)]
 fn factor_unblocked(a: &mut [f64], perm: &mut [usize], n: usize) {
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
