@@ -59,7 +59,9 @@ fn solvable(rows: usize) -> Problem {
     let mut s = BaraffSolver::new(params).unwrap();
     for seed in 1.. {
         let p = problem(rows, seed);
-        let out = s.solve(&MatrixProblem { a: p.a.as_view(), b: p.b.as_view(), rows: Rows::Kinds(&p.rows) }).unwrap();
+        let out = s
+            .solve(&MatrixProblem { a: p.a.as_view(), b: p.b.as_view(), rows: Rows::Kinds(&p.rows) })
+            .unwrap();
         if out.is_solved() && s.stats().pivots >= rows / 3 {
             return p;
         }

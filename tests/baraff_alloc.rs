@@ -8,8 +8,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use contact_solvers::baraff::{
-    BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind, Rows,
-    Sliding, Stabilization,
+    BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind,
+    Rows, Sliding, Stabilization,
 };
 use nalgebra::{DMatrix, DVector, dvector};
 
@@ -119,7 +119,15 @@ impl ConsistencyHost for Host {
     }
     fn consistency_problem(&self, _row: usize) -> (ModelProblem<'_>, usize) {
         let p = &self.stat;
-        (ModelProblem::velocities(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), self.qdot.as_view()), 0)
+        (
+            ModelProblem::velocities(
+                p.mass.as_view(),
+                p.j.as_view(),
+                Rows::Kinds(&p.rows),
+                self.qdot.as_view(),
+            ),
+            0,
+        )
     }
     fn apply_velocity_change(&mut self, dqdot: &[f64]) {
         for (q, d) in self.qdot.iter_mut().zip(dqdot) {
@@ -136,7 +144,12 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
     // A solver that has not grown allocates.
     let probe = problem(3, 2, 4, 0.5);
     let mut fresh = BaraffSolver::new(BaraffParameters::default()).unwrap();
-    let probe_model = ModelProblem::forces(probe.mass.as_view(), probe.j.as_view(), Rows::Kinds(&probe.rows), probe.tau.as_view());
+    let probe_model = ModelProblem::forces(
+        probe.mass.as_view(),
+        probe.j.as_view(),
+        Rows::Kinds(&probe.rows),
+        probe.tau.as_view(),
+    );
     assert!(allocations(|| drop(fresh.solve_model(&probe_model))) > 0);
 
     let big = problem(1, 16, 40, 0.5); // 40 rows
@@ -185,22 +198,42 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
     let mut outcomes = Vec::with_capacity(1000);
     let run_all = |s: &mut BaraffSolver, host: &mut Host, outcomes: &mut Vec<BaraffOutcome>| {
         for p in [&large, &big, &small] {
-            let model = ModelProblem::forces(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), p.tau.as_view())
-                .with_bias(p.bias.as_view())
-                .with_sliding(Sliding { slip_jacobian: p.q.as_view(), mu: p.mu_d.as_view() });
+            let model =
+                ModelProblem::forces(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), p.tau.as_view())
+                    .with_bias(p.bias.as_view())
+                    .with_sliding(Sliding { slip_jacobian: p.q.as_view(), mu: p.mu_d.as_view() });
             outcomes.push(s.solve_model(&model).unwrap());
         }
         for p in &hard {
-            let model = ModelProblem::forces(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), p.tau.as_view())
-                .with_sliding(Sliding { slip_jacobian: p.q.as_view(), mu: p.mu_d.as_view() });
+            let model =
+                ModelProblem::forces(p.mass.as_view(), p.j.as_view(), Rows::Kinds(&p.rows), p.tau.as_view())
+                    .with_sliding(Sliding { slip_jacobian: p.q.as_view(), mu: p.mu_d.as_view() });
             outcomes.push(s.solve_model(&model).unwrap());
         }
-        outcomes.push(s.solve(&MatrixProblem { a: a_big.as_view(), b: b_big.as_view(), rows: Rows::Kinds(&big.rows) }).unwrap());
-        let vel = ModelProblem::velocities(big.mass.as_view(), big.j.as_view(), Rows::Kinds(&normals), qdot.as_view())
-            .with_stabilization(Stabilization { kp: 10.0, kv: 0.0, position_error: c.as_view(), velocity_error: None });
+        outcomes.push(
+            s.solve(&MatrixProblem { a: a_big.as_view(), b: b_big.as_view(), rows: Rows::Kinds(&big.rows) })
+                .unwrap(),
+        );
+        let vel = ModelProblem::velocities(
+            big.mass.as_view(),
+            big.j.as_view(),
+            Rows::Kinds(&normals),
+            qdot.as_view(),
+        )
+        .with_stabilization(Stabilization {
+            kp: 10.0,
+            kv: 0.0,
+            position_error: c.as_view(),
+            velocity_error: None,
+        });
         outcomes.push(s.impulses_active_set(&vel).unwrap());
         outcomes.push(s.solve_model(&vel).unwrap());
-        let vel = ModelProblem::velocities(big.mass.as_view(), big.j.as_view(), Rows::Kinds(&big.rows), qdot.as_view());
+        let vel = ModelProblem::velocities(
+            big.mass.as_view(),
+            big.j.as_view(),
+            Rows::Kinds(&big.rows),
+            qdot.as_view(),
+        );
         outcomes.push(s.consistency_impulse(&vel, 0).unwrap());
         host.qdot.copy_from_slice(&[-1.0, 0.0, 0.0]);
         host.use_static = false;

@@ -122,7 +122,9 @@ fn b3a_frictionless_box_on_two_corners() {
     let tau = dvector![0.0, -G, 0.0];
     let rows = [RowKind::Normal, RowKind::Normal];
     let mut s = solver();
-    let out = s.solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap();
+    let out = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()))
+        .unwrap();
     assert_eq!(out, BaraffOutcome::Solved);
     close(BOX_I, 0.104167, 1e-6, "I");
     let a = s.composed_matrix();
@@ -137,10 +139,16 @@ fn box_with_friction(push: f64) -> BaraffSolver {
     let m = box_mass();
     let j = jacobian(&[normal_row(LEFT), normal_row(RIGHT), tangent_row(LEFT), tangent_row(RIGHT)]);
     let tau = dvector![push, -G, 0.0];
-    let rows =
-        [RowKind::Normal, RowKind::Normal, RowKind::Friction { normal: 0, mu: 0.5 }, RowKind::Friction { normal: 1, mu: 0.5 }];
+    let rows = [
+        RowKind::Normal,
+        RowKind::Normal,
+        RowKind::Friction { normal: 0, mu: 0.5 },
+        RowKind::Friction { normal: 1, mu: 0.5 },
+    ];
     let mut s = solver();
-    let out = s.solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap();
+    let out = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()))
+        .unwrap();
     assert_eq!(out, BaraffOutcome::Solved, "push {push}");
     s
 }
@@ -176,7 +184,9 @@ fn b3d_frictionless_box_lifted_at_the_right_corner() {
     let tau = dvector![0.0, -G + 8.0, RIGHT[0] * 8.0];
     let rows = [RowKind::Normal, RowKind::Normal];
     let mut s = solver();
-    let out = s.solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap();
+    let out = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()))
+        .unwrap();
     assert_eq!(out, BaraffOutcome::Solved);
     close(s.forces()[0], 6.179412, 1e-6, "B3d left normal");
     assert_eq!(s.forces()[1], 0.0);
@@ -222,7 +232,12 @@ struct Rod {
 fn rod() -> Rod {
     let th = 30f64.to_radians();
     let r = [-0.5 * th.cos(), -0.5 * th.sin()];
-    Rod { mass: DMatrix::from_diagonal(&dvector![1.0, 1.0, 1.0 / 12.0]), jn: normal_row(r), jt: tangent_row(r), r }
+    Rod {
+        mass: DMatrix::from_diagonal(&dvector![1.0, 1.0, 1.0 / 12.0]),
+        jn: normal_row(r),
+        jt: tangent_row(r),
+        r,
+    }
 }
 
 /// Force problem of the rod sliding with unit slip direction `slip` (±1 along x).
@@ -277,7 +292,12 @@ fn b5b_consistency_impulse_then_static_friction_forces() {
     let rod = rod();
     let mut s = solver();
     assert_eq!(rod_consistency_impulse(&mut s), BaraffOutcome::Solved);
-    close_all(s.composed_matrix().iter().copied().collect::<Vec<_>>().as_slice(), &[3.25, -1.299038, -1.299038, 1.75], 1e-6, "B5b K");
+    close_all(
+        s.composed_matrix().iter().copied().collect::<Vec<_>>().as_slice(),
+        &[3.25, -1.299038, -1.299038, 1.75],
+        1e-6,
+        "B5b K",
+    );
     close_all(s.composed_b(), &[0.0, -1.0], 1e-12, "B5b pre-impulse velocities");
     let p = s.forces().to_vec();
     close_all(&p, &[0.324760, 0.812500], 1e-6, "B5b (P_n, P_t)");
@@ -293,7 +313,8 @@ fn b5b_consistency_impulse_then_static_friction_forces() {
     let rows = [RowKind::Normal, RowKind::Friction { normal: 0, mu: 3.0 }];
     // −ω² r projected on (n, t) = (y, x).
     let bias = dvector![-omega * omega * rod.r[1], -omega * omega * rod.r[0]];
-    let p = ModelProblem::forces(rod.mass.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()).with_bias(bias.as_view());
+    let p = ModelProblem::forces(rod.mass.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())
+        .with_bias(bias.as_view());
     assert_eq!(s.solve_model(&p).unwrap(), BaraffOutcome::Solved);
     close_all(s.composed_b(), &[-9.669375, 0.243570], 1e-6, "B5b b with J̇q̇");
     close_all(s.forces(), &[4.151250, 2.942321], 1e-6, "B5b f");
@@ -373,14 +394,27 @@ impl RodHost {
 
 impl ConsistencyHost for RodHost {
     fn force_problem(&self) -> ModelProblem<'_> {
-        ModelProblem::forces(self.rod.mass.as_view(), self.j.as_view(), Rows::Kinds(&self.rows), self.tau.as_view())
-            .with_bias(self.bias.as_view())
-            .with_sliding(Sliding { slip_jacobian: self.q.as_view(), mu: self.mu_d.as_view() })
+        ModelProblem::forces(
+            self.rod.mass.as_view(),
+            self.j.as_view(),
+            Rows::Kinds(&self.rows),
+            self.tau.as_view(),
+        )
+        .with_bias(self.bias.as_view())
+        .with_sliding(Sliding { slip_jacobian: self.q.as_view(), mu: self.mu_d.as_view() })
     }
 
     fn consistency_problem(&self, row: usize) -> (ModelProblem<'_>, usize) {
         assert_eq!(row, 0);
-        (ModelProblem::velocities(self.rod.mass.as_view(), self.jc.as_view(), Rows::Kinds(&self.rows_c), self.qdot.as_view()), 0)
+        (
+            ModelProblem::velocities(
+                self.rod.mass.as_view(),
+                self.jc.as_view(),
+                Rows::Kinds(&self.rows_c),
+                self.qdot.as_view(),
+            ),
+            0,
+        )
     }
 
     fn apply_velocity_change(&mut self, dqdot: &[f64]) {
@@ -408,7 +442,9 @@ fn b5_iterative_variant_applies_the_consistency_impulse_and_solves_with_static_f
 #[test]
 fn b5_iterative_variant_falls_back_to_frictionless_without_impulses() {
     let mut host = RodHost::new(3.0);
-    let mut s = BaraffSolver::new(BaraffParameters { max_consistency_impulses: 0, ..BaraffParameters::default() }).unwrap();
+    let mut s =
+        BaraffSolver::new(BaraffParameters { max_consistency_impulses: 0, ..BaraffParameters::default() })
+            .unwrap();
     let out = s.solve_forces_iter(&mut host).unwrap();
     assert_eq!(out, BaraffOutcome::FrictionlessFallback { row: 0 });
     assert_eq!(out.code(), 26);
@@ -421,7 +457,12 @@ fn b5_iterative_variant_falls_back_to_frictionless_without_impulses() {
 // ---------------------------------------------------------------------------------------------
 // B6: impulse active set on the B3 box, both corners touching, q̇ = (0, −1, 2).
 
-fn box_impulse_problem<'a>(m: &'a DMatrix<f64>, j: &'a DMatrix<f64>, qdot: &'a DVector<f64>, rows: &'a [RowKind]) -> ModelProblem<'a> {
+fn box_impulse_problem<'a>(
+    m: &'a DMatrix<f64>,
+    j: &'a DMatrix<f64>,
+    qdot: &'a DVector<f64>,
+    rows: &'a [RowKind],
+) -> ModelProblem<'a> {
     ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(rows), qdot.as_view())
 }
 
@@ -434,7 +475,9 @@ fn b6_impulse_active_set_adds_the_right_corner() {
     let p = box_impulse_problem(&m, &j, &qdot, &rows);
 
     // Iteration 1 alone (cap 1): active {left}.
-    let mut s = BaraffSolver::new(BaraffParameters { max_impulse_iterations: 1, ..BaraffParameters::default() }).unwrap();
+    let mut s =
+        BaraffSolver::new(BaraffParameters { max_impulse_iterations: 1, ..BaraffParameters::default() })
+            .unwrap();
     assert!(s.needs_impulse(&p).unwrap());
     assert_eq!(s.impulses_active_set(&p).unwrap(), BaraffOutcome::IterationLimit);
     close_all(s.composed_b(), &[-2.0, 0.0], 1e-12, "B6 v");
@@ -467,7 +510,8 @@ fn active_set_restitution_applies_to_rows_approaching_at_the_start() {
     let j = dmatrix![0.0, 1.0];
     let qdot = dvector![0.3, -2.0];
     let rows = [RowKind::Normal];
-    let mut s = BaraffSolver::new(BaraffParameters { restitution: 0.5, ..BaraffParameters::default() }).unwrap();
+    let mut s =
+        BaraffSolver::new(BaraffParameters { restitution: 0.5, ..BaraffParameters::default() }).unwrap();
     let p = ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(&rows), qdot.as_view());
     assert_eq!(s.impulses_active_set(&p).unwrap(), BaraffOutcome::Solved);
     close(s.accelerations()[0], 1.0, 1e-12, "v⁺ = −e v");
@@ -487,7 +531,9 @@ fn b7_bilateral_pin_and_unilateral_contact() {
     let tau = dvector![0.0, -G, 0.0];
     let rows = [RowKind::Bilateral, RowKind::Bilateral, RowKind::Normal];
     let mut s = solver();
-    let out = s.solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap();
+    let out = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()))
+        .unwrap();
     assert_eq!(out, BaraffOutcome::Solved);
     close_all(s.forces(), &[0.0, 4.905, 4.905], 1e-9, "B7 (f_x, f_y, contact)");
     close_all(s.accelerations(), &[0.0, 0.0, 0.0], 1e-9, "B7 a");
@@ -503,7 +549,10 @@ fn boxed_row_saturates_at_its_limit_and_stays_interior_below_it() {
     let b = dvector![-10.0];
     let mut s = solver();
     // A motor holding a load that needs 5 N: within [−10, 10] it holds (a = 0).
-    assert_eq!(solve_matrix(&mut s, &a, &b, &[RowKind::Boxed { lo: -10.0, hi: 10.0 }]), BaraffOutcome::Solved);
+    assert_eq!(
+        solve_matrix(&mut s, &a, &b, &[RowKind::Boxed { lo: -10.0, hi: 10.0 }]),
+        BaraffOutcome::Solved
+    );
     close(s.forces()[0], 5.0, 1e-12, "interior");
     assert_eq!(s.row_sets(), &[RowSet::Clamped]);
     // Limited to 2 N it saturates at hi and the row accelerates (a = 2·2 − 10 = −6 ≤ 0).
@@ -513,7 +562,10 @@ fn boxed_row_saturates_at_its_limit_and_stays_interior_below_it() {
     assert_eq!(s.row_sets(), &[RowSet::AtUpper]);
     // The other way, limited by lo.
     let b = dvector![10.0];
-    assert_eq!(solve_matrix(&mut s, &a, &b, &[RowKind::Boxed { lo: -1.0, hi: f64::INFINITY }]), BaraffOutcome::Solved);
+    assert_eq!(
+        solve_matrix(&mut s, &a, &b, &[RowKind::Boxed { lo: -1.0, hi: f64::INFINITY }]),
+        BaraffOutcome::Solved
+    );
     close(s.forces()[0], -1.0, 1e-12, "at lo");
     assert_eq!(s.row_sets(), &[RowSet::AtLower]);
 }
@@ -528,12 +580,13 @@ fn baumgarte_stabilisation_shifts_b() {
     let cd = dvector![0.2];
     let rows = [RowKind::Bilateral];
     let mut s = solver();
-    let p = ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()).with_stabilization(Stabilization {
-        kp: 100.0,
-        kv: 20.0,
-        position_error: c.as_view(),
-        velocity_error: Some(cd.as_view()),
-    });
+    let p = ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())
+        .with_stabilization(Stabilization {
+            kp: 100.0,
+            kv: 20.0,
+            position_error: c.as_view(),
+            velocity_error: Some(cd.as_view()),
+        });
     assert_eq!(s.solve_model(&p).unwrap(), BaraffOutcome::Solved);
     close(s.composed_b()[0], 100.0 * 0.01 + 20.0 * 0.2, 1e-12, "b");
     // The true acceleration is −kp C − kv Ċ.
@@ -563,16 +616,37 @@ fn usage_errors_are_errors_not_panics() {
     let m = dmatrix![1.0, 0.0; 0.0, -1.0];
     let j = DMatrix::identity(2, 2);
     let tau = dvector![0.0, 0.0];
-    let e = s.solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap_err();
+    let e = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view()))
+        .unwrap_err();
     assert!(matches!(e, BaraffError::MassMatrixNotPositiveDefinite { column: 1, .. }), "{e}");
 
     let m = DMatrix::identity(2, 2);
-    let e = s.impulses_active_set(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&rows), tau.as_view())).unwrap_err();
+    let e = s
+        .impulses_active_set(&ModelProblem::forces(
+            m.as_view(),
+            j.as_view(),
+            Rows::Kinds(&rows),
+            tau.as_view(),
+        ))
+        .unwrap_err();
     assert!(matches!(e, BaraffError::WrongLevel { .. }), "{e}");
     let fr = [RowKind::Normal, RowKind::Friction { normal: 0, mu: 1.0 }];
-    let e = s.impulses_active_set(&ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(&fr), tau.as_view())).unwrap_err();
+    let e = s
+        .impulses_active_set(&ModelProblem::velocities(
+            m.as_view(),
+            j.as_view(),
+            Rows::Kinds(&fr),
+            tau.as_view(),
+        ))
+        .unwrap_err();
     assert!(matches!(e, BaraffError::UnsupportedRowKind { row: 1, .. }), "{e}");
-    let e = s.consistency_impulse(&ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(&fr), tau.as_view()), 1).unwrap_err();
+    let e = s
+        .consistency_impulse(
+            &ModelProblem::velocities(m.as_view(), j.as_view(), Rows::Kinds(&fr), tau.as_view()),
+            1,
+        )
+        .unwrap_err();
     assert!(matches!(e, BaraffError::InvalidRow { row: 1, .. }), "{e}");
     assert!(BaraffSolver::new(BaraffParameters { tolerance: 0.0, ..BaraffParameters::default() }).is_err());
 }

@@ -16,7 +16,9 @@
 //!
 //! Run with `--nocapture` to see the tables.
 
-use contact_solvers::baraff::{BaraffOutcome, BaraffParameters, BaraffSolver, ModelProblem, RowKind, Rows, Sliding};
+use contact_solvers::baraff::{
+    BaraffOutcome, BaraffParameters, BaraffSolver, ModelProblem, RowKind, Rows, Sliding,
+};
 use nalgebra::{DMatrix, DVector};
 
 /// SplitMix64 with Box–Muller normals.
@@ -60,7 +62,14 @@ impl Problem {
     fn new(rng: &mut Rng, n: usize) -> Self {
         let mass = DMatrix::from_diagonal(&DVector::from_fn(n, |_, _| rng.range(0.5, 2.0)));
         let tau = DVector::from_fn(n, |_, _| rng.normal());
-        Self { mass, j: DMatrix::zeros(0, n), q: DMatrix::zeros(0, n), mu_d: DVector::zeros(0), tau, rows: Vec::new() }
+        Self {
+            mass,
+            j: DMatrix::zeros(0, n),
+            q: DMatrix::zeros(0, n),
+            mu_d: DVector::zeros(0),
+            tau,
+            rows: Vec::new(),
+        }
     }
 
     fn push_row(&mut self, rng: &mut Rng, kind: RowKind) -> usize {
@@ -96,8 +105,13 @@ impl Problem {
     }
 
     fn model(&self) -> ModelProblem<'_> {
-        ModelProblem::forces(self.mass.as_view(), self.j.as_view(), Rows::Kinds(&self.rows), self.tau.as_view())
-            .with_sliding(Sliding { slip_jacobian: self.q.as_view(), mu: self.mu_d.as_view() })
+        ModelProblem::forces(
+            self.mass.as_view(),
+            self.j.as_view(),
+            Rows::Kinds(&self.rows),
+            self.tau.as_view(),
+        )
+        .with_sliding(Sliding { slip_jacobian: self.q.as_view(), mu: self.mu_d.as_view() })
     }
 
     /// Independent check of `f`: returns the first violated condition.
@@ -251,18 +265,29 @@ fn line(name: &str, t: &Tally) -> String {
     )
 }
 
+/// Makes one random problem.
+type Maker = Box<dyn Fn(&mut Rng) -> Problem>;
+
 #[test]
 fn random_problems_solve_at_the_rates_of_spec_section_10() {
     let mut report = Vec::new();
     let mut total = 0;
 
     // Families that must always solve.
-    let must: [(&str, u64, Box<dyn Fn(&mut Rng) -> Problem>); 5] = [
+    let must: [(&str, u64, Maker); 5] = [
         ("4 normals, 6 dofs (PD)", 1, Box::new(|r: &mut Rng| frictionless(r, 6, 0, 4))),
         ("9 normals, 6 dofs (redundant, PSD)", 2, Box::new(|r: &mut Rng| frictionless(r, 6, 0, 9))),
         ("2 bilateral + 3 normals, 6 dofs", 3, Box::new(|r: &mut Rng| frictionless(r, 6, 2, 3))),
-        ("2 contacts, pyramid friction μ=0.5, 6 dofs", 4, Box::new(|r: &mut Rng| with_friction(r, 6, 2, 0.5, 0.0))),
-        ("3 contacts with friction μ=0.5, 6 dofs (redund.)", 5, Box::new(|r: &mut Rng| with_friction(r, 6, 3, 0.5, 0.0))),
+        (
+            "2 contacts, pyramid friction μ=0.5, 6 dofs",
+            4,
+            Box::new(|r: &mut Rng| with_friction(r, 6, 2, 0.5, 0.0)),
+        ),
+        (
+            "3 contacts with friction μ=0.5, 6 dofs (redund.)",
+            5,
+            Box::new(|r: &mut Rng| with_friction(r, 6, 3, 0.5, 0.0)),
+        ),
     ];
     let mut failures = Vec::new();
     for (name, seed, make) in must {
@@ -386,4 +411,3 @@ fn failures_are_mostly_genuinely_unsolvable_problems() {
     assert!(failures > 0, "the family must contain inconsistent problems");
     assert!(spurious * 200 <= count, "{spurious} failures on solvable problems out of {count} (> 0.5 %)");
 }
-

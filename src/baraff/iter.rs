@@ -38,7 +38,10 @@ impl BaraffSolver {
     /// Returns the outcome of the last force solve, except that a verified solve that needed the
     /// fallback is [`BaraffOutcome::FrictionlessFallback`]. The results are those of the last
     /// force solve; [`super::BaraffStats`] counts the impulses, fallback rows and all pivots.
-    pub fn solve_forces_iter<H: ConsistencyHost + ?Sized>(&mut self, host: &mut H) -> Result<BaraffOutcome, BaraffError> {
+    pub fn solve_forces_iter<H: ConsistencyHost + ?Sized>(
+        &mut self,
+        host: &mut H,
+    ) -> Result<BaraffOutcome, BaraffError> {
         self.frictionless.clear();
         let max_impulses = self.params.max_consistency_impulses as usize;
         let (mut impulses, mut pivots) = (0usize, 0usize);
@@ -46,7 +49,10 @@ impl BaraffSolver {
             let outcome = {
                 let p = host.force_problem();
                 if !matches!(p.level, Level::Acceleration(_)) {
-                    return Err(BaraffError::WrongLevel { call: "solve_forces_iter (force problem)", expected: "acceleration" });
+                    return Err(BaraffError::WrongLevel {
+                        call: "solve_forces_iter (force problem)",
+                        expected: "acceleration",
+                    });
                 }
                 self.model_solve(&p, None, true)?
             };

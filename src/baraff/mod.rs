@@ -140,7 +140,12 @@ impl BaraffSolver {
         problem.rows.decode_into(&mut self.kinds)?;
         let inp = CoreInput { a: problem.a, b: problem.b.as_slice(), rows: &self.kinds, sticking: None };
         let (outcome, worst) = self.core.run(&inp, &self.params);
-        self.stats = BaraffStats { outcome, pivots: self.core.pivots, worst_violation: worst, ..BaraffStats::default() };
+        self.stats = BaraffStats {
+            outcome,
+            pivots: self.core.pivots,
+            worst_violation: worst,
+            ..BaraffStats::default()
+        };
         self.m = m;
         Ok(outcome)
     }
@@ -158,7 +163,11 @@ impl BaraffSolver {
     /// clamped (its impulse may grow from 0) when its velocity is within ε of 0, then its friction
     /// rows are driven to zero tangential velocity within `±μ p_n`, then all other rows in the
     /// usual order. [`BaraffSolver::generalized_change`] is `applyImpulse`'s `Δq̇ = M⁻¹ J_fᵀ p`.
-    pub fn consistency_impulse(&mut self, problem: &ModelProblem, sticking_normal: usize) -> Result<BaraffOutcome, BaraffError> {
+    pub fn consistency_impulse(
+        &mut self,
+        problem: &ModelProblem,
+        sticking_normal: usize,
+    ) -> Result<BaraffOutcome, BaraffError> {
         self.m = 0;
         self.n = 0;
         self.composed = false;
@@ -167,14 +176,22 @@ impl BaraffSolver {
         }
         problem.rows.decode_into(&mut self.kinds)?;
         if self.kinds.get(sticking_normal) != Some(&RowKind::Normal) {
-            return Err(BaraffError::InvalidRow { row: sticking_normal, reason: "sticking contact: not a normal row" });
+            return Err(BaraffError::InvalidRow {
+                row: sticking_normal,
+                reason: "sticking contact: not a normal row",
+            });
         }
         self.model_solve(problem, Some(sticking_normal), false)
     }
 
     /// Shared body of the model calls. `use_frictionless`: apply the iterative variant's
     /// fallback rows.
-    fn model_solve(&mut self, problem: &ModelProblem, sticking: Option<usize>, use_frictionless: bool) -> Result<BaraffOutcome, BaraffError> {
+    fn model_solve(
+        &mut self,
+        problem: &ModelProblem,
+        sticking: Option<usize>,
+        use_frictionless: bool,
+    ) -> Result<BaraffOutcome, BaraffError> {
         self.m = 0;
         self.n = 0;
         self.composed = false;
@@ -190,7 +207,12 @@ impl BaraffSolver {
         };
         let (outcome, worst) = self.core.run(&inp, &self.params);
         self.compose.finish(&self.core.f[..m]);
-        self.stats = BaraffStats { outcome, pivots: self.core.pivots, worst_violation: worst, ..BaraffStats::default() };
+        self.stats = BaraffStats {
+            outcome,
+            pivots: self.core.pivots,
+            worst_violation: worst,
+            ..BaraffStats::default()
+        };
         self.m = m;
         self.n = self.compose.n;
         self.composed = true;
@@ -212,7 +234,8 @@ impl BaraffSolver {
         }
         let m = problem.rows.len();
         problem.rows.decode_into(&mut self.kinds)?;
-        if let Some(row) = self.kinds.iter().position(|k| !matches!(k, RowKind::Bilateral | RowKind::Normal)) {
+        if let Some(row) = self.kinds.iter().position(|k| !matches!(k, RowKind::Bilateral | RowKind::Normal))
+        {
             return Err(BaraffError::UnsupportedRowKind { row, call: "impulses_active_set" });
         }
         self.compose.compose(problem, m, &[])?;
@@ -229,7 +252,12 @@ impl BaraffSolver {
             &mut self.core.sets[..m],
         );
         self.compose.finish(&self.core.f[..m]);
-        self.stats = BaraffStats { outcome: r.outcome, iterations: r.iterations, worst_violation: r.worst, ..BaraffStats::default() };
+        self.stats = BaraffStats {
+            outcome: r.outcome,
+            iterations: r.iterations,
+            worst_violation: r.worst,
+            ..BaraffStats::default()
+        };
         self.m = m;
         self.n = self.compose.n;
         self.composed = true;

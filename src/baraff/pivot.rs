@@ -195,7 +195,9 @@ impl Core {
         grow(&mut self.rhs, m);
         grow(&mut self.x, m);
         grow(&mut self.vbuf, m);
-        for v in [&mut self.fric_idx, &mut self.fric_rows, &mut self.next, &mut self.qr_rows, &mut self.qr_cols] {
+        for v in
+            [&mut self.fric_idx, &mut self.fric_rows, &mut self.next, &mut self.qr_rows, &mut self.qr_cols]
+        {
             if v.capacity() < m {
                 v.reserve(m - v.len());
             }

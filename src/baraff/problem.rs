@@ -90,7 +90,15 @@ impl<'a> ModelProblem<'a> {
         rows: Rows<'a>,
         tau_minus_c: DVectorView<'a, f64>,
     ) -> Self {
-        Self { mass, jacobian, rows, level: Level::Acceleration(tau_minus_c), bias: None, sliding: None, stabilization: None }
+        Self {
+            mass,
+            jacobian,
+            rows,
+            level: Level::Acceleration(tau_minus_c),
+            bias: None,
+            sliding: None,
+            stabilization: None,
+        }
     }
 
     /// A velocity-level problem at generalized velocities `qdot`.
@@ -100,7 +108,15 @@ impl<'a> ModelProblem<'a> {
         rows: Rows<'a>,
         qdot: DVectorView<'a, f64>,
     ) -> Self {
-        Self { mass, jacobian, rows, level: Level::Velocity(qdot), bias: None, sliding: None, stabilization: None }
+        Self {
+            mass,
+            jacobian,
+            rows,
+            level: Level::Velocity(qdot),
+            bias: None,
+            sliding: None,
+            stabilization: None,
+        }
     }
 
     /// Sets the bias term (m).
@@ -126,6 +142,9 @@ pub(crate) fn check_dim(what: &'static str, expected: usize, got: usize) -> Resu
     if expected == got { Ok(()) } else { Err(BaraffError::DimensionMismatch { what, expected, got }) }
 }
 
-pub(crate) fn check_finite<'b, I: IntoIterator<Item = &'b f64>>(what: &'static str, it: I) -> Result<(), BaraffError> {
+pub(crate) fn check_finite<'b, I: IntoIterator<Item = &'b f64>>(
+    what: &'static str,
+    it: I,
+) -> Result<(), BaraffError> {
     if it.into_iter().all(|x| x.is_finite()) { Ok(()) } else { Err(BaraffError::NonFinite { what }) }
 }

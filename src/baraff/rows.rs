@@ -118,12 +118,7 @@ impl Rows<'_> {
         match self {
             Rows::Kinds(k) => out.extend_from_slice(k),
             Rows::Coded(c) => {
-                fn param<T: Copy>(
-                    v: &[T],
-                    i: usize,
-                    m: usize,
-                    what: &'static str,
-                ) -> Result<T, BaraffError> {
+                fn param<T: Copy>(v: &[T], i: usize, m: usize, what: &'static str) -> Result<T, BaraffError> {
                     if v.len() != m {
                         return Err(BaraffError::DimensionMismatch { what, expected: m, got: v.len() });
                     }
@@ -161,12 +156,18 @@ impl Rows<'_> {
                         });
                     }
                     if !(mu >= 0.0 && mu.is_finite()) {
-                        return Err(BaraffError::InvalidRow { row: i, reason: "friction row: mu must be finite and >= 0" });
+                        return Err(BaraffError::InvalidRow {
+                            row: i,
+                            reason: "friction row: mu must be finite and >= 0",
+                        });
                     }
                 }
                 RowKind::Boxed { lo, hi } => {
                     if !(lo <= 0.0 && hi >= 0.0) {
-                        return Err(BaraffError::InvalidRow { row: i, reason: "boxed row: need lo <= 0 <= hi (no NaN)" });
+                        return Err(BaraffError::InvalidRow {
+                            row: i,
+                            reason: "boxed row: need lo <= 0 <= hi (no NaN)",
+                        });
                     }
                 }
                 RowKind::Bilateral | RowKind::Normal => {}
@@ -210,11 +211,29 @@ mod tests {
             Rows::Coded(CodedRows { kind, normal, mu, lo, hi }).decode_into(&mut out).unwrap_err()
         };
         assert_eq!(bad(&[7], &[], &[], &[], &[]), BaraffError::UnknownRowKind { row: 0, code: 7 });
-        assert!(matches!(bad(&[ROW_FRICTION], &[0], &[0.5], &[], &[]), BaraffError::InvalidRow { row: 0, .. }));
-        assert!(matches!(bad(&[ROW_NORMAL, ROW_FRICTION], &[0, -1], &[0.0, 0.5], &[], &[]), BaraffError::InvalidRow { row: 1, .. }));
-        assert!(matches!(bad(&[ROW_NORMAL, ROW_FRICTION], &[0, 0], &[0.0, -0.5], &[], &[]), BaraffError::InvalidRow { row: 1, .. }));
-        assert!(matches!(bad(&[ROW_NORMAL, ROW_FRICTION], &[0], &[0.0, 0.5], &[], &[]), BaraffError::DimensionMismatch { .. }));
-        assert!(matches!(bad(&[ROW_BOXED], &[], &[], &[0.5], &[1.0]), BaraffError::InvalidRow { row: 0, .. }));
-        assert!(matches!(bad(&[ROW_BOXED], &[], &[], &[f64::NAN], &[1.0]), BaraffError::InvalidRow { row: 0, .. }));
+        assert!(matches!(
+            bad(&[ROW_FRICTION], &[0], &[0.5], &[], &[]),
+            BaraffError::InvalidRow { row: 0, .. }
+        ));
+        assert!(matches!(
+            bad(&[ROW_NORMAL, ROW_FRICTION], &[0, -1], &[0.0, 0.5], &[], &[]),
+            BaraffError::InvalidRow { row: 1, .. }
+        ));
+        assert!(matches!(
+            bad(&[ROW_NORMAL, ROW_FRICTION], &[0, 0], &[0.0, -0.5], &[], &[]),
+            BaraffError::InvalidRow { row: 1, .. }
+        ));
+        assert!(matches!(
+            bad(&[ROW_NORMAL, ROW_FRICTION], &[0], &[0.0, 0.5], &[], &[]),
+            BaraffError::DimensionMismatch { .. }
+        ));
+        assert!(matches!(
+            bad(&[ROW_BOXED], &[], &[], &[0.5], &[1.0]),
+            BaraffError::InvalidRow { row: 0, .. }
+        ));
+        assert!(matches!(
+            bad(&[ROW_BOXED], &[], &[], &[f64::NAN], &[1.0]),
+            BaraffError::InvalidRow { row: 0, .. }
+        ));
     }
 }

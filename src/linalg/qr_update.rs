@@ -438,9 +438,8 @@ mod tests {
         // Symmetric PSD, rank 2 (a Gram matrix of 3 vectors in the plane): a consistent
         // right-hand side is solved exactly with the dependent unknown set to 0.
         let v = [[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]];
-        let g: Vec<Vec<f64>> = (0..3)
-            .map(|i| (0..3).map(|j| v[i][0] * v[j][0] + v[i][1] * v[j][1]).collect())
-            .collect();
+        let g: Vec<Vec<f64>> =
+            (0..3).map(|i| (0..3).map(|j| v[i][0] * v[j][0] + v[i][1] * v[j][1]).collect()).collect();
         let mut qr = UpdatableQr::with_capacity(3);
         for k in 0..3 {
             qr.append_row(&g[k][..k]);
