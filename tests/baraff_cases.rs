@@ -650,3 +650,21 @@ fn usage_errors_are_errors_not_panics() {
     assert!(matches!(e, BaraffError::InvalidRow { row: 1, .. }), "{e}");
     assert!(BaraffSolver::new(BaraffParameters { tolerance: 0.0, ..BaraffParameters::default() }).is_err());
 }
+
+#[test]
+fn empty_problems_solve_trivially() {
+    let mut s = solver();
+    let a = DMatrix::<f64>::zeros(0, 0);
+    let b = DVector::<f64>::zeros(0);
+    let out = s.solve(&MatrixProblem { a: a.as_view(), b: b.as_view(), rows: Rows::Kinds(&[]) }).unwrap();
+    assert_eq!(out, BaraffOutcome::Solved);
+    assert!(s.forces().is_empty());
+    let m = DMatrix::identity(2, 2);
+    let j = DMatrix::<f64>::zeros(0, 2);
+    let tau = dvector![1.0, -2.0];
+    let out = s
+        .solve_model(&ModelProblem::forces(m.as_view(), j.as_view(), Rows::Kinds(&[]), tau.as_view()))
+        .unwrap();
+    assert_eq!(out, BaraffOutcome::Solved);
+    close_all(s.generalized(), &[1.0, -2.0], 0.0, "free motion");
+}
