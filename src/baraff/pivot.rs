@@ -233,7 +233,8 @@ impl Core {
                 Ok(()) => BaraffOutcome::Inexact,
             };
             last = (outcome, worst);
-            if outcome.is_solved() || p.reverse_retry == 0 {
+            // Without two friction rows the reversed order is the same order.
+            if outcome.is_solved() || p.reverse_retry == 0 || self.fric_rows.len() < 2 {
                 break;
             }
         }
