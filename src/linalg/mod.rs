@@ -10,6 +10,10 @@
 //!   failure (`specs/tamsi.md` §5.2).
 //! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
 //!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
+//! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
+//!   non-positive pivot (`specs/baraff.md` §2).
+//! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
+//!   pivoting on a changing square submatrix (`specs/baraff.md` §3.4).
 //!
 //! * [`scalar`]: `std::max`/`std::min` with C++ NaN semantics, positive part, step function.
 //! * [`simd`]: runtime dispatch to AVX2 for kernels built for baseline x86-64.
@@ -17,14 +21,18 @@
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
 mod block_lu;
+mod cholesky;
 mod ldlt;
 mod lu;
+mod qr_update;
 pub mod scalar;
 pub mod simd;
 
 pub use block_lu::BlockDiagLu;
+pub use cholesky::{Cholesky, CholeskyFailure};
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
+pub use qr_update::UpdatableQr;
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {
