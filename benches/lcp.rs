@@ -30,29 +30,14 @@ fn bench_problem(c: &mut Criterion, name: &str, m: &DMatrix<f64>, q: &DVector<f6
     let mut lex = lexico();
     let mut unrevised = UnrevisedLemkeSolver::new();
     let o = moby.solve_lemke(&p);
-    println!(
-        "{name}: n = {}, Moby Lemke {:?} in {} pivots",
-        q.len(),
-        o,
-        moby.num_pivots()
-    );
+    println!("{name}: n = {}, Moby Lemke {:?} in {} pivots", q.len(), o, moby.num_pivots());
     unrevised.clear_warm_start();
     let o = unrevised.solve(&p);
-    println!(
-        "{name}: unrevised Lemke {:?} in {} pivots",
-        o,
-        unrevised.num_pivots()
-    );
+    println!("{name}: unrevised Lemke {:?} in {} pivots", o, unrevised.num_pivots());
     let o = lex.solve_lemke(&p);
-    println!(
-        "{name}: lexicographic Lemke {:?} in {} pivots",
-        o,
-        lex.num_pivots()
-    );
+    println!("{name}: lexicographic Lemke {:?} in {} pivots", o, lex.num_pivots());
     let mut g = c.benchmark_group(name);
-    g.bench_function("moby_lemke", |b| {
-        b.iter(|| black_box(moby.solve_lemke(black_box(&p))))
-    });
+    g.bench_function("moby_lemke", |b| b.iter(|| black_box(moby.solve_lemke(black_box(&p)))));
     g.bench_function("unrevised_lemke", |b| {
         b.iter(|| {
             // Cold start every time (Drake's timings are per cold solve).
@@ -60,9 +45,7 @@ fn bench_problem(c: &mut Criterion, name: &str, m: &DMatrix<f64>, q: &DVector<f6
             black_box(unrevised.solve(black_box(&p)))
         })
     });
-    g.bench_function("lexicographic_lemke", |b| {
-        b.iter(|| black_box(lex.solve_lemke(black_box(&p))))
-    });
+    g.bench_function("lexicographic_lemke", |b| b.iter(|| black_box(lex.solve_lemke(black_box(&p)))));
     g.finish();
 }
 
@@ -79,31 +62,16 @@ fn random_contact_lcps(c: &mut Criterion) {
 }
 
 fn read_siconos(name: &str) -> (DMatrix<f64>, DVector<f64>) {
-    let path = format!(
-        "{}/../shared/data/siconos/lcp/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let path = format!("{}/../shared/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t: Vec<&str> = text.split_whitespace().collect();
     let n: usize = t[0].parse().unwrap();
-    let v: Vec<f64> = t[6..6 + n * n + n]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-    (
-        DMatrix::from_column_slice(n, n, &v[..n * n]),
-        DVector::from_column_slice(&v[n * n..]),
-    )
+    let v: Vec<f64> = t[6..6 + n * n + n].iter().map(|s| s.parse().unwrap()).collect();
+    (DMatrix::from_column_slice(n, n, &v[..n * n]), DVector::from_column_slice(&v[n * n..]))
 }
 
 fn siconos_files(c: &mut Criterion) {
-    for name in [
-        "lcp_CPS_2",
-        "lcp_enum_fails",
-        "lcp_exp_murty2",
-        "lcp_mmc",
-        "lcp_tobenna",
-    ] {
+    for name in ["lcp_CPS_2", "lcp_enum_fails", "lcp_exp_murty2", "lcp_mmc", "lcp_tobenna"] {
         let (m, q) = read_siconos(&format!("{name}.dat"));
         bench_problem(c, name, &m, &q);
     }

@@ -25,17 +25,11 @@ fn impact_20_contacts(c: &mut Criterion) {
             cs.num_pivots(),
             cs.regularization_used()
         );
-        g.bench_function(name, |b| {
-            b.iter(|| black_box(cs.solve_impact_problem(black_box(&v))))
-        });
+        g.bench_function(name, |b| b.iter(|| black_box(cs.solve_impact_problem(black_box(&v)))));
     }
     let mut cs = ConstraintSolver::new();
     let o = cs.solve_discretized(&v, 1e-2).unwrap();
-    println!(
-        "impact_20_contacts/discretized: {o:?}, LCP n = {}, {} pivots",
-        cs.lcp_size(),
-        cs.num_pivots()
-    );
+    println!("impact_20_contacts/discretized: {o:?}, LCP n = {}, {} pivots", cs.lcp_size(), cs.num_pivots());
     g.bench_function("discretized_dt_1e-2", |b| {
         b.iter(|| black_box(cs.solve_discretized(black_box(&v), 1e-2)))
     });

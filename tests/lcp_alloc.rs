@@ -8,12 +8,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use contact_solvers::lcp::{
-    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
-    UnrevisedLemkeSolver,
+    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
-use contact_solvers::rigid::{
-    ConstraintSolver, ConstraintSolverParameters, Operator, RigidOutcome,
-};
+use contact_solvers::rigid::{ConstraintSolver, ConstraintSolverParameters, Operator, RigidOutcome};
 use nalgebra::{DMatrix, DVector};
 use support::rod2d::{AccelOwned, Rod2D};
 use support::scene::Scene;
@@ -58,10 +55,7 @@ fn repeated_solves_allocate_nothing() {
     // LCP solvers on an impact LCP of a 20-contact scene (n = 80) and on a degenerate LCP.
     let scene = Scene::new(10, 20, 0, 0);
     let mut cs = ConstraintSolver::new();
-    assert_eq!(
-        cs.solve_impact_problem(&scene.view()),
-        Ok(RigidOutcome::Solved)
-    );
+    assert_eq!(cs.solve_impact_problem(&scene.view()), Ok(RigidOutcome::Solved));
     let mm = cs.lcp_matrix().into_owned();
     let qq = DVector::from_column_slice(cs.lcp_vector());
     let p = LcpProblem::new(mm.as_view(), qq.as_view()).unwrap();
@@ -78,11 +72,9 @@ fn repeated_solves_allocate_nothing() {
     let mut unrevised = UnrevisedLemkeSolver::new();
     let mut all = || {
         moby.solve_lemke(&p);
-        moby.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT)
-            .unwrap();
+        moby.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
         moby.solve_fast(&p);
-        moby.solve_fast_regularized(&p3, RegularizationSchedule::FAST_DEFAULT)
-            .unwrap();
+        moby.solve_fast_regularized(&p3, RegularizationSchedule::FAST_DEFAULT).unwrap();
         lex.solve_lemke(&p);
         unrevised.clear_warm_start();
         unrevised.solve(&p);
@@ -103,8 +95,7 @@ fn repeated_solves_allocate_nothing() {
             cf.resize(cs.cf().len(), 0.0);
         }
         cf.copy_from_slice(cs.cf());
-        cs.compute_generalized_velocity_change(&v, cf, &mut out)
-            .unwrap();
+        cs.compute_generalized_velocity_change(&v, cf, &mut out).unwrap();
         // Solvability is not the point here (a random scene); the full path runs either way.
         cs.solve_discretized(&v, 1e-3).unwrap();
     };
@@ -122,18 +113,14 @@ fn repeated_solves_allocate_nothing() {
     let mut view = d.view();
     view.g_mult = Operator::Callback(&gm);
     view.g_transpose_mult = Operator::Callback(&gt);
-    for params in [
-        ConstraintSolverParameters::default(),
-        ConstraintSolverParameters::DRAKE_HEAD,
-    ] {
+    for params in [ConstraintSolverParameters::default(), ConstraintSolverParameters::DRAKE_HEAD] {
         let mut cs = ConstraintSolver::with_parameters(params);
         let mut ga = [0.0; 3];
         let mut cf = [0.0; 2];
         let mut accel = || {
             assert_eq!(cs.solve_constraint_problem(&view), Ok(RigidOutcome::Solved));
             cf.copy_from_slice(cs.cf());
-            cs.compute_generalized_acceleration(&view, &cf, &mut ga)
-                .unwrap();
+            cs.compute_generalized_acceleration(&view, &cf, &mut ga).unwrap();
         };
         accel();
         assert_eq!(count(&mut accel), 0, "acceleration level");

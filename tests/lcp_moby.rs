@@ -26,23 +26,13 @@ fn run_basic_lcp(m: &DMatrix<f64>, q: &DVector<f64>, expected: &[f64], expect_fa
         expected.to_vec()
     };
     if expect_fast_pass {
-        assert!(
-            close(&fast_z, &expected, EPSILON),
-            "fast z {fast_z:?} vs {expected:?}"
-        );
+        assert!(close(&fast_z, &expected, EPSILON), "fast z {fast_z:?} vs {expected:?}");
     } else {
-        assert!(
-            !close(&fast_z, &expected, EPSILON),
-            "fast z must differ from {expected:?}"
-        );
+        assert!(!close(&fast_z, &expected, EPSILON), "fast z must differ from {expected:?}");
     }
     let o = s.solve_lemke(&p);
     assert_eq!(o, LcpOutcome::Solved);
-    assert!(
-        close(s.z(), &expected, EPSILON),
-        "lemke z {:?} vs {expected:?}",
-        s.z()
-    );
+    assert!(close(s.z(), &expected, EPSILON), "lemke z {:?} vs {expected:?}", s.z());
     assert!(s.num_pivots() > 0, "lemke pivots");
 }
 
@@ -55,34 +45,17 @@ fn run_regularized_lcp(
 ) -> Vec<f64> {
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = MobyLcpSolver::new();
-    let o = s
-        .solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT)
-        .unwrap();
+    let o = s.solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT).unwrap();
     let fast_z = s.z().to_vec();
-    let expected: Vec<f64> = if expected.is_empty() {
-        fast_z.clone()
-    } else {
-        expected.to_vec()
-    };
+    let expected: Vec<f64> = if expected.is_empty() { fast_z.clone() } else { expected.to_vec() };
     if expect_fast_pass {
         assert_eq!(o, LcpOutcome::Solved);
-        assert!(
-            close(&fast_z, &expected, EPSILON),
-            "fast-reg z {fast_z:?} vs {expected:?}"
-        );
+        assert!(close(&fast_z, &expected, EPSILON), "fast-reg z {fast_z:?} vs {expected:?}");
     } else {
-        assert!(
-            !close(&fast_z, &expected, EPSILON),
-            "fast-reg z must differ from {expected:?}"
-        );
+        assert!(!close(&fast_z, &expected, EPSILON), "fast-reg z must differ from {expected:?}");
     }
-    s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT)
-        .unwrap();
-    assert!(
-        close(s.z(), &expected, EPSILON),
-        "lemke-reg z {:?} vs {expected:?}",
-        s.z()
-    );
+    s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
+    assert!(close(s.z(), &expected, EPSILON), "lemke-reg z {:?} vs {expected:?}", s.z());
     fast_z
 }
 
@@ -112,10 +85,7 @@ fn test_trivial() {
     let fast_z = run_regularized_lcp(&m, &q, &[], true);
     let mut ref_z = ref_z;
     ref_z[0] = 0.0;
-    assert!(
-        close(&fast_z, &ref_z, 1e-12),
-        "[ref] (0, 1/2, …, 1/9): {fast_z:?}"
-    );
+    assert!(close(&fast_z, &ref_z, 1e-12), "[ref] (0, 1/2, …, 1/9): {fast_z:?}");
 }
 
 fn problem1() -> (DMatrix<f64>, DVector<f64>) {
@@ -146,8 +116,7 @@ fn test_problem1() {
     assert!(s.z().iter().all(|&z| z == 0.0));
     assert_eq!(s.solve_lemke(&p), LcpOutcome::Solved);
     assert_eq!(s.num_pivots(), 31);
-    s.solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT)
-        .unwrap();
+    s.solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT).unwrap();
     let half: Vec<f64> = e16.iter().map(|x| 0.5 * x).collect();
     assert!(close(s.z(), &half, 1e-12), "{:?}", s.z());
 }
@@ -181,9 +150,7 @@ fn test_problem4() {
     let m = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0,
-        ],
+        &[0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0],
     );
     let q = DVector::from_element(4, -1.0);
     let expected = [1.0 / 90.0, 2.0 / 45.0, 1.0 / 90.0, 2.0 / 45.0];
@@ -194,11 +161,7 @@ fn test_problem4() {
     assert_eq!(s.num_pivots(), 5, "[ref] Fast: 5 iterations");
     let o = s.solve_lemke(&p);
     assert_ne!(o, LcpOutcome::Solved);
-    assert_eq!(
-        o,
-        LcpOutcome::RayTermination,
-        "[ref] ray termination at the first iteration"
-    );
+    assert_eq!(o, LcpOutcome::RayTermination, "[ref] ray termination at the first iteration");
     assert!(s.z().iter().all(|&z| z == 0.0));
 }
 
@@ -207,19 +170,11 @@ fn test_problem6() {
     let m = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0,
-            0.0,
-        ],
+        &[11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0, 0.0],
     );
     for l in [1.0, 16.0] {
         let q = DVector::from_vec(vec![50.0, 50.0, l, -6.0]);
-        let e = [
-            (l + 16.0) / 13.0,
-            (l + 16.0) / 13.0,
-            2.0 * (23.0 - l) / 13.0,
-            (1286.0 - 9.0 * l) / 13.0,
-        ];
+        let e = [(l + 16.0) / 13.0, (l + 16.0) / 13.0, 2.0 * (23.0 - l) / 13.0, (1286.0 - 9.0 * l) / 13.0];
         run_lcp(&m, &q, &e, true);
     }
     let q = DVector::from_vec(vec![50.0, 50.0, 100.0, -6.0]);
@@ -236,15 +191,9 @@ fn test_empty() {
     assert_eq!(s.z().len(), 0);
     assert_eq!(s.solve_lemke(&p), LcpOutcome::Solved);
     assert_eq!(s.z().len(), 0);
-    assert_eq!(
-        s.solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT),
-        Ok(LcpOutcome::Solved)
-    );
+    assert_eq!(s.solve_fast_regularized(&p, RegularizationSchedule::FAST_DEFAULT), Ok(LcpOutcome::Solved));
     assert_eq!(s.z().len(), 0);
-    assert_eq!(
-        s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT),
-        Ok(LcpOutcome::Solved)
-    );
+    assert_eq!(s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT), Ok(LcpOutcome::Solved));
     assert_eq!(s.z().len(), 0);
 }
 
@@ -266,23 +215,12 @@ fn test_failure() {
 fn dimension_mismatch_is_an_error() {
     let m = DMatrix::<f64>::zeros(3, 3);
     let q = DVector::<f64>::zeros(4);
-    assert!(matches!(
-        LcpProblem::new(m.as_view(), q.as_view()),
-        Err(LcpError::DimensionMismatch { .. })
-    ));
-    let bad = RegularizationSchedule {
-        min_exp: 0,
-        step_exp: 0,
-        max_exp: 1,
-    };
+    assert!(matches!(LcpProblem::new(m.as_view(), q.as_view()), Err(LcpError::DimensionMismatch { .. })));
+    let bad = RegularizationSchedule { min_exp: 0, step_exp: 0, max_exp: 1 };
     let m = DMatrix::<f64>::identity(1, 1);
     let q = DVector::<f64>::zeros(1);
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
-    assert!(
-        MobyLcpSolver::new()
-            .solve_lemke_regularized(&p, bad)
-            .is_err()
-    );
+    assert!(MobyLcpSolver::new().solve_lemke_regularized(&p, bad).is_err());
 }
 
 #[test]
@@ -290,8 +228,5 @@ fn zero_tolerance_formula() {
     let m = DMatrix::from_row_slice(2, 2, &[1.0, -3.0, 0.5, 2.0]);
     let q = DVector::from_vec(vec![0.0, 0.0]);
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
-    assert_eq!(
-        MobyLcpSolver::compute_zero_tolerance(&p),
-        2.0 * 3.0 * 10.0 * f64::EPSILON
-    );
+    assert_eq!(MobyLcpSolver::compute_zero_tolerance(&p), 2.0 * 3.0 * 10.0 * f64::EPSILON);
 }

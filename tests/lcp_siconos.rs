@@ -14,26 +14,15 @@ const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/l
 /// Dense Siconos LCP file: `n`, storage `0`, `n`, `n`, `n n`, then M column by column, then q.
 /// `None` for the sparse-block files.
 fn read(name: &str) -> Option<(DMatrix<f64>, DVector<f64>)> {
-    let text =
-        std::fs::read_to_string(format!("{DIR}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let text = std::fs::read_to_string(format!("{DIR}{name}")).unwrap_or_else(|e| panic!("{name}: {e}"));
     let t: Vec<&str> = text.split_whitespace().collect();
     if t[1] != "0" {
         return None;
     }
     let n: usize = t[0].parse().unwrap();
-    assert_eq!(
-        (t[2], t[3], t[4], t[5]),
-        (t[0], t[0], t[0], t[0]),
-        "{name}: header"
-    );
-    let v: Vec<f64> = t[6..6 + n * n + n]
-        .iter()
-        .map(|s| s.parse().unwrap())
-        .collect();
-    Some((
-        DMatrix::from_column_slice(n, n, &v[..n * n]),
-        DVector::from_column_slice(&v[n * n..]),
-    ))
+    assert_eq!((t[2], t[3], t[4], t[5]), (t[0], t[0], t[0], t[0]), "{name}: header");
+    let v: Vec<f64> = t[6..6 + n * n + n].iter().map(|s| s.parse().unwrap()).collect();
+    Some((DMatrix::from_column_slice(n, n, &v[..n * n]), DVector::from_column_slice(&v[n * n..])))
 }
 
 fn dense_files() -> Vec<String> {
@@ -57,11 +46,7 @@ fn check(name: &str, m: &DMatrix<f64>, q: &DVector<f64>, z: &[f64]) {
     for i in 0..q.len() {
         assert!(z[i] >= -1e-10 * s, "{name}: z[{i}] = {}", z[i]);
         assert!(w[i] >= -1e-10 * s, "{name}: w[{i}] = {}", w[i]);
-        assert!(
-            (z[i] * w[i]).abs() <= 1e-10 * s * s,
-            "{name}: z∘w[{i}] = {}",
-            z[i] * w[i]
-        );
+        assert!((z[i] * w[i]).abs() <= 1e-10 * s * s, "{name}: z∘w[{i}] = {}", z[i] * w[i]);
     }
 }
 
@@ -73,18 +58,14 @@ fn seventeen_dense_files() {
 
 #[test]
 fn lexicographic_lemke_solves_what_siconos_lemke_solves() {
-    let params = MobyLcpParameters {
-        variant: LemkeVariant::Lexicographic,
-        ..Default::default()
-    };
+    let params = MobyLcpParameters { variant: LemkeVariant::Lexicographic, ..Default::default() };
     let mut solver = MobyLcpSolver::with_parameters(params).unwrap();
     let mut solved = 0;
     for name in dense_files() {
         let (m, q) = read(&name).unwrap();
         let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
         let o = solver.solve_lemke(&p);
-        let siconos_fails =
-            name == "lcp_CPS_3.dat" || name == "lcp_Pang_isolated_sol_perturbed.dat";
+        let siconos_fails = name == "lcp_CPS_3.dat" || name == "lcp_Pang_isolated_sol_perturbed.dat";
         if siconos_fails {
             // Both end on a ray, as Siconos' Lemke does on CPS_3.
             assert_eq!(o, LcpOutcome::RayTermination, "{name}");
@@ -94,11 +75,7 @@ fn lexicographic_lemke_solves_what_siconos_lemke_solves() {
         check(&name, &m, &q, solver.z());
         solved += 1;
         if name == "lcp_tobenna.dat" {
-            assert_eq!(
-                solver.num_pivots(),
-                126,
-                "Siconos' lexicolemke takes 126 pivots"
-            );
+            assert_eq!(solver.num_pivots(), 126, "Siconos' lexicolemke takes 126 pivots");
         }
     }
     assert_eq!(solved, 15);
@@ -107,12 +84,8 @@ fn lexicographic_lemke_solves_what_siconos_lemke_solves() {
 /// Drake's pivot counts from `specs/performance.md` ("pivots, µs" columns).
 #[test]
 fn drake_rules_take_drakes_pivot_counts() {
-    let table = [
-        ("lcp_CPS_2.dat", 4),
-        ("lcp_enum_fails.dat", 7),
-        ("lcp_exp_murty2.dat", 63),
-        ("lcp_mmc.dat", 22),
-    ];
+    let table =
+        [("lcp_CPS_2.dat", 4), ("lcp_enum_fails.dat", 7), ("lcp_exp_murty2.dat", 63), ("lcp_mmc.dat", 22)];
     let mut moby = MobyLcpSolver::new();
     let mut unrevised = UnrevisedLemkeSolver::new();
     for (name, pivots) in table {

@@ -16,11 +16,7 @@ fn run_lcp(m: &DMatrix<f64>, q: &DVector<f64>, expected: &[f64]) -> usize {
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = UnrevisedLemkeSolver::new();
     assert_eq!(s.solve(&p), LcpOutcome::Solved);
-    assert!(
-        close(s.z(), expected, EPSILON),
-        "z {:?} vs {expected:?}",
-        s.z()
-    );
+    assert!(close(s.z(), expected, EPSILON), "z {:?} vs {expected:?}", s.z());
     assert!(s.num_pivots() > 0);
     s.num_pivots()
 }
@@ -33,15 +29,9 @@ fn cycling() -> DMatrix<f64> {
 fn dimensional_mismatch() {
     let m = DMatrix::<f64>::zeros(3, 3);
     let q = DVector::<f64>::zeros(4);
-    assert!(matches!(
-        LcpProblem::new(m.as_view(), q.as_view()),
-        Err(LcpError::DimensionMismatch { .. })
-    ));
+    assert!(matches!(LcpProblem::new(m.as_view(), q.as_view()), Err(LcpError::DimensionMismatch { .. })));
     let m = DMatrix::<f64>::zeros(3, 4);
-    assert!(matches!(
-        LcpProblem::new(m.as_view(), q.as_view()),
-        Err(LcpError::DimensionMismatch { .. })
-    ));
+    assert!(matches!(LcpProblem::new(m.as_view(), q.as_view()), Err(LcpError::DimensionMismatch { .. })));
 }
 
 #[test]
@@ -108,20 +98,14 @@ fn test_problem4() {
     let m = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0,
-        ],
+        &[0.0, 0.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 10.0, 20.0, 0.0, 0.0, 30.0, 15.0, 0.0, 0.0],
     );
     let q = DVector::from_element(4, -1.0);
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = UnrevisedLemkeSolver::new();
     let o = s.solve(&p);
     assert_ne!(o, LcpOutcome::Solved);
-    assert_eq!(
-        o,
-        LcpOutcome::RayTermination,
-        "[ref] unblocked after the first pivot"
-    );
+    assert_eq!(o, LcpOutcome::RayTermination, "[ref] unblocked after the first pivot");
 }
 
 #[test]
@@ -129,19 +113,11 @@ fn test_problem6() {
     let m = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0,
-            0.0,
-        ],
+        &[11.0, 0.0, 10.0, -1.0, 0.0, 11.0, 10.0, -1.0, 10.0, 10.0, 21.0, -1.0, 1.0, 1.0, 1.0, 0.0],
     );
     for l in [1.0, 16.0] {
         let q = DVector::from_vec(vec![50.0, 50.0, l, -6.0]);
-        let e = [
-            (l + 16.0) / 13.0,
-            (l + 16.0) / 13.0,
-            2.0 * (23.0 - l) / 13.0,
-            (1286.0 - 9.0 * l) / 13.0,
-        ];
+        let e = [(l + 16.0) / 13.0, (l + 16.0) / 13.0, 2.0 * (23.0 - l) / 13.0, (1286.0 - 9.0 * l) / 13.0];
         run_lcp(&m, &q, &e);
     }
     let q = DVector::from_vec(vec![50.0, 50.0, 100.0, -6.0]);
@@ -182,15 +158,12 @@ fn test_solution_quality() {
 #[test]
 fn zero_tolerance() {
     let eps = f64::EPSILON;
-    let t =
-        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1.0).as_view());
+    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1.0).as_view());
     assert!((t - eps).abs() <= 10.0 * eps);
     assert_eq!(t, 4.884981308350689e-16);
-    let t =
-        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1e10).as_view());
+    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::from_element(1, 1, 1e10).as_view());
     assert!((t - 1e10 * eps).abs() <= 1e11 * eps);
-    let t =
-        UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::<f64>::identity(10, 10).as_view());
+    let t = UnrevisedLemkeSolver::compute_zero_tolerance(DMatrix::<f64>::identity(10, 10).as_view());
     assert!((t - 100.0 * eps).abs() <= 1000.0 * eps);
 }
 
@@ -229,10 +202,7 @@ fn python_binding_case() {
     let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
     let mut s = contact_solvers::lcp::MobyLcpSolver::new();
     assert_eq!(
-        s.solve_lemke_regularized(
-            &p,
-            contact_solvers::lcp::RegularizationSchedule::LEMKE_DEFAULT
-        ),
+        s.solve_lemke_regularized(&p, contact_solvers::lcp::RegularizationSchedule::LEMKE_DEFAULT),
         Ok(LcpOutcome::Solved)
     );
     assert_eq!(s.z(), &[0.0; 3]);

@@ -13,32 +13,21 @@ use nalgebra::{DMatrix, DVector, Matrix2};
 use support::rod2d::*;
 
 fn modes() -> [ConstraintSolverParameters; 2] {
-    [
-        ConstraintSolverParameters::default(),
-        ConstraintSolverParameters::DRAKE_HEAD,
-    ]
+    [ConstraintSolverParameters::default(), ConstraintSolverParameters::DRAKE_HEAD]
 }
 
 fn solve(s: &mut ConstraintSolver, d: &AccelOwned) -> Vec<f64> {
-    assert_eq!(
-        s.solve_constraint_problem(&d.view()),
-        Ok(RigidOutcome::Solved)
-    );
+    assert_eq!(s.solve_constraint_problem(&d.view()), Ok(RigidOutcome::Solved));
     s.cf().to_vec()
 }
 
 fn ga(s: &mut ConstraintSolver, d: &AccelOwned, cf: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; 3];
-    s.compute_generalized_acceleration(&d.view(), cf, &mut out)
-        .unwrap();
+    s.compute_generalized_acceleration(&d.view(), cf, &mut out).unwrap();
     out
 }
 
-fn contact_forces(
-    cf: &[f64],
-    d: &AccelOwned,
-    frames: &[Matrix2<f64>],
-) -> Result<Vec<[f64; 2]>, RigidError> {
+fn contact_forces(cf: &[f64], d: &AccelOwned, frames: &[Matrix2<f64>]) -> Result<Vec<[f64; 2]>, RigidError> {
     let mut out = vec![[0.0; 2]; frames.len()];
     let v = d.view();
     calc_contact_forces_in_contact_frames(cf, &v, frames, &mut out).map(|_| out)
@@ -110,16 +99,10 @@ fn single_point_sticking_lcp_reference() {
     let mm = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            0.5, 0.0, 0.0, 0.0, 0.0, 1.5, -1.5, 1.0, 0.0, -1.5, 1.5, 1.0, 15.0, -1.0, -1.0, 0.0,
-        ],
+        &[0.5, 0.0, 0.0, 0.0, 0.0, 1.5, -1.5, 1.0, 0.0, -1.5, 1.5, 1.0, 15.0, -1.0, -1.0, 0.0],
     );
     assert!((s.lcp_matrix() - &mm).amax() < 1e-15, "{}", s.lcp_matrix());
-    assert!(
-        close(s.lcp_vector(), &[-9.81, 150.0, -150.0, 0.0], 1e-12),
-        "{:?}",
-        s.lcp_vector()
-    );
+    assert!(close(s.lcp_vector(), &[-9.81, 150.0, -150.0, 0.0], 1e-12), "{:?}", s.lcp_vector());
     assert!(close(s.lcp_z(), &[19.62, 0.0, 100.0, 0.0], 1e-12));
     assert_eq!(s.num_pivots(), 4);
 }
@@ -168,11 +151,7 @@ fn two_point_sticking_sign() {
                             assert!((norm(&g) - expect_ga).abs() <= tol, "ga {g:?}");
                             if cd == 0 && fd == 0 && right {
                                 let f = if kn == 0.0 { 9.81 } else { 19.62 };
-                                let r = if use_lcp {
-                                    [f, f, -100.0, 0.0]
-                                } else {
-                                    [f, f, -50.0, -50.0]
-                                };
+                                let r = if use_lcp { [f, f, -100.0, 0.0] } else { [f, f, -50.0, -50.0] };
                                 assert!(close(&cf, &r, 1e-12), "[ref] {cf:?}");
                             }
                         }
@@ -204,18 +183,10 @@ fn two_point_sticking_lcp_reference() {
         15.0, 0.0, -1.0, 0.0, -1.0, 0.0, 0.0, 0.0,
         0.0, 15.0, 0.0, -1.0, 0.0, -1.0, 0.0, 0.0]);
     assert!((s.lcp_matrix() - &mm).amax() < 1e-15);
-    assert!(close(
-        s.lcp_vector(),
-        &[-9.81, -9.81, 50.0, 50.0, -50.0, -50.0, 0.0, 0.0],
-        1e-12
-    ));
+    assert!(close(s.lcp_vector(), &[-9.81, -9.81, 50.0, 50.0, -50.0, -50.0, 0.0, 0.0], 1e-12));
     let tol = contact_solvers::lcp::moby_zero_tolerance(s.lcp_matrix());
     assert!((tol - 2.664535e-13).abs() < 1e-19, "{tol}");
-    assert!(close(
-        s.lcp_z(),
-        &[9.81, 9.81, 0.0, 0.0, 100.0, 0.0, 0.0, 0.0],
-        1e-12
-    ));
+    assert!(close(s.lcp_z(), &[9.81, 9.81, 0.0, 0.0, 100.0, 0.0, 0.0, 0.0], 1e-12));
     assert_eq!(s.num_pivots(), 9);
 }
 
@@ -278,11 +249,8 @@ fn sliding_tests() {
         for upright in [false, true] {
             for right in [true, false] {
                 for use_lcp in [true, false] {
-                    let mut rod = if upright {
-                        Rod2D::resting_vertical()
-                    } else {
-                        Rod2D::resting_horizontal()
-                    };
+                    let mut rod =
+                        if upright { Rod2D::resting_vertical() } else { Rod2D::resting_horizontal() };
                     rod.v[0] = if right { 1.0 } else { -1.0 };
                     rod.set_mu(0.0, rod.mu_static);
                     let mut d = AccelOwned::rod(&rod);
@@ -332,22 +300,8 @@ fn sliding_plus_bilateral() {
                 d.k_g = DVector::from_vec(vec![0.0]);
                 let mut s = ConstraintSolver::with_parameters(params);
                 for (kg, ref_cf) in [
-                    (
-                        0.0,
-                        if right {
-                            [19.62, 1.962]
-                        } else {
-                            [19.62, -1.962]
-                        },
-                    ),
-                    (
-                        1.0,
-                        if right {
-                            [19.62, 0.962]
-                        } else {
-                            [19.62, -2.962]
-                        },
-                    ),
+                    (0.0, if right { [19.62, 1.962] } else { [19.62, -1.962] }),
+                    (1.0, if right { [19.62, 0.962] } else { [19.62, -2.962] }),
                 ] {
                     d.k_g[0] = kg;
                     let mut v = d.view();
@@ -387,10 +341,7 @@ fn one_point_plus_limit() {
             rod.v[0] = 1.0;
             rod.set_mu(0.1, rod.mu_static);
             let full = AccelOwned::rod(&rod);
-            assert_eq!(
-                full.n,
-                DMatrix::from_row_slice(2, 3, &[0.0, 1.0, -1.0, 0.0, 1.0, 1.0])
-            );
+            assert_eq!(full.n, DMatrix::from_row_slice(2, 3, &[0.0, 1.0, -1.0, 0.0, 1.0, 1.0]));
             assert_eq!(
                 full.nmq.transpose(),
                 DMatrix::from_row_slice(3, 2, &[-0.1, -0.1, 1.0, 1.0, -1.0, 1.0])
@@ -476,10 +427,7 @@ fn contact_limit_cross_term_accel() {
             let g = ga(&mut s, &d, &cf);
             assert!(g[0].abs() <= EPS_ && g[1].abs() <= EPS_, "{g:?}");
             if use_lcp {
-                assert!(
-                    close(&cf, &[9.81, 9.81, -1.0, 0.0, 0.0], 1e-12),
-                    "[ref] {cf:?}"
-                );
+                assert!(close(&cf, &[9.81, 9.81, -1.0, 0.0, 0.0], 1e-12), "[ref] {cf:?}");
             } else {
                 let r = [19.62 / 3.0, 19.62 / 3.0, -0.5, -0.5, -19.62 / 3.0];
                 assert!(close(&cf, &r, 1e-12), "[ref] {cf:?}");
@@ -562,20 +510,11 @@ fn usage_errors() {
     ));
     let mut v = d.view();
     v.solve_inertia = contact_solvers::rigid::InertiaSolve::Unset;
-    assert_eq!(
-        s.solve_constraint_problem(&v),
-        Err(RigidError::MissingInertiaSolve)
-    );
+    assert_eq!(s.solve_constraint_problem(&v), Err(RigidError::MissingInertiaSolve));
     let mut bad = d.clone();
     bad.non_sliding = vec![1, 0];
-    assert!(matches!(
-        s.solve_constraint_problem(&bad.view()),
-        Err(RigidError::InvalidArgument(_))
-    ));
+    assert!(matches!(s.solve_constraint_problem(&bad.view()), Err(RigidError::InvalidArgument(_))));
     let mut bad = d.clone();
     bad.k_n = DVector::zeros(1);
-    assert!(matches!(
-        s.solve_constraint_problem(&bad.view()),
-        Err(RigidError::DimensionMismatch { .. })
-    ));
+    assert!(matches!(s.solve_constraint_problem(&bad.view()), Err(RigidError::DimensionMismatch { .. })));
 }

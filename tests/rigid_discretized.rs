@@ -15,10 +15,7 @@ use nalgebra::{DMatrix, DVector, Matrix2};
 use support::rod2d::*;
 
 fn modes() -> [ConstraintSolverParameters; 2] {
-    [
-        ConstraintSolverParameters::default(),
-        ConstraintSolverParameters::DRAKE_HEAD,
-    ]
+    [ConstraintSolverParameters::default(), ConstraintSolverParameters::DRAKE_HEAD]
 }
 
 /// The fixture's `SolveDiscretizationProblem` with its assertions on zz and ww.
@@ -32,11 +29,7 @@ fn solve_view(
     let mm = s.lcp_matrix().into_owned();
     let qq = DVector::from_column_slice(s.lcp_vector());
     let n = qq.len();
-    let tol = if n == 0 {
-        0.0
-    } else {
-        n as f64 * mm.amax() * 2.2 * f64::EPSILON
-    };
+    let tol = if n == 0 { 0.0 } else { n as f64 * mm.amax() * 2.2 * f64::EPSILON };
     let mut lemke = UnrevisedLemkeSolver::new();
     let p = LcpProblem::new(mm.as_view(), qq.as_view()).unwrap();
     assert_eq!(lemke.solve(&p), LcpOutcome::Solved);
@@ -47,15 +40,10 @@ fn solve_view(
         let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
         let max = |v: &[f64]| v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         assert!(min(&zz) > -nt && min(ww) > -nt);
-        let zw = zz
-            .iter()
-            .zip(ww)
-            .map(|(a, b)| (a * b).abs())
-            .fold(0.0, f64::max);
+        let zw = zz.iter().zip(ww).map(|(a, b)| (a * b).abs()).fold(0.0, f64::max);
         assert!(zw < max(&zz).max(1.0) * max(ww).max(1.0) * nt);
     }
-    s.populate_packed_constraint_forces_from_lcp_solution(v, &zz, dt)
-        .unwrap();
+    s.populate_packed_constraint_forces_from_lcp_solution(v, &zz, dt).unwrap();
     let cf = s.cf().to_vec();
     // The convenience entry point gives the same forces.
     let mut s2 = ConstraintSolver::with_parameters(*s.parameters());
@@ -71,16 +59,11 @@ fn solve(s: &mut ConstraintSolver, d: &VelOwned) -> Vec<f64> {
 /// `ComputeGeneralizedAcceleration(vel_data, v0, cf, dt_)`.
 fn ga(s: &mut ConstraintSolver, d: &VelOwned, v0: &[f64], cf: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; 3];
-    s.compute_generalized_acceleration_discretized(&d.view(), v0, cf, DT, &mut out)
-        .unwrap();
+    s.compute_generalized_acceleration_discretized(&d.view(), v0, cf, DT, &mut out).unwrap();
     out
 }
 
-fn contact_forces(
-    cf: &[f64],
-    d: &VelOwned,
-    frames: &[Matrix2<f64>],
-) -> Result<Vec<[f64; 2]>, RigidError> {
+fn contact_forces(cf: &[f64], d: &VelOwned, frames: &[Matrix2<f64>]) -> Result<Vec<[f64; 2]>, RigidError> {
     let mut out = vec![[0.0; 2]; frames.len()];
     let v = d.view();
     calc_contact_forces_in_contact_frames(cf, &v, frames, &mut out).map(|_| out)
@@ -192,11 +175,7 @@ fn sliding_discretized() {
     for params in modes() {
         for upright in [false, true] {
             for right in [true, false] {
-                let mut rod = if upright {
-                    Rod2D::resting_vertical()
-                } else {
-                    Rod2D::resting_horizontal()
-                };
+                let mut rod = if upright { Rod2D::resting_vertical() } else { Rod2D::resting_horizontal() };
                 rod.v[0] = if right { 1.0 } else { -1.0 };
                 rod.set_mu(0.0, rod.mu_static);
                 let mut d = VelOwned::discrete_fixture(&rod, DT, 0, 0);
@@ -205,21 +184,14 @@ fn sliding_discretized() {
                 assert!(norm(&solve(&mut s, &d)) < EPS_);
                 d.k_n.fill(0.0);
                 let cf = solve(&mut s, &d);
-                let frames: Vec<_> = rod
-                    .contact_points()
-                    .iter()
-                    .map(|&p| sliding_frame(rod.slip(p)))
-                    .collect();
+                let frames: Vec<_> =
+                    rod.contact_points().iter().map(|&p| sliding_frame(rod.slip(p))).collect();
                 let cfs = contact_forces(&cf, &d, &frames).unwrap();
                 assert_eq!(cfs.len(), frames.len());
                 let sn: f64 = cfs.iter().map(|f| f[0]).sum();
                 let st: f64 = cfs.iter().map(|f| f[1].abs()).sum();
                 assert!((sn - 19.62).abs() <= EPS_ && st <= EPS_, "{cfs:?}");
-                let r: &[f64] = if upright {
-                    &[19.62, 0.0]
-                } else {
-                    &[9.81, 9.81, 0.0, 0.0]
-                };
+                let r: &[f64] = if upright { &[19.62, 0.0] } else { &[9.81, 9.81, 0.0, 0.0] };
                 assert!(close(&cf, r, 1e-9), "[ref] {cf:?}");
                 d.k_n.fill(-9.81 * DT);
                 let cf = solve(&mut s, &d);
@@ -253,19 +225,12 @@ fn sliding_plus_bilateral_discretized() {
                 let cf = solve_view(&mut s, &v, DT);
                 let tol = EPS_ * cf.len() as f64;
                 let mut g = vec![0.0; 3];
-                s.compute_generalized_acceleration_discretized(&v, &rod.v, &cf, DT, &mut g)
-                    .unwrap();
+                s.compute_generalized_acceleration_discretized(&v, &rod.v, &cf, DT, &mut g).unwrap();
                 assert_eq!(cf.len(), 3);
                 if kg == 0.0 {
                     assert!((cf[1] + cf[2]).abs() <= 10.0 * EPS, "{cf:?}");
                     let mut cfs = [[0.0; 2]];
-                    calc_contact_forces_in_contact_frames(
-                        &cf,
-                        &v,
-                        &[non_sliding_frame()],
-                        &mut cfs,
-                    )
-                    .unwrap();
+                    calc_contact_forces_in_contact_frames(&cf, &v, &[non_sliding_frame()], &mut cfs).unwrap();
                     assert!((cfs[0][0] - 19.62).abs() <= EPS_);
                     assert!((cfs[0][1] - sign * (-19.62) * 0.1).abs() <= EPS_, "{cfs:?}");
                     assert!(g[2] < tol);
@@ -278,8 +243,8 @@ fn sliding_plus_bilateral_discretized() {
                             4,
                             4,
                             &[
-                                5e-5, 0.0, 0.0, 0.0, 0.0, 1.5e-4, -1.5e-4, 1.0, 0.0, -1.5e-4,
-                                1.5e-4, 1.0, 0.1, -1.0, -1.0, 0.0,
+                                5e-5, 0.0, 0.0, 0.0, 0.0, 1.5e-4, -1.5e-4, 1.0, 0.0, -1.5e-4, 1.5e-4, 1.0,
+                                0.1, -1.0, -1.0, 0.0,
                             ],
                         );
                         assert!((s.lcp_matrix() - &mm).amax() < 1e-18, "{}", s.lcp_matrix());
@@ -315,22 +280,12 @@ fn sliding_plus_bilateral_discretized_lcp_reference() {
     let mm = DMatrix::from_row_slice(
         4,
         4,
-        &[
-            5e-5, 0.0, 0.0, 0.0, 0.0, 1.5e-4, -1.5e-4, 1.0, 0.0, -1.5e-4, 1.5e-4, 1.0, 0.1, -1.0,
-            -1.0, 0.0,
-        ],
+        &[5e-5, 0.0, 0.0, 0.0, 0.0, 1.5e-4, -1.5e-4, 1.0, 0.0, -1.5e-4, 1.5e-4, 1.0, 0.1, -1.0, -1.0, 0.0],
     );
     let qq = DVector::from_vec(vec![-9.81e-4, 1.0, -1.0, 0.0]);
     let mut s = UnrevisedLemkeSolver::new();
-    assert_eq!(
-        s.solve(&LcpProblem::new(mm.as_view(), qq.as_view()).unwrap()),
-        LcpOutcome::Solved
-    );
-    assert!(
-        close(s.z(), &[19.62, 0.0, 1.962, 0.9997057], 1e-7),
-        "{:?}",
-        s.z()
-    );
+    assert_eq!(s.solve(&LcpProblem::new(mm.as_view(), qq.as_view()).unwrap()), LcpOutcome::Solved);
+    assert!(close(s.z(), &[19.62, 0.0, 1.962, 0.9997057], 1e-7), "{:?}", s.z());
     assert_eq!(s.num_pivots(), 3);
 }
 
@@ -360,11 +315,7 @@ fn one_point_plus_limit_discretized() {
             *v = DVector::zeros(1);
         }
         let mut s = ConstraintSolver::with_parameters(params);
-        for (k, expect) in [
-            (9.81 * DT, None),
-            (0.0, Some(0.0)),
-            (-9.81 * DT, Some(9.81)),
-        ] {
+        for (k, expect) in [(9.81 * DT, None), (0.0, Some(0.0)), (-9.81 * DT, Some(9.81))] {
             d.k_n[0] = k;
             d.k_l[0] = k;
             let cf = solve(&mut s, &d);
@@ -419,10 +370,9 @@ fn discretized_gamma_once_or_doubled() {
     let mut base = ConstraintSolver::new();
     base.construct_base_discretized_time_lcp(&d.view()).unwrap();
     let m0 = base.lcp_matrix().into_owned();
-    for (params, doubled) in [
-        (ConstraintSolverParameters::default(), false),
-        (ConstraintSolverParameters::DRAKE_HEAD, true),
-    ] {
+    for (params, doubled) in
+        [(ConstraintSolverParameters::default(), false), (ConstraintSolverParameters::DRAKE_HEAD, true)]
+    {
         let mut s = ConstraintSolver::with_parameters(params);
         s.construct_base_discretized_time_lcp(&d.view()).unwrap();
         s.update_discretized_time_lcp(&d.view(), h).unwrap();
@@ -430,12 +380,7 @@ fn discretized_gamma_once_or_doubled() {
         // fN diagonal: base (block + γN once) → h·block + γN, or h·block + (h+1)γN.
         let block = m0[(0, 0)] - 0.25;
         let g = if doubled { (h + 1.0) * 0.25 } else { 0.25 };
-        assert!(
-            (m[(0, 0)] - (h * block + g)).abs() < 1e-15,
-            "{} vs {}",
-            m[(0, 0)],
-            h * block + g
-        );
+        assert!((m[(0, 0)] - (h * block + g)).abs() < 1e-15, "{} vs {}", m[(0, 0)], h * block + g);
         let fb = m0[(2, 2)] - 0.125;
         let gf = if doubled { (h + 1.0) * 0.125 } else { 0.125 };
         assert!((m[(2, 2)] - (h * fb + gf)).abs() < 1e-15);
@@ -449,13 +394,7 @@ fn discretized_gamma_once_or_doubled() {
         assert!((s.lcp_matrix()[(0, 0)] - (h * block + g)).abs() < 1e-15);
     }
     let mut s = ConstraintSolver::new();
-    assert_eq!(
-        s.update_discretized_time_lcp(&d.view(), h),
-        Err(RigidError::NoDiscretizedLcp)
-    );
+    assert_eq!(s.update_discretized_time_lcp(&d.view(), h), Err(RigidError::NoDiscretizedLcp));
     s.construct_base_discretized_time_lcp(&d.view()).unwrap();
-    assert!(matches!(
-        s.update_discretized_time_lcp(&d.view(), 0.0),
-        Err(RigidError::InvalidArgument(_))
-    ));
+    assert!(matches!(s.update_discretized_time_lcp(&d.view(), 0.0), Err(RigidError::InvalidArgument(_))));
 }

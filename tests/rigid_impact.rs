@@ -12,10 +12,7 @@ use nalgebra::{DMatrix, DVector, Matrix2};
 use support::rod2d::*;
 
 fn modes() -> [ConstraintSolverParameters; 2] {
-    [
-        ConstraintSolverParameters::default(),
-        ConstraintSolverParameters::DRAKE_HEAD,
-    ]
+    [ConstraintSolverParameters::default(), ConstraintSolverParameters::DRAKE_HEAD]
 }
 
 fn solve(s: &mut ConstraintSolver, d: &VelOwned) -> Vec<f64> {
@@ -26,8 +23,7 @@ fn solve(s: &mut ConstraintSolver, d: &VelOwned) -> Vec<f64> {
 /// `ComputeGeneralizedVelocityChange`.
 fn dgv(s: &mut ConstraintSolver, d: &VelOwned, cf: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; 3];
-    s.compute_generalized_velocity_change(&d.view(), cf, &mut out)
-        .unwrap();
+    s.compute_generalized_velocity_change(&d.view(), cf, &mut out).unwrap();
     out
 }
 
@@ -36,11 +32,7 @@ fn v0(d: &VelOwned) -> Vec<f64> {
     (&d.minv * &d.mv).as_slice().to_vec()
 }
 
-fn contact_forces(
-    cf: &[f64],
-    d: &VelOwned,
-    frames: &[Matrix2<f64>],
-) -> Result<Vec<[f64; 2]>, RigidError> {
+fn contact_forces(cf: &[f64], d: &VelOwned, frames: &[Matrix2<f64>]) -> Result<Vec<[f64; 2]>, RigidError> {
     let mut out = vec![[0.0; 2]; frames.len()];
     let v = d.view();
     calc_contact_forces_in_contact_frames(cf, &v, frames, &mut out).map(|_| out)
@@ -159,16 +151,8 @@ fn two_point_impacting_and_sticking() {
                             15.0, 0.0, -1.0, 0.0, -1.0, 0.0, 0.0, 0.0,
                             0.0, 15.0, 0.0, -1.0, 0.0, -1.0, 0.0, 0.0]);
                         assert!((s.lcp_matrix() - &mm).amax() < 1e-15);
-                        assert!(close(
-                            s.lcp_vector(),
-                            &[-1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0],
-                            1e-15
-                        ));
-                        assert!(close(
-                            s.lcp_z(),
-                            &[1.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0],
-                            1e-12
-                        ));
+                        assert!(close(s.lcp_vector(), &[-1.0, -1.0, 1.0, 1.0, -1.0, -1.0, 0.0, 0.0], 1e-15));
+                        assert!(close(s.lcp_z(), &[1.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0], 1e-12));
                         assert_eq!(s.num_pivots(), 3);
                     }
 
@@ -227,35 +211,20 @@ fn sliding_plus_bilateral_impact() {
                 let cf = s.cf().to_vec();
                 let tol = EPS_ * cf.len() as f64;
                 let mut gv = vec![0.0; 3];
-                s.compute_generalized_velocity_change(&v, &cf, &mut gv)
-                    .unwrap();
+                s.compute_generalized_velocity_change(&v, &cf, &mut gv).unwrap();
                 if kg == 0.0 {
                     let mut cfs = [[0.0; 2]];
-                    calc_contact_forces_in_contact_frames(
-                        &cf,
-                        &v,
-                        &[non_sliding_frame()],
-                        &mut cfs,
-                    )
-                    .unwrap();
+                    calc_contact_forces_in_contact_frames(&cf, &v, &[non_sliding_frame()], &mut cfs).unwrap();
                     let (nc, nb) = (1, 1);
                     assert_eq!(cf.len(), 2 * nc + nb);
                     assert!((cfs[0][0] - 2.0).abs() <= EPS_);
                     assert!((cfs[0][1] - sign * (-2.0) * 0.1).abs() <= EPS_, "{cfs:?}");
                     assert!(v0[2] + gv[2] < tol);
-                    let r = if right {
-                        [2.0, -0.2, 0.2]
-                    } else {
-                        [2.0, 0.2, -0.2]
-                    };
+                    let r = if right { [2.0, -0.2, 0.2] } else { [2.0, 0.2, -0.2] };
                     assert!(close(&cf, &r, 1e-12), "[ref] {cf:?}");
                 } else {
                     assert!((v0[2] + gv[2] + 1.0).abs() <= tol, "{gv:?}");
-                    let r = if right {
-                        [2.0, 0.0, -1.0]
-                    } else {
-                        [2.0, 0.2, -1.2]
-                    };
+                    let r = if right { [2.0, 0.0, -1.0] } else { [2.0, 0.2, -1.2] };
                     assert!(close(&cf, &r, 1e-12), "[ref] {cf:?}");
                 }
             }
@@ -280,14 +249,8 @@ fn contact_limit_cross_term_vel() {
         let cf = solve(&mut s, &d);
         assert_eq!(cf.len(), 2 * 2 + 1);
         let g = dgv(&mut s, &d, &cf);
-        assert!(
-            (v0[0] + g[0]).abs() <= EPS_ && (v0[1] + g[1]).abs() <= EPS_,
-            "{g:?}"
-        );
-        assert!(
-            close(&cf, &[1.0, 1.0, -1.0, 0.0, 0.0], 1e-12),
-            "[ref] {cf:?}"
-        );
+        assert!((v0[0] + g[0]).abs() <= EPS_ && (v0[1] + g[1]).abs() <= EPS_, "{g:?}");
+        assert!(close(&cf, &[1.0, 1.0, -1.0, 0.0, 0.0], 1e-12), "[ref] {cf:?}");
         #[rustfmt::skip]
         let mm = DMatrix::from_row_slice(9, 9, &[
             1.5, -0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5,
@@ -300,16 +263,8 @@ fn contact_limit_cross_term_vel() {
             0.0, 1.0, 0.0, -1.0, 0.0, -1.0, 0.0, 0.0, 0.0,
             -0.5, -0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.5]);
         assert!((s.lcp_matrix() - &mm).amax() < 1e-15, "{}", s.lcp_matrix());
-        assert!(close(
-            s.lcp_vector(),
-            &[-1.0, -1.0, 0.5, 0.5, -0.5, -0.5, 0.0, 0.0, 1.0],
-            1e-15
-        ));
-        assert!(close(
-            s.lcp_z(),
-            &[1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
-            1e-12
-        ));
+        assert!(close(s.lcp_vector(), &[-1.0, -1.0, 0.5, 0.5, -0.5, -0.5, 0.0, 0.0, 1.0], 1e-15));
+        assert!(close(s.lcp_z(), &[1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0], 1e-12));
         assert_eq!(s.num_pivots(), 3);
     }
 }
@@ -363,8 +318,7 @@ fn bilateral_only() {
         assert_eq!(s.solve_impact_problem(&view), Ok(RigidOutcome::Solved));
         let cf = s.cf().to_vec();
         let mut gv = vec![0.0; 3];
-        s.compute_generalized_velocity_change(&view, &cf, &mut gv)
-            .unwrap();
+        s.compute_generalized_velocity_change(&view, &cf, &mut gv).unwrap();
         assert!((v[2] + gv[2] + 1.0).abs() <= EPS_ * cf.len() as f64);
         assert!(close(&cf, &[-1.0], 1e-14), "[ref] {cf:?}");
     }
@@ -377,26 +331,15 @@ fn usage_errors() {
     let mut d = VelOwned::rod(&rod);
     let mut s = ConstraintSolver::new();
     d.r = vec![1];
-    assert!(matches!(
-        s.solve_impact_problem(&d.view()),
-        Err(RigidError::DimensionMismatch { .. })
-    ));
+    assert!(matches!(s.solve_impact_problem(&d.view()), Err(RigidError::DimensionMismatch { .. })));
     let mut d = VelOwned::rod(&rod);
     d.gamma_n[0] = -1.0;
-    assert!(matches!(
-        s.solve_impact_problem(&d.view()),
-        Err(RigidError::InvalidArgument(_))
-    ));
+    assert!(matches!(s.solve_impact_problem(&d.view()), Err(RigidError::InvalidArgument(_))));
     let mut d = VelOwned::rod(&rod);
     d.gamma_n = DVector::zeros(0);
-    assert_eq!(
-        s.solve_impact_problem(&d.view()),
-        Ok(RigidOutcome::Solved),
-        "empty gamma = 0"
-    );
+    assert_eq!(s.solve_impact_problem(&d.view()), Ok(RigidOutcome::Solved), "empty gamma = 0");
     let mut out = vec![0.0; 3];
-    s.compute_generalized_velocity_change(&d.view(), &[], &mut out)
-        .unwrap();
+    s.compute_generalized_velocity_change(&d.view(), &[], &mut out).unwrap();
     assert_eq!(out, vec![0.0; 3], "empty cf → zero impulse");
     assert!(matches!(
         s.compute_generalized_velocity_change(&d.view(), &[1.0], &mut out),
@@ -404,8 +347,5 @@ fn usage_errors() {
     ));
     let mut d = VelOwned::rod(&rod);
     d.n = DMatrix::zeros(2, 4);
-    assert!(matches!(
-        s.solve_impact_problem(&d.view()),
-        Err(RigidError::OperatorShape { .. })
-    ));
+    assert!(matches!(s.solve_impact_problem(&d.view()), Err(RigidError::OperatorShape { .. })));
 }

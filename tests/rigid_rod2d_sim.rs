@@ -26,34 +26,18 @@ impl Sim {
         // cfm = 1/(k h + b), erp = h k/(k h + b) (§5.1 step 1).
         let cfm = 1.0 / (stiffness * h + damping);
         let erp = h * stiffness / (stiffness * h + damping);
-        Self {
-            q,
-            v,
-            mu,
-            h,
-            cfm,
-            erp,
-            input: [0.0; 3],
-            solver: ConstraintSolver::new(),
-        }
+        Self { q, v, mu, h, cfm, erp, input: [0.0; 3], solver: ConstraintSolver::new() }
     }
 
     /// One `CalcDiscreteUpdate` (§5.1 steps 2–5).
     fn step(&mut self) {
         let (m, j, l, h) = (2.0, 1.0, 1.0, self.h);
         let (x, y, th) = (self.q[0], self.q[1], self.q[2]);
-        let (pa, pb) = (
-            [x - th.cos() * l, y - th.sin() * l],
-            [x + th.cos() * l, y + th.sin() * l],
-        );
+        let (pa, pb) = ([x - th.cos() * l, y - th.sin() * l], [x + th.cos() * l, y + th.sin() * l]);
         let n = DMatrix::from_row_slice(2, 3, &[0.0, 1.0, pa[0] - x, 0.0, 1.0, pb[0] - x]);
         let f = DMatrix::from_row_slice(2, 3, &[1.0, 0.0, -(pa[1] - y), 1.0, 0.0, -(pb[1] - y)]);
         let tau = [self.input[0], m * G + self.input[1], self.input[2]];
-        let v = [
-            self.v[0] + h * tau[0] / m,
-            self.v[1] + h * tau[1] / m,
-            self.v[2] + h * tau[2] / j,
-        ];
+        let v = [self.v[0] + h * tau[0] / m, self.v[1] + h * tau[1] / m, self.v[2] + h * tau[2] / j];
         let mm = DMatrix::from_diagonal(&DVector::from_vec(vec![m, m, j]));
         let d = VelOwned {
             r: vec![1, 1],
@@ -75,15 +59,10 @@ impl Sim {
             m: mm,
             inertia_form: support::rod2d::InertiaForm::Inverse,
         };
-        assert_eq!(
-            self.solver.solve_impact_problem(&d.view()),
-            Ok(RigidOutcome::Solved)
-        );
+        assert_eq!(self.solver.solve_impact_problem(&d.view()), Ok(RigidOutcome::Solved));
         let cf = self.solver.cf().to_vec();
         let mut dv = [0.0; 3];
-        self.solver
-            .compute_generalized_velocity_change(&d.view(), &cf, &mut dv)
-            .unwrap();
+        self.solver.compute_generalized_velocity_change(&d.view(), &cf, &mut dv).unwrap();
         for i in 0..3 {
             self.v[i] = v[i] + dv[i];
             self.q[i] += h * self.v[i];
@@ -96,14 +75,8 @@ impl Sim {
 fn rod_goes_to_rest() {
     let s2 = std::f64::consts::FRAC_1_SQRT_2;
     // k = 10000, α = 1: b = α·1.5·k·x_c·ℓ with x_c = 1e-3 → 15.
-    let mut sim = Sim::new(
-        [-s2, s2, 3.0 * FRAC_PI_4],
-        [1.0, 0.0, 0.0],
-        1000.0,
-        1e-2,
-        10000.0,
-        1.5 * 10000.0 * 1e-3,
-    );
+    let mut sim =
+        Sim::new([-s2, s2, 3.0 * FRAC_PI_4], [1.0, 0.0, 0.0], 1000.0, 1e-2, 10000.0, 1.5 * 10000.0 * 1e-3);
     assert_eq!(sim.cfm, 1.0 / 115.0);
     for _ in 0..1000 {
         sim.step();
@@ -114,11 +87,7 @@ fn rod_goes_to_rest() {
     // [ref] θ − π below 1e-9, θ̇ ≈ 1e-14, x ≈ −1.00679446340525, y ≈ −9.81e-6.
     assert!((th - PI).abs() < 1e-9, "[ref] θ − π = {}", th - PI);
     assert!(sim.v[2].abs() < 1e-12, "[ref] θ̇ = {}", sim.v[2]);
-    assert!(
-        (sim.q[0] + 1.00679446340525).abs() < 1e-9,
-        "[ref] x = {}",
-        sim.q[0]
-    );
+    assert!((sim.q[0] + 1.00679446340525).abs() < 1e-9, "[ref] x = {}", sim.q[0]);
     assert!((sim.q[1] + 9.81e-6).abs() < 1e-9, "[ref] y = {}", sim.q[1]);
 }
 
@@ -149,15 +118,9 @@ fn one_step_solution_sticking() {
     sim.input = [1.0, 0.0, 1.0];
     sim.step();
     assert!(
-        sim.q[0].abs() < 1e-15
-            && (sim.q[1] - 1.0).abs() < 1e-15
-            && (sim.q[2] - FRAC_PI_2).abs() < 1e-15,
+        sim.q[0].abs() < 1e-15 && (sim.q[1] - 1.0).abs() < 1e-15 && (sim.q[2] - FRAC_PI_2).abs() < 1e-15,
         "[ref] q = {:?}",
         sim.q
     );
-    assert!(
-        support::rod2d::norm(&sim.v) < 1e-15,
-        "[ref] v = {:?}",
-        sim.v
-    );
+    assert!(support::rod2d::norm(&sim.v) < 1e-15, "[ref] v = {:?}", sim.v);
 }

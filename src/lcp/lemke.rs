@@ -88,33 +88,18 @@ pub(crate) fn lemke(
     }
     ws.reserve(n);
     let max_m = super::problem::max_abs(&m[..n * n]);
-    let piv_tol = if s.piv_tol > 0.0 {
-        s.piv_tol
-    } else {
-        n as f64 * max_m.max(1.0) * EPS
-    };
-    let zero_tol = if s.zero_tol > 0.0 {
-        s.zero_tol
-    } else {
-        n as f64 * max_m * 10.0 * EPS
-    };
+    let piv_tol = if s.piv_tol > 0.0 { s.piv_tol } else { n as f64 * max_m.max(1.0) * EPS };
+    let zero_tol = if s.zero_tol > 0.0 { s.zero_tol } else { n as f64 * max_m * 10.0 * EPS };
     let lexico = s.variant == LemkeVariant::Lexicographic;
     let max_iter = match (s.max_pivots, lexico) {
         (0, false) => (50 * n).min(1000),
         (0, true) => (50 * n).max(1000),
         (k, _) => k,
     };
-    let refactor_every = if s.refactor_interval == 0 {
-        (2 * n).max(50)
-    } else {
-        s.refactor_interval
-    };
+    let refactor_every = if s.refactor_interval == 0 { (2 * n).max(50) } else { s.refactor_interval };
 
     // Trivial: z = 0 solves it (§8.2 step 2).
-    let min_q = q
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, |a, x| if x < a { x } else { a });
+    let min_q = q.iter().copied().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
     if min_q > -zero_tol {
         return (LcpOutcome::Solved, 0);
     }

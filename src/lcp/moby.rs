@@ -3,9 +3,7 @@
 
 use super::fast::{FastWorkspace, fast};
 use super::lemke::{LemkeSettings, LemkeVariant, LemkeWorkspace, lemke};
-use super::problem::{
-    LcpError, LcpOutcome, LcpProblem, copy_matrix, mat_vec_plus, moby_zero_tolerance,
-};
+use super::problem::{LcpError, LcpOutcome, LcpProblem, copy_matrix, mat_vec_plus, moby_zero_tolerance};
 
 /// Parameters of [`MobyLcpSolver`]. `Default` = Drake's defaults (automatic tolerances, Drake's
 /// pivoting rules).
@@ -67,23 +65,11 @@ pub struct RegularizationSchedule {
 
 impl RegularizationSchedule {
     /// `SolveLcpLemkeRegularized`'s defaults: −20, 1, 1 (shifts 10⁻²⁰ … 10⁰).
-    pub const LEMKE_DEFAULT: Self = Self {
-        min_exp: -20,
-        step_exp: 1,
-        max_exp: 1,
-    };
+    pub const LEMKE_DEFAULT: Self = Self { min_exp: -20, step_exp: 1, max_exp: 1 };
     /// `SolveLcpFastRegularized`'s defaults: −20, 4, 20 (shifts 10⁻²⁰, 10⁻¹⁶, …, 10¹⁶).
-    pub const FAST_DEFAULT: Self = Self {
-        min_exp: -20,
-        step_exp: 4,
-        max_exp: 20,
-    };
+    pub const FAST_DEFAULT: Self = Self { min_exp: -20, step_exp: 4, max_exp: 20 };
     /// The impact solver's schedule (§6.4): −16, 1, 1.
-    pub const IMPACT: Self = Self {
-        min_exp: -16,
-        step_exp: 1,
-        max_exp: 1,
-    };
+    pub const IMPACT: Self = Self { min_exp: -16, step_exp: 1, max_exp: 1 };
 
     /// Requires `step_exp > 0`.
     pub fn validate(&self) -> Result<(), LcpError> {
@@ -134,10 +120,7 @@ impl MobyLcpSolver {
     /// A solver with the given (validated) parameters.
     pub fn with_parameters(params: MobyLcpParameters) -> Result<Self, LcpError> {
         params.validate()?;
-        Ok(Self {
-            params,
-            ..Self::default()
-        })
+        Ok(Self { params, ..Self::default() })
     }
 
     /// Current parameters.
@@ -204,13 +187,7 @@ impl MobyLcpSolver {
 
     fn finish(&mut self, outcome: LcpOutcome, pivots: usize) -> LcpOutcome {
         let n = self.n;
-        mat_vec_plus(
-            &self.m[..n * n],
-            n,
-            &self.z[..n],
-            &self.q[..n],
-            &mut self.w[..n],
-        );
+        mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
         self.pivots = pivots;
         self.outcome = Some(outcome);
         outcome
@@ -232,13 +209,7 @@ impl MobyLcpSolver {
     pub fn solve_lemke(&mut self, problem: &LcpProblem<'_>) -> LcpOutcome {
         let n = self.begin(problem);
         let s = self.settings(self.params.zero_tolerance);
-        let (o, p) = lemke(
-            &mut self.lemke_ws,
-            &self.m[..n * n],
-            &self.q[..n],
-            &s,
-            &mut self.z,
-        );
+        let (o, p) = lemke(&mut self.lemke_ws, &self.m[..n * n], &self.q[..n], &s, &mut self.z);
         self.finish(o, p)
     }
 
@@ -271,16 +242,9 @@ impl MobyLcpSolver {
 
     /// Drake's `SolveLcpFast` (§8.4) warm-started from `z0` (length n): index i starts basic
     /// (`zᵢ = 0`) iff `|z0ᵢ| < tol`.
-    pub fn solve_fast_warm(
-        &mut self,
-        problem: &LcpProblem<'_>,
-        z0: &[f64],
-    ) -> Result<LcpOutcome, LcpError> {
+    pub fn solve_fast_warm(&mut self, problem: &LcpProblem<'_>, z0: &[f64]) -> Result<LcpOutcome, LcpError> {
         if z0.len() != problem.dim() {
-            return Err(LcpError::WarmStartLength {
-                got: z0.len(),
-                expected: problem.dim(),
-            });
+            return Err(LcpError::WarmStartLength { got: z0.len(), expected: problem.dim() });
         }
         let n = self.begin(problem);
         self.z[..n].copy_from_slice(z0);
@@ -317,22 +281,9 @@ impl MobyLcpSolver {
             return self.finish(LcpOutcome::Solved, 0);
         }
         let zt = self.params.zero_tolerance;
-        let tol = if zt > 0.0 {
-            zt
-        } else {
-            moby_zero_tolerance(problem.m())
-        };
+        let tol = if zt > 0.0 { zt } else { moby_zero_tolerance(problem.m()) };
         let s = self.settings(tol);
-        let Self {
-            lemke_ws,
-            fast_ws,
-            m,
-            q,
-            m_shift,
-            scratch,
-            z,
-            ..
-        } = self;
+        let Self { lemke_ws, fast_ws, m, q, m_shift, scratch, z, .. } = self;
         let (m, q, z, scratch) = (&m[..n * n], &q[..n], &mut z[..n], &mut scratch[..n]);
         let (o, mut total) = match method {
             Method::Lemke => lemke(lemke_ws, m, q, &s, z),

@@ -19,11 +19,7 @@ impl<'a> LcpProblem<'a> {
     /// match that of q.").
     pub fn new(m: DMatrixView<'a, f64>, q: DVectorView<'a, f64>) -> Result<Self, LcpError> {
         if m.nrows() != q.len() || m.ncols() != q.len() {
-            return Err(LcpError::DimensionMismatch {
-                rows: m.nrows(),
-                cols: m.ncols(),
-                q: q.len(),
-            });
+            return Err(LcpError::DimensionMismatch { rows: m.nrows(), cols: m.ncols(), q: q.len() });
         }
         Ok(Self { m, q })
     }
@@ -117,9 +113,7 @@ impl LcpOutcome {
         match self {
             LcpOutcome::Solved => "LCP solved",
             LcpOutcome::RayTermination => "LCP: ray termination (no blocking variable)",
-            LcpOutcome::ZeroToleranceTooLow => {
-                "LCP: ratio test found no candidate (zero tolerance too low)"
-            }
+            LcpOutcome::ZeroToleranceTooLow => "LCP: ratio test found no candidate (zero tolerance too low)",
             LcpOutcome::PivotLimit => "LCP: pivot limit reached",
             LcpOutcome::CyclingDetected => "LCP: cycling detected",
             LcpOutcome::LinearSolveFailed => "LCP: basis solve failed its residual check",
@@ -134,8 +128,7 @@ pub(crate) const EPS: f64 = f64::EPSILON;
 
 /// `max |Mᵢⱼ|` (NaN entries are skipped, as `std::max`-style comparisons skip them).
 pub(crate) fn max_abs(m: &[f64]) -> f64 {
-    m.iter()
-        .fold(0.0f64, |a, &x| if x.abs() > a { x.abs() } else { a })
+    m.iter().fold(0.0f64, |a, &x| if x.abs() > a { x.abs() } else { a })
 }
 
 /// Moby's zero tolerance `n · max|Mᵢⱼ| · 10 eps` (§8.1). `M` is column-major `n×n`.
@@ -202,11 +195,7 @@ pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], 
     if m.nrows() != n || m.ncols() != n || z.len() != n {
         return false;
     }
-    let tol = if tol <= 0.0 {
-        unrevised_zero_tolerance(m)
-    } else {
-        tol
-    };
+    let tol = if tol <= 0.0 { unrevised_zero_tolerance(m) } else { tol };
     let mut min_w = f64::INFINITY;
     let mut dot = 0.0;
     for i in 0..n {
@@ -251,9 +240,6 @@ fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
     if n == 0 {
         return true;
     }
-    let min_z = z.iter().copied().fold(
-        f64::INFINITY,
-        |a, x| if x < a || x.is_nan() { x } else { a },
-    );
+    let min_z = z.iter().copied().fold(f64::INFINITY, |a, x| if x < a || x.is_nan() { x } else { a });
     min_z > -tol && min_w > -tol && dot.abs() < 10.0 * n as f64 * tol
 }

@@ -49,10 +49,7 @@ pub struct UnrevisedLemkeParameters {
 
 impl Default for UnrevisedLemkeParameters {
     fn default() -> Self {
-        Self {
-            zero_tolerance: -1.0,
-            refactor_interval: 0,
-        }
+        Self { zero_tolerance: -1.0, refactor_interval: 0 }
     }
 }
 
@@ -123,10 +120,7 @@ impl UnrevisedLemkeSolver {
     /// A solver with the given (validated) parameters.
     pub fn with_parameters(params: UnrevisedLemkeParameters) -> Result<Self, super::LcpError> {
         params.validate()?;
-        Ok(Self {
-            params,
-            ..Self::default()
-        })
+        Ok(Self { params, ..Self::default() })
     }
 
     /// Current parameters.
@@ -135,10 +129,7 @@ impl UnrevisedLemkeSolver {
     }
 
     /// Replaces the parameters (validated). Keeps the warm-start index sets.
-    pub fn set_parameters(
-        &mut self,
-        params: UnrevisedLemkeParameters,
-    ) -> Result<(), super::LcpError> {
+    pub fn set_parameters(&mut self, params: UnrevisedLemkeParameters) -> Result<(), super::LcpError> {
         params.validate()?;
         self.params = params;
         Ok(())
@@ -236,13 +227,7 @@ impl UnrevisedLemkeSolver {
         if !o.is_solved() {
             self.z[..n].fill(0.0);
         }
-        mat_vec_plus(
-            &self.m[..n * n],
-            n,
-            &self.z[..n],
-            &self.q[..n],
-            &mut self.w[..n],
-        );
+        mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
         self.pivots = p;
         self.outcome = Some(o);
         o
@@ -255,20 +240,10 @@ impl UnrevisedLemkeSolver {
             return (LcpOutcome::Solved, 0);
         }
         let default_tol = n as f64 * super::problem::max_abs(&self.m[..n * n]) * 2.2 * EPS;
-        let tol = if self.params.zero_tolerance > 0.0 {
-            self.params.zero_tolerance
-        } else {
-            default_tol
-        };
-        self.refactor_every = if self.params.refactor_interval == 0 {
-            (2 * n).max(50)
-        } else {
-            self.params.refactor_interval
-        };
-        let min_q = self.q[..n]
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, |a, x| if x < a { x } else { a });
+        let tol = if self.params.zero_tolerance > 0.0 { self.params.zero_tolerance } else { default_tol };
+        self.refactor_every =
+            if self.params.refactor_interval == 0 { (2 * n).max(50) } else { self.params.refactor_interval };
+        let min_q = self.q[..n].iter().copied().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
         if min_q > -tol {
             return (LcpOutcome::Solved, 0);
         }
@@ -368,35 +343,16 @@ impl UnrevisedLemkeSolver {
                 self.refine_qp();
             }
             self.extract_z();
-            if is_solution_slice(
-                &self.m[..n * n],
-                &self.q[..n],
-                &self.z[..n],
-                check_tol,
-                &mut self.w,
-            ) {
+            if is_solution_slice(&self.m[..n * n], &self.q[..n], &self.z[..n], check_tol, &mut self.w) {
                 return (LcpOutcome::Solved, pivots);
             }
         }
         if self.block_mode || !self.block_qp(tol) {
-            return (
-                if ok {
-                    LcpOutcome::NotASolution
-                } else {
-                    LcpOutcome::LinearSolveFailed
-                },
-                pivots,
-            );
+            return (if ok { LcpOutcome::NotASolution } else { LcpOutcome::LinearSolveFailed }, pivots);
         }
         self.need_refactor = true;
         self.extract_z();
-        if is_solution_slice(
-            &self.m[..n * n],
-            &self.q[..n],
-            &self.z[..n],
-            check_tol,
-            &mut self.w,
-        ) {
+        if is_solution_slice(&self.m[..n * n], &self.q[..n], &self.z[..n], check_tol, &mut self.w) {
             (LcpOutcome::Solved, pivots)
         } else {
             (LcpOutcome::NotASolution, pivots)
@@ -683,8 +639,7 @@ impl UnrevisedLemkeSolver {
                 *c = -b;
             }
         } else if k < n {
-            self.binv
-                .solve(&self.m[k * n..(k + 1) * n], &mut self.col[..n]);
+            self.binv.solve(&self.m[k * n..(k + 1) * n], &mut self.col[..n]);
         } else {
             // Column of ones: the row sums of B⁻¹.
             let c = &mut self.col[..n];
@@ -723,8 +678,7 @@ impl UnrevisedLemkeSolver {
         // off by the inverse's round-off, taken as 1e-9 relative plus 10·tol absolute.
         // The artificial well inside the tie set wins whatever else ties (Drake picks it first).
         let art = 2 * n + 1;
-        if (0..n).any(|i| self.dep[i] == art && col[i] < -tol && ratios[i] <= min_ratio + 0.5 * tol)
-        {
+        if (0..n).any(|i| self.dep[i] == art && col[i] < -tol && ratios[i] <= min_ratio + 0.5 * tol) {
             return false;
         }
         let window = 11.0 * tol + 1e-9 * min_ratio.abs();
@@ -856,10 +810,7 @@ mod tests {
         s.ratios[..3].copy_from_slice(&[f64::INFINITY, 4.5, -2.0]);
         assert_eq!(s.find_blocking_index(tol()), Ok(2));
         s.col[..3].copy_from_slice(&[0.0, 2.0, 1.0]);
-        assert_eq!(
-            s.find_blocking_index(tol()),
-            Err(LcpOutcome::RayTermination)
-        );
+        assert_eq!(s.find_blocking_index(tol()), Err(LcpOutcome::RayTermination));
     }
 
     #[test]

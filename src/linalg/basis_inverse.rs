@@ -159,9 +159,7 @@ mod tests {
     use nalgebra::{DMatrix, DVector};
 
     fn rnd(s: &mut u64) -> f64 {
-        *s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         ((*s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
     }
 
@@ -175,9 +173,7 @@ mod tests {
         let mut d = vec![0.0; n];
         for step in 0..40 {
             let slot = step % n;
-            let a: Vec<f64> = (0..n)
-                .map(|i| rnd(&mut s) + if i == slot { 2.0 } else { 0.0 })
-                .collect();
+            let a: Vec<f64> = (0..n).map(|i| rnd(&mut s) + if i == slot { 2.0 } else { 0.0 }).collect();
             k.solve(&a, &mut d);
             k.replace_column(slot, &d);
             b.set_column(slot, &DVector::from_column_slice(&a));

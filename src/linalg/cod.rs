@@ -129,9 +129,7 @@ impl Cod {
             }
         }
         let threshold = max_pivot * f64::EPSILON * size as f64;
-        let rank = (0..size)
-            .filter(|&i| a[i + i * m].abs() > threshold)
-            .count();
+        let rank = (0..size).filter(|&i| a[i + i * m].abs() > threshold).count();
         self.rank = rank;
 
         // Right reflections: for i = r−1 … 0 zero row i of R₁₂ against column i, acting on the
@@ -282,10 +280,7 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 2, &[1.0, 1.0, 1.0, 1.0]);
         let (x, r) = solve(&a, &[2.0, 2.0]);
         assert_eq!(r, 1);
-        assert!(
-            (x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15,
-            "{x:?}"
-        );
+        assert!((x[0] - 1.0).abs() < 1e-15 && (x[1] - 1.0).abs() < 1e-15, "{x:?}");
         // A rank-2 4×4 matrix against the pseudo-inverse from the SVD.
         let u = DMatrix::from_row_slice(4, 2, &[1.0, 0.0, 2.0, 1.0, 0.0, 3.0, -1.0, 1.0]);
         let v = DMatrix::from_row_slice(2, 4, &[1.0, 2.0, 0.0, -1.0, 0.5, 0.0, 1.0, 1.0]);

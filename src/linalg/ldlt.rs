@@ -14,10 +14,13 @@
 use nalgebra::DMatrixViewMut;
 
 use super::grow;
+use super::simd::{Simd, WithSimd};
 
 /// The factorization met one of Eigen's `NumericalIssue` conditions (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("LDLT factorization failed (Eigen NumericalIssue): zero pivot with a nonzero sub-column, or a zero pivot followed by a nonzero one")]
+#[error(
+    "LDLT factorization failed (Eigen NumericalIssue): zero pivot with a nonzero sub-column, or a zero pivot followed by a nonzero one"
+)]
 pub struct LdltFailure;
 
 /// Eigen-compatible LDLᵀ factorization with diagonal pivoting, factored in place in owned,
@@ -67,11 +70,24 @@ impl Ldlt {
         DMatrixViewMut::from_slice(&mut self.a[..n * n], n, n)
     }
 
+    /// The same storage as [`Ldlt::matrix_mut`] as a column-major slice of length `n·n`
+    /// (leading dimension `n`), for kernels that work on raw columns.
+    pub fn storage_mut(&mut self, n: usize) -> &mut [f64] {
+        self.reserve(n);
+        self.n = n;
+        &mut self.a[..n * n]
+    }
+
     /// Factors the matrix last filled through [`Ldlt::matrix_mut`], in place.
     ///
     /// On `Err` the factors are still usable by [`Ldlt::solve_in_place`] (Drake solves first and
     /// checks afterwards), but the result is not meaningful.
     pub fn factor(&mut self) -> Result<(), LdltFailure> {
+        super::simd::dispatch(Factor(self))
+    }
+
+    #[inline(always)]
+    fn factor_kernel(&mut self) -> Result<(), LdltFailure> {
         let n = self.n;
         let a = &mut self.a[..n * n];
         let t = &mut self.transpositions[..n];
@@ -151,6 +167,11 @@ impl Ldlt {
     /// Solves `A x = b` in place with the factors: `x = Pᵀ L⁻ᵀ D⁺ L⁻¹ P b`, where `D⁺` maps every
     /// `|d_i| ≤ DBL_MIN` to 0 (Eigen's pseudo-inverse of D). `b.len()` must be the matrix size.
     pub fn solve_in_place(&self, b: &mut [f64]) {
+        super::simd::dispatch(Solve(self, b))
+    }
+
+    #[inline(always)]
+    fn solve_kernel(&self, b: &mut [f64]) {
         let n = self.n;
         assert_eq!(b.len(), n, "Ldlt::solve_in_place: right-hand side length");
         let a = &self.a[..n * n];
@@ -184,6 +205,26 @@ impl Ldlt {
         for (k, &p) in t.iter().enumerate().rev() {
             b.swap(k, p);
         }
+    }
+}
+
+struct Factor<'a>(&'a mut Ldlt);
+
+impl WithSimd for Factor<'_> {
+    type Output = Result<(), LdltFailure>;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) -> Self::Output {
+        self.0.factor_kernel()
+    }
+}
+
+struct Solve<'a>(&'a Ldlt, &'a mut [f64]);
+
+impl WithSimd for Solve<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        self.0.solve_kernel(self.1)
     }
 }
 

@@ -120,11 +120,7 @@ impl Dims {
 
 fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), RigidError> {
     if got != expected {
-        return Err(RigidError::DimensionMismatch {
-            what,
-            expected,
-            got,
-        });
+        return Err(RigidError::DimensionMismatch { what, expected, got });
     }
     Ok(())
 }
@@ -162,17 +158,13 @@ impl<'a> ConstraintAccelProblemData<'a> {
         check_len("kF", self.k_f.len(), d.nr)?;
         check_contact_partition(self.sliding_contacts, self.non_sliding_contacts, d.nc)?;
         self.n_mult.check("N_mult", d.nc, d.nv)?;
-        self.n_minus_muq_transpose_mult
-            .check("N_minus_muQ_transpose_mult", d.nv, d.nc)?;
+        self.n_minus_muq_transpose_mult.check("N_minus_muQ_transpose_mult", d.nv, d.nc)?;
         self.f_mult.check("F_mult", d.nr, d.nv)?;
-        self.f_transpose_mult
-            .check("F_transpose_mult", d.nv, d.nr)?;
+        self.f_transpose_mult.check("F_transpose_mult", d.nv, d.nr)?;
         self.l_mult.check("L_mult", d.nu, d.nv)?;
-        self.l_transpose_mult
-            .check("L_transpose_mult", d.nv, d.nu)?;
+        self.l_transpose_mult.check("L_transpose_mult", d.nv, d.nu)?;
         self.g_mult.check("G_mult", d.nb, d.nv)?;
-        self.g_transpose_mult
-            .check("G_transpose_mult", d.nv, d.nb)?;
+        self.g_transpose_mult.check("G_transpose_mult", d.nv, d.nb)?;
         if matches!(self.solve_inertia, InertiaSolve::Unset) {
             return Err(RigidError::MissingInertiaSolve);
         }
@@ -180,16 +172,10 @@ impl<'a> ConstraintAccelProblemData<'a> {
     }
 }
 
-fn check_contact_partition(
-    sliding: &[usize],
-    non_sliding: &[usize],
-    nc: usize,
-) -> Result<(), RigidError> {
+fn check_contact_partition(sliding: &[usize], non_sliding: &[usize], nc: usize) -> Result<(), RigidError> {
     for list in [sliding, non_sliding] {
         if list.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(RigidError::InvalidArgument(
-                "contact index lists must be strictly ascending",
-            ));
+            return Err(RigidError::InvalidArgument("contact index lists must be strictly ascending"));
         }
     }
     // Sorted and disjoint with nc entries in total, all < nc: a partition of 0..nc.
@@ -325,23 +311,17 @@ impl<'a> ConstraintVelProblemData<'a> {
                 check_len(what, g.len(), len)?;
             }
             if g.iter().any(|&x| x < 0.0 || x.is_nan()) {
-                return Err(RigidError::InvalidArgument(
-                    "regularization (gamma) entries must be >= 0",
-                ));
+                return Err(RigidError::InvalidArgument("regularization (gamma) entries must be >= 0"));
             }
         }
         self.n_mult.check("N_mult", d.nc, d.nv)?;
-        self.n_transpose_mult
-            .check("N_transpose_mult", d.nv, d.nc)?;
+        self.n_transpose_mult.check("N_transpose_mult", d.nv, d.nc)?;
         self.f_mult.check("F_mult", d.nr, d.nv)?;
-        self.f_transpose_mult
-            .check("F_transpose_mult", d.nv, d.nr)?;
+        self.f_transpose_mult.check("F_transpose_mult", d.nv, d.nr)?;
         self.l_mult.check("L_mult", d.nu, d.nv)?;
-        self.l_transpose_mult
-            .check("L_transpose_mult", d.nv, d.nu)?;
+        self.l_transpose_mult.check("L_transpose_mult", d.nv, d.nu)?;
         self.g_mult.check("G_mult", d.nb, d.nv)?;
-        self.g_transpose_mult
-            .check("G_transpose_mult", d.nv, d.nb)?;
+        self.g_transpose_mult.check("G_transpose_mult", d.nv, d.nb)?;
         if matches!(self.solve_inertia, InertiaSolve::Unset) {
             return Err(RigidError::MissingInertiaSolve);
         }

@@ -144,16 +144,11 @@ impl Engine {
             unit[i] = 1.0;
             ops.gt.apply(unit, &mut self.t1[..nv]);
             unit[i] = 0.0;
-            ops.inertia.apply(
-                &self.ldlt,
-                &self.t1[..nv],
-                &mut self.minv_gt[i * nv..(i + 1) * nv],
-            );
+            ops.inertia.apply(&self.ldlt, &self.t1[..nv], &mut self.minv_gt[i * nv..(i + 1) * nv]);
         }
         let mut del = self.del.matrix_mut(nb, nb);
         for i in 0..nb {
-            ops.g
-                .apply(&self.minv_gt[i * nv..(i + 1) * nv], &mut self.b1[..nb]);
+            ops.g.apply(&self.minv_gt[i * nv..(i + 1) * nv], &mut self.b1[..nb]);
             for k in 0..nb {
                 del[(k, i)] = self.b1[k];
             }
@@ -164,14 +159,7 @@ impl Engine {
     /// `A_solve` (§3.2): `[x_top; x_bot] = A⁻¹ [y; zb]` with `λ = Del⁺(zb − G M⁻¹y)`,
     /// `x_top = M⁻¹y + M⁻¹Gᵀλ`, `x_bot = λ`. Uses `t2`, `b1`, `b2` as scratch; `y` must not alias
     /// them.
-    pub(crate) fn a_solve(
-        &mut self,
-        ops: &Ops,
-        y: &[f64],
-        zb: &[f64],
-        x_top: &mut [f64],
-        x_bot: &mut [f64],
-    ) {
+    pub(crate) fn a_solve(&mut self, ops: &Ops, y: &[f64], zb: &[f64], x_top: &mut [f64], x_bot: &mut [f64]) {
         let (nv, nb) = (ops.d.nv, self.nb);
         ops.inertia.apply(&self.ldlt, y, x_top);
         if nb == 0 {
@@ -233,14 +221,7 @@ impl Engine {
     }
 
     /// `P[:, i] = W Jᵀ eᵢ` for `i < cols` (§4), into `dst` (nv×cols).
-    fn build_p(
-        &mut self,
-        ops: &Ops,
-        jt: &Operator,
-        cols: usize,
-        w: BlockOperator,
-        dst: &mut [f64],
-    ) {
+    fn build_p(&mut self, ops: &Ops, jt: &Operator, cols: usize, w: BlockOperator, dst: &mut [f64]) {
         let nv = ops.d.nv;
         let mut unit = std::mem::take(&mut self.unit);
         let mut t = std::mem::take(&mut self.t1);

@@ -41,12 +41,7 @@ impl std::fmt::Debug for Operator<'_> {
 
 impl<'a> Operator<'a> {
     /// Checks a dense operator's shape against `out × inp`.
-    pub(crate) fn check(
-        &self,
-        name: &'static str,
-        out: usize,
-        inp: usize,
-    ) -> Result<(), RigidError> {
+    pub(crate) fn check(&self, name: &'static str, out: usize, inp: usize) -> Result<(), RigidError> {
         let (r, c) = match self {
             Operator::Matrix(m) => (m.nrows(), m.ncols()),
             Operator::TransposeOf(m) => (m.ncols(), m.nrows()),
@@ -142,9 +137,7 @@ impl<'a> InertiaSolve<'a> {
                 if let InertiaSolve::Matrix(m) = self {
                     ldlt.matrix_mut(nv).copy_from(m);
                     ldlt.factor().map_err(|_| {
-                        RigidError::InvalidArgument(
-                            "inertia matrix M is not factorable (LDLT failed)",
-                        )
+                        RigidError::InvalidArgument("inertia matrix M is not factorable (LDLT failed)")
                     })?;
                 }
                 Ok(())

@@ -3,8 +3,7 @@
 use nalgebra::{DMatrixView, DVectorView};
 
 use crate::lcp::{
-    LcpOutcome, LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
-    UnrevisedLemkeSolver,
+    LcpOutcome, LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use crate::linalg::{Cod, grow};
 
@@ -80,10 +79,7 @@ impl ConstraintSolver {
 
     /// A solver with the given parameters.
     pub fn with_parameters(params: ConstraintSolverParameters) -> Self {
-        Self {
-            params,
-            ..Self::default()
-        }
+        Self { params, ..Self::default() }
     }
 
     /// Current parameters.
@@ -186,22 +182,14 @@ impl ConstraintSolver {
             return self.finish(RigidOutcome::Solved);
         }
         let ops = Ops::accel(data, d);
-        let n_lcp = if data.use_complementarity_problem_solver {
-            d.nc + 2 * d.nr + d.nns + d.nu
-        } else {
-            0
-        };
+        let n_lcp = if data.use_complementarity_problem_solver { d.nc + 2 * d.nr + d.nns + d.nu } else { 0 };
         self.eng.reserve(&d, n_lcp);
         grow(&mut self.scratch, d.nv.max(d.nc).max(d.nu));
         self.eng.prepare_inertia(&ops)?;
 
         // Fast exit 2: tau alone violates nothing (§5.2 step 4; exact comparisons).
         if d.nb == 0 && self.no_violation(&ops, data.tau, data.k_n, data.k_l) {
-            let len = if self.params.drake_empty_fast_exit {
-                0
-            } else {
-                d.nc + d.nr + d.nu
-            };
+            let len = if self.params.drake_empty_fast_exit { 0 } else { d.nc + d.nr + d.nu };
             self.set_cf_len(len);
             return self.finish(RigidOutcome::Solved);
         }
@@ -209,8 +197,7 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let tau = copy_into(&mut self.out_nv, data.tau);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng
-            .free_motion(&ops, &self.out_nv[..tau], &self.scratch[..kg]);
+        self.eng.free_motion(&ops, &self.out_nv[..tau], &self.scratch[..kg]);
         self.set_cf_len(d.cf_len());
         self.eng.build_all_p(&ops, self.block_operator());
 
@@ -326,10 +313,7 @@ impl ConstraintSolver {
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
         let tol = crate::lcp::moby_zero_tolerance(mm);
         let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
-        let params = MobyLcpParameters {
-            zero_tolerance: tol,
-            ..MobyLcpParameters::default()
-        };
+        let params = MobyLcpParameters { zero_tolerance: tol, ..MobyLcpParameters::default() };
         self.lcp.set_parameters(params).expect("finite tolerance");
         let o = self.lcp.solve_lemke(&problem);
         self.copy_lcp_result();
@@ -368,9 +352,7 @@ impl ConstraintSolver {
         e.put_jx(nv, ops.n, &data.k_n, nc, 0, -1.0);
         e.put_jx(nv, ops.f, &data.k_f, nr, nc, -1.0);
         e.put_jx(nv, ops.l, &data.k_l, nu, nc + nr, -1.0);
-        self.lin
-            .matrix_mut(m, m)
-            .copy_from(&DMatrixView::from_slice(&e.mm[..m * m], m, m));
+        self.lin.matrix_mut(m, m).copy_from(&DMatrixView::from_slice(&e.mm[..m * m], m, m));
         self.lin.factor();
         self.lin.solve(&e.qq[..m], &mut self.cf[..m]);
         // The linear path leaves no LCP behind.
@@ -413,12 +395,9 @@ impl ConstraintSolver {
         grow(&mut self.scratch, nv);
         out.fill(0.0);
         let mut off = 0;
-        for (op, len) in [
-            (ops.nt, d.nc),
-            (ops.ft, d.nr),
-            (ops.lt, d.nu),
-            (ops.gt, if with_g { d.nb } else { 0 }),
-        ] {
+        for (op, len) in
+            [(ops.nt, d.nc), (ops.ft, d.nr), (ops.lt, d.nu), (ops.gt, if with_g { d.nb } else { 0 })]
+        {
             if len > 0 {
                 op.apply(&self.cf[off..off + len], &mut self.scratch[..nv]);
                 for (o, &s) in out.iter_mut().zip(&self.scratch[..nv]) {
@@ -503,8 +482,7 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng
-            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         self.eng.build_all_p(&ops, self.block_operator());
         self.assemble_vel_lcp(&ops, data, true);
 
@@ -572,8 +550,7 @@ impl ConstraintSolver {
         self.eng.build_mlcp(&ops);
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng
-            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         if d.nc == 0 && d.nu == 0 && d.nb == 0 {
             return Ok(());
         }
@@ -600,9 +577,7 @@ impl ConstraintSolver {
     ) -> Result<(), RigidError> {
         let d = data.validate()?;
         if h.is_nan() || h <= 0.0 || h.is_infinite() {
-            return Err(RigidError::InvalidArgument(
-                "time step h must be finite and > 0",
-            ));
+            return Err(RigidError::InvalidArgument("time step h must be finite and > 0"));
         }
         let Some(d0) = self.disc_dims else {
             return Err(RigidError::NoDiscretizedLcp);
@@ -621,8 +596,7 @@ impl ConstraintSolver {
         }
         let len = copy_into(&mut self.out_nv, data.mv);
         let kg = copy_tail(&mut self.scratch, data.k_g);
-        self.eng
-            .free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
+        self.eng.free_motion(&ops, &self.out_nv[..len], &self.scratch[..kg]);
         let n = self.eng.n_lcp;
         if n == 0 {
             return Ok(());
@@ -643,11 +617,7 @@ impl ConstraintSolver {
                 }
             }
         }
-        let (scaled, lam) = if self.params.drake_double_gamma {
-            (h + 1.0, 2.0)
-        } else {
-            (1.0, 1.0)
-        };
+        let (scaled, lam) = if self.params.drake_double_gamma { (h + 1.0, 2.0) } else { (1.0, 1.0) };
         add_gamma(mm, n, data, d, scaled, lam);
         fill_vel_qq(&mut self.eng, &ops, data);
         Ok(())
@@ -671,11 +641,7 @@ impl ConstraintSolver {
         }
         let n = 2 * d.nc + 2 * d.nr + d.nu;
         if !z.is_empty() && z.len() != n {
-            return Err(RigidError::DimensionMismatch {
-                what: "LCP solution z",
-                expected: n,
-                got: z.len(),
-            });
+            return Err(RigidError::DimensionMismatch { what: "LCP solution z", expected: n, got: z.len() });
         }
         let ops = Ops::vel(data, d);
         self.eng.prepare_inertia(&ops)?;
@@ -737,11 +703,7 @@ impl ConstraintSolver {
         out: &mut [f64],
     ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        check(
-            d.cf_len(),
-            cf.len(),
-            "cf (constraint force) parameter incorrectly sized",
-        )?;
+        check(d.cf_len(), cf.len(), "cf (constraint force) parameter incorrectly sized")?;
         check(d.nv, out.len(), "output (length nv)")?;
         let ops = Ops::accel(data, d);
         self.eng.reserve(&d, 0);
@@ -806,11 +768,7 @@ impl ConstraintSolver {
             out.fill(0.0);
             return Ok(());
         }
-        check(
-            d.cf_len(),
-            cf.len(),
-            "Unexpected packed constraint force vector dimension.",
-        )?;
+        check(d.cf_len(), cf.len(), "Unexpected packed constraint force vector dimension.")?;
         let ops = Ops::vel(data, d);
         self.eng.reserve(&d, 0);
         self.load_cf(cf);
@@ -864,11 +822,7 @@ impl ConstraintSolver {
 
 fn check(expected: usize, got: usize, what: &'static str) -> Result<(), RigidError> {
     if expected != got {
-        return Err(RigidError::DimensionMismatch {
-            what,
-            expected,
-            got,
-        });
+        return Err(RigidError::DimensionMismatch { what, expected, got });
     }
     Ok(())
 }
@@ -897,24 +851,13 @@ fn accept_lcp(z: &[f64], w: &[f64], t: f64) -> bool {
     if !(min(z) >= -t && min(w) >= -t) {
         return false;
     }
-    let zw = z
-        .iter()
-        .zip(w)
-        .map(|(a, b)| (a * b).abs())
-        .fold(0.0, f64::max);
+    let zw = z.iter().zip(w).map(|(a, b)| (a * b).abs()).fold(0.0, f64::max);
     zw <= max(z).max(1.0) * max(w).max(1.0) * t
 }
 
 /// Adds γ to the diagonals (§6.3): `scaled·γN`, `scaled·γF` (both fD blocks), `lam·γE`,
 /// `scaled·γL`. Empty γ vectors are zero.
-fn add_gamma(
-    mm: &mut [f64],
-    n: usize,
-    data: &ConstraintVelProblemData,
-    d: Dims,
-    scaled: f64,
-    lam: f64,
-) {
+fn add_gamma(mm: &mut [f64], n: usize, data: &ConstraintVelProblemData, d: Dims, scaled: f64, lam: f64) {
     let (nc, nr) = (d.nc, d.nr);
     let (o_p, o_m, o_lam, o_l) = (nc, nc + nr, nc + 2 * nr, 2 * nc + 2 * nr);
     let mut add = |i: usize, g: f64| mm[i + i * n] += g;

@@ -4,9 +4,7 @@
 //! to the solver as `ConstraintAccelProblemData` / `ConstraintVelProblemData` views.
 #![allow(dead_code)]
 
-use contact_solvers::rigid::{
-    ConstraintAccelProblemData, ConstraintVelProblemData, InertiaSolve, Operator,
-};
+use contact_solvers::rigid::{ConstraintAccelProblemData, ConstraintVelProblemData, InertiaSolve, Operator};
 use nalgebra::{DMatrix, DVector, Matrix2};
 
 pub const EPS: f64 = f64::EPSILON;
@@ -41,15 +39,7 @@ pub struct Rod2D {
 impl Rod2D {
     /// Tests' rod: m = 2, J = 1, ℓ = 1, μ = 1000/1000, at rest at the origin.
     pub fn new(q: [f64; 3], v: [f64; 3]) -> Self {
-        Self {
-            q,
-            v,
-            mass: 2.0,
-            inertia: 1.0,
-            half_length: 1.0,
-            mu_coulomb: 1000.0,
-            mu_static: 1000.0,
-        }
+        Self { q, v, mass: 2.0, inertia: 1.0, half_length: 1.0, mu_coulomb: 1000.0, mu_static: 1000.0 }
     }
     pub fn resting_horizontal() -> Self {
         Self::new([0.0, 0.0, 0.0], [0.0; 3])
@@ -61,10 +51,7 @@ impl Rod2D {
         Self::new([0.0, 0.0, 0.0], [if right { 1.0 } else { -1.0 }, -1.0, 0.0])
     }
     pub fn sliding_impacting_vertical(right: bool) -> Self {
-        Self::new(
-            [0.0, 0.0, std::f64::consts::FRAC_PI_2],
-            [if right { 1.0 } else { -1.0 }, -1.0, 0.0],
-        )
+        Self::new([0.0, 0.0, std::f64::consts::FRAC_PI_2], [if right { 1.0 } else { -1.0 }, -1.0, 0.0])
     }
     pub fn resting_vertical() -> Self {
         Self::new([0.0, 1.0, std::f64::consts::FRAC_PI_2], [0.0; 3])
@@ -83,11 +70,7 @@ impl Rod2D {
         DMatrix::from_diagonal(&DVector::from_vec(vec![self.mass, self.mass, self.inertia]))
     }
     pub fn m_inverse(&self) -> DMatrix<f64> {
-        DMatrix::from_diagonal(&DVector::from_vec(vec![
-            1.0 / self.mass,
-            1.0 / self.mass,
-            1.0 / self.inertia,
-        ]))
+        DMatrix::from_diagonal(&DVector::from_vec(vec![1.0 / self.mass, 1.0 / self.mass, 1.0 / self.inertia]))
     }
     /// `tau = (0, m g, 0)` (zero input).
     pub fn tau(&self) -> DVector<f64> {
@@ -103,10 +86,7 @@ impl Rod2D {
     }
     /// Contact points: endpoints with p_y ≤ 0, pa first.
     pub fn contact_points(&self) -> Vec<[f64; 2]> {
-        self.endpoints()
-            .into_iter()
-            .filter(|p| p[1] <= 0.0)
-            .collect()
+        self.endpoints().into_iter().filter(|p| p[1] <= 0.0).collect()
     }
     fn arm(&self, p: [f64; 2]) -> [f64; 2] {
         [p[0] - self.q[0], p[1] - self.q[1]]
@@ -128,11 +108,7 @@ impl Rod2D {
     }
     /// `M v`.
     pub fn mv(&self) -> DVector<f64> {
-        DVector::from_vec(vec![
-            self.mass * self.v[0],
-            self.mass * self.v[1],
-            self.inertia * self.v[2],
-        ])
+        DVector::from_vec(vec![self.mass * self.v[0], self.mass * self.v[1], self.inertia * self.v[2]])
     }
 }
 
@@ -187,18 +163,11 @@ impl AccelOwned {
         let mut sliding = vec![];
         let mut non_sliding = vec![];
         for (i, &s) in slips.iter().enumerate() {
-            if s.abs() < 100.0 * EPS {
-                non_sliding.push(i)
-            } else {
-                sliding.push(i)
-            }
+            if s.abs() < 100.0 * EPS { non_sliding.push(i) } else { sliding.push(i) }
         }
         let n_rows: Vec<[f64; 3]> = points.iter().map(|&p| rod.row(p, [0.0, 1.0])).collect();
         let n = rows_to_matrix(&n_rows);
-        let f_rows: Vec<[f64; 3]> = non_sliding
-            .iter()
-            .map(|&i| rod.row(points[i], [1.0, 0.0]))
-            .collect();
+        let f_rows: Vec<[f64; 3]> = non_sliding.iter().map(|&i| rod.row(points[i], [1.0, 0.0])).collect();
         let mut nmq = n.clone();
         for &c in &sliding {
             let s = slips[c].signum();
@@ -213,10 +182,7 @@ impl AccelOwned {
             mu_non_sliding: DVector::from_element(non_sliding.len(), rod.mu_static),
             r: vec![1; non_sliding.len()],
             k_n: DVector::from_iterator(nc, points.iter().map(|&p| rod.kn(p))),
-            k_f: DVector::from_iterator(
-                non_sliding.len(),
-                non_sliding.iter().map(|&i| rod.kf(points[i])),
-            ),
+            k_f: DVector::from_iterator(non_sliding.len(), non_sliding.iter().map(|&i| rod.kf(points[i]))),
             sliding,
             non_sliding,
             n,

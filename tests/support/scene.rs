@@ -12,17 +12,11 @@ pub struct Lcg(u64);
 
 impl Lcg {
     pub fn new(seed: u64) -> Self {
-        Self(
-            seed.wrapping_mul(2862933555777941757)
-                .wrapping_add(3037000493),
-        )
+        Self(seed.wrapping_mul(2862933555777941757).wrapping_add(3037000493))
     }
     /// Uniform in [0, 1).
     pub fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 11) as f64 / (1u64 << 53) as f64
     }
     pub fn range(&mut self, a: f64, b: f64) -> f64 {
@@ -83,13 +77,8 @@ impl Scene {
                 1.0 / masses[i / 3]
             }
         });
-        let v = DVector::from_fn(nv, |i, _| {
-            if i % 3 == 1 {
-                g.range(-2.0, -0.5)
-            } else {
-                g.range(-1.0, 1.0)
-            }
-        });
+        let v =
+            DVector::from_fn(nv, |i, _| if i % 3 == 1 { g.range(-2.0, -0.5) } else { g.range(-1.0, 1.0) });
         let m = minv.clone().try_inverse().unwrap();
         Self {
             r: vec![1; nc],

@@ -1,0 +1,52 @@
+//! TAMSI time per solve on the six problems of `../shared/bench/tamsi_bench_cases.txt`, measured
+//! as `specs/performance.md` measures Drake: one solver per problem, data set once, then
+//! `solve_with_guess(dt, v0)` repeated from the same guess. Drake's figures (µs per solve) are in
+//! that file; compare medians.
+
+use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use nalgebra::{DMatrixView, DVectorView};
+
+#[path = "../tests/tamsi_support/bench_cases.rs"]
+#[allow(dead_code)]
+mod bench_cases;
+
+fn tamsi(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tamsi_solve");
+    for case in bench_cases::load() {
+        let (nv, nc) = (case.nv, case.nc);
+        let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());
+        let problem = TamsiProblem::two_way(
+            DMatrixView::from_slice(case.get("M"), nv, nv),
+            DMatrixView::from_slice(case.get("Jn"), nc, nv),
+            DMatrixView::from_slice(case.get("Jt"), 2 * nc, nv),
+            vec("p_star"),
+            vec("fn0"),
+            vec("stiffness"),
+            vec("dissipation"),
+            vec("mu"),
+        )
+        .unwrap();
+        let mut solver = TamsiSolver::new(nv);
+        solver
+            .set_parameters(TamsiParameters {
+                stiction_tolerance: case.stiction_tolerance,
+                max_iterations: case.max_iterations,
+                relative_tolerance: case.relative_tolerance,
+                theta_max: case.theta_max,
+            })
+            .unwrap();
+        let guess = vec("guess");
+        for _ in 0..3 {
+            solver.solve_with_guess(&problem, case.dt, guess).unwrap();
+        }
+        assert_eq!(solver.iteration_stats().num_iterations, case.num_iterations);
+        group.bench_function(BenchmarkId::new(format!("nv{nv}_nc{nc}"), case.num_iterations), |b| {
+            b.iter(|| solver.solve_with_guess(&problem, case.dt, guess).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, tamsi);
+criterion_main!(benches);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds libcontact_solvers in release mode, then builds and runs the C and C++ examples against
+# it: shared linking with -lcontact_solvers, and static linking for the C example.
+# Needs gcc/g++ (and Eigen for the C++ example): `.ci/install-deps examples` installs them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release
+lib=target/release
+out=target/examples_c
+mkdir -p "$out"
+# The shared library's SONAME is libcontact_solvers.so.0.<minor>; `cargo cinstall` installs that
+# name, here a link next to the build product does the same.
+soname=$(objdump -p "$lib/libcontact_solvers.so" | awk '/SONAME/{print $2}')
+ln -sf libcontact_solvers.so "$lib/$soname"
+
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+rpath="-Wl,-rpath,$PWD/$lib"
+
+echo "== rolling_cylinder.c (C99, shared library) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/rolling_cylinder.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/rolling_cylinder"
+"$out/rolling_cylinder"
+
+echo
+echo "== rolling_cylinder.c (C99, static library) =="
+"$CC" -std=c99 -O2 -Iinclude examples_c/rolling_cylinder.c "$lib/libcontact_solvers.a" \
+  -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o "$out/rolling_cylinder_static"
+"$out/rolling_cylinder_static" | tail -n 3
+
+echo
+echo "== pizza_saver.cpp (C++17 with Eigen, through include/contact_solvers.hpp) =="
+if [ -e /usr/include/eigen3/Eigen/Core ]; then
+  "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \
+    -L"$lib" -lcontact_solvers $rpath -o "$out/pizza_saver"
+  "$out/pizza_saver"
+else
+  echo "Eigen is not installed (apt-get install libeigen3-dev, or .ci/install-deps examples)" >&2
+  exit 1
+fi

@@ -1,0 +1,37 @@
+//! The C ABI: the only `unsafe` and `extern "C"` code of the crate.
+//!
+//! `include/contact_solvers.h` is generated from this module by cbindgen (see `cbindgen.toml`
+//! and `tests/header.rs`). The contract (`specs/c_api.md`), in short:
+//!
+//! * Every function and type starts with `cts_`, every macro and enumerator with `CTS_`.
+//! * Handles are opaque: `cts_<thing>_new(..., &out)` writes `*out` only on success,
+//!   `cts_<thing>_free(NULL)` is a no-op. A handle must not be used by two threads at once;
+//!   distinct handles are independent; there is no global mutable state.
+//! * Every fallible function returns a `cts_status`; `cts_status_string` names any value. The
+//!   detail of a handle's last failing call is in `cts_<thing>_last_error(handle)`; failures
+//!   without a handle (constructors, NULL handles) leave it in `cts_last_error_message()`.
+//! * Nothing crashes the host: panics are caught (`CTS_STATUS_PANIC`), nothing aborts, exits or
+//!   prints. NULL pointers, wrong lengths, `ld` below the row count and out-of-domain scalars are
+//!   reported and write nothing.
+//! * Matrices are column-major `double` with a leading dimension `ld >= max(1, rows)`; vectors are
+//!   contiguous; a pointer may be NULL only where its length is 0.
+//! * Problem data is **borrowed** (Drake's rule): read at the set call and at every later solve,
+//!   so it must stay allocated and unchanged until the next set call, resize or free. Results are
+//!   copied out into caller buffers with an explicit length.
+//!
+//! Layout of this module: [`status`] (codes and the error type), [`guard`] (panic guard and error
+//! channels), [`handle`] (boxed handles), [`view`] (raw pointers to validated views),
+//! [`version`], and one file per solver ([`tamsi`]).
+
+#![allow(unsafe_code)]
+#![allow(non_camel_case_types)] // C type names: cts_tamsi_solver, cts_status, ...
+#![allow(clippy::missing_safety_doc)] // the safety contract is the C API's, documented above
+
+pub mod guard;
+pub mod handle;
+pub mod status;
+pub mod tamsi;
+pub mod version;
+pub mod view;
+
+pub use status::cts_status;

@@ -1,0 +1,112 @@
+//! Status codes (`specs/c_api.md`, "Status codes") and the FFI error type.
+
+use std::ffi::{CStr, c_char};
+
+use crate::tamsi::{TamsiError, TamsiOutcome};
+
+/// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
+/// (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
+/// is an `int32_t`: compare it with the enumerators, and pass any value to
+/// `cts_status_string`.
+#[allow(non_camel_case_types)]
+#[repr(i32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum cts_status {
+    /// Success (TAMSI: Drake's `kSuccess`).
+    Ok = 0,
+    /// Drake's `kMaxIterationsReached`: the outputs hold the last iterate.
+    MaxIterationsReached = 1,
+    /// Drake's `kLinearSolverFailed`: the Newton matrix (one-way) or the mass matrix (no
+    /// contact) could not be factored.
+    LinearSolverFailed = 2,
+    /// Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
+    AlphaSolverFailed = 3,
+    /// A required pointer was NULL.
+    NullPointer = 100,
+    /// A value outside its domain (NaN or non-positive `dt`, `ld` below the row count, a bad
+    /// parameter).
+    InvalidArgument = 101,
+    /// A length does not match the problem's sizes.
+    DimensionMismatch = 102,
+    /// A solve (or evaluation) was called before problem data was set.
+    NoProblemData = 103,
+    /// One-way data set on a two-way solver, or the reverse (Drake throws here).
+    WrongCouplingScheme = 104,
+    /// A result getter was called before any solve (or after the data changed).
+    NoSolution = 105,
+    /// An internal panic was caught; the handle should be freed.
+    Panic = 199,
+}
+
+impl From<TamsiOutcome> for cts_status {
+    fn from(o: TamsiOutcome) -> Self {
+        match o {
+            TamsiOutcome::Success => cts_status::Ok,
+            TamsiOutcome::MaxIterationsReached => cts_status::MaxIterationsReached,
+            TamsiOutcome::LinearSolverFailed => cts_status::LinearSolverFailed,
+            TamsiOutcome::AlphaSolverFailed => cts_status::AlphaSolverFailed,
+        }
+    }
+}
+
+/// A failed call: its status and the detail recorded for `*_last_error`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct FfiError {
+    /// The status returned to C.
+    pub status: cts_status,
+    /// Human-readable detail ("Jn: ld 3 < rows 4").
+    pub message: String,
+}
+
+impl FfiError {
+    /// An error with the given status and message.
+    pub fn new(status: cts_status, message: impl Into<String>) -> Self {
+        Self { status, message: message.into() }
+    }
+
+    /// `name` was NULL.
+    pub fn null(name: &str) -> Self {
+        Self::new(cts_status::NullPointer, format!("{name} is NULL"))
+    }
+
+    /// A length mismatch.
+    pub fn length(name: &str, got: usize, want: usize) -> Self {
+        Self::new(cts_status::DimensionMismatch, format!("{name}: length {got}, expected {want}"))
+    }
+}
+
+/// The one mapping from TAMSI usage errors to status codes.
+impl From<TamsiError> for FfiError {
+    fn from(e: TamsiError) -> Self {
+        let status = match e {
+            TamsiError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
+            TamsiError::InvalidParameter { .. }
+            | TamsiError::InvalidTimeStep(_)
+            | TamsiError::InvalidSize => cts_status::InvalidArgument,
+            TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// Static, never-NULL text for any status value, unknown ones included. The pointer is valid for
+/// the life of the process and must not be freed.
+#[unsafe(no_mangle)]
+pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
+    let text: &'static CStr = match status {
+        0 => c"ok",
+        1 => c"maximum number of iterations reached",
+        2 => c"linear solver failed",
+        3 => c"step-length limiter found no solution",
+        100 => c"null pointer",
+        101 => c"invalid argument",
+        102 => c"dimension mismatch",
+        103 => c"no problem data",
+        104 => c"wrong coupling scheme",
+        105 => c"no solution",
+        199 => c"internal panic (free the handle)",
+        _ => c"unknown status",
+    };
+    text.as_ptr()
+}

@@ -1,0 +1,777 @@
+//! The TAMSI C API (`specs/c_api.md`, "TAMSI"): Drake's `TamsiSolver` behind an opaque handle.
+
+#![allow(non_snake_case)] // argument names follow Drake and c_api.md: M, Jn, Jt, ld_M, ...
+
+use std::ffi::c_char;
+
+use nalgebra::{DMatrixViewMut, Dyn, U1};
+
+use super::guard::{ErrorSlot, guard, guard_value};
+use super::handle::{free, into_raw};
+use super::status::{FfiError, cts_status};
+use super::view::{RawMatrix, RawVector, output, output_matrix};
+use crate::tamsi::{TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
+
+/// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
+/// release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
+/// threads at once; distinct handles are independent.
+pub struct cts_tamsi_solver {
+    error: ErrorSlot,
+    inner: Inner,
+}
+
+struct Inner {
+    solver: TamsiSolver,
+    /// The borrowed problem data of the last successful set call.
+    data: Option<ProblemData>,
+    /// Whether the outputs hold the results of a solve of the current data.
+    solved: bool,
+}
+
+/// TAMSI parameters (Drake's `TamsiSolverParameters`). Fill with
+/// `cts_tamsi_parameters_default`, change fields, pass to `cts_tamsi_solver_set_parameters`,
+/// which validates them.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_tamsi_parameters {
+    /// Stiction tolerance vs, m/s; default 1e-4; must be finite and > 0.
+    pub stiction_tolerance: f64,
+    /// Maximum number of Newton updates; default 100; must be >= 0.
+    pub max_iterations: i32,
+    /// Relative tolerance rtol (convergence at rtol·vs m/s); default 1e-2; in (0, 1).
+    pub relative_tolerance: f64,
+    /// Largest change of direction of a contact's slip per iteration, rad; default pi/3;
+    /// in (0, pi/2).
+    pub theta_max: f64,
+}
+
+/// Statistics of the last solve (Drake's `TamsiSolverIterationStats`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_tamsi_iteration_stats {
+    /// Newton updates performed in the last solve.
+    pub num_iterations: i32,
+    /// Last entry of the ‖Δvt‖ history, m/s; NaN when the history is empty.
+    pub vt_residual: f64,
+}
+
+impl From<TamsiParameters> for cts_tamsi_parameters {
+    fn from(p: TamsiParameters) -> Self {
+        Self {
+            stiction_tolerance: p.stiction_tolerance,
+            max_iterations: i32::try_from(p.max_iterations).unwrap_or(i32::MAX),
+            relative_tolerance: p.relative_tolerance,
+            theta_max: p.theta_max,
+        }
+    }
+}
+
+impl TryFrom<&cts_tamsi_parameters> for TamsiParameters {
+    type Error = FfiError;
+    fn try_from(p: &cts_tamsi_parameters) -> Result<Self, FfiError> {
+        let max_iterations = usize::try_from(p.max_iterations).map_err(|_| {
+            FfiError::new(
+                cts_status::InvalidArgument,
+                format!("max_iterations = {} must be >= 0", p.max_iterations),
+            )
+        })?;
+        let params = TamsiParameters {
+            stiction_tolerance: p.stiction_tolerance,
+            max_iterations,
+            relative_tolerance: p.relative_tolerance,
+            theta_max: p.theta_max,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+}
+
+/// Borrowed normal-force data of either scheme.
+#[derive(Clone, Copy)]
+enum NormalData {
+    OneWay { fn_: RawVector },
+    TwoWay { fn0: RawVector, stiffness: RawVector, dissipation: RawVector },
+}
+
+/// Borrowed problem data, validated when set.
+#[derive(Clone, Copy)]
+struct ProblemData {
+    nc: usize,
+    m: RawMatrix,
+    jn: RawMatrix,
+    jt: RawMatrix,
+    p_star: RawVector,
+    mu: RawVector,
+    normal: NormalData,
+}
+
+impl ProblemData {
+    /// Validates the raw parts: `matrices` are `(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)`.
+    fn new(
+        nv: usize,
+        nc: usize,
+        matrices: [(*const f64, usize); 3],
+        p_star: *const f64,
+        mu: *const f64,
+        normal: NormalData,
+    ) -> Result<Self, FfiError> {
+        let two_nc =
+            nc.checked_mul(2).ok_or_else(|| FfiError::new(cts_status::InvalidArgument, "nc too large"))?;
+        let [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)] = matrices;
+        Ok(Self {
+            nc,
+            m: RawMatrix::new("M", M, ld_M, nv, nv)?,
+            jn: RawMatrix::new("Jn", Jn, ld_Jn, nc, nv)?,
+            jt: RawMatrix::new("Jt", Jt, ld_Jt, two_nc, nv)?,
+            p_star: RawVector::new("p_star", p_star, nv)?,
+            mu: RawVector::new("mu", mu, nc)?,
+            normal,
+        })
+    }
+
+    /// The data as a problem of the Rust API.
+    ///
+    /// # Safety
+    /// The caller's arrays must still be allocated and unchanged (the borrowing rule).
+    unsafe fn problem<'a>(&self) -> Result<TamsiProblem<'a>, FfiError> {
+        // SAFETY: forwarded contract; the raw parts were validated when set.
+        unsafe {
+            let (m, jn, jt) = (self.m.view(), self.jn.view(), self.jt.view());
+            let (p_star, mu) = (self.p_star.view(), self.mu.view());
+            Ok(match self.normal {
+                NormalData::OneWay { fn_ } => TamsiProblem::one_way(m, jn, jt, p_star, fn_.view(), mu)?,
+                NormalData::TwoWay { fn0, stiffness, dissipation } => TamsiProblem::two_way(
+                    m,
+                    jn,
+                    jt,
+                    p_star,
+                    fn0.view(),
+                    stiffness.view(),
+                    dissipation.view(),
+                    mu,
+                )?,
+            })
+        }
+    }
+}
+
+impl Inner {
+    fn data(&self) -> Result<&ProblemData, FfiError> {
+        self.data
+            .as_ref()
+            .ok_or_else(|| FfiError::new(cts_status::NoProblemData, "no problem data has been set"))
+    }
+
+    /// Checks and binds new data, then keeps it (the previous data and results are dropped only
+    /// on success).
+    fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
+        let problem = unsafe { data.problem() }?;
+        self.solver.bind_problem(&problem)?;
+        self.data = Some(data);
+        self.solved = false;
+        Ok(cts_status::Ok)
+    }
+
+    fn results(&self) -> Result<&TamsiSolver, FfiError> {
+        if self.solved {
+            Ok(&self.solver)
+        } else {
+            Err(FfiError::new(cts_status::NoSolution, "no solution: solve the current problem data first"))
+        }
+    }
+}
+
+/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
+/// handle, in the thread-local channel). Messages are prefixed with the function name.
+fn with_mut(
+    solver: *mut cts_tamsi_solver,
+    function: &str,
+    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
+    match unsafe { solver.as_mut() } {
+        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// As [`with_mut`] for read-only calls.
+fn with_ref(
+    solver: *const cts_tamsi_solver,
+    function: &str,
+    body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: as in `with_mut`.
+    match unsafe { solver.as_ref() } {
+        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+fn prefix(function: &str, e: FfiError) -> FfiError {
+    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+}
+
+/// Fills `*out` with Drake's defaults: stiction_tolerance 1e-4 m/s, max_iterations 100,
+/// relative_tolerance 1e-2, theta_max pi/3 rad. NULL-safe (does nothing).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parameters) {
+    guard_value((), || {
+        // SAFETY: NULL or a writable struct (the contract).
+        if let Some(out) = unsafe { out.as_mut() } {
+            *out = TamsiParameters::default().into();
+        }
+    })
+}
+
+/// Creates a solver for `nv` generalized velocities (0 is allowed) with default parameters and
+/// writes the handle to `*out` (only on success).
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER if `out` is NULL; CTS_STATUS_INVALID_ARGUMENT
+/// if the nv×nv workspace cannot be allocated. Failures leave their detail in
+/// `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tamsi_solver) -> cts_status {
+    guard(None, || {
+        if out.is_null() {
+            return Err(FfiError::null("cts_tamsi_solver_new: out"));
+        }
+        check_allocatable(nv)?;
+        let handle = cts_tamsi_solver {
+            error: ErrorSlot::default(),
+            inner: Inner { solver: TamsiSolver::new(nv), data: None, solved: false },
+        };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(handle) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// The workspace holds a few nv×nv matrices: refuse sizes that cannot be allocated instead of
+/// letting the allocation abort the host.
+fn check_allocatable(nv: usize) -> Result<(), FfiError> {
+    let too_large =
+        || FfiError::new(cts_status::InvalidArgument, format!("nv = {nv} is too large to allocate"));
+    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(3)).ok_or_else(too_large)?;
+    let mut probe: Vec<f64> = Vec::new();
+    probe.try_reserve_exact(elements).map_err(|_| too_large())?;
+    Ok(())
+}
+
+/// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the
+/// borrow of the problem data.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_free(solver: *mut cts_tamsi_solver) {
+    // SAFETY: NULL or a live handle from cts_tamsi_solver_new/clone (the contract).
+    guard_value((), || unsafe { free(solver) })
+}
+
+/// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on
+/// success), for use on another thread. The copy has no problem data and no results: set data
+/// before solving.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+/// their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_clone(
+    solver: *const cts_tamsi_solver,
+    out: *mut *mut cts_tamsi_solver,
+) -> cts_status {
+    guard(None, || {
+        // SAFETY: NULL or a live handle (the contract).
+        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_tamsi_solver_clone: solver"))?;
+        if out.is_null() {
+            return Err(FfiError::null("cts_tamsi_solver_clone: out"));
+        }
+        let copy = cts_tamsi_solver {
+            error: ErrorSlot::default(),
+            inner: Inner { solver: h.inner.solver.clone(), data: None, solved: false },
+        };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(copy) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Changes the number of generalized velocities to `nv` (> 0), as Drake's `ResizeIfNeeded`.
+/// Drops the problem data (ending its borrow), the results and the coupling-scheme binding.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nv = 0, or
+/// too large to allocate).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_resize(solver: *mut cts_tamsi_solver, nv: usize) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_resize", |h| {
+        check_allocatable(nv)?;
+        h.solver.resize(nv)?;
+        h.data = None;
+        h.solved = false;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Validates and sets the parameters (copied). Drake does not validate; here each field must lie
+/// in the domain documented on `cts_tamsi_parameters`. Keeps the problem data and results.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+/// changed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_set_parameters(
+    solver: *mut cts_tamsi_solver,
+    p: *const cts_tamsi_parameters,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_set_parameters", |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+        h.solver.set_parameters(TamsiParameters::try_from(p)?)?;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the current parameters into `*out`.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_parameters(
+    solver: *const cts_tamsi_solver,
+    out: *mut cts_tamsi_parameters,
+) -> cts_status {
+    with_ref(solver, "cts_tamsi_solver_get_parameters", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        *out = (*h.solver.parameters()).into();
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Sets one-way coupled problem data (Drake's `SetOneWayCoupledProblemData`, Eq. 3):
+/// `M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)` with the normal forces `fn` held fixed.
+///
+/// With nv the solver's size and `nc` contacts: `M` nv×nv (kg, symmetric: only its lower
+/// triangle enters the Newton matrix), `Jn` nc×nv (separation velocity, positive apart), `Jt`
+/// 2nc×nv (rows 2i, 2i+1: contact i's tangential velocity), each column-major with leading
+/// dimension `ld_* >= max(1, rows)`; `p_star` nv (N·s), `fn` nc (N, >= 0), `mu` nc.
+/// `nc = 0` is allowed, with NULL contact arrays.
+///
+/// The arrays are **borrowed**: read now (validation) and by every later solve; they must stay
+/// allocated and unchanged until the next set call, `cts_tamsi_solver_resize` or
+/// `cts_tamsi_solver_free`. Setting data drops the previous results.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
+/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count); CTS_STATUS_WRONG_COUPLING_SCHEME
+/// (the solver was used with two-way data; resize or clone it first). On error the previous data
+/// stays set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
+    solver: *mut cts_tamsi_solver,
+    nc: usize,
+    M: *const f64,
+    ld_M: usize,
+    Jn: *const f64,
+    ld_Jn: usize,
+    Jt: *const f64,
+    ld_Jt: usize,
+    p_star: *const f64,
+    r#fn: *const f64,
+    mu: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_problem_data", |h| {
+        let nv = h.solver.num_velocities();
+        let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
+        let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.set_data(data)
+    })
+}
+
+/// Sets two-way coupled problem data (Drake's `SetTwoWayCoupledProblemData`, Eq. 10, final
+/// form): `M v = p* + dt·Jnᵀ fn(v) + dt·Jtᵀ ft(v)` with
+/// `fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊` per contact.
+///
+/// Sizes and layout as for the one-way call; `fn0` nc (N, the undamped normal force at the
+/// previous step, k·penetration for point contact), `stiffness` nc (k, N/m), `dissipation` nc
+/// (d, Hunt–Crossley, s/m), `mu` nc. Borrowed under the same rule.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below
+/// its row count); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data).
+/// On error the previous data stays set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
+    solver: *mut cts_tamsi_solver,
+    nc: usize,
+    M: *const f64,
+    ld_M: usize,
+    Jn: *const f64,
+    ld_Jn: usize,
+    Jt: *const f64,
+    ld_Jt: usize,
+    p_star: *const f64,
+    fn0: *const f64,
+    stiffness: *const f64,
+    dissipation: *const f64,
+    mu: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_problem_data", |h| {
+        let nv = h.solver.num_velocities();
+        let normal = NormalData::TwoWay {
+            fn0: RawVector::new("fn0", fn0, nc)?,
+            stiffness: RawVector::new("stiffness", stiffness, nc)?,
+            dissipation: RawVector::new("dissipation", dissipation, nc)?,
+        };
+        let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.set_data(data)
+    })
+}
+
+/// Drake's `SolveWithGuess`: solves the current problem from `v_guess` (nv doubles, m/s or
+/// rad/s; normally the previous velocities) with time step `dt` (s, finite and > 0).
+///
+/// Returns CTS_STATUS_OK (converged) or a solver outcome: CTS_STATUS_MAX_ITERATIONS_REACHED,
+/// CTS_STATUS_LINEAR_SOLVER_FAILED, CTS_STATUS_ALPHA_SOLVER_FAILED. After any of these, every
+/// getter returns values evaluated at the returned v (Drake leaves some stale). Usage errors
+/// (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+/// CTS_STATUS_DIMENSION_MISMATCH (`nv` differs from the solver's), CTS_STATUS_INVALID_ARGUMENT
+/// (`dt`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
+    solver: *mut cts_tamsi_solver,
+    dt: f64,
+    v_guess: *const f64,
+    nv: usize,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_solve_with_guess", |h| {
+        let guess = RawVector::new("v_guess", v_guess, nv)?;
+        let data = *h.data()?;
+        // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
+        let (problem, guess) = unsafe { (data.problem()?, guess.view()) };
+        let outcome = h.solver.solve_with_guess(&problem, dt, guess)?;
+        h.solved = true;
+        let status = cts_status::from(outcome);
+        if outcome == TamsiOutcome::Success {
+            Ok(status)
+        } else {
+            let stats = h.solver.iteration_stats();
+            Err(FfiError::new(
+                status,
+                format!(
+                    "{outcome:?} after {} Newton updates (last ||dvt|| = {:e} m/s)",
+                    stats.num_iterations,
+                    stats.vt_residual()
+                ),
+            ))
+        }
+    })
+}
+
+/// Copies one result vector after checking that a solution exists and that `len` is right.
+///
+/// # Safety
+/// `out` NULL or `len` writable doubles.
+unsafe fn copy_result(
+    solver: *const cts_tamsi_solver,
+    function: &str,
+    out: *mut f64,
+    len: usize,
+    get: impl FnOnce(&TamsiSolver) -> &[f64],
+) -> cts_status {
+    with_ref(solver, function, |h| {
+        let values = get(h.results()?);
+        // SAFETY: forwarded contract.
+        let out = unsafe { output("out", out, len, values.len()) }?;
+        out.copy_from_slice(values);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the generalized velocities v (nv doubles; m/s or rad/s) of the last solve into `out`;
+/// `len` must be nv.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+/// CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_result(s, "cts_tamsi_solver_get_generalized_velocities", out, len, |r| {
+            r.generalized_velocities()
+        })
+    }
+}
+
+/// Copies the normal velocities vn = Jn v (nc doubles; m/s, positive when separating).
+/// Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_normal_velocities(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_velocities", out, len, |r| r.normal_velocities()) }
+}
+
+/// Copies the tangential velocities vt = Jt v (2nc doubles, two per contact; m/s).
+/// Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be 2nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_tangential_velocities(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_result(s, "cts_tamsi_solver_get_tangential_velocities", out, len, |r| r.tangential_velocities())
+    }
+}
+
+/// Copies the normal forces fn (nc doubles; N): the input (one-way) or the compliant law at v
+/// (two-way). Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_normal_forces(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_forces", out, len, |r| r.normal_forces()) }
+}
+
+/// Copies the friction forces ft (2nc doubles, two per contact; N).
+/// Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be 2nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_friction_forces(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_tamsi_solver_get_friction_forces", out, len, |r| r.friction_forces()) }
+}
+
+/// Copies the generalized friction forces τ_f = Jtᵀ ft (nv doubles; N or N·m).
+/// Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be nv.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_friction_forces(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", out, len, |r| {
+            r.generalized_friction_forces()
+        })
+    }
+}
+
+/// Copies the generalized contact forces τ = Jtᵀ ft + Jnᵀ fn (nv doubles; N or N·m; forces,
+/// not impulses). Statuses as for `cts_tamsi_solver_get_generalized_velocities`; `len` must be
+/// nv.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", out, len, |r| {
+            r.generalized_contact_forces()
+        })
+    }
+}
+
+/// Copies the statistics of the last solve into `*out`.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_iteration_stats(
+    s: *const cts_tamsi_solver,
+    out: *mut cts_tamsi_iteration_stats,
+) -> cts_status {
+    with_ref(s, "cts_tamsi_solver_get_iteration_stats", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        let stats = h.results()?.iteration_stats();
+        *out = cts_tamsi_iteration_stats {
+            num_iterations: i32::try_from(stats.num_iterations).unwrap_or(i32::MAX),
+            vt_residual: stats.vt_residual(),
+        };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// The ‖Δvt‖ history of the last solve (m/s, one entry per Newton update): writes
+/// `min(len, count)` entries to `out` and the history's length to `*count`. `out` may be NULL
+/// when `len` is 0 (to query the length).
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
+/// CTS_STATUS_NO_SOLUTION.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
+    s: *const cts_tamsi_solver,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+) -> cts_status {
+    with_ref(s, "cts_tamsi_solver_get_residuals", |h| {
+        if count.is_null() {
+            return Err(FfiError::null("count"));
+        }
+        let residuals = &h.results()?.iteration_stats().residuals;
+        let n = len.min(residuals.len());
+        // SAFETY: NULL only with len 0, else `len >= n` writable doubles (the contract).
+        let out = unsafe { output("out", out, n, n) }?;
+        out.copy_from_slice(&residuals[..n]);
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *count = residuals.len() };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Number of generalized velocities of the solver (0 for a NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_num_velocities(s: *const cts_tamsi_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.map_or(0, |h| h.inner.solver.num_velocities()))
+}
+
+/// Number of contacts of the current problem data (0 without data or for a NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_num_contacts(s: *const cts_tamsi_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data.as_ref()).map_or(0, |d| d.nc))
+}
+
+/// Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
+/// a solver outcome, e.g. "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn: ld 3 <
+/// max(1, rows 4)"); "" after a successful call. Valid until the next call on the handle; never
+/// NULL (also "" for a NULL handle); not to be freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_last_error(s: *const cts_tamsi_solver) -> *const c_char {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+}
+
+/// Drake's `internal::TalsLimiter::CalcAlpha` for one contact: the step factor α in (0, 1] for
+/// tangential velocity `vt` (2 doubles, m/s) and its Newton update `dvt` (2 doubles, m/s), with
+/// `cos_theta_max` in (0, 1), `stiction_tolerance` (m/s, finite > 0) and `relative_tolerance` in
+/// (0, 1). Writes `*alpha_out` on success only.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_ALPHA_SOLVER_FAILED when the limiter has no solution (e.g.
+/// non-finite input, Drake's nullopt); CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a
+/// scalar outside its domain). Failures leave their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_calc_alpha(
+    vt: *const f64,
+    dvt: *const f64,
+    cos_theta_max: f64,
+    stiction_tolerance: f64,
+    relative_tolerance: f64,
+    alpha_out: *mut f64,
+) -> cts_status {
+    guard(None, || {
+        let name = "cts_tamsi_calc_alpha";
+        // SAFETY: NULL or 2 readable doubles each (the contract).
+        let vt = unsafe { RawVector::new("vt", vt, 2)?.slice() };
+        // SAFETY: as above.
+        let dvt = unsafe { RawVector::new("dvt", dvt, 2)?.slice() };
+        if alpha_out.is_null() {
+            return Err(prefix(name, FfiError::null("alpha_out")));
+        }
+        if !(cos_theta_max > 0.0 && cos_theta_max < 1.0) {
+            let detail = format!("cos_theta_max = {cos_theta_max} outside (0, 1)");
+            return Err(prefix(name, FfiError::new(cts_status::InvalidArgument, detail)));
+        }
+        let params = TamsiParameters { stiction_tolerance, relative_tolerance, ..TamsiParameters::default() };
+        params.validate().map_err(|e| prefix(name, e.into()))?;
+        match calc_alpha(
+            [vt[0], vt[1]],
+            [dvt[0], dvt[1]],
+            cos_theta_max,
+            stiction_tolerance,
+            relative_tolerance,
+        ) {
+            Some(alpha) => {
+                // SAFETY: non-NULL and writable (the contract).
+                unsafe { *alpha_out = alpha };
+                Ok(cts_status::Ok)
+            }
+            None => Err(FfiError::new(
+                cts_status::AlphaSolverFailed,
+                format!("{name}: the limiter has no solution"),
+            )),
+        }
+    })
+}
+
+/// The Newton Jacobian J = ∂R/∂v of the current problem at velocities `v` (nv doubles) with time
+/// step `dt` (s, finite and > 0), written into `J_out` (nv×nv, column-major, leading dimension
+/// `ld_J >= max(1, nv)`; rows nv..ld_J untouched). A debug entry point (Drake's tests compare it
+/// with automatic differentiation). Does not change the results of the last solve.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+/// CTS_STATUS_DIMENSION_MISMATCH (`nv`), CTS_STATUS_INVALID_ARGUMENT (`dt`, `ld_J`). Nothing is
+/// written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_calc_jacobian(
+    solver: *mut cts_tamsi_solver,
+    dt: f64,
+    v: *const f64,
+    nv: usize,
+    J_out: *mut f64,
+    ld_J: usize,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_calc_jacobian", |h| {
+        let n = h.solver.num_velocities();
+        if nv != n {
+            return Err(FfiError::length("v", nv, n));
+        }
+        let v = RawVector::new("v", v, nv)?;
+        let data = *h.data()?;
+        // SAFETY: NULL-checked output of the validated size (the contract).
+        let out = unsafe { output_matrix("J_out", J_out, ld_J, n, n) }?;
+        let stride = if n == 0 { 0 } else { ld_J };
+        let out = DMatrixViewMut::from_slice_with_strides_generic(out, Dyn(n), Dyn(n), U1, Dyn(stride));
+        // SAFETY: the borrowing rule keeps the problem data and `v` valid for this call.
+        let (problem, v) = unsafe { (data.problem()?, v.view()) };
+        h.solver.calc_jacobian(&problem, dt, v, out)?;
+        Ok(cts_status::Ok)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_failure_reports_and_keeps_previous_state() {
+        let mut h: *mut cts_tamsi_solver = std::ptr::null_mut();
+        // SAFETY: test of the C API with valid arguments.
+        unsafe {
+            assert_eq!(cts_tamsi_solver_new(1, &mut h), cts_status::Ok);
+            let m = [1.0];
+            let status = cts_tamsi_solver_set_one_way_coupled_problem_data(
+                h,
+                1,
+                m.as_ptr(),
+                1,
+                std::ptr::null(),
+                1,
+                m.as_ptr(),
+                2,
+                m.as_ptr(),
+                m.as_ptr(),
+                m.as_ptr(),
+            );
+            assert_eq!(status, cts_status::NullPointer);
+            let msg = std::ffi::CStr::from_ptr(cts_tamsi_solver_last_error(h)).to_str().unwrap();
+            assert_eq!(msg, "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn is NULL");
+            assert_eq!(cts_tamsi_solver_num_contacts(h), 0);
+            cts_tamsi_solver_free(h);
+        }
+    }
+}

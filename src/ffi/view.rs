@@ -1,0 +1,173 @@
+//! The one place where raw `(pointer, ld)` pairs from C become validated nalgebra views
+//! (`specs/c_api.md`, "Matrices"; `specs/packaging.md` §2.6).
+//!
+//! A matrix argument is `(const double *data, size_t ld)` with its shape implied by sizes the
+//! library already knows: column-major, `ld >= max(1, rows)`, a buffer of `ld*(cols-1)+rows`
+//! doubles, rows `rows..ld` never read. A pointer may be NULL only where the length is 0.
+//! Validation happens once, when the raw parts are captured; turning them back into views is
+//! the only `unsafe` step and relies on the borrowing contract.
+
+use nalgebra::{DMatrixView, DVectorView, Dyn, U1};
+
+use super::status::{FfiError, cts_status};
+
+/// A borrowed column-major matrix, validated.
+#[derive(Debug, Clone, Copy)]
+pub struct RawMatrix {
+    ptr: *const f64,
+    rows: usize,
+    cols: usize,
+    ld: usize,
+}
+
+impl RawMatrix {
+    /// Validates `(ptr, ld)` for a `rows×cols` matrix named `name`.
+    pub fn new(name: &str, ptr: *const f64, ld: usize, rows: usize, cols: usize) -> Result<Self, FfiError> {
+        if ld < rows.max(1) {
+            return Err(FfiError::new(
+                cts_status::InvalidArgument,
+                format!("{name}: ld {ld} < max(1, rows {rows})"),
+            ));
+        }
+        let m = Self { ptr, rows, cols, ld };
+        let len = m.checked_buffer_len().ok_or_else(|| too_large(name))?;
+        if ptr.is_null() && len > 0 {
+            return Err(FfiError::null(name));
+        }
+        Ok(m)
+    }
+
+    /// Number of doubles the caller's buffer holds: `ld*(cols-1)+rows`, or 0 when empty; `None`
+    /// when that is not addressable.
+    fn checked_buffer_len(&self) -> Option<usize> {
+        if self.rows == 0 || self.cols == 0 {
+            return Some(0);
+        }
+        let len = self.ld.checked_mul(self.cols - 1)?.checked_add(self.rows)?;
+        addressable(len)
+    }
+
+    /// Number of doubles the caller's buffer holds (validated at construction).
+    pub fn buffer_len(&self) -> usize {
+        self.checked_buffer_len().unwrap_or(0)
+    }
+
+    /// The matrix as a view.
+    ///
+    /// # Safety
+    /// The caller's buffer must still be allocated and unchanged (the borrowing rule) and not be
+    /// written during `'a`.
+    pub unsafe fn view<'a>(&self) -> DMatrixView<'a, f64> {
+        let len = self.buffer_len();
+        let data: &'a [f64] = if len == 0 {
+            &[]
+        } else {
+            // SAFETY: validated non-NULL with `len` readable doubles, per the contract.
+            unsafe { std::slice::from_raw_parts(self.ptr, len) }
+        };
+        // An empty matrix reads nothing; pick the column stride that satisfies nalgebra's
+        // buffer-size check for an empty buffer.
+        let cstride = match (self.rows, self.cols) {
+            (0, _) => 0,
+            (r, 0) => r,
+            _ => self.ld,
+        };
+        DMatrixView::from_slice_with_strides_generic(data, Dyn(self.rows), Dyn(self.cols), U1, Dyn(cstride))
+    }
+}
+
+/// A borrowed contiguous vector, validated.
+#[derive(Debug, Clone, Copy)]
+pub struct RawVector {
+    ptr: *const f64,
+    len: usize,
+}
+
+impl RawVector {
+    /// Validates a vector named `name` of `len` doubles.
+    pub fn new(name: &str, ptr: *const f64, len: usize) -> Result<Self, FfiError> {
+        addressable(len).ok_or_else(|| too_large(name))?;
+        if ptr.is_null() && len > 0 {
+            return Err(FfiError::null(name));
+        }
+        Ok(Self { ptr, len })
+    }
+
+    /// The vector as a slice.
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn slice<'a>(&self) -> &'a [f64] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: validated non-NULL with `len` readable doubles, per the contract.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+
+    /// The vector as a view.
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn view<'a>(&self) -> DVectorView<'a, f64> {
+        // SAFETY: forwarded contract.
+        let s = unsafe { self.slice() };
+        DVectorView::from_slice(s, s.len())
+    }
+}
+
+/// `len` doubles fit in one allocation (at most `isize::MAX` bytes), as slices require.
+fn addressable(len: usize) -> Option<usize> {
+    (len <= isize::MAX as usize / std::mem::size_of::<f64>()).then_some(len)
+}
+
+fn too_large(name: &str) -> FfiError {
+    FfiError::new(cts_status::InvalidArgument, format!("{name}: sizes exceed the address space"))
+}
+
+/// Checks an output buffer `(out, len)` that must hold exactly `want` doubles and returns it as
+/// a slice. Nothing is written here.
+///
+/// # Safety
+/// `out` must be NULL or point to `len` writable doubles that overlap no input.
+pub unsafe fn output<'a>(
+    name: &str,
+    out: *mut f64,
+    len: usize,
+    want: usize,
+) -> Result<&'a mut [f64], FfiError> {
+    if len != want {
+        return Err(FfiError::length(name, len, want));
+    }
+    addressable(len).ok_or_else(|| too_large(name))?;
+    if want == 0 {
+        return Ok(&mut []);
+    }
+    if out.is_null() {
+        return Err(FfiError::null(name));
+    }
+    // SAFETY: non-NULL with `len` writable doubles, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+}
+
+/// Checks a column-major output matrix `(out, ld)` of `rows×cols` and returns its buffer of
+/// `ld*(cols-1)+rows` doubles. Nothing is written here.
+///
+/// # Safety
+/// `out` must be NULL or point to that many writable doubles that overlap no input.
+pub unsafe fn output_matrix<'a>(
+    name: &str,
+    out: *mut f64,
+    ld: usize,
+    rows: usize,
+    cols: usize,
+) -> Result<&'a mut [f64], FfiError> {
+    let m = RawMatrix::new(name, out, ld, rows, cols)?;
+    let len = m.buffer_len();
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    // SAFETY: validated non-NULL with `len` writable doubles, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+}

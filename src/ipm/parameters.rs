@@ -1,0 +1,113 @@
+//! Solver parameters with the defaults of Dojo's code (`specs/ipm.md` §4 table, §7, §10 item 7).
+
+use super::IpmError;
+
+/// How the Newton system of every iteration is solved (`specs/ipm.md` §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[repr(i32)]
+pub enum NewtonSolve {
+    /// Option (b), code 0: eliminate every contact's small local block (partial-pivot LU of
+    /// 2k×2k, k = 1/4/6) and factor the condensed `n×n` matrix `M + REG·I + Σ J_iᵀ D_i J_i` with a
+    /// partial-pivot LU. Cost per iteration O(n²·nc + n³).
+    #[default]
+    Condensed = 0,
+    /// Option (a), code 1: assemble the whole unsymmetric Newton matrix (size `n + 2·Σk`) and
+    /// factor it with a partial-pivot LU. Reference path; only sensible for small problems.
+    Dense = 1,
+}
+
+impl NewtonSolve {
+    /// The variant with C code `code`, if any.
+    pub fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(Self::Condensed),
+            1 => Some(Self::Dense),
+            _ => None,
+        }
+    }
+}
+
+/// Parameters of [`super::IpmSolver`]. Plain scalars so a C struct of `double`/`int32_t` can
+/// carry them (booleans as 0/1 flags). `Default` gives Dojo's code defaults (§4).
+///
+/// Units: `rtol` applies to the ∞-norm of the equality residuals, which mix N·s (momentum rows),
+/// m (gap rows) and m/s (tangential-velocity rows); `btol` to the ∞-norm of the raw
+/// complementarity products γ∘s (N·s·m for the normal pair, N·s·m/s for friction). Dojo does no
+/// normalization (§5): with `btol = 1e-4` a resting body hovers at ≈ btol/γ_n.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IpmParameters {
+    /// Tolerance on `rvio` (∞-norm of the equality residuals). Default 1e-6. Must be > 0.
+    pub rtol: f64,
+    /// Tolerance on `bvio` (∞-norm of the raw products γ∘s). Default 1e-4. Must be > 0.
+    pub btol: f64,
+    /// Maximum number of Newton iterations. Default 50.
+    pub max_iter: usize,
+    /// Maximum number of backtracking steps (halvings) per iteration. Default 10. Must be ≥ 1.
+    pub max_ls: usize,
+    /// The κ floor is `btol/undercut`. Default ∞ (floor 0). Must be > 0 (∞ allowed); the paper
+    /// uses 5, gradient users 1 (§7).
+    pub undercut: f64,
+    /// Iterations without progress before `undercut` is multiplied by
+    /// `no_progress_undercut`. Default 3.
+    pub no_progress_max: usize,
+    /// Factor applied to `undercut` after `no_progress_max` iterations without progress.
+    /// Default 10. Must be ≥ 1.
+    pub no_progress_undercut: f64,
+    /// Dojo compatibility flag (§4 step 2): the predictor uses the previous iteration's κ
+    /// target (Dojo's lagged residual) instead of κ = 0. Default false (textbook Mehrotra).
+    pub dojo_lagged_kappa: bool,
+    /// Fixed-κ mode for smooth gradients (§7): when > 0, Newton's method on `r(w; κ) = 0` with this
+    /// κ (N·s·m) instead of the predictor–corrector; termination on `rvio < rtol` and
+    /// `‖γ∘s − κe‖∞ < btol`. Default 0 (off). Must be finite and ≥ 0.
+    pub fixed_kappa: f64,
+    /// Optional warm start of the contact variables (not Dojo behaviour, §3): when true and the
+    /// previous solve had the same contact layout, start `(s, γ)` from its solution followed by
+    /// the interior shift, instead of from the neutral vector. Default false.
+    pub warm_start: bool,
+    /// How the Newton system is solved. Default [`NewtonSolve::Condensed`].
+    pub newton_solve: NewtonSolve,
+}
+
+impl Default for IpmParameters {
+    fn default() -> Self {
+        Self {
+            rtol: 1e-6,
+            btol: 1e-4,
+            max_iter: 50,
+            max_ls: 10,
+            undercut: f64::INFINITY,
+            no_progress_max: 3,
+            no_progress_undercut: 10.0,
+            dojo_lagged_kappa: false,
+            fixed_kappa: 0.0,
+            warm_start: false,
+            newton_solve: NewtonSolve::Condensed,
+        }
+    }
+}
+
+impl IpmParameters {
+    /// Checks every field's domain.
+    pub fn validate(&self) -> Result<(), IpmError> {
+        let check = |what, value: f64, ok: bool, requirement| {
+            if ok { Ok(()) } else { Err(IpmError::OutOfRange { what, value, requirement }) }
+        };
+        check("rtol", self.rtol, self.rtol > 0.0 && self.rtol.is_finite(), "finite, > 0")?;
+        check("btol", self.btol, self.btol > 0.0 && self.btol.is_finite(), "finite, > 0")?;
+        check("max_ls", self.max_ls as f64, self.max_ls >= 1, ">= 1")?;
+        check("undercut", self.undercut, self.undercut > 0.0, "> 0 (infinity allowed)")?;
+        check(
+            "no_progress_undercut",
+            self.no_progress_undercut,
+            self.no_progress_undercut >= 1.0 && self.no_progress_undercut.is_finite(),
+            "finite, >= 1",
+        )?;
+        check(
+            "fixed_kappa",
+            self.fixed_kappa,
+            self.fixed_kappa >= 0.0 && self.fixed_kappa.is_finite(),
+            "finite, >= 0",
+        )?;
+        Ok(())
+    }
+}

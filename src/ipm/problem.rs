@@ -1,0 +1,104 @@
+//! The engine-agnostic per-step problem (`specs/ipm.md` §1.2).
+
+use nalgebra::{DMatrixView, DVectorView};
+
+use super::{ContactModel, IpmError};
+
+/// One time step's contact problem in generalized velocities (`specs/ipm.md` §1.2), borrowed.
+///
+/// Unknowns: the next generalized velocity `v` (n) and, per contact, impulses (N·s, not forces)
+/// with their dual slacks. At the solution (κ → 0)
+///
+/// ```text
+/// M (v − v0) − h τ − Σ_i [ J_n,iᵀ γ_n,i + J_t,iᵀ b_i ] = 0                (R1)
+/// 0 ≤ φ_i + h J_n,i v  ⟂  γ_n,i ≥ 0                                        (G1)
+/// b_i = −μ_i γ_n,i v_t/|v_t| when sliding, |b_i| ≤ μ_i γ_n,i when sticking (SOC model)
+/// ```
+///
+/// with `v_t = J_t,i v (+ vt_offset_i)`. Matrices are nalgebra views: **column-major**, unit row
+/// stride, any column stride (a block of a larger column-major array can be passed as is).
+#[derive(Debug, Clone, Copy)]
+pub struct IpmProblem<'a> {
+    /// Mass matrix `M`, n×n (kg, kg·m², ...), SPD. Read in full (not only a triangle).
+    pub m: DMatrixView<'a, f64>,
+    /// Pre-step generalized velocity `v0`, n (m/s, rad/s).
+    pub v0: DVectorView<'a, f64>,
+    /// Generalized non-contact force `τ`, n (N, N·m): gravity, Coriolis, controls, springs.
+    pub tau: DVectorView<'a, f64>,
+    /// Time step `h` (s), finite and > 0.
+    pub h: f64,
+    /// Normal Jacobian `J_n`, nc×n: row i maps `v` to contact i's normal velocity (m/s).
+    pub jn: DMatrixView<'a, f64>,
+    /// Tangent Jacobian `J_t`, 2nc×n: rows `2i`, `2i+1` map `v` to contact i's velocity along its
+    /// orthonormal tangents `t1`, `t2` (m/s). Ignored for [`ContactModel::Impact`] contacts.
+    pub jt: DMatrixView<'a, f64>,
+    /// Signed gap `φ_i` at the current configuration (m), nc; may be slightly negative.
+    pub phi: DVectorView<'a, f64>,
+    /// Friction coefficient `μ_i ≥ 0`, nc. Ignored for impact contacts.
+    pub mu: DVectorView<'a, f64>,
+    /// Contact model of every contact, nc.
+    pub models: &'a [ContactModel],
+    /// Optional tangential velocity offset `o`, 2nc (m/s), added to `J_t v` (moving surfaces,
+    /// conveyor belts; also what maps Siconos' global problems `u = Hᵀv + w`). An extension of the
+    /// spec's problem; `None` means zero.
+    pub vt_offset: Option<DVectorView<'a, f64>>,
+}
+
+impl IpmProblem<'_> {
+    /// Number of generalized velocities `n`.
+    pub fn num_velocities(&self) -> usize {
+        self.m.nrows()
+    }
+
+    /// Number of contacts `nc`.
+    pub fn num_contacts(&self) -> usize {
+        self.models.len()
+    }
+
+    /// Checks sizes, finiteness and domains.
+    pub fn validate(&self) -> Result<(), IpmError> {
+        let n = self.m.nrows();
+        let nc = self.models.len();
+        let dims = |what, rows: usize, cols: usize, er: usize, ec: usize| {
+            if rows == er && cols == ec {
+                Ok(())
+            } else {
+                Err(IpmError::DimensionMismatch { what, expected_rows: er, expected_cols: ec, rows, cols })
+            }
+        };
+        dims("M", self.m.nrows(), self.m.ncols(), n, n)?;
+        dims("v0", self.v0.nrows(), 1, n, 1)?;
+        dims("tau", self.tau.nrows(), 1, n, 1)?;
+        dims("Jn", self.jn.nrows(), self.jn.ncols(), nc, n)?;
+        dims("Jt", self.jt.nrows(), self.jt.ncols(), 2 * nc, n)?;
+        dims("phi", self.phi.nrows(), 1, nc, 1)?;
+        dims("mu", self.mu.nrows(), 1, nc, 1)?;
+        if let Some(o) = &self.vt_offset {
+            dims("vt_offset", o.nrows(), 1, 2 * nc, 1)?;
+        }
+        fn finite<'b>(what: &'static str, it: impl Iterator<Item = &'b f64>) -> Result<(), IpmError> {
+            let mut it = it;
+            match it.position(|x| !x.is_finite()) {
+                Some(index) => Err(IpmError::NonFinite { what, index }),
+                None => Ok(()),
+            }
+        }
+        finite("M", self.m.iter())?;
+        finite("v0", self.v0.iter())?;
+        finite("tau", self.tau.iter())?;
+        finite("Jn", self.jn.iter())?;
+        finite("Jt", self.jt.iter())?;
+        finite("phi", self.phi.iter())?;
+        finite("mu", self.mu.iter())?;
+        if let Some(o) = &self.vt_offset {
+            finite("vt_offset", o.iter())?;
+        }
+        if !(self.h > 0.0 && self.h.is_finite()) {
+            return Err(IpmError::OutOfRange { what: "h", value: self.h, requirement: "finite, > 0" });
+        }
+        if let Some(&mu) = self.mu.iter().find(|&&x| x < 0.0) {
+            return Err(IpmError::OutOfRange { what: "mu", value: mu, requirement: ">= 0" });
+        }
+        Ok(())
+    }
+}

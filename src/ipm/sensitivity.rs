@@ -1,0 +1,143 @@
+//! Sensitivities of the solution by implicit differentiation (`specs/ipm.md` §7):
+//! `∂w*/∂θ = −R(w*)⁻¹ ∂r/∂θ`, one back-substitution per parameter column with the Newton matrix
+//! factored once at the returned iterate.
+//!
+//! Because the returned iterate is an interior point (κ > 0), these are the *smoothed* contact
+//! gradients of the paper; for a chosen smoothing use the fixed-κ mode
+//! ([`super::IpmParameters::fixed_kappa`]) with tight `rtol`/`btol`.
+
+use nalgebra::DMatrixView;
+
+use super::newton::SystemData;
+use super::solver::system_data;
+use super::{ContactModel, IpmError, IpmProblem, IpmSolver};
+use crate::linalg::grow;
+
+/// The problem data a sensitivity is taken with respect to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum SensitivityParameter {
+    /// Pre-step velocity `v0` (n columns; `∂r_dyn/∂v0 = −M`). Code 0.
+    V0 = 0,
+    /// Generalized force `τ` (n columns; `∂r_dyn/∂τ = −h·I`). For the momentum `p* = M v0 + hτ`
+    /// divide by `h`. Code 1.
+    Tau = 1,
+    /// Gaps `φ` (nc columns; `∂r_gap,i/∂φ_i = 1`). Code 2.
+    Phi = 2,
+    /// Friction coefficients `μ` (nc columns; `∂r_cone,i/∂μ_i = γ_n,i`, zero for impact
+    /// contacts). Code 3.
+    Mu = 3,
+}
+
+impl SensitivityParameter {
+    /// All parameters in code order.
+    pub const ALL: [Self; 4] = [Self::V0, Self::Tau, Self::Phi, Self::Mu];
+
+    /// The parameter with C code `code`, if any.
+    pub fn from_code(code: i32) -> Option<Self> {
+        Self::ALL.get(usize::try_from(code).ok()?).copied()
+    }
+}
+
+/// Grow-only storage of the sensitivity matrices (column-major).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sensitivities {
+    pub valid: bool,
+    /// `∂v/∂θ` per parameter: n × cols.
+    dv: [Vec<f64>; 4],
+    /// `∂λ/∂θ` per parameter (λ = local impulses, 3 per contact): 3nc × cols.
+    dl: [Vec<f64>; 4],
+    cols: [usize; 4],
+    rhs: Vec<f64>,
+}
+
+impl IpmSolver {
+    /// Computes `∂v/∂θ` and `∂λ/∂θ` (λ = the local impulses of [`IpmSolver::impulses`], N·s) at
+    /// the last solution for θ ∈ {v0, τ, φ, μ} (`specs/ipm.md` §7). `problem` must be the problem
+    /// of the last solve. Factors the Newton matrix once at the solution, then solves
+    /// `2n + 2nc` right-hand sides. Read the results with [`IpmSolver::velocity_sensitivity`]
+    /// and [`IpmSolver::impulse_sensitivity`].
+    pub fn compute_sensitivities(&mut self, problem: &IpmProblem<'_>) -> Result<(), IpmError> {
+        problem.validate()?;
+        self.require_solution()?;
+        let mode = self.parameters().newton_solve;
+        let ws = &mut self.ws;
+        if problem.num_velocities() != ws.n || ws.models[..] != *problem.models {
+            return Err(IpmError::NoSolution);
+        }
+        let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
+        let big = n + 2 * kt;
+        {
+            let data = system_data!(ws, problem);
+            // The exact Jacobian (no REG): the IFT needs ∂r/∂w itself.
+            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
+        }
+        let sens = &mut ws.sens;
+        sens.valid = false;
+        grow(&mut sens.rhs, big);
+        sens.cols = [n, n, nc, nc];
+        for (q, &c) in sens.cols.iter().enumerate() {
+            grow(&mut sens.dv[q], n * c);
+            grow(&mut sens.dl[q], 3 * nc * c);
+        }
+        for param in SensitivityParameter::ALL {
+            let q = param as usize;
+            for j in 0..sens.cols[q] {
+                // rhs = −∂r/∂θ_j (IFT).
+                let rhs = &mut sens.rhs[..big];
+                rhs.fill(0.0);
+                match param {
+                    SensitivityParameter::V0 => {
+                        for (x, &m) in rhs[..n].iter_mut().zip(problem.m.column(j).iter()) {
+                            *x = m;
+                        }
+                    }
+                    SensitivityParameter::Tau => rhs[j] = problem.h,
+                    SensitivityParameter::Phi => rhs[n + kt + ws.offsets[j]] = -1.0,
+                    SensitivityParameter::Mu => {
+                        if ws.models[j] != ContactModel::Impact {
+                            rhs[n + kt + ws.offsets[j] + 1] = -ws.g[ws.offsets[j]];
+                        }
+                    }
+                }
+                {
+                    let data = system_data!(ws, problem);
+                    ws.newton.solve_in_place(&data, rhs);
+                }
+                sens.dv[q][j * n..(j + 1) * n].copy_from_slice(&rhs[..n]);
+                let dg = &rhs[n + kt..big];
+                let dl = &mut sens.dl[q][j * 3 * nc..(j + 1) * 3 * nc];
+                for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+                    let b = m.impulse(&dg[off..off + m.dim()]);
+                    dl[3 * i..3 * i + 3].copy_from_slice(&b);
+                }
+            }
+        }
+        sens.valid = true;
+        Ok(())
+    }
+
+    /// `∂v/∂θ` (column-major, n × cols with cols = n for v0/τ, nc for φ/μ) from the last
+    /// [`IpmSolver::compute_sensitivities`]. Units: (m/s)/(unit of θ).
+    pub fn velocity_sensitivity(
+        &self,
+        param: SensitivityParameter,
+    ) -> Result<DMatrixView<'_, f64>, IpmError> {
+        let s = &self.ws.sens;
+        if !s.valid {
+            return Err(IpmError::NoSolution);
+        }
+        let (q, n) = (param as usize, self.ws.n);
+        Ok(DMatrixView::from_slice(&s.dv[q][..n * s.cols[q]], n, s.cols[q]))
+    }
+
+    /// `∂λ/∂θ` (column-major, 3nc × cols), λ = (normal, t1, t2) impulse per contact (N·s).
+    pub fn impulse_sensitivity(&self, param: SensitivityParameter) -> Result<DMatrixView<'_, f64>, IpmError> {
+        let s = &self.ws.sens;
+        if !s.valid {
+            return Err(IpmError::NoSolution);
+        }
+        let (q, m) = (param as usize, 3 * self.ws.nc);
+        Ok(DMatrixView::from_slice(&s.dl[q][..m * s.cols[q]], m, s.cols[q]))
+    }
+}

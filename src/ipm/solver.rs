@@ -1,0 +1,912 @@
+//! The solver: interior initialization (§3), Mehrotra predictor–corrector with Dojo's cone
+//! search, violation backtracking and undercut logic (§4), the fixed-κ Newton mode (§7), results
+//! and statistics.
+
+use nalgebra::DVectorView;
+
+use super::model::REG;
+use super::newton::{NewtonSystem, SystemData};
+use super::sensitivity::Sensitivities;
+use super::{ContactModel, IpmError, IpmParameters, IpmProblem};
+use crate::linalg::grow;
+
+/// How a solve ended. Codes 40..59 are the interior-point solver's range of the C API's status
+/// codes (0..3 TAMSI, 100+ usage errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum IpmOutcome {
+    /// Code 40: `rvio < rtol` and `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
+    Converged = 40,
+    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the last
+    /// iterate (Dojo's "failed" status, §4 step 1).
+    MaxIterationsReached = 41,
+    /// Code 42: a Newton direction was not finite (singular or overflowing system, e.g. a
+    /// singular `M` with a contact-free direction); results hold the last finite iterate.
+    NonFiniteStep = 42,
+}
+
+impl IpmOutcome {
+    /// The C status code (40..59).
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+
+    /// Whether the tolerances were met.
+    pub fn is_success(self) -> bool {
+        self == Self::Converged
+    }
+}
+
+/// Summary of the last solve.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct IpmStats {
+    /// Newton steps taken (predictor–corrector iterations).
+    pub iterations: usize,
+    /// Final `rvio`: ∞-norm of the momentum and equality residuals.
+    pub rvio: f64,
+    /// Final `bvio`: ∞-norm of the raw complementarity products γ∘s.
+    pub bvio: f64,
+    /// Last κ target (N·s·m); the fixed κ in fixed-κ mode; 0 before any iteration.
+    pub kappa: f64,
+    /// Iterations whose backtracking found no acceptable candidate (the smallest was taken).
+    pub line_search_exhausted: usize,
+    /// Accepted iterates with a cone variable not strictly interior (should stay 0, §9.A7).
+    pub boundary_hits: usize,
+}
+
+/// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
+/// results, histories and sensitivities.
+#[derive(Debug, Clone, Default)]
+pub struct IpmWorkspace {
+    pub(crate) n: usize,
+    pub(crate) nc: usize,
+    pub(crate) k_total: usize,
+    pub(crate) models: Vec<ContactModel>,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) mu: Vec<f64>,
+    /// `Jᵀ`, column-major n×3nc (normal, t1, t2 column per contact).
+    pub(crate) jtr: Vec<f64>,
+    pub(crate) v: Vec<f64>,
+    pub(crate) s: Vec<f64>,
+    pub(crate) g: Vec<f64>,
+    vc: Vec<f64>,
+    sc: Vec<f64>,
+    gc: Vec<f64>,
+    /// Residual `[r_dyn | γ∘s (raw) | r_eq]` at the iterate and at the candidate.
+    r: Vec<f64>,
+    rc: Vec<f64>,
+    daff: Vec<f64>,
+    delta: Vec<f64>,
+    scratch: Vec<f64>,
+    e: Vec<f64>,
+    pub(crate) newton: NewtonSystem,
+    /// Local impulses (normal, t1, t2) per contact, N·s.
+    impulses: Vec<f64>,
+    next_gaps: Vec<f64>,
+    rvio_history: Vec<f64>,
+    bvio_history: Vec<f64>,
+    kappa_history: Vec<f64>,
+    alpha_history: Vec<f64>,
+    pub(crate) stats: IpmStats,
+    pub(crate) has_solution: bool,
+    pub(crate) sens: Sensitivities,
+}
+
+/// Violation measures of one point.
+#[derive(Debug, Clone, Copy)]
+struct Viol {
+    rvio: f64,
+    bvio: f64,
+    /// ∞-norm of γ∘s − κe (fixed-κ mode).
+    cvio: f64,
+}
+
+impl IpmWorkspace {
+    /// Records the problem's layout and grows every buffer to its size.
+    fn setup(&mut self, p: &IpmProblem<'_>, max_iter: usize, mode: super::NewtonSolve) {
+        let n = p.num_velocities();
+        let nc = p.num_contacts();
+        self.n = n;
+        self.nc = nc;
+        self.models.clear();
+        self.models.extend_from_slice(p.models);
+        self.offsets.clear();
+        let mut k = 0;
+        for m in p.models {
+            self.offsets.push(k);
+            k += m.dim();
+        }
+        self.k_total = k;
+        self.mu.clear();
+        self.mu.extend(p.mu.iter().copied());
+        let big = n + 2 * k;
+        grow(&mut self.jtr, 3 * nc * n);
+        for i in 0..nc {
+            let rows = [p.jn.row(i), p.jt.row(2 * i), p.jt.row(2 * i + 1)];
+            for (a, row) in rows.iter().enumerate() {
+                let col = &mut self.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+                for (dst, &x) in col.iter_mut().zip(row.iter()) {
+                    *dst = x;
+                }
+            }
+        }
+        for buf in [&mut self.v, &mut self.vc] {
+            grow(buf, n);
+        }
+        for buf in [&mut self.s, &mut self.g, &mut self.sc, &mut self.gc, &mut self.e] {
+            grow(buf, k);
+        }
+        for buf in [&mut self.r, &mut self.rc, &mut self.daff, &mut self.delta, &mut self.scratch] {
+            grow(buf, big);
+        }
+        grow(&mut self.impulses, 3 * nc);
+        grow(&mut self.next_gaps, nc);
+        for h in
+            [&mut self.rvio_history, &mut self.bvio_history, &mut self.kappa_history, &mut self.alpha_history]
+        {
+            h.clear();
+            if h.capacity() < max_iter + 1 {
+                h.reserve(max_iter + 1);
+            }
+        }
+        for (i, m) in p.models.iter().enumerate() {
+            let off = self.offsets[i];
+            m.neutral(&mut self.e[off..off + m.dim()]);
+        }
+        self.newton.reserve(mode, n, nc, k);
+        self.newton.factored = false;
+    }
+}
+
+/// The Newton system's data from the workspace's fields (a macro so the borrows stay disjoint
+/// from `ws.newton` and the iterate buffers).
+macro_rules! system_data {
+    ($ws:expr, $p:expr) => {
+        SystemData {
+            m: $p.m,
+            jtr: &$ws.jtr[..3 * $ws.nc * $ws.n],
+            h: $p.h,
+            mu: &$ws.mu,
+            models: &$ws.models,
+            offsets: &$ws.offsets,
+            n: $ws.n,
+            k_total: $ws.k_total,
+        }
+    };
+}
+pub(crate) use system_data;
+
+/// Evaluates `r = [M(v − v0) − hτ − Jᵀb | γ∘s | r_eq]` (raw products in the middle block) and the
+/// violation measures (§4) with κ for the centred measure.
+#[allow(clippy::too_many_arguments)]
+fn residual(
+    p: &IpmProblem<'_>,
+    jtr: &[f64],
+    models: &[ContactModel],
+    offsets: &[usize],
+    mu: &[f64],
+    e: &[f64],
+    v: &[f64],
+    s: &[f64],
+    g: &[f64],
+    kappa: f64,
+    dv: &mut [f64],
+    r: &mut [f64],
+) -> Viol {
+    let n = v.len();
+    let kt = s.len();
+    let (rd, rk) = r.split_at_mut(n);
+    let (rc, re) = rk.split_at_mut(kt);
+    for ((d, &x), &x0) in dv.iter_mut().zip(v).zip(p.v0.iter()) {
+        *d = x - x0;
+    }
+    for (x, &t) in rd.iter_mut().zip(p.tau.iter()) {
+        *x = -p.h * t;
+    }
+    for (c, &d) in dv.iter().enumerate() {
+        if d != 0.0 {
+            for (x, &m) in rd.iter_mut().zip(p.m.column(c).iter()) {
+                *x += m * d;
+            }
+        }
+    }
+    let mut nan = false;
+    let mut bvio: f64 = 0.0;
+    let mut cvio: f64 = 0.0;
+    let mut eq_norm: f64 = 0.0;
+    for (i, (&model, &off)) in models.iter().zip(offsets).enumerate() {
+        let k = model.dim();
+        let (si, gi) = (&s[off..off + k], &g[off..off + k]);
+        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        let mut u = [0.0; 3];
+        for (a, ua) in u.iter_mut().enumerate().take(dirs) {
+            let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+            *ua = col.iter().zip(v).map(|(c, x)| c * x).sum();
+            if a > 0
+                && let Some(o) = &p.vt_offset
+            {
+                *ua += o[2 * i + a - 1];
+            }
+        }
+        let b = model.impulse(gi);
+        for (a, &ba) in b.iter().enumerate().take(dirs) {
+            if ba != 0.0 {
+                let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+                for (x, &c) in rd.iter_mut().zip(col) {
+                    *x -= c * ba;
+                }
+            }
+        }
+        model.equality_residual(&u, p.phi[i], p.h, mu[i], si, gi, &mut re[off..off + k]);
+        model.product(gi, si, &mut rc[off..off + k]);
+        for j in off..off + k {
+            nan |= rc[j].is_nan() || re[j].is_nan();
+            bvio = bvio.max(rc[j].abs());
+            cvio = cvio.max((rc[j] - kappa * e[j]).abs());
+            eq_norm = eq_norm.max(re[j].abs());
+        }
+    }
+    let mut rvio = eq_norm;
+    for &x in rd.iter() {
+        nan |= x.is_nan();
+        rvio = rvio.max(x.abs());
+    }
+    if nan {
+        return Viol { rvio: f64::NAN, bvio: f64::NAN, cvio: f64::NAN };
+    }
+    Viol { rvio, bvio, cvio }
+}
+
+/// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).
+#[allow(clippy::too_many_arguments)]
+fn cone_search(
+    models: &[ContactModel],
+    offsets: &[usize],
+    s: &[f64],
+    g: &[f64],
+    ds: &[f64],
+    dg: &[f64],
+    tau_ort: f64,
+    tau_soc: f64,
+) -> f64 {
+    let mut alpha: f64 = 1.0;
+    for (&model, &off) in models.iter().zip(offsets) {
+        let k = model.dim();
+        let r = off..off + k;
+        alpha = alpha.min(model.step(&s[r.clone()], &ds[r.clone()], tau_ort, tau_soc));
+        alpha = alpha.min(model.step(&g[r.clone()], &dg[r], tau_ort, tau_soc));
+    }
+    alpha
+}
+
+/// `Σ sᵀγ` over contacts for the point `(s + α ds, γ + α dg)`.
+fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> f64 {
+    s.iter()
+        .zip(g)
+        .zip(ds.iter().zip(dg))
+        .map(|((&s, &g), (&ds, &dg))| (s + alpha * ds) * (g + alpha * dg))
+        .sum()
+}
+
+/// Dojo's interior-point contact solver (`specs/ipm.md`): second-order-cone (or impact, or
+/// linearized) friction as a cone complementarity problem in impulses (N·s), solved by a
+/// primal–dual Mehrotra predictor–corrector, with solution sensitivities (§7).
+///
+/// Results of the last solve stay in the solver and are read through accessors.
+#[derive(Debug, Clone, Default)]
+pub struct IpmSolver {
+    params: IpmParameters,
+    pub(crate) ws: IpmWorkspace,
+}
+
+impl IpmSolver {
+    /// A solver with the given parameters (validated).
+    pub fn new(params: IpmParameters) -> Result<Self, IpmError> {
+        params.validate()?;
+        Ok(Self { params, ws: IpmWorkspace::default() })
+    }
+
+    /// The current parameters.
+    pub fn parameters(&self) -> &IpmParameters {
+        &self.params
+    }
+
+    /// Replaces the parameters (validated; unchanged on error).
+    pub fn set_parameters(&mut self, params: IpmParameters) -> Result<(), IpmError> {
+        params.validate()?;
+        self.params = params;
+        Ok(())
+    }
+
+    /// Solves one step starting from `v = v0` (Dojo warm-starts velocities with the previous
+    /// step's solution, which is this step's `v0`, §3 step 3).
+    pub fn solve(&mut self, problem: &IpmProblem<'_>) -> Result<IpmOutcome, IpmError> {
+        self.solve_impl(problem, None)
+    }
+
+    /// Solves one step starting from the velocity guess `v_guess` (n, m/s).
+    pub fn solve_with_guess(
+        &mut self,
+        problem: &IpmProblem<'_>,
+        v_guess: DVectorView<'_, f64>,
+    ) -> Result<IpmOutcome, IpmError> {
+        let n = problem.num_velocities();
+        if v_guess.nrows() != n {
+            return Err(IpmError::DimensionMismatch {
+                what: "v_guess",
+                expected_rows: n,
+                expected_cols: 1,
+                rows: v_guess.nrows(),
+                cols: 1,
+            });
+        }
+        if let Some(index) = v_guess.iter().position(|x| !x.is_finite()) {
+            return Err(IpmError::NonFinite { what: "v_guess", index });
+        }
+        self.solve_impl(problem, Some(v_guess))
+    }
+
+    fn solve_impl(
+        &mut self,
+        p: &IpmProblem<'_>,
+        guess: Option<DVectorView<'_, f64>>,
+    ) -> Result<IpmOutcome, IpmError> {
+        p.validate()?;
+        let prm = self.params;
+        let ws = &mut self.ws;
+        let warm =
+            prm.warm_start && ws.has_solution && ws.models[..] == *p.models && ws.n == p.num_velocities();
+        ws.has_solution = false;
+        ws.sens.valid = false;
+        ws.setup(p, prm.max_iter, prm.newton_solve);
+        let (n, kt) = (ws.n, ws.k_total);
+        let big = n + 2 * kt;
+
+        // §3: velocities from the guess, contact variables from e (or the previous solution),
+        // shifted into the cone interior.
+        match guess {
+            Some(vg) => ws.v[..n].copy_from_slice(vg.as_slice()),
+            None => {
+                for (x, &y) in ws.v[..n].iter_mut().zip(p.v0.iter()) {
+                    *x = y;
+                }
+            }
+        }
+        if !warm {
+            ws.s[..kt].copy_from_slice(&ws.e[..kt]);
+            ws.g[..kt].copy_from_slice(&ws.e[..kt]);
+        }
+        for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+            let k = m.dim();
+            m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+        }
+        let total_degree: usize = ws.models.iter().map(|m| m.degree()).sum();
+
+        let fixed = prm.fixed_kappa > 0.0;
+        let kappa_fixed = prm.fixed_kappa;
+        let mut viol = residual(
+            p,
+            &ws.jtr,
+            &ws.models,
+            &ws.offsets,
+            &ws.mu,
+            &ws.e,
+            &ws.v[..n],
+            &ws.s[..kt],
+            &ws.g[..kt],
+            kappa_fixed,
+            &mut ws.scratch[..n],
+            &mut ws.r[..big],
+        );
+        let measure = |v: &Viol| if fixed { v.cvio } else { v.bvio };
+        ws.stats = IpmStats {
+            rvio: viol.rvio,
+            bvio: viol.bvio,
+            kappa: if fixed { kappa_fixed } else { 0.0 },
+            ..Default::default()
+        };
+        ws.rvio_history.push(viol.rvio);
+        ws.bvio_history.push(viol.bvio);
+
+        let mut undercut = prm.undercut;
+        let mut no_progress = 0usize;
+        let mut kappa_rhs = 0.0;
+        // Fixed-κ mode: predictor–corrector with the κ floor at the fixed κ until the floor is
+        // reached (pure Newton from the neutral start can stall at the cone boundary), then
+        // Newton's method on r(w; κ) = 0, whose fixed point is the central-path point.
+        let mut newton_phase = false;
+        let mut outcome = IpmOutcome::MaxIterationsReached;
+        for _ in 0..prm.max_iter {
+            // Step 1: termination first. The 1e-6 slack on btol keeps a central-path point with
+            // κ = btol (undercut = 1, §7 caveat) acceptable.
+            if viol.rvio < prm.rtol && measure(&viol) < prm.btol * (1.0 + 1e-6) {
+                outcome = IpmOutcome::Converged;
+                break;
+            }
+            if !(viol.rvio.is_finite() && viol.bvio.is_finite()) {
+                outcome = IpmOutcome::NonFiniteStep;
+                break;
+            }
+            {
+                let data = system_data!(ws, p);
+                ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], REG);
+            }
+            let kappa_target;
+            if fixed && newton_phase {
+                // Newton on r(w; κ) = 0 (§7 fixed-κ mode, second phase).
+                kappa_target = kappa_fixed;
+                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_fixed, &mut ws.delta[..big]);
+                solve_newton(ws, p, NewtonBuf::Delta);
+            } else {
+                // Step 2: predictor with κ_rhs (0, or the lagged target in Dojo mode).
+                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.daff[..big]);
+                solve_newton(ws, p, NewtonBuf::Affine);
+                if !ws.daff[..big].iter().all(|x| x.is_finite()) {
+                    outcome = IpmOutcome::NonFiniteStep;
+                    break;
+                }
+                // Step 3: affine step length with τ = 0.95 on both cones.
+                let (ds, dg) = ws.daff[n..big].split_at(kt);
+                let alpha_aff =
+                    cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 0.95, 0.95);
+                // Step 4: centering.
+                let (nu, nu_aff) = if total_degree > 0 {
+                    let deg = total_degree as f64;
+                    (
+                        duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / deg,
+                        duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / deg,
+                    )
+                } else {
+                    (0.0, 0.0)
+                };
+                let sigma = (nu_aff / (nu + 1e-20)).clamp(0.0, 1.0).powi(3);
+                let floor = if fixed { kappa_fixed } else { prm.btol / undercut };
+                kappa_target = (sigma * nu).max(floor);
+                // Step 5: corrector right-hand side −(Δs_aff∘Δγ_aff) + κ e added to the
+                // predictor's; same factorization.
+                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.delta[..big]);
+                {
+                    let (dsa, dga) = ws.daff[n..big].split_at(kt);
+                    let rc = &mut ws.delta[n..n + kt];
+                    let mut prod = [0.0; 6];
+                    for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+                        let k = m.dim();
+                        m.product(&dga[off..off + k], &dsa[off..off + k], &mut prod[..k]);
+                        for l in 0..k {
+                            rc[off + l] += -prod[l] + kappa_target * ws.e[off + l];
+                        }
+                    }
+                }
+                solve_newton(ws, p, NewtonBuf::Delta);
+            }
+            if !ws.delta[..big].iter().all(|x| x.is_finite()) {
+                outcome = IpmOutcome::NonFiniteStep;
+                break;
+            }
+            // Step 6: fraction to the boundary.
+            let m_now = measure(&viol);
+            let tau = 0.95f64.max(1.0 - viol.rvio.max(m_now).powi(2));
+            let (ds, dg) = ws.delta[n..big].split_at(kt);
+            let alpha =
+                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, tau, tau.min(0.95));
+            // Step 7: backtracking on the violations; accept unless both got worse.
+            let mut accepted = None;
+            let mut cand = viol;
+            let mut step = alpha;
+            for k in 0..prm.max_ls {
+                step = alpha / f64::from(1u32 << k.min(31) as u32);
+                for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
+                    *c = x + step * d;
+                }
+                for ((c, &x), &d) in ws.sc[..kt].iter_mut().zip(&ws.s[..kt]).zip(&ws.delta[n..n + kt]) {
+                    *c = x + step * d;
+                }
+                for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
+                    *c = x + step * d;
+                }
+                cand = residual(
+                    p,
+                    &ws.jtr,
+                    &ws.models,
+                    &ws.offsets,
+                    &ws.mu,
+                    &ws.e,
+                    &ws.vc[..n],
+                    &ws.sc[..kt],
+                    &ws.gc[..kt],
+                    kappa_fixed,
+                    &mut ws.scratch[..n],
+                    &mut ws.rc[..big],
+                );
+                if cand.rvio <= viol.rvio || measure(&cand) <= m_now {
+                    accepted = Some(step);
+                    break;
+                }
+            }
+            if accepted.is_none() {
+                ws.stats.line_search_exhausted += 1;
+            }
+            // Step 8: progress bookkeeping (inert with undercut = ∞).
+            if !fixed {
+                let progress = (cand.rvio >= prm.rtol && cand.rvio < 0.8 * viol.rvio)
+                    || (cand.bvio >= prm.btol && cand.bvio < 0.8 * viol.bvio);
+                no_progress = if progress { no_progress.saturating_sub(1) } else { no_progress + 1 };
+                if no_progress >= prm.no_progress_max {
+                    undercut *= prm.no_progress_undercut;
+                }
+            }
+            // Step 9: commit.
+            std::mem::swap(&mut ws.v, &mut ws.vc);
+            std::mem::swap(&mut ws.s, &mut ws.sc);
+            std::mem::swap(&mut ws.g, &mut ws.gc);
+            std::mem::swap(&mut ws.r, &mut ws.rc);
+            viol = cand;
+            if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
+                let k = m.dim();
+                m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
+            }) {
+                ws.stats.boundary_hits += 1;
+            }
+            if prm.dojo_lagged_kappa && !fixed {
+                kappa_rhs = kappa_target;
+            }
+            if fixed && kappa_target <= kappa_fixed {
+                newton_phase = true;
+            }
+            ws.stats.iterations += 1;
+            ws.stats.kappa = kappa_target;
+            ws.stats.rvio = viol.rvio;
+            ws.stats.bvio = viol.bvio;
+            ws.kappa_history.push(kappa_target);
+            ws.alpha_history.push(step);
+            ws.rvio_history.push(viol.rvio);
+            ws.bvio_history.push(viol.bvio);
+        }
+        self.finish(p);
+        Ok(outcome)
+    }
+
+    /// Evaluates the results at the final iterate.
+    fn finish(&mut self, p: &IpmProblem<'_>) {
+        let ws = &mut self.ws;
+        let n = ws.n;
+        for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+            let b = m.impulse(&ws.g[off..off + m.dim()]);
+            ws.impulses[3 * i..3 * i + 3].copy_from_slice(&b);
+            let col = &ws.jtr[3 * i * n..(3 * i + 1) * n];
+            let un: f64 = col.iter().zip(&ws.v[..n]).map(|(c, x)| c * x).sum();
+            ws.next_gaps[i] = p.phi[i] + p.h * un;
+        }
+        ws.has_solution = true;
+    }
+
+    fn check_solution(&self) -> Result<(), IpmError> {
+        if self.ws.has_solution { Ok(()) } else { Err(IpmError::NoSolution) }
+    }
+
+    /// Statistics of the last solve.
+    pub fn stats(&self) -> &IpmStats {
+        &self.ws.stats
+    }
+
+    /// Generalized velocity `v` of the last solve (n, m/s or rad/s); empty before any solve.
+    pub fn velocities(&self) -> &[f64] {
+        if self.ws.has_solution { &self.ws.v[..self.ws.n] } else { &[] }
+    }
+
+    /// Local contact impulses of the last solve, N·s, 3 per contact: (normal, along t1, along
+    /// t2). For the SOC model `(γ_n, ξ_1, ξ_2)`, for the linear model
+    /// `(γ_n, β_3 − β_4, β_1 − β_2)`, for impact `(γ_n, 0, 0)`. Empty before any solve.
+    pub fn impulses(&self) -> &[f64] {
+        if self.ws.has_solution { &self.ws.impulses[..3 * self.ws.nc] } else { &[] }
+    }
+
+    /// Predicted next gaps `φ⁺ = φ + h J_n v` (m), nc. Empty before any solve.
+    pub fn next_gaps(&self) -> &[f64] {
+        if self.ws.has_solution { &self.ws.next_gaps[..self.ws.nc] } else { &[] }
+    }
+
+    /// Raw primal cone variables `γ` (model layout of `specs/ipm.md` §1.3, contact i at
+    /// [`IpmSolver::contact_offset`]`(i)`), N·s. Empty before any solve.
+    pub fn primal(&self) -> &[f64] {
+        if self.ws.has_solution { &self.ws.g[..self.ws.k_total] } else { &[] }
+    }
+
+    /// Raw dual cone variables `s` (gap in m, η in m/s), same layout as [`IpmSolver::primal`].
+    pub fn dual(&self) -> &[f64] {
+        if self.ws.has_solution { &self.ws.s[..self.ws.k_total] } else { &[] }
+    }
+
+    /// Offset of contact `i`'s block in [`IpmSolver::primal`] / [`IpmSolver::dual`].
+    pub fn contact_offset(&self, i: usize) -> Option<usize> {
+        self.ws.offsets.get(i).copied().filter(|_| i < self.ws.nc)
+    }
+
+    /// `rvio` at the start of every iteration and after the last one (iterations + 1 entries).
+    pub fn rvio_history(&self) -> &[f64] {
+        &self.ws.rvio_history
+    }
+
+    /// `bvio` (raw complementarity ∞-norm) history, like [`IpmSolver::rvio_history`].
+    pub fn bvio_history(&self) -> &[f64] {
+        &self.ws.bvio_history
+    }
+
+    /// κ target chosen in every iteration (N·s·m).
+    pub fn kappa_history(&self) -> &[f64] {
+        &self.ws.kappa_history
+    }
+
+    /// Accepted step length of every iteration.
+    pub fn alpha_history(&self) -> &[f64] {
+        &self.ws.alpha_history
+    }
+
+    /// Grows the Newton factorization for `n` velocities and `nc` contacts of up to 6 cone
+    /// entries each, so that the first solve of that size allocates less (the remaining buffers
+    /// grow on the first solve; later solves of at most that size allocate nothing).
+    pub fn reserve(&mut self, n: usize, nc: usize) {
+        let ws = &mut self.ws;
+        ws.models.reserve(nc);
+        ws.offsets.reserve(nc);
+        ws.mu.reserve(nc);
+        grow(&mut ws.jtr, 3 * nc * n);
+        ws.newton.reserve(self.params.newton_solve, n, nc, 6 * nc);
+    }
+
+    pub(crate) fn require_solution(&self) -> Result<(), IpmError> {
+        self.check_solution()
+    }
+}
+
+#[derive(Clone, Copy)]
+enum NewtonBuf {
+    Affine,
+    Delta,
+}
+
+/// Solves the Newton system for the right-hand side held in `daff` or `delta`, in place.
+fn solve_newton(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, which: NewtonBuf) {
+    let big = ws.n + 2 * ws.k_total;
+    let data = system_data!(ws, p);
+    let buf = match which {
+        NewtonBuf::Affine => &mut ws.daff[..big],
+        NewtonBuf::Delta => &mut ws.delta[..big],
+    };
+    ws.newton.solve_in_place(&data, buf);
+}
+
+/// `out = −r` with the complementarity block `−(γ∘s − κe)`.
+fn build_rhs(r: &[f64], e: &[f64], n: usize, kt: usize, kappa: f64, out: &mut [f64]) {
+    for (o, &x) in out.iter_mut().zip(r) {
+        *o = -x;
+    }
+    for (o, &ej) in out[n..n + kt].iter_mut().zip(e) {
+        *o += kappa * ej;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ipm::NewtonSolve;
+    use nalgebra::{DMatrix, DVector};
+
+    fn lcg(s: &mut u64) -> f64 {
+        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+
+    struct Data {
+        m: DMatrix<f64>,
+        v0: DVector<f64>,
+        tau: DVector<f64>,
+        jn: DMatrix<f64>,
+        jt: DMatrix<f64>,
+        phi: DVector<f64>,
+        mu: DVector<f64>,
+        off: DVector<f64>,
+        models: Vec<ContactModel>,
+    }
+
+    fn data(n: usize, nc: usize, seed: u64) -> Data {
+        let mut s = seed;
+        let a = DMatrix::from_fn(n, n, |_, _| lcg(&mut s));
+        Data {
+            m: &a * a.transpose() + DMatrix::identity(n, n),
+            v0: DVector::from_fn(n, |_, _| lcg(&mut s)),
+            tau: DVector::from_fn(n, |_, _| 10.0 * lcg(&mut s)),
+            jn: DMatrix::from_fn(nc, n, |_, _| lcg(&mut s)),
+            jt: DMatrix::from_fn(2 * nc, n, |_, _| lcg(&mut s)),
+            phi: DVector::from_fn(nc, |_, _| 0.01 * lcg(&mut s)),
+            mu: DVector::from_element(nc, 0.6),
+            off: DVector::from_fn(2 * nc, |_, _| 0.1 * lcg(&mut s)),
+            models: (0..nc)
+                .map(|i| [ContactModel::Linear, ContactModel::SecondOrderCone, ContactModel::Impact][i % 3])
+                .collect(),
+        }
+    }
+
+    impl Data {
+        fn problem(&self) -> IpmProblem<'_> {
+            IpmProblem {
+                m: self.m.as_view(),
+                v0: self.v0.as_view(),
+                tau: self.tau.as_view(),
+                h: 0.05,
+                jn: self.jn.as_view(),
+                jt: self.jt.as_view(),
+                phi: self.phi.as_view(),
+                mu: self.mu.as_view(),
+                models: &self.models,
+                vt_offset: Some(self.off.as_view()),
+            }
+        }
+    }
+
+    /// §9.A8 (Dojo's `test/jacobian.jl`): the Newton matrix equals the finite-difference
+    /// derivative of the residual (δ = 1e-5) to < 1e-6, for both ways of solving it: solving
+    /// `R x = (FD of r along d)` must give back `d`.
+    #[test]
+    fn newton_matrix_matches_finite_differences_of_the_residual() {
+        for mode in [NewtonSolve::Condensed, NewtonSolve::Dense] {
+            let d = data(7, 5, 3);
+            let p = d.problem();
+            let mut solver =
+                IpmSolver::new(IpmParameters { max_iter: 3, newton_solve: mode, ..Default::default() })
+                    .unwrap();
+            solver.solve(&p).unwrap();
+            let ws = &mut solver.ws;
+            let (n, kt) = (ws.n, ws.k_total);
+            let big = n + 2 * kt;
+            let mut seed = 99;
+            let dir: Vec<f64> = (0..big).map(|_| lcg(&mut seed)).collect();
+            let eval = |ws: &mut IpmWorkspace, eps: f64| {
+                let mut v = ws.v[..n].to_vec();
+                let mut s = ws.s[..kt].to_vec();
+                let mut g = ws.g[..kt].to_vec();
+                for (x, dx) in v.iter_mut().chain(s.iter_mut()).chain(g.iter_mut()).zip(&dir) {
+                    *x += eps * dx;
+                }
+                let mut r = vec![0.0; big];
+                let mut scratch = vec![0.0; n];
+                residual(
+                    &p,
+                    &ws.jtr,
+                    &ws.models,
+                    &ws.offsets,
+                    &ws.mu,
+                    &ws.e,
+                    &v,
+                    &s,
+                    &g,
+                    0.0,
+                    &mut scratch,
+                    &mut r,
+                );
+                r
+            };
+            let delta = 1e-5;
+            let (rp, rm) = (eval(ws, delta), eval(ws, -delta));
+            let mut f: Vec<f64> = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * delta)).collect();
+            let data = system_data!(ws, p);
+            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
+            ws.newton.solve_in_place(&data, &mut f);
+            let err = f.iter().zip(&dir).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(err < 1e-6, "{mode:?}: {err:e}");
+        }
+    }
+
+    #[test]
+    fn condensed_and_dense_newton_give_the_same_iterates() {
+        let d = data(9, 6, 5);
+        let p = d.problem();
+        let mut a = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, ..Default::default() }).unwrap();
+        let mut b = IpmSolver::new(IpmParameters {
+            btol: 1e-8,
+            rtol: 1e-8,
+            newton_solve: NewtonSolve::Dense,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(a.stats().iterations, b.stats().iterations);
+        for (x, y) in a.velocities().iter().zip(b.velocities()) {
+            assert!((x - y).abs() < 1e-9, "{x} {y}");
+        }
+        for (x, y) in a.impulses().iter().zip(b.impulses()) {
+            assert!((x - y).abs() < 1e-9, "{x} {y}");
+        }
+        assert_eq!(a.stats().boundary_hits, 0);
+    }
+
+    #[test]
+    fn without_contacts_one_newton_step_solves_the_momentum_equation() {
+        let d = data(4, 0, 1);
+        let p = d.problem();
+        let mut s = IpmSolver::default();
+        assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(s.stats().iterations, 1);
+        let v = DVector::from_column_slice(s.velocities());
+        let r = &d.m * (&v - &d.v0) - 0.05 * &d.tau;
+        // Exact up to Dojo's REG·I on the diagonal of M (§2.1): |r| ≈ 1e-10·|Δv|.
+        assert!(r.amax() < 1e-9, "{}", r.amax());
+        assert!(s.impulses().is_empty());
+    }
+
+    #[test]
+    fn warm_start_reuses_the_previous_solution_and_converges_to_the_same_point() {
+        let d = data(6, 4, 8);
+        let p = d.problem();
+        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
+        let mut cold = IpmSolver::new(tight).unwrap();
+        cold.solve(&p).unwrap();
+        let mut warm = IpmSolver::new(IpmParameters { warm_start: true, ..tight }).unwrap();
+        warm.solve(&p).unwrap();
+        assert_eq!(warm.solve(&p).unwrap(), IpmOutcome::Converged);
+        for (x, y) in cold.velocities().iter().zip(warm.velocities()) {
+            assert!((x - y).abs() < 1e-6, "{x} {y}");
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let d = data(3, 2, 2);
+        let mut s = IpmSolver::default();
+        assert_eq!(s.velocities(), &[] as &[f64]);
+        let mut p = d.problem();
+        p.h = 0.0;
+        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "h", .. })));
+        let mut p = d.problem();
+        let short = DVector::from_element(1, 0.5);
+        p.mu = short.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "mu", .. })));
+        let neg = DVector::from_element(2, -0.5);
+        let mut p = d.problem();
+        p.mu = neg.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::OutOfRange { what: "mu", .. })));
+        let mut nan = d.tau.clone();
+        nan[1] = f64::NAN;
+        let mut p = d.problem();
+        p.tau = nan.as_view();
+        assert!(matches!(s.solve(&p), Err(IpmError::NonFinite { what: "tau", index: 1 })));
+        let models = [ContactModel::Impact];
+        let mut p = d.problem();
+        p.models = &models;
+        assert!(matches!(s.solve(&p), Err(IpmError::DimensionMismatch { what: "Jn", .. })));
+        let g = DVector::from_element(2, 0.0);
+        assert!(matches!(
+            s.solve_with_guess(&d.problem(), g.as_view()),
+            Err(IpmError::DimensionMismatch { what: "v_guess", .. })
+        ));
+        for bad in [
+            IpmParameters { rtol: 0.0, ..Default::default() },
+            IpmParameters { btol: f64::NAN, ..Default::default() },
+            IpmParameters { max_ls: 0, ..Default::default() },
+            IpmParameters { undercut: 0.0, ..Default::default() },
+            IpmParameters { no_progress_undercut: 0.5, ..Default::default() },
+            IpmParameters { fixed_kappa: -1.0, ..Default::default() },
+        ] {
+            assert!(IpmSolver::new(bad).is_err());
+            assert!(s.set_parameters(bad).is_err());
+        }
+        assert_eq!(*s.parameters(), IpmParameters::default());
+    }
+
+    #[test]
+    fn singular_mass_matrix_without_contacts_hits_the_iteration_limit() {
+        let mut d = data(3, 0, 4);
+        d.m.fill(0.0);
+        let mut s = IpmSolver::default();
+        let out = s.solve(&d.problem()).unwrap();
+        // M = 0: the momentum residual −hτ cannot change; REG·I keeps the steps finite, the
+        // backtracking accepts the equal violation, and the solve runs out of iterations.
+        assert_eq!(out, IpmOutcome::MaxIterationsReached);
+        assert_eq!(s.stats().iterations, 50);
+        assert!(s.velocities().iter().all(|x| x.is_finite()));
+        assert_eq!(IpmOutcome::NonFiniteStep.code(), 42);
+        assert_eq!(IpmOutcome::Converged.code(), 40);
+        assert_eq!(IpmOutcome::MaxIterationsReached.code(), 41);
+    }
+}

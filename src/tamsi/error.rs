@@ -1,0 +1,74 @@
+//! Usage errors and solver outcomes.
+
+use super::CouplingScheme;
+
+/// How a solve ended (Drake `TamsiSolverResult`, same numeric values). These are results, not
+/// errors: on every outcome the solver's outputs are evaluated at the returned velocities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum TamsiOutcome {
+    /// Converged: `max(‖Δvt‖, ‖Δvn‖) < rtol·vs` (Drake `kSuccess`).
+    Success = 0,
+    /// `max_iterations` Newton updates done without meeting the tolerance; the velocities are
+    /// the last iterate (Drake `kMaxIterationsReached`).
+    MaxIterationsReached = 1,
+    /// The one-way Newton matrix could not be factored (Eigen LDLT `NumericalIssue`), or on the
+    /// no-contact path the mass matrix could not (a check Drake does not make). The velocities
+    /// are the iterate at which it happened (Drake `kLinearSolverFailed`).
+    LinearSolverFailed = 2,
+    /// The transition-aware limiter found no step for some contact, or the step factor left
+    /// `(0, 1]` (where Drake aborts the process). The velocities are the iterate at which it
+    /// happened (Drake `kAlphaSolverFailed`).
+    AlphaSolverFailed = 3,
+}
+
+impl TamsiOutcome {
+    /// `true` for [`TamsiOutcome::Success`].
+    pub fn is_success(self) -> bool {
+        self == TamsiOutcome::Success
+    }
+}
+
+/// A usage error: the call did nothing (where Drake throws or aborts, `specs/tamsi.md` §10).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TamsiError {
+    /// A matrix or vector does not have the size the problem implies.
+    #[error("{what}: {got_rows}x{got_cols}, expected {rows}x{cols}")]
+    DimensionMismatch {
+        /// Which argument.
+        what: &'static str,
+        /// Expected rows (length for a vector).
+        rows: usize,
+        /// Expected columns (1 for a vector).
+        cols: usize,
+        /// Actual rows.
+        got_rows: usize,
+        /// Actual columns.
+        got_cols: usize,
+    },
+    /// A parameter outside its domain.
+    #[error("{name} = {value} is outside its domain {domain}")]
+    InvalidParameter {
+        /// Field name.
+        name: &'static str,
+        /// Offending value.
+        value: f64,
+        /// The accepted domain.
+        domain: &'static str,
+    },
+    /// The time step must be finite and positive.
+    #[error("dt = {0} must be finite and > 0")]
+    InvalidTimeStep(f64),
+    /// `resize` needs at least one generalized velocity (Drake's `ResizeIfNeeded` throws).
+    #[error("resize: nv must be > 0")]
+    InvalidSize,
+    /// Problem data of one coupling scheme given to a solver that was used with the other
+    /// (Drake throws; a solver keeps its scheme until it is resized or cloned).
+    #[error("the solver is {solver}; it cannot take {data} problem data")]
+    WrongCouplingScheme {
+        /// The solver's scheme.
+        solver: CouplingScheme,
+        /// The scheme of the rejected data.
+        data: CouplingScheme,
+    },
+}

@@ -1,0 +1,68 @@
+//! Solver parameters (Drake `TamsiSolverParameters`, `specs/tamsi.md` §8).
+
+use super::TamsiError;
+
+/// Parameters of the TAMSI Newton iteration. Defaults are Drake's.
+///
+/// Unlike Drake, the values are validated when set ([`TamsiParameters::validate`]); the domains
+/// are those of `specs/c_api.md`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TamsiParameters {
+    /// Stiction tolerance `vs`, in m/s, `> 0` and finite. Friction saturates at `μ·fn` once the
+    /// slip speed reaches about `vs`; below it friction acts like a stiff viscous force.
+    /// Default `1e-4`.
+    pub stiction_tolerance: f64,
+    /// Maximum number of Newton updates, `≥ 0`. Success needs at most `max_iterations − 1`
+    /// updates, because convergence is tested at the top of the next iteration (§7.1).
+    /// Default 100.
+    pub max_iterations: usize,
+    /// Relative tolerance `rtol`, dimensionless, in `(0, 1)`. The iteration converges when both
+    /// `‖Δvt‖` and `‖Δvn‖` fall below `rtol·vs` (m/s); `rtol·vs` is also the soft-norm
+    /// regularization of the slip speed and the "≈ 0" threshold of the limiter. Default `1e-2`.
+    pub relative_tolerance: f64,
+    /// Largest change of direction of a contact's tangential velocity per iteration, in radians,
+    /// in `(0, π/2)` (limiter Case VI). Default `π/3`.
+    pub theta_max: f64,
+}
+
+impl Default for TamsiParameters {
+    fn default() -> Self {
+        Self {
+            stiction_tolerance: 1.0e-4,
+            max_iterations: 100,
+            relative_tolerance: 1.0e-2,
+            theta_max: std::f64::consts::FRAC_PI_3,
+        }
+    }
+}
+
+impl TamsiParameters {
+    /// Checks every field against its domain (`specs/c_api.md`).
+    pub fn validate(&self) -> Result<(), TamsiError> {
+        let vs = self.stiction_tolerance;
+        if !(vs > 0.0 && vs.is_finite()) {
+            return Err(TamsiError::InvalidParameter {
+                name: "stiction_tolerance",
+                value: vs,
+                domain: "finite and > 0",
+            });
+        }
+        let rtol = self.relative_tolerance;
+        if !(rtol > 0.0 && rtol < 1.0) {
+            return Err(TamsiError::InvalidParameter {
+                name: "relative_tolerance",
+                value: rtol,
+                domain: "(0, 1)",
+            });
+        }
+        let theta = self.theta_max;
+        if !(theta > 0.0 && theta < std::f64::consts::FRAC_PI_2) {
+            return Err(TamsiError::InvalidParameter {
+                name: "theta_max",
+                value: theta,
+                domain: "(0, pi/2)",
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+//! Problem data: borrowed views of the caller's arrays (`specs/tamsi.md` §1.2).
+
+use std::fmt;
+
+use nalgebra::{DMatrixView, DVectorView};
+
+use super::TamsiError;
+
+/// How normal forces are coupled to the velocities.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CouplingScheme {
+    /// Normal forces are given and held fixed (Drake Eq. 3).
+    OneWay,
+    /// Normal forces follow the compliant law `fn(vn)` (Drake Eq. 10).
+    TwoWay,
+}
+
+impl fmt::Display for CouplingScheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CouplingScheme::OneWay => "one-way coupled",
+            CouplingScheme::TwoWay => "two-way coupled",
+        })
+    }
+}
+
+/// The per-contact normal-force data of either scheme.
+#[derive(Debug, Clone, Copy)]
+pub enum NormalForceData<'a> {
+    /// One-way: the normal forces `fn` (N, ≥ 0), one per contact, held fixed.
+    OneWay {
+        /// Normal force per contact, N.
+        fn_: DVectorView<'a, f64>,
+    },
+    /// Two-way: `fn(vn) = (1 − d·vn)₊ · (fn0 − dt·k·vn)₊` per contact (§3).
+    TwoWay {
+        /// Undamped normal force at the previous step, N (for point contact `k·x⁰`).
+        fn0: DVectorView<'a, f64>,
+        /// Normal stiffness `k`, N/m.
+        stiffness: DVectorView<'a, f64>,
+        /// Hunt–Crossley dissipation `d`, s/m.
+        dissipation: DVectorView<'a, f64>,
+    },
+}
+
+/// One TAMSI problem: `M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)`, borrowed from the caller.
+///
+/// Matrices are column-major nalgebra views with unit row stride and any column stride (a
+/// `DMatrix` gives one with `.as_view()`; a block of a larger matrix works too). The data is only
+/// read. Sizes, with `nv` generalized velocities and `nc` contacts:
+///
+/// | field | size | meaning |
+/// |---|---|---|
+/// | `M` | nv×nv | mass matrix, kg (or kg·m² for angular coordinates); **symmetric**: the one-way scheme factors only its lower triangle, as Drake does |
+/// | `Jn` | nc×nv | normal separation-velocity Jacobian: `vn = Jn v`, positive when bodies separate |
+/// | `Jt` | 2nc×nv | tangential-velocity Jacobian: rows 2i and 2i+1 give contact i's in-plane velocity |
+/// | `p_star` | nv | momentum without contact forces `M v⁰ + dt τ`, N·s |
+/// | `mu` | nc | friction coefficient per contact (static = dynamic) |
+#[derive(Debug, Clone, Copy)]
+pub struct TamsiProblem<'a> {
+    pub(crate) m: DMatrixView<'a, f64>,
+    pub(crate) jn: DMatrixView<'a, f64>,
+    pub(crate) jt: DMatrixView<'a, f64>,
+    pub(crate) p_star: DVectorView<'a, f64>,
+    pub(crate) mu: DVectorView<'a, f64>,
+    pub(crate) normal: NormalForceData<'a>,
+}
+
+impl<'a> TamsiProblem<'a> {
+    /// One-way coupled data (Drake `SetOneWayCoupledProblemData`): `nc = fn_.len()`, and every
+    /// other size must agree with `nv = p_star.len()` and `nc`.
+    pub fn one_way(
+        m: DMatrixView<'a, f64>,
+        jn: DMatrixView<'a, f64>,
+        jt: DMatrixView<'a, f64>,
+        p_star: DVectorView<'a, f64>,
+        fn_: DVectorView<'a, f64>,
+        mu: DVectorView<'a, f64>,
+    ) -> Result<Self, TamsiError> {
+        let nc = fn_.len();
+        let problem = Self { m, jn, jt, p_star, mu, normal: NormalForceData::OneWay { fn_ } };
+        problem.check_sizes(nc)?;
+        Ok(problem)
+    }
+
+    /// Two-way coupled data (Drake `SetTwoWayCoupledProblemData`): `nc = fn0.len()`, and every
+    /// other size must agree with `nv = p_star.len()` and `nc`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn two_way(
+        m: DMatrixView<'a, f64>,
+        jn: DMatrixView<'a, f64>,
+        jt: DMatrixView<'a, f64>,
+        p_star: DVectorView<'a, f64>,
+        fn0: DVectorView<'a, f64>,
+        stiffness: DVectorView<'a, f64>,
+        dissipation: DVectorView<'a, f64>,
+        mu: DVectorView<'a, f64>,
+    ) -> Result<Self, TamsiError> {
+        let nc = fn0.len();
+        let problem =
+            Self { m, jn, jt, p_star, mu, normal: NormalForceData::TwoWay { fn0, stiffness, dissipation } };
+        problem.check_sizes(nc)?;
+        check_len("stiffness", stiffness.len(), nc)?;
+        check_len("dissipation", dissipation.len(), nc)?;
+        Ok(problem)
+    }
+
+    fn check_sizes(&self, nc: usize) -> Result<(), TamsiError> {
+        let nv = self.p_star.len();
+        check_shape("M", self.m.shape(), (nv, nv))?;
+        check_shape("Jn", self.jn.shape(), (nc, nv))?;
+        check_shape("Jt", self.jt.shape(), (2 * nc, nv))?;
+        check_len("mu", self.mu.len(), nc)
+    }
+
+    /// Number of generalized velocities.
+    pub fn num_velocities(&self) -> usize {
+        self.p_star.len()
+    }
+
+    /// Number of contacts.
+    pub fn num_contacts(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// The coupling scheme of this data.
+    pub fn coupling_scheme(&self) -> CouplingScheme {
+        match self.normal {
+            NormalForceData::OneWay { .. } => CouplingScheme::OneWay,
+            NormalForceData::TwoWay { .. } => CouplingScheme::TwoWay,
+        }
+    }
+}
+
+fn check_shape(what: &'static str, got: (usize, usize), want: (usize, usize)) -> Result<(), TamsiError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(TamsiError::DimensionMismatch {
+            what,
+            rows: want.0,
+            cols: want.1,
+            got_rows: got.0,
+            got_cols: got.1,
+        })
+    }
+}
+
+pub(crate) fn check_len(what: &'static str, got: usize, want: usize) -> Result<(), TamsiError> {
+    check_shape(what, (got, 1), (want, 1))
+}

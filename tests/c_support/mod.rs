@@ -1,0 +1,170 @@
+//! Compiling and running C and C++ against the library from tests (`specs/packaging.md` §6).
+//!
+//! `cargo test` leaves the cdylib and staticlib in `target/<profile>/deps/`; the shared library
+//! is copied to a private folder under its SONAME (`libcontact_solvers.so.0.<minor>`) with the
+//! `libcontact_solvers.so` link next to it, so programs link with `-lcontact_solvers` and run
+//! through an rpath. Tools that may be missing (valgrind, the sanitizer runtimes, Eigen) are
+//! detected; CI installs them, and a test without them prints `skipped: …` for that part only.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The folder holding the built libraries under the names a C linker expects.
+pub fn lib_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
+        let so = deps.join("libcontact_solvers.so");
+        let a = deps.join("libcontact_solvers.a");
+        assert!(so.exists() && a.exists(), "libcontact_solvers.{{so,a}} not found in {}", deps.display());
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("lib-{}", std::process::id()));
+        let shared = dir.join("shared");
+        let stat = dir.join("static");
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::create_dir_all(&stat).unwrap();
+        let soname = format!("libcontact_solvers.so.0.{}", env!("CARGO_PKG_VERSION_MINOR"));
+        std::fs::copy(&so, shared.join(&soname)).unwrap();
+        let link = shared.join("libcontact_solvers.so");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&soname, &link).unwrap();
+        std::fs::copy(&a, stat.join("libcontact_solvers.a")).unwrap();
+        dir
+    })
+}
+
+pub fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+}
+
+pub fn examples_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples_c")
+}
+
+/// Scratch folder for build products of one test.
+pub fn out_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("c-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The C (or C++) compiler as the `cc` crate finds it for this target.
+pub fn compiler(cpp: bool) -> Command {
+    let target = env!("CONTACT_SOLVERS_TARGET");
+    cc::Build::new()
+        .target(target)
+        .host(target)
+        .opt_level(0)
+        .cargo_metadata(false)
+        .cpp(cpp)
+        .get_compiler()
+        .to_command()
+}
+
+/// How a program links the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Link {
+    /// Not at all (header-only checks).
+    None,
+    /// Against `libcontact_solvers.so`, found at run time through an rpath.
+    Shared,
+    /// Against `libcontact_solvers.a` plus the system libraries the README names.
+    Static,
+}
+
+/// System libraries a static link needs (`rustc --print native-static-libs`).
+pub const NATIVE_STATIC_LIBS: &[&str] = &["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+
+/// Compiles `sources` into `exe` with `flags` (then the library, if linked, and `-lm`); panics with the compiler's output on failure.
+pub fn build(sources: &[&Path], exe: &Path, cpp: bool, flags: &[&str], link: Link) {
+    let mut cmd = compiler(cpp);
+    cmd.arg("-I").arg(include_dir()).args(flags).args(sources).arg("-o").arg(exe);
+    match link {
+        Link::None => {}
+        Link::Shared => {
+            let d = lib_dir().join("shared");
+            cmd.arg(format!("-L{}", d.display()))
+                .arg("-lcontact_solvers")
+                .arg(format!("-Wl,-rpath,{}", d.display()));
+        }
+        Link::Static => {
+            let d = lib_dir().join("static");
+            cmd.arg(format!("-L{}", d.display()))
+                .arg("-Wl,-Bstatic")
+                .arg("-lcontact_solvers")
+                .arg("-Wl,-Bdynamic");
+            cmd.args(NATIVE_STATIC_LIBS);
+        }
+    }
+    if cpp {
+        cmd.arg("-lstdc++");
+    }
+    cmd.arg("-lm");
+    let out = cmd.output().expect("compiler runs");
+    assert!(out.status.success(), "compiling {sources:?} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Runs `exe` (optionally under valgrind) and returns its output.
+pub fn run(exe: &Path, valgrind: bool) -> Output {
+    let mut cmd = if valgrind {
+        let mut c = Command::new("valgrind");
+        c.args(["--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
+            .arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    cmd.output().expect("program runs")
+}
+
+/// Stdout of a successful run; panics with both streams otherwise.
+pub fn run_ok(exe: &Path, valgrind: bool) -> String {
+    let out = run(exe, valgrind);
+    assert!(
+        out.status.success(),
+        "{} failed ({:?}){}:\nstdout:\n{}\nstderr:\n{}",
+        exe.display(),
+        out.status,
+        if valgrind { " under valgrind" } else { "" },
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Whether valgrind is installed.
+pub fn have_valgrind() -> bool {
+    Command::new("valgrind").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+/// Whether the compiler can build and run with AddressSanitizer and UBSan.
+pub fn have_sanitizers() -> bool {
+    static HAVE: OnceLock<bool> = OnceLock::new();
+    *HAVE.get_or_init(|| {
+        let d = out_dir("asan-probe");
+        let src = d.join("probe.c");
+        std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+        let exe = d.join("probe");
+        let ok = compiler(false)
+            .args(["-fsanitize=address,undefined"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe)
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        ok && Command::new(&exe).output().map(|o| o.status.success()).unwrap_or(false)
+    })
+}
+
+/// Whether Eigen's headers are installed (`/usr/include/eigen3`).
+pub fn eigen_include() -> Option<PathBuf> {
+    let p = PathBuf::from("/usr/include/eigen3");
+    p.join("Eigen/Core").exists().then_some(p)
+}
+
+/// Prints a clear skip line for a part of a test whose tool is missing.
+pub fn skipped(what: &str) {
+    println!("skipped: {what}");
+}

@@ -1,0 +1,61 @@
+//! The C ABI contract, checked from C (`tests/c/contract.c`): misuse of every function returns
+//! its documented status with a message, writes nothing, and never crashes. Run plain, under
+//! AddressSanitizer/UndefinedBehaviorSanitizer, and under valgrind (when present; CI installs
+//! both).
+
+mod c_support;
+
+use c_support::{Link, build, have_sanitizers, have_valgrind, out_dir, run_ok, skipped};
+
+const FLAGS: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-g"];
+
+fn source() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract.c")
+}
+
+#[track_caller]
+fn assert_all_checks_pass(stdout: &str) {
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(last.ends_with(" checks, 0 failed"), "contract failures:\n{stdout}");
+    let checks: usize = last.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(checks > 150, "too few checks ran: {last}");
+}
+
+#[test]
+fn contract_holds_from_c() {
+    let dir = out_dir("contract");
+    let exe = dir.join("contract");
+    build(&[&source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn contract_holds_with_static_linking() {
+    let dir = out_dir("contract-static");
+    let exe = dir.join("contract");
+    build(&[&source()], &exe, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn contract_holds_under_sanitizers() {
+    if !have_sanitizers() {
+        return skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+    let dir = out_dir("contract-asan");
+    let exe = dir.join("contract");
+    let flags = [FLAGS, &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]].concat();
+    build(&[&source()], &exe, false, &flags, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn contract_holds_under_valgrind() {
+    if !have_valgrind() {
+        return skipped("valgrind not installed");
+    }
+    let dir = out_dir("contract-valgrind");
+    let exe = dir.join("contract");
+    build(&[&source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, true));
+}

@@ -1,0 +1,180 @@
+//! The committed header is what cbindgen generates from `src/ffi`, byte for byte; it compiles as
+//! C99 (pedantic, warnings as errors) and as C++17, alone and included twice; the library's
+//! exported dynamic symbols are exactly the header's functions; the version macros match
+//! `Cargo.toml` and the library.
+//!
+//! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`.
+
+#![allow(unsafe_code)]
+
+mod c_support;
+
+use std::path::Path;
+
+fn generate() -> Vec<u8> {
+    let dir = env!("CARGO_MANIFEST_DIR");
+    let config = cbindgen::Config::from_file(Path::new(dir).join("cbindgen.toml")).expect("cbindgen.toml");
+    // Only the `ffi` module tree is the C API: solver modules may hold `#[repr(i32)]` enums
+    // that are not part of it.
+    let bindings = cbindgen::Builder::new()
+        .with_src(Path::new(dir).join("src/ffi/mod.rs"))
+        .with_config(config)
+        .generate()
+        .expect("cbindgen");
+    let mut out = Vec::new();
+    bindings.write(&mut out);
+    out
+}
+
+#[test]
+fn header_is_current() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/contact_solvers.h");
+    let generated = generate();
+    if std::env::var_os("CONTACT_SOLVERS_BLESS").is_some() {
+        std::fs::write(&path, &generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "include/contact_solvers.h is stale: regenerate it with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`"
+    );
+}
+
+fn header_text() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/contact_solvers.h")).unwrap()
+}
+
+/// Function names declared in the header: every `cts_…(`.
+fn header_functions() -> std::collections::BTreeSet<String> {
+    let text = header_text();
+    let bytes = text.as_bytes();
+    let mut names = std::collections::BTreeSet::new();
+    let mut i = 0;
+    while let Some(pos) = text[i..].find("cts_") {
+        let start = i + pos;
+        let mut end = start;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+            end += 1;
+        }
+        let preceded_by_ident =
+            start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        if !preceded_by_ident && bytes.get(end) == Some(&b'(') {
+            names.insert(text[start..end].to_string());
+        }
+        i = end;
+    }
+    names
+}
+
+#[test]
+fn header_compiles_as_c99_and_cpp17_alone_and_twice() {
+    let dir = c_support::out_dir("header");
+    let once = dir.join("once.c");
+    std::fs::write(&once, "#include \"contact_solvers.h\"\nint main(void) { return CTS_STATUS_OK; }\n")
+        .unwrap();
+    let twice = dir.join("twice.c");
+    std::fs::write(
+        &twice,
+        "#include \"contact_solvers.h\"\n#include \"contact_solvers.h\"\nint main(void) { return (int)CTS_ABI_VERSION - 1; }\n",
+    )
+    .unwrap();
+    let strict = ["-Wall", "-Wextra", "-Wpedantic", "-Werror"];
+    for src in [&once, &twice] {
+        let exe = src.with_extension("c99");
+        c_support::build(&[src], &exe, false, &[&["-std=c99"][..], &strict].concat(), c_support::Link::None);
+        let cpp_src = src.with_extension("cpp");
+        std::fs::copy(src, &cpp_src).unwrap();
+        let exe = src.with_extension("cxx17");
+        c_support::build(
+            &[&cpp_src],
+            &exe,
+            true,
+            &[&["-std=c++17"][..], &strict].concat(),
+            c_support::Link::None,
+        );
+    }
+}
+
+/// The functions `specs/c_api.md` fixes by name.
+const C_API_FUNCTIONS: &[&str] = &[
+    "cts_status_string",
+    "cts_version",
+    "cts_abi_version",
+    "cts_last_error_message",
+    "cts_tamsi_parameters_default",
+    "cts_tamsi_solver_new",
+    "cts_tamsi_solver_free",
+    "cts_tamsi_solver_clone",
+    "cts_tamsi_solver_resize",
+    "cts_tamsi_solver_set_parameters",
+    "cts_tamsi_solver_get_parameters",
+    "cts_tamsi_solver_set_one_way_coupled_problem_data",
+    "cts_tamsi_solver_set_two_way_coupled_problem_data",
+    "cts_tamsi_solver_solve_with_guess",
+    "cts_tamsi_solver_get_generalized_velocities",
+    "cts_tamsi_solver_get_normal_velocities",
+    "cts_tamsi_solver_get_tangential_velocities",
+    "cts_tamsi_solver_get_normal_forces",
+    "cts_tamsi_solver_get_friction_forces",
+    "cts_tamsi_solver_get_generalized_friction_forces",
+    "cts_tamsi_solver_get_generalized_contact_forces",
+    "cts_tamsi_solver_get_iteration_stats",
+    "cts_tamsi_solver_get_residuals",
+    "cts_tamsi_solver_num_velocities",
+    "cts_tamsi_solver_num_contacts",
+    "cts_tamsi_solver_last_error",
+    "cts_tamsi_calc_alpha",
+    "cts_tamsi_solver_calc_jacobian",
+];
+
+#[test]
+fn exported_symbols_are_exactly_the_header_functions() {
+    let so = c_support::lib_dir().join("shared/libcontact_solvers.so");
+    let out =
+        std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(&so).output().expect("nm runs");
+    assert!(out.status.success());
+    let exported: std::collections::BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (_, kind, name) = (f.next()?, f.next()?, f.next()?);
+            (kind == "T").then(|| name.to_string())
+        })
+        .collect();
+    let declared = header_functions();
+    for name in C_API_FUNCTIONS {
+        assert!(declared.contains(*name), "{name} (fixed by specs/c_api.md) is not declared");
+    }
+    assert_eq!(exported, declared, "exported functions differ from the header's");
+}
+
+#[test]
+fn version_macros_match_cargo_and_the_library() {
+    let text = header_text();
+    let macro_value = |name: &str| -> u32 {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("#define {name} ")))
+            .unwrap_or_else(|| panic!("{name}"));
+        line.split_whitespace().nth(2).unwrap().parse().unwrap()
+    };
+    let cargo = |v: &str| -> u32 { v.parse().unwrap() };
+    assert_eq!(macro_value("CTS_VERSION_MAJOR"), cargo(env!("CARGO_PKG_VERSION_MAJOR")));
+    assert_eq!(macro_value("CTS_VERSION_MINOR"), cargo(env!("CARGO_PKG_VERSION_MINOR")));
+    assert_eq!(macro_value("CTS_VERSION_PATCH"), cargo(env!("CARGO_PKG_VERSION_PATCH")));
+    assert_eq!(macro_value("CTS_ABI_VERSION"), contact_solvers::ffi::version::cts_abi_version());
+    let version = unsafe { std::ffi::CStr::from_ptr(contact_solvers::ffi::version::cts_version()) };
+    assert_eq!(version.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn shared_library_has_the_versioned_soname() {
+    let so = c_support::lib_dir().join("shared/libcontact_solvers.so");
+    let out = std::process::Command::new("objdump").arg("-p").arg(&so).output().expect("objdump runs");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let soname = text.lines().find(|l| l.trim_start().starts_with("SONAME")).expect("no SONAME");
+    let want = format!("libcontact_solvers.so.0.{}", env!("CARGO_PKG_VERSION_MINOR"));
+    assert_eq!(soname.split_whitespace().nth(1), Some(want.as_str()));
+}

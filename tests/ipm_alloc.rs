@@ -1,0 +1,169 @@
+//! A repeated solve (and sensitivity computation) allocates nothing once the workspace has grown
+//! (DESIGN.md: "No allocation inside a solve once the workspace has grown").
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve};
+use nalgebra::{DMatrix, DVector};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Only this test thread's allocations count (libtest's own threads allocate too).
+    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn count() {
+    if COUNTING.with(|c| c.get()) {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn lcg(s: &mut u64) -> f64 {
+    *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    ((*s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+}
+
+/// Boxes resting on the ground: `bodies` free bodies (6 dofs each), 4 contacts per body.
+struct Data {
+    m: DMatrix<f64>,
+    v0: DVector<f64>,
+    tau: DVector<f64>,
+    jn: DMatrix<f64>,
+    jt: DMatrix<f64>,
+    phi: DVector<f64>,
+    mu: DVector<f64>,
+    models: Vec<ContactModel>,
+}
+
+fn data(bodies: usize, seed: u64) -> Data {
+    let mut s = seed;
+    let n = 6 * bodies;
+    let nc = 4 * bodies;
+    let mut m = DMatrix::zeros(n, n);
+    let mut jn = DMatrix::zeros(nc, n);
+    let mut jt = DMatrix::zeros(2 * nc, n);
+    for b in 0..bodies {
+        for k in 0..3 {
+            m[(6 * b + k, 6 * b + k)] = 1.0;
+            m[(6 * b + 3 + k, 6 * b + 3 + k)] = 0.1;
+        }
+        for c in 0..4 {
+            let i = 4 * b + c;
+            // Corner at r = (±0.5, ±0.5, −0.5): rows of [I, −[r]×].
+            let r = [if c & 1 == 0 { 0.5 } else { -0.5 }, if c & 2 == 0 { 0.5 } else { -0.5 }, -0.5];
+            let rows = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+            for (a, d) in rows.iter().enumerate() {
+                let cross = [r[1] * d[2] - r[2] * d[1], r[2] * d[0] - r[0] * d[2], r[0] * d[1] - r[1] * d[0]];
+                for k in 0..3 {
+                    let (lin, ang) = (d[k], cross[k]);
+                    if a == 0 {
+                        jn[(i, 6 * b + k)] = lin;
+                        jn[(i, 6 * b + 3 + k)] = ang;
+                    } else {
+                        jt[(2 * i + a - 1, 6 * b + k)] = lin;
+                        jt[(2 * i + a - 1, 6 * b + 3 + k)] = ang;
+                    }
+                }
+            }
+        }
+    }
+    let h = 0.01;
+    let tau = DVector::from_fn(n, |r, _| if r % 6 == 2 { -9.81 } else { 2.0 * lcg(&mut s) });
+    let v0 = DVector::from_fn(n, |_, _| 0.3 * lcg(&mut s));
+    let phi = DVector::from_fn(nc, |_, _| 1e-3 * (1.0 + lcg(&mut s)));
+    let mu = DVector::from_element(nc, 0.5);
+    let models = (0..nc)
+        .map(|i| {
+            [
+                ContactModel::SecondOrderCone,
+                ContactModel::SecondOrderCone,
+                ContactModel::Linear,
+                ContactModel::Impact,
+            ][i % 4]
+        })
+        .collect();
+    let _ = h;
+    Data { m, v0, tau, jn, jt, phi, mu, models }
+}
+
+impl Data {
+    fn problem(&self) -> IpmProblem<'_> {
+        IpmProblem {
+            m: self.m.as_view(),
+            v0: self.v0.as_view(),
+            tau: self.tau.as_view(),
+            h: 0.01,
+            jn: self.jn.as_view(),
+            jt: self.jt.as_view(),
+            phi: self.phi.as_view(),
+            mu: self.mu.as_view(),
+            models: &self.models,
+            vt_offset: None,
+        }
+    }
+}
+
+#[test]
+fn repeated_solves_allocate_nothing() {
+    // Sizes on both sides of the blocked-LU threshold (n = 64): 24 and 96 velocities.
+    for (bodies, mode, warm, fixed) in [
+        (4, NewtonSolve::Condensed, false, 0.0),
+        (4, NewtonSolve::Dense, true, 0.0),
+        (16, NewtonSolve::Condensed, false, 0.0),
+        (16, NewtonSolve::Condensed, true, 1e-4),
+    ] {
+        let d = data(bodies, 7 + bodies as u64);
+        let params =
+            IpmParameters { newton_solve: mode, warm_start: warm, fixed_kappa: fixed, ..Default::default() };
+        let mut s = IpmSolver::new(params).unwrap();
+        let p = d.problem();
+        // Grow the workspace: the first solve allocates (which also shows the counter works).
+        let first = ALLOCATIONS.load(Ordering::SeqCst);
+        COUNTING.with(|c| c.set(true));
+        assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
+        COUNTING.with(|c| c.set(false));
+        assert!(ALLOCATIONS.load(Ordering::SeqCst) > first, "the first solve must grow the workspace");
+        s.compute_sensitivities(&p).unwrap();
+        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        COUNTING.with(|c| c.set(true));
+        for _ in 0..3 {
+            assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
+            s.compute_sensitivities(&p).unwrap();
+            assert!(!s.velocities().is_empty() && !s.impulses().is_empty());
+        }
+        COUNTING.with(|c| c.set(false));
+        let after = ALLOCATIONS.load(Ordering::SeqCst);
+        assert_eq!(
+            after - before,
+            0,
+            "bodies {bodies} {mode:?} warm {warm} fixed {fixed}: allocations in repeated solves"
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! Reader of `../shared/bench/tamsi_bench_cases.txt`: TAMSI problems with Drake's results
+//! (format in `../shared/bench/README.md`). Shared by the tests and `benches/tamsi.rs`.
+
+use std::collections::HashMap;
+
+/// One problem and Drake's result on it. Matrices are column-major with leading dimension =
+/// rows.
+#[derive(Debug, Clone)]
+pub struct BenchCase {
+    pub name: String,
+    pub nv: usize,
+    pub nc: usize,
+    /// 1 = one-way, 2 = two-way.
+    pub scheme: u32,
+    pub dt: f64,
+    pub stiction_tolerance: f64,
+    pub max_iterations: usize,
+    pub relative_tolerance: f64,
+    pub theta_max: f64,
+    /// Whether Drake's outcome is success.
+    pub check: bool,
+    pub vectors: HashMap<String, Vec<f64>>,
+    pub result: i32,
+    pub num_iterations: usize,
+    pub residuals: Vec<f64>,
+    pub res_abs_tol: f64,
+}
+
+impl BenchCase {
+    pub fn get(&self, key: &str) -> &[f64] {
+        self.vectors.get(key).unwrap_or_else(|| panic!("{}: no '{key}'", self.name))
+    }
+}
+
+/// Path of the benchmark file (`CONTACT_SOLVERS_SHARED` overrides `../shared`).
+pub fn path() -> std::path::PathBuf {
+    let shared = std::env::var_os("CONTACT_SOLVERS_SHARED")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    shared.join("bench/tamsi_bench_cases.txt")
+}
+
+/// Reads every case of the file. Panics with the path when it is missing: the reference data
+/// is part of the test, never skipped.
+pub fn load() -> Vec<BenchCase> {
+    let p = path();
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
+        panic!("cannot read {} ({e}); set CONTACT_SOLVERS_SHARED to the shared folder", p.display())
+    });
+    parse(&text)
+}
+
+fn parse(text: &str) -> Vec<BenchCase> {
+    let mut tok = text.split_whitespace();
+    let mut next = || tok.next().expect("unexpected end of file");
+    assert_eq!(next(), "TAMSI_CASES");
+    assert_eq!(next(), "1", "format version");
+    let n: usize = next().parse().unwrap();
+    let num = |s: &str| -> f64 { s.parse().unwrap_or_else(|_| panic!("not a number: {s}")) };
+    let mut cases = Vec::with_capacity(n);
+    for _ in 0..n {
+        assert_eq!(next(), "solve");
+        let name = next().to_string();
+        let mut case = BenchCase {
+            name,
+            nv: 0,
+            nc: 0,
+            scheme: 0,
+            dt: 0.0,
+            stiction_tolerance: 0.0,
+            max_iterations: 0,
+            relative_tolerance: 0.0,
+            theta_max: 0.0,
+            check: false,
+            vectors: HashMap::new(),
+            result: -1,
+            num_iterations: 0,
+            residuals: Vec::new(),
+            res_abs_tol: 0.0,
+        };
+        loop {
+            let key = next();
+            match key {
+                "nv" => {
+                    case.nv = next().parse().unwrap();
+                    assert_eq!(next(), "nc");
+                    case.nc = next().parse().unwrap();
+                    assert_eq!(next(), "scheme");
+                    case.scheme = next().parse().unwrap();
+                    assert_eq!(next(), "dt");
+                    case.dt = num(next());
+                }
+                "params" => {
+                    case.stiction_tolerance = num(next());
+                    case.max_iterations = next().parse().unwrap();
+                    case.relative_tolerance = num(next());
+                    case.theta_max = num(next());
+                }
+                "check" => case.check = next() == "1",
+                "result" => {
+                    case.result = next().parse().unwrap();
+                    case.num_iterations = next().parse().unwrap();
+                }
+                "residuals" => {
+                    let count: usize = next().parse().unwrap();
+                    case.residuals = (0..count).map(|_| num(next())).collect();
+                }
+                "res_abs_tol" => case.res_abs_tol = num(next()),
+                "end" => break,
+                _ => {
+                    let (nv, nc) = (case.nv, case.nc);
+                    let len = match key {
+                        "M" => nv * nv,
+                        "Jn" => nc * nv,
+                        "Jt" => 2 * nc * nv,
+                        "p_star" | "guess" | "v" | "tau_f" | "tau" => nv,
+                        "fn" | "fn0" | "stiffness" | "dissipation" | "mu" | "vn" | "fn_out" => nc,
+                        "vt" | "ft" => 2 * nc,
+                        _ => panic!("unknown keyword {key}"),
+                    };
+                    let values = (0..len).map(|_| num(next())).collect();
+                    case.vectors.insert(key.to_string(), values);
+                }
+            }
+        }
+        cases.push(case);
+    }
+    cases
+}
