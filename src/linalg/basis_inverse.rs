@@ -17,6 +17,7 @@
 
 use nalgebra::DMatrixViewMut;
 
+use super::simd::{Simd, WithSimd};
 use super::{PartialPivLu, grow};
 
 /// Explicit basis inverse with rank-1 column-replacement updates.
@@ -104,19 +105,10 @@ impl BasisInverse {
         finite
     }
 
-    /// `x = B⁻¹ a`. `a` and `x` have length `n`.
+    /// `x = B⁻¹ a`. `a` and `x` have length `n`. Runs in AVX2 when the CPU has it
+    /// ([`super::simd`]; bit-identical results).
     pub fn solve(&self, a: &[f64], x: &mut [f64]) {
-        let n = self.n;
-        let x = &mut x[..n];
-        x.fill(0.0);
-        // Column-oriented product: x += B⁻¹[:, j] a_j (IEEE propagation, 0·inf = NaN as in a
-        // dense product).
-        for (j, &aj) in a[..n].iter().enumerate() {
-            let col = &self.inv[j * n..(j + 1) * n];
-            for (xi, &c) in x.iter_mut().zip(col) {
-                *xi += c * aj;
-            }
-        }
+        super::simd::dispatch(SolveOp { inv: &self.inv, n: self.n, a, x })
     }
 
     /// Column `j` of `B⁻¹` (i.e. `B⁻¹ eⱼ`).
@@ -134,12 +126,54 @@ impl BasisInverse {
     /// [`BasisInverse::solve`]). `d[s]` must be nonzero (the pivot).
     pub fn replace_column(&mut self, s: usize, d: &[f64]) {
         let n = self.n;
+        super::simd::dispatch(ReplaceOp { inv: &mut self.inv[..n * n], row: &mut self.row[..n], n, s, d });
+        self.updates += 1;
+    }
+}
+
+struct SolveOp<'a> {
+    inv: &'a [f64],
+    n: usize,
+    a: &'a [f64],
+    x: &'a mut [f64],
+}
+
+impl WithSimd for SolveOp<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let n = self.n;
+        let x = &mut self.x[..n];
+        x.fill(0.0);
+        // Column-oriented product: x += B⁻¹[:, j] a_j (IEEE propagation, 0·inf = NaN as in a
+        // dense product).
+        for (j, &aj) in self.a[..n].iter().enumerate() {
+            let col = &self.inv[j * n..(j + 1) * n];
+            for (xi, &c) in x.iter_mut().zip(col) {
+                *xi += c * aj;
+            }
+        }
+    }
+}
+
+struct ReplaceOp<'a> {
+    inv: &'a mut [f64],
+    row: &'a mut [f64],
+    n: usize,
+    s: usize,
+    d: &'a [f64],
+}
+
+impl WithSimd for ReplaceOp<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let (n, s, d) = (self.n, self.s, self.d);
         let ds = d[s];
-        let row = &mut self.row[..n];
-        for (j, r) in row.iter_mut().enumerate() {
+        for (j, r) in self.row.iter_mut().enumerate() {
             *r = self.inv[s + j * n] / ds;
         }
-        for (j, &r) in row.iter().enumerate() {
+        for (j, &r) in self.row.iter().enumerate() {
             if r == 0.0 {
                 continue;
             }
@@ -149,7 +183,6 @@ impl BasisInverse {
             }
             col[s] = r;
         }
-        self.updates += 1;
     }
 }
 
