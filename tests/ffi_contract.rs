@@ -59,3 +59,36 @@ fn contract_holds_under_valgrind() {
     build(&[&source()], &exe, false, FLAGS, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, true));
 }
+
+/// The interior-point API (`tests/c/contract_ipm.c`): plain, statically linked, under
+/// AddressSanitizer/UBSan and under valgrind (each printing `skipped: …` when its tool is missing).
+#[test]
+fn ipm_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_ipm.c");
+    let dir = out_dir("contract-ipm");
+    let exe = dir.join("contract_ipm");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+
+    let exe_static = dir.join("contract_ipm_static");
+    build(&[&src], &exe_static, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe_static, false));
+
+    if have_sanitizers() {
+        let exe = dir.join("contract_ipm_asan");
+        // UB is fatal here (by default UBSan reports and continues with exit status 0).
+        let sanitize =
+            ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
+        let flags = [FLAGS, &sanitize].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        assert_all_checks_pass(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+
+    if have_valgrind() {
+        assert_all_checks_pass(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+}
