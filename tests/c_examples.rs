@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use c_support::{
-    Link, build, eigen_include, examples_dir, have_sanitizers, have_valgrind, out_dir, run_ok, skipped,
+    Link, SANITIZE, build, eigen_include, examples_dir, have_sanitizers, have_valgrind, out_dir, run_ok,
+    skipped,
 };
 use tamsi_support::reference::{
     PIZZA_LARGE_MOMENT, PIZZA_NO_CONTACT, PIZZA_SMALL_MOMENT, SLIDING_AFTER_IMPACT, STICTION_REFERENCE,
@@ -18,7 +19,6 @@ use tamsi_support::reference::{
 
 const C_FLAGS: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-g"];
 const CPP_FLAGS: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"];
-const SANITIZE: &[&str] = &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
 
 /// One block of an example's output: its heading and `label: numbers` lines.
 struct Block {
@@ -273,7 +273,7 @@ fn box_cone_vs_pyramid_c_matches_the_spec() {
     }
     if have_sanitizers() {
         let exe = out_dir("box-cone-vs-pyramid-asan").join("box_cone_vs_pyramid");
-        let flags = [C_FLAGS, SANITIZE, &["-fno-sanitize-recover=all"]].concat();
+        let flags = [C_FLAGS, SANITIZE].concat();
         build(&[&box_source()], &exe, false, &flags, Link::Shared);
         check_box(&run_ok(&exe, false));
     } else {

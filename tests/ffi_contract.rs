@@ -44,7 +44,7 @@ fn contract_holds_under_sanitizers() {
     }
     let dir = out_dir("contract-asan");
     let exe = dir.join("contract");
-    let flags = [FLAGS, &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]].concat();
+    let flags = [FLAGS, c_support::SANITIZE].concat();
     build(&[&source()], &exe, false, &flags, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, false));
 }
@@ -76,10 +76,7 @@ fn ipm_contract_holds_from_c() {
 
     if have_sanitizers() {
         let exe = dir.join("contract_ipm_asan");
-        // UB is fatal here (by default UBSan reports and continues with exit status 0).
-        let sanitize =
-            ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
-        let flags = [FLAGS, &sanitize].concat();
+        let flags = [FLAGS, c_support::SANITIZE].concat();
         build(&[&src], &exe, false, &flags, Link::Shared);
         assert_all_checks_pass(&run_ok(&exe, false));
     } else {
