@@ -6,6 +6,7 @@
 mod c_support;
 mod tamsi_support;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use c_support::{

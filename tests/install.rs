@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use c_support::{compiler, examples_dir, skipped};
+use c_support::{compiler, examples_dir, remove_stale_scratch, skipped};
 use tamsi_support::example_output::check_rolling_cylinder;
 
 fn cargo() -> String {
@@ -55,7 +55,7 @@ fn prefix() -> Option<&'static Path> {
                 return None;
             }
             let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-            remove_stale_prefixes(tmp);
+            remove_stale_scratch();
             let prefix = tmp.join(format!("install-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&prefix);
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
@@ -73,19 +73,6 @@ fn prefix() -> Option<&'static Path> {
             Some(prefix)
         })
         .as_deref()
-}
-
-/// Removes the prefixes (~70 MB each) of earlier test processes that have exited; those of live
-/// ones (`cargo nextest` runs each test in its own process) stay.
-fn remove_stale_prefixes(tmp: &Path) {
-    let Ok(entries) = std::fs::read_dir(tmp) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix("install-")) else { continue };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
 }
 
 fn pkg_config(prefix: &Path, args: &[&str]) -> Vec<String> {

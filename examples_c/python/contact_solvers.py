@@ -58,6 +58,13 @@ import numpy as np
 __all__ = [
     "ABI_VERSION",
     "ContactSolversError",
+    "IpmContactModel",
+    "IpmNewtonSolve",
+    "IpmOutcome",
+    "IpmSensitivityParameter",
+    "IpmSolver",
+    "IpmSolverParameters",
+    "IpmSolverStats",
     "Library",
     "Status",
     "TamsiSolver",
@@ -82,6 +89,8 @@ class Status(enum.IntEnum):
     MAX_ITERATIONS_REACHED = 1
     LINEAR_SOLVER_FAILED = 2
     ALPHA_SOLVER_FAILED = 3
+    IPM_MAX_ITERATIONS_REACHED = 41
+    IPM_NON_FINITE_STEP = 42
     NULL_POINTER = 100
     INVALID_ARGUMENT = 101
     DIMENSION_MISMATCH = 102
@@ -148,6 +157,45 @@ class _TamsiIterationStats(ctypes.Structure):
     """``cts_tamsi_iteration_stats``."""
 
     _fields_ = [("num_iterations", ctypes.c_int32), ("vt_residual", ctypes.c_double)]
+
+
+class _IpmHandle(ctypes.Structure):
+    """Opaque ``cts_ipm_solver``."""
+
+
+_IpmHandleP = ctypes.POINTER(_IpmHandle)
+
+
+class _IpmParameters(ctypes.Structure):
+    """``cts_ipm_parameters``."""
+
+    _fields_ = [
+        ("rtol", ctypes.c_double),
+        ("btol", ctypes.c_double),
+        ("max_iter", ctypes.c_int32),
+        ("max_ls", ctypes.c_int32),
+        ("undercut", ctypes.c_double),
+        ("no_progress_max", ctypes.c_int32),
+        ("no_progress_undercut", ctypes.c_double),
+        ("dojo_lagged_kappa", ctypes.c_int32),
+        ("fixed_kappa", ctypes.c_double),
+        ("warm_start", ctypes.c_int32),
+        ("newton_solve", ctypes.c_int32),
+    ]
+
+
+class _IpmStats(ctypes.Structure):
+    """``cts_ipm_stats``."""
+
+    _fields_ = [
+        ("status", ctypes.c_int32),
+        ("iterations", ctypes.c_int32),
+        ("rvio", ctypes.c_double),
+        ("bvio", ctypes.c_double),
+        ("kappa", ctypes.c_double),
+        ("line_search_exhausted", ctypes.c_int32),
+        ("boundary_hits", ctypes.c_int32),
+    ]
 
 
 def _shared_library_name() -> str:
@@ -240,10 +288,33 @@ class Library:
         self._fn("cts_tamsi_solver_calc_jacobian", st, [h, ctypes.c_double, dp, sz, dp, sz])
 
     def _declare_ipm(self):
-        # Hook for the interior-point solver (cts_ipm_*): its C API is declared here, next to
-        # TAMSI's, and wrapped by an `IpmSolver` class below once the library exports it.
-        # `has_ipm` tells whether the loaded library has it.
-        self.has_ipm = hasattr(self._dll, "cts_ipm_solver_new")
+        st, sz, dp, h = ctypes.c_int32, ctypes.c_size_t, _c_double_p, _IpmHandleP
+        self._fn("cts_ipm_parameters_default", None, [ctypes.POINTER(_IpmParameters)])
+        self._fn("cts_ipm_solver_new", st, [ctypes.POINTER(h)])
+        self._fn("cts_ipm_solver_free", None, [h])
+        self._fn("cts_ipm_solver_clone", st, [h, ctypes.POINTER(h)])
+        self._fn("cts_ipm_solver_set_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
+        self._fn("cts_ipm_solver_get_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
+        self._fn(
+            "cts_ipm_solver_set_problem_data",
+            st,
+            [h, sz, sz, dp, sz, dp, sz, dp, sz, dp, dp, ctypes.c_double, dp, dp,
+             ctypes.POINTER(ctypes.c_int32), dp, sz],
+        )
+        self._fn("cts_ipm_solver_solve", st, [h])
+        self._fn("cts_ipm_solver_solve_with_guess", st, [h, dp, sz])
+        for name in _IPM_VECTOR_GETTERS.values():
+            self._fn(name, st, [h, dp, sz])
+        self._fn("cts_ipm_solver_num_cone_variables", sz, [h])
+        self._fn("cts_ipm_solver_get_stats", st, [h, ctypes.POINTER(_IpmStats)])
+        for name in _IPM_HISTORIES.values():
+            self._fn(name, st, [h, dp, sz, _c_size_t_p])
+        self._fn("cts_ipm_solver_compute_sensitivities", st, [h])
+        self._fn("cts_ipm_solver_get_velocity_sensitivity", st, [h, ctypes.c_int32, dp, sz, sz])
+        self._fn("cts_ipm_solver_get_impulse_sensitivity", st, [h, ctypes.c_int32, dp, sz, sz])
+        self._fn("cts_ipm_solver_num_velocities", sz, [h])
+        self._fn("cts_ipm_solver_num_contacts", sz, [h])
+        self._fn("cts_ipm_solver_last_error", ctypes.c_char_p, [h])
 
     def last_error_message(self) -> str:
         """``cts_last_error_message()``: detail of the last failure without a handle."""
@@ -344,6 +415,13 @@ def _vector(x, n: int, name: str, copy: bool) -> np.ndarray:
     if copy or a.dtype != np.float64 or not a.dtype.isnative or not a.flags.c_contiguous:
         a = np.array(a, dtype=np.float64, copy=True)
     return a
+
+
+def _int32(name: str, value) -> int:
+    """An int32 struct field from an integer-valued Python number."""
+    if int(value) != value or not -(2**31) <= value < 2**31:
+        raise ContactSolversError(Status.INVALID_ARGUMENT, f"{name} = {value} is not an int32")
+    return int(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -492,12 +570,7 @@ class TamsiSolver:
         c = _TamsiParameters()
         self._lib.cts_tamsi_parameters_default(ctypes.byref(c))
         c.stiction_tolerance = float(parameters.stiction_tolerance)
-        max_iterations = parameters.max_iterations
-        if int(max_iterations) != max_iterations or not -(2**31) <= max_iterations < 2**31:
-            raise ContactSolversError(
-                Status.INVALID_ARGUMENT, f"max_iterations = {max_iterations} is not an int32"
-            )
-        c.max_iterations = int(max_iterations)
+        c.max_iterations = _int32("max_iterations", parameters.max_iterations)
         c.relative_tolerance = float(parameters.relative_tolerance)
         c.theta_max = float(parameters.theta_max)
         self._check(self._lib.cts_tamsi_solver_set_parameters(self._h(), ctypes.byref(c)))
@@ -671,3 +744,365 @@ def calc_alpha(vt, dvt, cos_theta_max: float, stiction_tolerance: float,
     if status == Status.ALPHA_SOLVER_FAILED:
         return None
     raise ContactSolversError(status, lib.last_error_message())
+
+
+# --------------------------------------------------------------------------------------------
+# Interior point (Dojo)
+# --------------------------------------------------------------------------------------------
+
+_IPM_VECTOR_GETTERS = {
+    "generalized_velocities": "cts_ipm_solver_get_generalized_velocities",
+    "impulses": "cts_ipm_solver_get_impulses",
+    "next_gaps": "cts_ipm_solver_get_next_gaps",
+    "primal": "cts_ipm_solver_get_primal",
+    "dual": "cts_ipm_solver_get_dual",
+}
+
+_IPM_HISTORIES = {
+    "rvio": "cts_ipm_solver_get_rvio_history",
+    "bvio": "cts_ipm_solver_get_bvio_history",
+    "kappa": "cts_ipm_solver_get_kappa_history",
+    "alpha": "cts_ipm_solver_get_alpha_history",
+}
+
+
+class IpmOutcome(enum.IntEnum):
+    """Outcome of an interior-point solve (the C++ wrapper's ``cts::IpmOutcome``)."""
+
+    kConverged = 0  # rvio < rtol and bvio < btol
+    kMaxIterationsReached = 41  # results hold the last iterate
+    kNonFiniteStep = 42  # results hold the last finite iterate
+
+
+class IpmContactModel(enum.IntEnum):
+    """Contact model of one contact (``CTS_IPM_MODEL_*``)."""
+
+    kImpact = 0  # frictionless
+    kSecondOrderCone = 1  # isotropic Coulomb friction (Dojo's nonlinear model)
+    kLinear = 2  # four friction directions: the L1 diamond, sliding bodies drift sideways
+
+
+class IpmNewtonSolve(enum.IntEnum):
+    """How the Newton system is solved (``CTS_IPM_NEWTON_SOLVE_*``)."""
+
+    kCondensed = 0
+    kDense = 1
+
+
+class IpmSensitivityParameter(enum.IntEnum):
+    """The problem data a sensitivity is taken with respect to (``CTS_IPM_SENSITIVITY_*``)."""
+
+    kV0 = 0  # n columns
+    kTau = 1  # n columns
+    kPhi = 2  # nc columns
+    kMu = 3  # nc columns
+
+
+@dataclasses.dataclass
+class IpmSolverParameters:
+    """``cts_ipm_parameters`` (defaults are Dojo's code defaults); validated when set."""
+
+    #: Tolerance on rvio (∞-norm of the equality residuals), > 0.
+    rtol: float = 1.0e-6
+    #: Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0.
+    btol: float = 1.0e-4
+    #: Maximum number of Newton iterations, >= 0.
+    max_iter: int = 50
+    #: Maximum number of backtracking halvings per iteration, >= 1.
+    max_ls: int = 10
+    #: κ floor = btol / undercut; > 0, infinity allowed.
+    undercut: float = math.inf
+    #: Iterations without progress before undercut grows, >= 0.
+    no_progress_max: int = 3
+    #: Factor applied to undercut, >= 1.
+    no_progress_undercut: float = 10.0
+    #: Dojo's lagged-κ predictor (compatibility).
+    dojo_lagged_kappa: bool = False
+    #: Fixed-κ mode (N·s·m) for smooth gradients when > 0.
+    fixed_kappa: float = 0.0
+    #: Start the cone variables from the previous solution (same contact layout).
+    warm_start: bool = False
+    #: Condensed (default) or dense Newton solves.
+    newton_solve: IpmNewtonSolve = IpmNewtonSolve.kCondensed
+
+
+@dataclasses.dataclass
+class IpmSolverStats:
+    """``cts_ipm_stats``: summary of the last solve."""
+
+    outcome: IpmOutcome | int
+    iterations: int
+    rvio: float
+    bvio: float
+    kappa: float
+    line_search_exhausted: int
+    boundary_hits: int
+
+
+class IpmSolver:
+    """Dojo's interior-point contact solver (``cts_ipm_*``): one time step in generalized
+    velocities,
+
+        M (v − v0) − h τ − Σ_i [Jn_iᵀ γn_i + Jt_iᵀ b_i] = 0,   0 <= φ_i + h Jn_i v ⟂ γn_i >= 0,
+
+    with Coulomb friction on the second-order cone (or the linear model, or none), solved for v
+    (n) and the contact IMPULSES (N·s) by a primal–dual predictor–corrector; sensitivities of
+    the solution with respect to v0, τ, φ and μ by implicit differentiation. Sizes come with the
+    problem data. Arrays, borrowing and errors as in the module docstring.
+    """
+
+    def __init__(self, library: Library | str | os.PathLike | None = None):
+        self._lib = _library(library)
+        self._handle = None
+        self._borrowed: tuple = ()
+        handle = _IpmHandleP()
+        status = self._lib.cts_ipm_solver_new(ctypes.byref(handle))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        self._handle = handle
+
+    @classmethod
+    def _adopt(cls, library: Library, handle) -> IpmSolver:
+        self = cls.__new__(cls)
+        self._lib = library
+        self._handle = handle
+        self._borrowed = ()
+        return self
+
+    # -- lifetime (as TamsiSolver) ---------------------------------------------------------------
+
+    def close(self) -> None:
+        """Frees the C handle and drops the borrowed arrays; idempotent."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.cts_ipm_solver_free(handle)
+        self._borrowed = ()
+
+    def __enter__(self) -> IpmSolver:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return not self._handle
+
+    def _h(self):
+        if not self._handle:
+            raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
+        return self._handle
+
+    def _check(self, status: int) -> None:
+        if status != Status.OK:
+            raise ContactSolversError(status, self.last_error())
+
+    def last_error(self) -> str:
+        """``cts_ipm_solver_last_error``: detail of the last call that did not return OK."""
+        return self._lib.cts_ipm_solver_last_error(self._h()).decode("utf-8", "replace")
+
+    def clone(self) -> IpmSolver:
+        """A deep copy of the parameters and workspace, without problem data."""
+        out = _IpmHandleP()
+        status = self._lib.cts_ipm_solver_clone(self._h(), ctypes.byref(out))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        return IpmSolver._adopt(self._lib, out)
+
+    # -- sizes and parameters -----------------------------------------------------------------
+
+    @property
+    def num_velocities(self) -> int:
+        """n of the current problem data (0 without data)."""
+        return int(self._lib.cts_ipm_solver_num_velocities(self._h()))
+
+    @property
+    def num_contacts(self) -> int:
+        """nc of the current problem data (0 without data)."""
+        return int(self._lib.cts_ipm_solver_num_contacts(self._h()))
+
+    @property
+    def num_cone_variables(self) -> int:
+        """K, the length of the primal and dual vectors (1, 4 or 6 per contact by model)."""
+        return int(self._lib.cts_ipm_solver_num_cone_variables(self._h()))
+
+    def set_parameters(self, parameters: IpmSolverParameters) -> None:
+        """Validates and sets the parameters (raises ``INVALID_ARGUMENT``, nothing changed)."""
+        c = _IpmParameters()
+        self._lib.cts_ipm_parameters_default(ctypes.byref(c))
+        p = parameters
+        c.rtol, c.btol = float(p.rtol), float(p.btol)
+        c.max_iter = _int32("max_iter", p.max_iter)
+        c.max_ls = _int32("max_ls", p.max_ls)
+        c.undercut = float(p.undercut)
+        c.no_progress_max = _int32("no_progress_max", p.no_progress_max)
+        c.no_progress_undercut = float(p.no_progress_undercut)
+        c.dojo_lagged_kappa = _int32("dojo_lagged_kappa", p.dojo_lagged_kappa)
+        c.fixed_kappa = float(p.fixed_kappa)
+        c.warm_start = _int32("warm_start", p.warm_start)
+        c.newton_solve = _int32("newton_solve", p.newton_solve)
+        self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
+
+    def get_parameters(self) -> IpmSolverParameters:
+        c = _IpmParameters()
+        self._check(self._lib.cts_ipm_solver_get_parameters(self._h(), ctypes.byref(c)))
+        try:
+            newton = IpmNewtonSolve(c.newton_solve)
+        except ValueError:
+            newton = int(c.newton_solve)
+        return IpmSolverParameters(
+            c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
+            c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
+            newton,
+        )
+
+    # -- problem data (borrowed) --------------------------------------------------------------
+
+    def set_problem_data(self, M, Jn, Jt, v0, tau, h: float, phi, mu, models, vt_offset=None,
+                         *, copy=False) -> None:
+        """Sets one time step: ``M`` n×n (kg), ``Jn`` nc×n, ``Jt`` 2nc×n, ``v0`` and ``tau`` n,
+        ``h`` (s), ``phi`` (m), ``mu`` and ``models`` (:class:`IpmContactModel`) nc each, and
+        an optional ``vt_offset`` (2nc, m/s). n is ``len(v0)``, nc is ``len(phi)``. Borrowed
+        (the model kinds are copied by the library); ``copy=True`` snapshots the arrays. On an
+        error the previous data stays set.
+        """
+        v0_a = np.asarray(v0)
+        phi_a = np.asarray(phi)
+        if v0_a.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"v0: shape {v0_a.shape}, expected (n,)")
+        if phi_a.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"phi: shape {phi_a.shape}, expected (nc,)")
+        n, nc = v0_a.shape[0], phi_a.shape[0]
+        m, ld_m = _matrix(M, n, n, "M", copy)
+        jn, ld_jn = _matrix(Jn, nc, n, "Jn", copy)
+        jt, ld_jt = _matrix(Jt, 2 * nc, n, "Jt", copy)
+        vecs = [_vector(v0, n, "v0", copy), _vector(tau, n, "tau", copy),
+                _vector(phi, nc, "phi", copy), _vector(mu, nc, "mu", copy)]
+        kinds = np.asarray(models)
+        if kinds.shape != (nc,) or (nc > 0 and kinds.dtype.kind not in "iu"):
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH,
+                f"models: {kinds.shape} of {kinds.dtype}, expected ({nc},) integers",
+            )
+        kinds = np.ascontiguousarray(kinds, dtype=np.int32)
+        if vt_offset is None:
+            offset, offset_ptr, offset_len = None, None, 0
+        else:
+            offset = _vector(vt_offset, 2 * nc, "vt_offset", copy)
+            offset_ptr, offset_len = _ptr(offset), 2 * nc
+        self._check(
+            self._lib.cts_ipm_solver_set_problem_data(
+                self._h(), n, nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
+                _ptr(vecs[0]), _ptr(vecs[1]), float(h), _ptr(vecs[2]), _ptr(vecs[3]),
+                kinds.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), offset_ptr, offset_len,
+            )
+        )
+        self._borrowed = (m, jn, jt, *vecs, kinds, offset)  # a failed call keeps the old borrow
+
+    # -- solving ------------------------------------------------------------------------------
+
+    def _outcome(self, status: int) -> IpmOutcome:
+        if status < Status.NULL_POINTER:
+            return IpmOutcome(status)
+        raise ContactSolversError(status, self.last_error())
+
+    def solve(self) -> IpmOutcome:
+        """Solves from v = v0; returns the outcome, raises on usage errors."""
+        return self._outcome(self._lib.cts_ipm_solver_solve(self._h()))
+
+    def solve_with_guess(self, v_guess) -> IpmOutcome:
+        """Solves from the velocity guess (n; m/s, rad/s)."""
+        g = np.ascontiguousarray(v_guess, dtype=np.float64)
+        if g.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"v_guess: shape {g.shape}, expected (n,)")
+        return self._outcome(self._lib.cts_ipm_solver_solve_with_guess(self._h(), _ptr(g), g.shape[0]))
+
+    def _get(self, what: str, n: int) -> np.ndarray:
+        out = np.empty(n, dtype=np.float64)
+        self._check(getattr(self._lib, _IPM_VECTOR_GETTERS[what])(self._h(), _ptr(out), n))
+        return out
+
+    def get_generalized_velocities(self) -> np.ndarray:
+        """v (n; m/s or rad/s) of the last solve."""
+        return self._get("generalized_velocities", self.num_velocities)
+
+    def get_impulses(self) -> np.ndarray:
+        """Contact impulses (3nc; N·s): for contact i, entries 3i, 3i+1, 3i+2 = (normal γn,
+        friction along t1, friction along t2); ``.reshape(-1, 3)`` gives one row per contact."""
+        return self._get("impulses", 3 * self.num_contacts)
+
+    def get_next_gaps(self) -> np.ndarray:
+        """Predicted next gaps φ + h·Jn v (nc; m)."""
+        return self._get("next_gaps", self.num_contacts)
+
+    def get_primal(self) -> np.ndarray:
+        """Raw primal cone variables (K, see the header for the layout)."""
+        return self._get("primal", self.num_cone_variables)
+
+    def get_dual(self) -> np.ndarray:
+        """Raw dual cone variables (K)."""
+        return self._get("dual", self.num_cone_variables)
+
+    def get_stats(self) -> IpmSolverStats:
+        c = _IpmStats()
+        self._check(self._lib.cts_ipm_solver_get_stats(self._h(), ctypes.byref(c)))
+        try:
+            outcome = IpmOutcome(c.status)
+        except ValueError:
+            outcome = int(c.status)
+        return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
+                              int(c.line_search_exhausted), int(c.boundary_hits))
+
+    def _history(self, what: str) -> np.ndarray:
+        get = getattr(self._lib, _IPM_HISTORIES[what])
+        count = ctypes.c_size_t(0)
+        self._check(get(self._h(), None, 0, ctypes.byref(count)))
+        out = np.empty(count.value, dtype=np.float64)
+        self._check(get(self._h(), _ptr(out), out.shape[0], ctypes.byref(count)))
+        return out
+
+    def get_rvio_history(self) -> np.ndarray:
+        """rvio at the start and after every iteration (iterations + 1 entries)."""
+        return self._history("rvio")
+
+    def get_bvio_history(self) -> np.ndarray:
+        """bvio at the start and after every iteration (iterations + 1 entries)."""
+        return self._history("bvio")
+
+    def get_kappa_history(self) -> np.ndarray:
+        """The κ target of every iteration (N·s·m)."""
+        return self._history("kappa")
+
+    def get_alpha_history(self) -> np.ndarray:
+        """The accepted step length of every iteration."""
+        return self._history("alpha")
+
+    # -- sensitivities ------------------------------------------------------------------------
+
+    def compute_sensitivities(self) -> None:
+        """Implicit differentiation at the last solve's iterate (reads the borrowed data)."""
+        self._check(self._lib.cts_ipm_solver_compute_sensitivities(self._h()))
+
+    def _sensitivity(self, name: str, rows: int, parameter) -> np.ndarray:
+        p = IpmSensitivityParameter(parameter)
+        cols = self.num_velocities if p in (IpmSensitivityParameter.kV0,
+                                            IpmSensitivityParameter.kTau) else self.num_contacts
+        out = np.empty((rows, cols), dtype=np.float64, order="F")
+        self._check(getattr(self._lib, name)(self._h(), int(p), _ptr(out), max(1, rows), cols))
+        return out
+
+    def get_velocity_sensitivity(self, parameter: IpmSensitivityParameter) -> np.ndarray:
+        """∂v/∂θ (n × n for v0 and τ, n × nc for φ and μ) of the last compute_sensitivities."""
+        return self._sensitivity("cts_ipm_solver_get_velocity_sensitivity", self.num_velocities,
+                                 parameter)
+
+    def get_impulse_sensitivity(self, parameter: IpmSensitivityParameter) -> np.ndarray:
+        """∂λ/∂θ (3nc rows, λ as in :meth:`get_impulses`)."""
+        return self._sensitivity("cts_ipm_solver_get_impulse_sensitivity",
+                                 3 * self.num_contacts, parameter)
