@@ -17,6 +17,8 @@ TamsiSolver(3) do solver
 end
 ```
 
+Solvers: `TamsiSolver` (Drake's TAMSI) and `IpmSolver` (Dojo's interior point), as in Python.
+
 The library: `ContactSolvers.load_library(path)` before first use, else `CONTACT_SOLVERS_LIB`,
 else `target/release` then `target/debug` of the repository this file sits in, else the system's
 search path. (One library per Julia session; the Python module allows one per solver.)
@@ -52,7 +54,14 @@ export ContactSolversError, TamsiSolver, TamsiSolverParameters, TamsiSolverItera
        get_generalized_velocities, get_normal_velocities, get_tangential_velocities,
        get_normal_forces, get_friction_forces, get_generalized_friction_forces,
        get_generalized_contact_forces, num_velocities, num_contacts, calc_jacobian, calc_alpha,
-       clone, last_error
+       clone, last_error,
+       IpmSolver, IpmSolverParameters, IpmSolverStats, IpmOutcome, kConverged,
+       kMaxIterationsReachedIpm, kNonFiniteStep, IpmContactModel, kImpact, kSecondOrderCone,
+       kLinear, IpmNewtonSolve, kCondensed, kDense, IpmSensitivityParameter, kV0, kTau, kPhi, kMu,
+       set_parameters!, get_parameters, set_problem_data!, solve!, get_impulses, get_next_gaps,
+       get_primal, get_dual, get_stats, get_rvio_history, get_bvio_history, get_kappa_history,
+       get_alpha_history, compute_sensitivities!, get_velocity_sensitivity,
+       get_impulse_sensitivity, num_cone_variables
 
 "The ABI version this module was written against (`CTS_ABI_VERSION` of the header)."
 const ABI_VERSION = 1
@@ -62,6 +71,8 @@ const STATUS_OK = Int32(0)
 const STATUS_MAX_ITERATIONS_REACHED = Int32(1)
 const STATUS_LINEAR_SOLVER_FAILED = Int32(2)
 const STATUS_ALPHA_SOLVER_FAILED = Int32(3)
+const STATUS_IPM_MAX_ITERATIONS_REACHED = Int32(41)
+const STATUS_IPM_NON_FINITE_STEP = Int32(42)
 const STATUS_NULL_POINTER = Int32(100)
 const STATUS_INVALID_ARGUMENT = Int32(101)
 const STATUS_DIMENSION_MISMATCH = Int32(102)
@@ -110,6 +121,17 @@ const _FUNCTIONS = (
     :cts_tamsi_solver_get_residuals, :cts_tamsi_solver_num_velocities,
     :cts_tamsi_solver_num_contacts, :cts_tamsi_solver_last_error, :cts_tamsi_calc_alpha,
     :cts_tamsi_solver_calc_jacobian,
+    :cts_ipm_parameters_default, :cts_ipm_solver_new, :cts_ipm_solver_free,
+    :cts_ipm_solver_clone, :cts_ipm_solver_set_parameters, :cts_ipm_solver_get_parameters,
+    :cts_ipm_solver_set_problem_data, :cts_ipm_solver_solve, :cts_ipm_solver_solve_with_guess,
+    :cts_ipm_solver_get_generalized_velocities, :cts_ipm_solver_get_impulses,
+    :cts_ipm_solver_get_next_gaps, :cts_ipm_solver_num_cone_variables,
+    :cts_ipm_solver_get_primal, :cts_ipm_solver_get_dual, :cts_ipm_solver_get_stats,
+    :cts_ipm_solver_get_rvio_history, :cts_ipm_solver_get_bvio_history,
+    :cts_ipm_solver_get_kappa_history, :cts_ipm_solver_get_alpha_history,
+    :cts_ipm_solver_compute_sensitivities, :cts_ipm_solver_get_velocity_sensitivity,
+    :cts_ipm_solver_get_impulse_sensitivity, :cts_ipm_solver_num_velocities,
+    :cts_ipm_solver_num_contacts, :cts_ipm_solver_last_error,
 )
 
 function _default_library_path()
@@ -483,7 +505,258 @@ function calc_alpha(vt::AbstractVector, dvt::AbstractVector, cos_theta_max::Real
     throw(ContactSolversError(st, _last_error_message()))
 end
 
-# Hook for the interior-point solver (cts_ipm_*): an `IpmSolver` mirroring the Python class goes
-# here once the Python binding wraps it.
+# -- Interior point (Dojo) ----------------------------------------------------------------------
+
+"Outcome of an interior-point solve (the C++ wrapper's `cts::IpmOutcome`; the Julia name of
+`kMaxIterationsReached` carries an `Ipm` suffix to stay distinct from TAMSI's)."
+@enum IpmOutcome::Int32 begin
+    kConverged = 0
+    kMaxIterationsReachedIpm = 41
+    kNonFiniteStep = 42
+end
+
+"Contact model of one contact (`CTS_IPM_MODEL_*`)."
+@enum IpmContactModel::Int32 begin
+    kImpact = 0           # frictionless
+    kSecondOrderCone = 1  # isotropic Coulomb friction (Dojo's nonlinear model)
+    kLinear = 2           # four friction directions (L1 diamond: sliding bodies drift sideways)
+end
+
+"How the Newton system is solved (`CTS_IPM_NEWTON_SOLVE_*`)."
+@enum IpmNewtonSolve::Int32 begin
+    kCondensed = 0
+    kDense = 1
+end
+
+"The problem data a sensitivity is taken with respect to (`CTS_IPM_SENSITIVITY_*`)."
+@enum IpmSensitivityParameter::Int32 begin
+    kV0 = 0   # n columns
+    kTau = 1  # n columns
+    kPhi = 2  # nc columns
+    kMu = 3   # nc columns
+end
+
+"""
+`cts_ipm_parameters` (same field order and C types; defaults are Dojo's code defaults).
+Booleans are `Int32` 0/1, `newton_solve` an `Int32` (`Int32(kDense)`). Validated when set.
+"""
+Base.@kwdef struct IpmSolverParameters
+    rtol::Cdouble = 1.0e-6
+    btol::Cdouble = 1.0e-4
+    max_iter::Int32 = 50
+    max_ls::Int32 = 10
+    undercut::Cdouble = Inf
+    no_progress_max::Int32 = 3
+    no_progress_undercut::Cdouble = 10.0
+    dojo_lagged_kappa::Int32 = 0
+    fixed_kappa::Cdouble = 0.0
+    warm_start::Int32 = 0
+    newton_solve::Int32 = 0
+end
+
+"`cts_ipm_stats` (same layout): `status` is 0, 41 or 42 (`IpmOutcome(stats.status)`)."
+struct IpmSolverStats
+    status::Int32
+    iterations::Int32
+    rvio::Cdouble
+    bvio::Cdouble
+    kappa::Cdouble
+    line_search_exhausted::Int32
+    boundary_hits::Int32
+end
+
+"""
+    IpmSolver()
+    IpmSolver(f)   # do-block: the solver is closed when f returns
+
+Dojo's interior-point contact solver (`cts_ipm_*`): one time step in generalized velocities,
+`M (v − v0) − h τ − Σ_i [Jn_iᵀ γn_i + Jt_iᵀ b_i] = 0`, `0 <= φ_i + h Jn_i v ⟂ γn_i >= 0`,
+Coulomb friction on the second-order cone (or the linear model, or none); impulses in N·s;
+sensitivities by implicit differentiation. Mirrors the Python `IpmSolver`.
+"""
+mutable struct IpmSolver
+    handle::Ptr{Cvoid}
+    borrowed::Tuple
+
+    function IpmSolver()
+        out = Ref{Ptr{Cvoid}}(C_NULL)
+        st = ccall(_sym(:cts_ipm_solver_new), Int32, (Ref{Ptr{Cvoid}},), out)
+        st == STATUS_OK || throw(ContactSolversError(st, _last_error_message()))
+        return finalizer(close, new(out[], ()))
+    end
+
+    IpmSolver(handle::Ptr{Cvoid}, ::Val{:adopt}) = finalizer(close, new(handle, ()))
+end
+
+function IpmSolver(f::Function)
+    solver = IpmSolver()
+    try
+        return f(solver)
+    finally
+        close(solver)
+    end
+end
+
+function Base.close(s::IpmSolver)
+    h = s.handle
+    s.handle = C_NULL
+    h == C_NULL || ccall(_symbols[:cts_ipm_solver_free], Cvoid, (Ptr{Cvoid},), h)
+    s.borrowed = ()
+    return nothing
+end
+
+Base.isopen(s::IpmSolver) = s.handle != C_NULL
+
+function _h(s::IpmSolver)
+    s.handle == C_NULL && throw(ContactSolversError(STATUS_NULL_POINTER, "the solver is closed"))
+    return s.handle
+end
+
+function _check(s::IpmSolver, st::Int32)
+    st == STATUS_OK || throw(ContactSolversError(st, last_error(s)))
+    return nothing
+end
+
+last_error(s::IpmSolver) =
+    unsafe_string(ccall(_sym(:cts_ipm_solver_last_error), Cstring, (Ptr{Cvoid},), _h(s)))
+
+function clone(s::IpmSolver)
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    st = ccall(_sym(:cts_ipm_solver_clone), Int32, (Ptr{Cvoid}, Ref{Ptr{Cvoid}}), _h(s), out)
+    st == STATUS_OK || throw(ContactSolversError(st, _last_error_message()))
+    return IpmSolver(out[], Val(:adopt))
+end
+
+num_velocities(s::IpmSolver) =
+    Int(ccall(_sym(:cts_ipm_solver_num_velocities), Csize_t, (Ptr{Cvoid},), _h(s)))
+num_contacts(s::IpmSolver) =
+    Int(ccall(_sym(:cts_ipm_solver_num_contacts), Csize_t, (Ptr{Cvoid},), _h(s)))
+num_cone_variables(s::IpmSolver) =
+    Int(ccall(_sym(:cts_ipm_solver_num_cone_variables), Csize_t, (Ptr{Cvoid},), _h(s)))
+
+function set_parameters!(s::IpmSolver, p::IpmSolverParameters)
+    _check(s, ccall(_sym(:cts_ipm_solver_set_parameters), Int32,
+                    (Ptr{Cvoid}, Ref{IpmSolverParameters}), _h(s), p))
+    return s
+end
+
+function get_parameters(s::IpmSolver)
+    p = Ref{IpmSolverParameters}(IpmSolverParameters())
+    _check(s, ccall(_sym(:cts_ipm_solver_get_parameters), Int32,
+                    (Ptr{Cvoid}, Ref{IpmSolverParameters}), _h(s), p))
+    return p[]
+end
+
+"""
+    set_problem_data!(s, M, Jn, Jt, v0, tau, h, phi, mu, models; vt_offset = nothing,
+                      copy = false)
+
+One time step: `M` n×n, `Jn` nc×n, `Jt` 2nc×n, `v0` and `tau` n, `h` (s), `phi` (m), `mu` and
+`models` (`IpmContactModel`s or integers) nc each, optional `vt_offset` (2nc); n = `length(v0)`,
+nc = `length(phi)`. Borrowed; `copy = true` snapshots. On an error the previous data stays set.
+"""
+function set_problem_data!(s::IpmSolver, M, Jn, Jt, v0, tau, h::Real, phi, mu, models;
+                           vt_offset = nothing, copy::Bool = false)
+    (v0 isa AbstractVector && phi isa AbstractVector) ||
+        throw(ContactSolversError(STATUS_DIMENSION_MISMATCH, "v0 and phi must be vectors"))
+    n, nc = length(v0), length(phi)
+    m, ld_m = _matrix(M, n, n, "M", copy)
+    jn, ld_jn = _matrix(Jn, nc, n, "Jn", copy)
+    jt, ld_jt = _matrix(Jt, 2nc, n, "Jt", copy)
+    v0_, tau_ = _vector(v0, n, "v0", copy), _vector(tau, n, "tau", copy)
+    phi_, mu_ = _vector(phi, nc, "phi", copy), _vector(mu, nc, "mu", copy)
+    length(models) == nc ||
+        throw(ContactSolversError(STATUS_DIMENSION_MISMATCH,
+                                  "models: length $(length(models)), expected $nc"))
+    kinds = Int32[Int32(k) for k in models]
+    offset = vt_offset === nothing ? nothing : _vector(vt_offset, 2nc, "vt_offset", copy)
+    offset_len = offset === nothing ? 0 : 2nc
+    offset_ptr = offset === nothing ? Ptr{Cdouble}(C_NULL) : pointer(offset)
+    st = GC.@preserve m jn jt v0_ tau_ phi_ mu_ kinds offset ccall(
+        _sym(:cts_ipm_solver_set_problem_data), Int32,
+        (Ptr{Cvoid}, Csize_t, Csize_t, Ptr{Cdouble}, Csize_t, Ptr{Cdouble}, Csize_t, Ptr{Cdouble},
+         Csize_t, Ptr{Cdouble}, Ptr{Cdouble}, Cdouble, Ptr{Cdouble}, Ptr{Cdouble}, Ptr{Int32},
+         Ptr{Cdouble}, Csize_t),
+        _h(s), n, nc, m, ld_m, jn, ld_jn, jt, ld_jt, v0_, tau_, h, phi_, mu_, kinds, offset_ptr,
+        offset_len)
+    _check(s, st)
+    s.borrowed = (m, jn, jt, v0_, tau_, phi_, mu_, kinds, offset)
+    return s
+end
+
+function _outcome(s::IpmSolver, st::Int32)
+    st < STATUS_NULL_POINTER && return IpmOutcome(st)
+    throw(ContactSolversError(st, last_error(s)))
+end
+
+"Solves from v = v0; returns an `IpmOutcome`, throws on usage errors."
+solve!(s::IpmSolver) =
+    _outcome(s, ccall(_sym(:cts_ipm_solver_solve), Int32, (Ptr{Cvoid},), _h(s)))
+
+"Solves from the velocity guess `v_guess` (n); returns an `IpmOutcome`."
+function solve_with_guess!(s::IpmSolver, v_guess::AbstractVector)
+    g = Vector{Float64}(v_guess)
+    st = GC.@preserve g ccall(_sym(:cts_ipm_solver_solve_with_guess), Int32,
+                              (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t), _h(s), g, length(g))
+    return _outcome(s, st)
+end
+
+function _get(s::IpmSolver, name::Symbol, n::Integer)
+    out = Vector{Float64}(undef, n)
+    _check(s, ccall(_sym(name), Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t), _h(s), out, n))
+    return out
+end
+
+get_generalized_velocities(s::IpmSolver) =
+    _get(s, :cts_ipm_solver_get_generalized_velocities, num_velocities(s))
+"Impulses (3nc; N·s): (γn, friction t1, friction t2) per contact; `reshape(x, 3, :)` per column."
+get_impulses(s::IpmSolver) = _get(s, :cts_ipm_solver_get_impulses, 3num_contacts(s))
+get_next_gaps(s::IpmSolver) = _get(s, :cts_ipm_solver_get_next_gaps, num_contacts(s))
+get_primal(s::IpmSolver) = _get(s, :cts_ipm_solver_get_primal, num_cone_variables(s))
+get_dual(s::IpmSolver) = _get(s, :cts_ipm_solver_get_dual, num_cone_variables(s))
+
+function get_stats(s::IpmSolver)
+    c = Ref{IpmSolverStats}(IpmSolverStats(0, 0, 0, 0, 0, 0, 0))
+    _check(s, ccall(_sym(:cts_ipm_solver_get_stats), Int32, (Ptr{Cvoid}, Ref{IpmSolverStats}),
+                    _h(s), c))
+    return c[]
+end
+
+function _history(s::IpmSolver, name::Symbol)
+    count = Ref{Csize_t}(0)
+    f = _sym(name)
+    _check(s, ccall(f, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ref{Csize_t}),
+                    _h(s), C_NULL, 0, count))
+    out = Vector{Float64}(undef, count[])
+    _check(s, ccall(f, Int32, (Ptr{Cvoid}, Ptr{Cdouble}, Csize_t, Ref{Csize_t}),
+                    _h(s), out, length(out), count))
+    return out
+end
+
+get_rvio_history(s::IpmSolver) = _history(s, :cts_ipm_solver_get_rvio_history)
+get_bvio_history(s::IpmSolver) = _history(s, :cts_ipm_solver_get_bvio_history)
+get_kappa_history(s::IpmSolver) = _history(s, :cts_ipm_solver_get_kappa_history)
+get_alpha_history(s::IpmSolver) = _history(s, :cts_ipm_solver_get_alpha_history)
+
+"Implicit differentiation at the last solve's iterate (reads the borrowed data)."
+function compute_sensitivities!(s::IpmSolver)
+    _check(s, ccall(_sym(:cts_ipm_solver_compute_sensitivities), Int32, (Ptr{Cvoid},), _h(s)))
+    return s
+end
+
+function _sensitivity(s::IpmSolver, name::Symbol, rows::Integer, p::IpmSensitivityParameter)
+    cols = p in (kV0, kTau) ? num_velocities(s) : num_contacts(s)
+    out = Matrix{Float64}(undef, rows, cols)
+    _check(s, ccall(_sym(name), Int32, (Ptr{Cvoid}, Int32, Ptr{Cdouble}, Csize_t, Csize_t),
+                    _h(s), Int32(p), out, max(1, rows), cols))
+    return out
+end
+
+"∂v/∂θ (n × n for kV0 and kTau, n × nc for kPhi and kMu)."
+get_velocity_sensitivity(s::IpmSolver, p::IpmSensitivityParameter) =
+    _sensitivity(s, :cts_ipm_solver_get_velocity_sensitivity, num_velocities(s), p)
+"∂λ/∂θ (3nc rows, λ as in `get_impulses`)."
+get_impulse_sensitivity(s::IpmSolver, p::IpmSensitivityParameter) =
+    _sensitivity(s, :cts_ipm_solver_get_impulse_sensitivity, 3num_contacts(s), p)
 
 end # module
