@@ -49,3 +49,14 @@ else
   echo "Eigen is not installed (apt-get install libeigen3-dev, or .ci/install-deps examples)" >&2
   exit 1
 fi
+
+echo
+echo "== python/rolling_cylinder.py (ctypes + numpy) =="
+# The venv `.ci/install-deps tests` creates, else any python3 with numpy.
+python=target/python-venv/bin/python
+[ -x "$python" ] || python=python3
+if "$python" -c 'import numpy' 2>/dev/null; then
+  "$python" examples_c/python/rolling_cylinder.py "$lib/libcontact_solvers.so" | tail -n 14
+else
+  echo "skipped: no Python with numpy (pip install numpy, or .ci/install-deps tests)"
+fi
