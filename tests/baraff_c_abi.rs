@@ -180,6 +180,7 @@ impl CSolver {
         let msg =
             unsafe { CStr::from_ptr(c::cts_baraff_solver_last_error(self.0)) }.to_str().unwrap().to_string();
         assert_eq!(msg.is_empty(), status == cts_status::Ok, "{status:?}: '{msg}'");
+        assert!((status as i32) < 100, "usage error {status:?}: {msg}");
         status as i32
     }
 
@@ -437,7 +438,8 @@ fn b4_sliding_particle_model_interface() {
     )
     .unwrap();
     let mut cs = CSolver::new();
-    cs.set_model(&mass, &j, ACC, &tau, &CRows::new(&rows));
+    let crows = CRows::new(&rows); // borrowed: must outlive the solves
+    cs.set_model(&mass, &j, ACC, &tau, &crows);
     cs.set_sliding(&q, &mu);
     assert_eq!(cs.solve(), SOLVED);
     cs.assert_same_as(&r, true);
@@ -487,19 +489,23 @@ fn b5_painleve_rod_unbounded_ray_through_c() {
             )
             .unwrap();
         let mut cs = CSolver::new();
-        cs.set_model(&rod.mass, &j, ACC, &tau, &CRows::new(&rows));
+        let crows = CRows::new(&rows); // borrowed: must outlive the solves
+        cs.set_model(&rod.mass, &j, ACC, &tau, &crows);
         cs.set_sliding(&q, &mu);
         assert_eq!(cs.solve(), status, "μ_d {mu_d} slip {slip}");
+        // The detail is that of the last call on the handle (the getters below clear it).
+        let msg =
+            unsafe { CStr::from_ptr(c::cts_baraff_solver_last_error(cs.0)) }.to_str().unwrap().to_string();
         assert_eq!(status, cts_status::from(outcome) as i32);
         cs.assert_same_as(&r, true);
         close(cs.composed_matrix()[0], a_eff, 1e-6, "A'");
         close_all(&cs.composed_b(), &[-G], 1e-12, "b");
         close(cs.forces()[0], f_n, 1e-6, "f_n");
+        assert_eq!(msg.is_empty(), status == SOLVED);
         if status == UNBOUNDED {
             let st = cs.stats();
             assert_eq!((st.status, st.row), (22, 0));
             assert_eq!(cs.forces(), [0.0]);
-            let msg = unsafe { CStr::from_ptr(c::cts_baraff_solver_last_error(cs.0)) }.to_str().unwrap();
             assert!(msg.starts_with("cts_baraff_solver_solve: unbounded ray while driving row 0"), "{msg}");
         }
     }
@@ -738,7 +744,8 @@ fn restitution_parameter_reaches_the_impulse_loop() {
     let j = dmatrix![0.0, 1.0];
     let qdot = dvector![0.3, -2.0];
     let mut cs = CSolver::with_params(|p| p.restitution = 0.5);
-    cs.set_model(&mass, &j, VEL, &qdot, &CRows::new(&[RowKind::Normal]));
+    let crows = CRows::new(&[RowKind::Normal]); // borrowed: must outlive the solves
+    cs.set_model(&mass, &j, VEL, &qdot, &crows);
     assert_eq!(cs.compute_impulses(), SOLVED);
     close(cs.accelerations()[0], 1.0, 1e-12, "v⁺ = −e v");
     close(cs.forces()[0], 6.0, 1e-12, "p = m Δv");
@@ -800,7 +807,8 @@ fn stabilization_through_c() {
         )
         .unwrap();
         let mut cs = CSolver::new();
-        cs.set_model(&mass, &j, ACC, &tau, &CRows::new(&rows));
+        let crows = CRows::new(&rows); // borrowed: must outlive the solves
+        cs.set_model(&mass, &j, ACC, &tau, &crows);
         let vel = if include_velocity == 1 { cvel.as_ptr() } else { null() };
         ok(unsafe {
             c::cts_baraff_solver_set_model_stabilization(
@@ -848,7 +856,6 @@ fn parameters_round_trip_and_reach_the_solver() {
     assert_eq!(cs.solve(), 24);
     assert_eq!(cs.stats().status, 24);
     assert!(cs.sets().contains(&c::CTS_BARAFF_SET_UNTREATED), "{:?}", cs.sets());
-    let _ = RowSet::Untreated;
 }
 
 #[test]
