@@ -11,7 +11,7 @@ use std::ptr::{null, null_mut};
 
 use contact_solvers::baraff::{
     BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind,
-    RowSet, Rows, Sliding, Stabilization,
+    Rows, Sliding, Stabilization,
 };
 use contact_solvers::ffi::baraff as c;
 use contact_solvers::ffi::cts_status;
