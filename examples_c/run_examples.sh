@@ -30,6 +30,12 @@ echo "== rolling_cylinder.c (C99, static library) =="
 "$out/rolling_cylinder_static" | tail -n 3
 
 echo
+echo "== baraff_box_and_rod.c (C99, shared library) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/baraff_box_and_rod.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/baraff_box_and_rod"
+"$out/baraff_box_and_rod"
+
+echo
 echo "== pizza_saver.cpp (C++17 with Eigen, through include/contact_solvers.hpp) =="
 if [ -e /usr/include/eigen3/Eigen/Core ]; then
   "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \
