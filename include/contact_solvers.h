@@ -284,7 +284,8 @@ typedef struct cts_baraff_parameters {
    */
   double cdot_tolerance;
   /**
-   * Global pivot cap of a solve; 0 selects 50·m + 50; default 0; >= 0.
+   * Pivot cap of one pivoting attempt (a solve makes two with `reverse_retry`); 0 selects
+   * 50·m + 50; default 0; >= 0.
    */
   int32_t max_pivots;
   /**
@@ -315,8 +316,8 @@ typedef struct cts_baraff_stats {
    */
   int32_t row;
   /**
-   * Pivots (steps) taken by the pivoting, over all drives and re-drives (0 for
-   * `cts_baraff_solver_compute_impulses`).
+   * Pivots (steps) taken by the pivoting, over all drives, re-drives and both attempts (see
+   * `reverse_retry`; 0 for `cts_baraff_solver_compute_impulses`).
    */
   int32_t pivots;
   /**

@@ -124,7 +124,8 @@ pub struct cts_baraff_parameters {
     /// `v < -cdot_tolerance`, a bilateral row when `|v| > cdot_tolerance`; default 1e-6; finite
     /// and >= 0.
     pub cdot_tolerance: f64,
-    /// Global pivot cap of a solve; 0 selects 50·m + 50; default 0; >= 0.
+    /// Pivot cap of one pivoting attempt (a solve makes two with `reverse_retry`); 0 selects
+    /// 50·m + 50; default 0; >= 0.
     pub max_pivots: i32,
     /// Iteration cap of `cts_baraff_solver_compute_impulses`; 0 selects max(100, 4·m); default 0;
     /// >= 0.
@@ -145,8 +146,8 @@ pub struct cts_baraff_stats {
     /// For CTS_STATUS_BARAFF_UNBOUNDED_RAY the row being driven when the ray appeared; -1
     /// otherwise.
     pub row: i32,
-    /// Pivots (steps) taken by the pivoting, over all drives and re-drives (0 for
-    /// `cts_baraff_solver_compute_impulses`).
+    /// Pivots (steps) taken by the pivoting, over all drives, re-drives and both attempts (see
+    /// `reverse_retry`; 0 for `cts_baraff_solver_compute_impulses`).
     pub pivots: i32,
     /// Active-set iterations of `cts_baraff_solver_compute_impulses` (0 for the other calls).
     pub iterations: i32,
