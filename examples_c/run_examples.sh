@@ -36,6 +36,16 @@ echo "== baraff_box_and_rod.c (C99, shared library) =="
 "$out/baraff_box_and_rod"
 
 echo
+echo "== box_cone_vs_pyramid.c (C99, interior point: second-order cone vs linear friction) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/box_cone_vs_pyramid.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/box_cone_vs_pyramid"
+# 2 x 250 trajectory lines: show the first steps and the summaries (the whole output is in
+# $out/box_cone_vs_pyramid.txt).
+"$out/box_cone_vs_pyramid" > "$out/box_cone_vs_pyramid.txt"
+grep -A4 'box sliding on a plane' "$out/box_cone_vs_pyramid.txt"
+grep -A9 '^summary' "$out/box_cone_vs_pyramid.txt"
+
+echo
 echo "== pizza_saver.cpp (C++17 with Eigen, through include/contact_solvers.hpp) =="
 if [ -e /usr/include/eigen3/Eigen/Core ]; then
   "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \

@@ -136,6 +136,59 @@
 #define CTS_BARAFF_LEVEL_VELOCITY 1
 
 /**
+ * Contact model kind (`models[i]`): frictionless impact; one complementarity pair
+ * (normal impulse γn ⟂ next gap). `Jt` rows and `mu` of such a contact are ignored (but must be
+ * finite).
+ */
+#define CTS_IPM_MODEL_IMPACT 0
+
+/**
+ * Contact model kind: isotropic Coulomb friction on the second-order cone
+ * `|(b1, b2)| <= mu·γn` (Dojo's "nonlinear" model), maximum dissipation. The primary model.
+ */
+#define CTS_IPM_MODEL_SECOND_ORDER_CONE 1
+
+/**
+ * Contact model kind: Dojo's "linear" friction with four directions ±t1, ±t2; the friction set is
+ * the L1 ball `|b1| + |b2| <= mu·γn` (a diamond), which makes sliding bodies drift sideways.
+ */
+#define CTS_IPM_MODEL_LINEAR 2
+
+/**
+ * `cts_ipm_parameters::newton_solve`: eliminate every contact's small block and factor the
+ * condensed n×n matrix (partial-pivot LU). The default; cost O(n²·nc + n³) per iteration.
+ */
+#define CTS_IPM_NEWTON_SOLVE_CONDENSED 0
+
+/**
+ * `cts_ipm_parameters::newton_solve`: factor the whole unsymmetric Newton matrix of size
+ * n + 2·Σk_i (partial-pivot LU). Reference path for small problems.
+ */
+#define CTS_IPM_NEWTON_SOLVE_DENSE 1
+
+/**
+ * Sensitivity parameter θ = v0 (n columns): derivatives with respect to the pre-step velocity.
+ */
+#define CTS_IPM_SENSITIVITY_V0 0
+
+/**
+ * Sensitivity parameter θ = τ (n columns): derivatives with respect to the generalized force
+ * (N). For a momentum `p* = M v0 + h τ`, divide by h.
+ */
+#define CTS_IPM_SENSITIVITY_TAU 1
+
+/**
+ * Sensitivity parameter θ = φ (nc columns): derivatives with respect to the gaps (m).
+ */
+#define CTS_IPM_SENSITIVITY_PHI 2
+
+/**
+ * Sensitivity parameter θ = μ (nc columns): derivatives with respect to the friction
+ * coefficients (zero columns for impact contacts).
+ */
+#define CTS_IPM_SENSITIVITY_MU 3
+
+/**
  * Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
  * (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
  * is an `int32_t`: compare it with the enumerators, and pass any value to
@@ -196,6 +249,19 @@ enum cts_status
    */
   CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK = 26,
   /**
+   * Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
+   * `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
+   * results hold the last iterate, a strictly interior point; its sensitivities can still be
+   * computed.
+   */
+  CTS_STATUS_IPM_MAX_ITERATIONS_REACHED = 41,
+  /**
+   * Interior point: a Newton direction or residual was not finite (a singular or overflowing
+   * Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
+   * hold the last finite iterate.
+   */
+  CTS_STATUS_IPM_NON_FINITE_STEP = 42,
+  /**
    * A required pointer was NULL.
    */
   CTS_STATUS_NULL_POINTER = 100,
@@ -240,6 +306,13 @@ typedef int32_t cts_status;
  * distinct handles are independent.
  */
 typedef struct cts_baraff_solver cts_baraff_solver;
+
+/**
+ * Opaque interior-point solver handle (Dojo's solver). Create with `cts_ipm_solver_new`,
+ * release with `cts_ipm_solver_free`. Not thread-safe: one handle must not be used by two threads
+ * at once; distinct handles are independent.
+ */
+typedef struct cts_ipm_solver cts_ipm_solver;
 
 /**
  * Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
@@ -330,6 +403,107 @@ typedef struct cts_baraff_stats {
    */
   double worst_violation;
 } cts_baraff_stats;
+
+/**
+ * Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
+ * `cts_ipm_parameters_default`, change fields, pass to `cts_ipm_solver_set_parameters`, which
+ * validates them. Booleans are int32_t 0 or 1.
+ *
+ * Units: `rtol` bounds the ∞-norm of the equality residuals, which mix N·s (momentum rows), m
+ * (gap rows) and m/s (tangential-velocity rows); `btol` bounds the ∞-norm of the complementarity
+ * products γ∘s (N·s·m for the normal pair: a resting contact hovers at about btol/γn meters).
+ * Dojo does not normalize them; use btol <= 1e-6 for accuracy work.
+ */
+typedef struct cts_ipm_parameters {
+  /**
+   * Tolerance on rvio (∞-norm of the equality residuals); default 1e-6; finite, > 0.
+   */
+  double rtol;
+  /**
+   * Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
+   */
+  double btol;
+  /**
+   * Maximum number of Newton (predictor–corrector) iterations; default 50; >= 0.
+   */
+  int32_t max_iter;
+  /**
+   * Maximum number of backtracking halvings per iteration; default 10; >= 1.
+   */
+  int32_t max_ls;
+  /**
+   * The κ floor is btol/undercut; default INFINITY (floor 0); > 0, INFINITY allowed (the paper
+   * uses 5; 1 makes the final κ equal btol, for smoothed gradients).
+   */
+  double undercut;
+  /**
+   * Iterations without progress before undercut is multiplied by no_progress_undercut;
+   * default 3; >= 0.
+   */
+  int32_t no_progress_max;
+  /**
+   * Factor applied to undercut after no_progress_max iterations without progress; default
+   * 10; finite, >= 1.
+   */
+  double no_progress_undercut;
+  /**
+   * 1: Dojo's lagged-κ predictor (compatibility: the predictor uses the previous iteration's κ
+   * target); 0 (default): textbook Mehrotra predictor with κ = 0.
+   */
+  int32_t dojo_lagged_kappa;
+  /**
+   * Fixed-κ mode for smooth gradients when > 0: the solve returns the central-path point of
+   * this κ (N·s·m), converging on rvio < rtol and ‖γ∘s − κe‖∞ < btol. Default 0 (off); finite,
+   * >= 0.
+   */
+  double fixed_kappa;
+  /**
+   * 1: start the cone variables from the previous solve's solution (then the interior shift)
+   * when the contact layout (n and the model kinds) is unchanged; 0 (default): from the neutral
+   * vector, as Dojo does. Velocities always start from v0 or the guess.
+   */
+  int32_t warm_start;
+  /**
+   * How the Newton system is solved: CTS_IPM_NEWTON_SOLVE_CONDENSED (0, default) or
+   * CTS_IPM_NEWTON_SOLVE_DENSE (1).
+   */
+  int32_t newton_solve;
+} cts_ipm_parameters;
+
+/**
+ * Summary of the last solve.
+ */
+typedef struct cts_ipm_stats {
+  /**
+   * The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED or
+   * CTS_STATUS_IPM_NON_FINITE_STEP.
+   */
+  int32_t status;
+  /**
+   * Newton (predictor–corrector) iterations taken.
+   */
+  int32_t iterations;
+  /**
+   * Final rvio: ∞-norm of the momentum (N·s) and equality residuals.
+   */
+  double rvio;
+  /**
+   * Final bvio: ∞-norm of the raw complementarity products γ∘s.
+   */
+  double bvio;
+  /**
+   * Last κ target (N·s·m); the fixed κ in fixed-κ mode; 0 before any iteration.
+   */
+  double kappa;
+  /**
+   * Iterations whose backtracking accepted no candidate (the smallest step was taken).
+   */
+  int32_t line_search_exhausted;
+  /**
+   * Accepted iterates with a cone variable not strictly interior (should stay 0).
+   */
+  int32_t boundary_hits;
+} cts_ipm_stats;
 
 /**
  * TAMSI parameters (Drake's `TamsiSolverParameters`). Fill with
@@ -783,6 +957,320 @@ const char *cts_baraff_solver_last_error(const struct cts_baraff_solver *solver)
  * `cts_*_last_error` is the primary channel.
  */
 const char *cts_last_error_message(void);
+
+/**
+ * Fills `*out` with Dojo's code defaults: rtol 1e-6, btol 1e-4, max_iter 50, max_ls 10, undercut
+ * INFINITY, no_progress_max 3, no_progress_undercut 10, dojo_lagged_kappa 0, fixed_kappa 0,
+ * warm_start 0, newton_solve CTS_IPM_NEWTON_SOLVE_CONDENSED. NULL-safe (does nothing).
+ */
+void cts_ipm_parameters_default(struct cts_ipm_parameters *out);
+
+/**
+ * Creates an interior-point solver with default parameters and writes the handle to `*out`
+ * (only on success). Sizes come with the problem data; the workspace grows to the largest
+ * problem solved and is reused (no allocation in later solves of at most that size).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL); failures leave their detail
+ * in `cts_last_error_message()`.
+ */
+cts_status cts_ipm_solver_new(struct cts_ipm_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the borrow
+ * of the problem data.
+ */
+void cts_ipm_solver_free(struct cts_ipm_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * for use on another thread. The copy has no problem data and no results to read (set data
+ * before solving); with `warm_start = 1` its first solve may start from the original's last
+ * solution, as the original's next solve would.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
+ * detail in `cts_last_error_message()`.
+ */
+cts_status cts_ipm_solver_clone(const struct cts_ipm_solver *solver,
+                                struct cts_ipm_solver **out);
+
+/**
+ * Validates and sets the parameters (copied): each field must lie in the domain documented on
+ * `cts_ipm_parameters`. Keeps the problem data and the results of the last solve (they take
+ * effect at the next solve or sensitivity computation).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+ * changed).
+ */
+cts_status cts_ipm_solver_set_parameters(struct cts_ipm_solver *solver,
+                                         const struct cts_ipm_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_ipm_solver_get_parameters(const struct cts_ipm_solver *solver,
+                                         struct cts_ipm_parameters *out);
+
+/**
+ * Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+ * and the contact impulses with
+ *
+ * ```text
+ * M (v − v0) − h τ − Σ_i [ Jn_iᵀ γn_i + Jt_iᵀ b_i ] = 0
+ * 0 <= φ_i + h Jn_i v  ⟂  γn_i >= 0
+ * b_i = −μ_i γn_i vt_i/|vt_i| when sliding, |b_i| <= μ_i γn_i when sticking
+ * ```
+ *
+ * with vt_i = Jt_i v (+ vt_offset_i) (second-order cone; the linear model bounds |b1| + |b2|
+ * instead; impact contacts have no friction). Impulses γn (normal) and b (friction) are in N·s.
+ *
+ * Sizes (n velocities, nc contacts), each matrix column-major with leading dimension
+ * `ld_* >= max(1, rows)`:
+ * - `M` n×n, mass matrix (kg, kg·m²), symmetric positive definite, read in full;
+ * - `Jn` nc×n: row i maps v to contact i's normal velocity (m/s, positive apart);
+ * - `Jt` 2nc×n: rows 2i, 2i+1 map v to contact i's velocity along its orthonormal tangents t1,
+ *   t2 (m/s);
+ * - `v0` n: pre-step velocity (m/s, rad/s); the solve starts from it;
+ * - `tau` n: generalized non-contact force (N, N·m: gravity, Coriolis, controls);
+ * - `h`: time step (s), finite and > 0;
+ * - `phi` nc: signed gaps at the current configuration (m; may be slightly negative); the
+ *   predicted next gap is φ + h·Jn v;
+ * - `mu` nc: friction coefficients, >= 0;
+ * - `models` nc: CTS_IPM_MODEL_IMPACT, CTS_IPM_MODEL_SECOND_ORDER_CONE or CTS_IPM_MODEL_LINEAR;
+ * - `vt_offset`, `vt_offset_len`: optional tangential velocity offset added to Jt v (moving
+ *   surfaces, conveyor belts), `vt_offset_len` = 2nc; or `vt_offset_len` = 0 (pointer may be
+ *   NULL) for none.
+ *
+ * Every value must be finite. `nc = 0` is allowed, with NULL contact arrays; so is `n = 0`.
+ *
+ * The arrays are **borrowed**: read now (validation) and by every later solve and sensitivity
+ * computation; they must stay allocated and unchanged until the next set call or
+ * `cts_ipm_solver_free`. (The model kinds are copied at this call.) Setting data drops the
+ * previous results and sensitivities; with `warm_start = 1` the next solve can still start from
+ * the previous solution.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
+ * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count, a non-finite value, h <= 0, μ < 0,
+ * an unknown model kind, sizes beyond the address space); CTS_STATUS_DIMENSION_MISMATCH
+ * (`vt_offset_len` neither 0 nor 2nc). On error the previous data and results stay set.
+ */
+cts_status cts_ipm_solver_set_problem_data(struct cts_ipm_solver *solver,
+                                           size_t n,
+                                           size_t nc,
+                                           const double *M,
+                                           size_t ld_M,
+                                           const double *Jn,
+                                           size_t ld_Jn,
+                                           const double *Jt,
+                                           size_t ld_Jt,
+                                           const double *v0,
+                                           const double *tau,
+                                           double h,
+                                           const double *phi,
+                                           const double *mu,
+                                           const int32_t *models,
+                                           const double *vt_offset,
+                                           size_t vt_offset_len);
+
+/**
+ * Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous
+ * step's solution, which is this step's v0).
+ *
+ * Returns CTS_STATUS_OK (converged: rvio < rtol and bvio < btol) or a solver outcome:
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (the results hold the last iterate) or
+ * CTS_STATUS_IPM_NON_FINITE_STEP (the results hold the last finite iterate); after an outcome
+ * every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
+ * (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+ * CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
+ * cannot be allocated).
+ */
+cts_status cts_ipm_solver_solve(struct cts_ipm_solver *solver);
+
+/**
+ * Solves the current problem starting from the velocity guess `v_guess` (`n` doubles, m/s or
+ * rad/s; finite; `n` must equal the problem's n). Only the velocities are warm-started; the
+ * cone variables start from the neutral vector (or, with `warm_start = 1`, from the previous
+ * solution).
+ *
+ * Returns as `cts_ipm_solver_solve`, plus CTS_STATUS_DIMENSION_MISMATCH (`n`) and
+ * CTS_STATUS_INVALID_ARGUMENT (a non-finite guess).
+ */
+cts_status cts_ipm_solver_solve_with_guess(struct cts_ipm_solver *solver,
+                                           const double *v_guess,
+                                           size_t n);
+
+/**
+ * Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;
+ * `len` must be n.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+ */
+cts_status cts_ipm_solver_get_generalized_velocities(const struct cts_ipm_solver *s,
+                                                     double *out,
+                                                     size_t len);
+
+/**
+ * Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
+ * forces): for contact i, entries 3i, 3i+1, 3i+2 = (normal γn, friction along t1, friction along
+ * t2). Second-order cone: (γn, ξ1, ξ2); linear: (γn, β3 − β4, β1 − β2); impact: (γn, 0, 0).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be 3nc.
+ */
+cts_status cts_ipm_solver_get_impulses(const struct cts_ipm_solver *s,
+                                       double *out,
+                                       size_t len);
+
+/**
+ * Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be nc.
+ */
+cts_status cts_ipm_solver_get_next_gaps(const struct cts_ipm_solver *s,
+                                        double *out,
+                                        size_t len);
+
+/**
+ * Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
+ * dual vectors (k_i = 1 impact, 4 second-order cone, 6 linear); 0 without data or for a NULL
+ * handle.
+ */
+size_t cts_ipm_solver_num_cone_variables(const struct cts_ipm_solver *s);
+
+/**
+ * Copies the raw primal cone variables γ of the last solve (K doubles, see
+ * `cts_ipm_solver_num_cone_variables`; contacts one after the other): impact (γn); second-order
+ * cone (γn, ξ0, ξ1, ξ2) with ξ0 = μγn; linear (γn, ψ, β1, β2, β3, β4) with β1..β4 along +t2, −t2,
+ * +t1, −t1. Impulses in N·s. Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len`
+ * must be K.
+ */
+cts_status cts_ipm_solver_get_primal(const struct cts_ipm_solver *s,
+                                     double *out,
+                                     size_t len);
+
+/**
+ * Copies the raw dual cone variables s of the last solve (K doubles, layout of
+ * `cts_ipm_solver_get_primal`): impact (s_n: next gap, m); second-order cone (s_n, η0, η1, η2)
+ * with η0 the slip speed and (η1, η2) the tangential velocity (m/s); linear (s_n, s_ψ, s_β1..4).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be K.
+ */
+cts_status cts_ipm_solver_get_dual(const struct cts_ipm_solver *s,
+                                   double *out,
+                                   size_t len);
+
+/**
+ * Copies the statistics of the last solve into `*out`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_ipm_solver_get_stats(const struct cts_ipm_solver *s,
+                                    struct cts_ipm_stats *out);
+
+/**
+ * The rvio history of the last solve: rvio at the start and after every iteration (iterations + 1
+ * entries). Writes `min(len, count)` entries to `out` and the history's length to `*count`; `out`
+ * may be NULL when `len` is 0 (to query the length).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
+ * CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_ipm_solver_get_rvio_history(const struct cts_ipm_solver *s,
+                                           double *out,
+                                           size_t len,
+                                           size_t *count);
+
+/**
+ * The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_bvio_history(const struct cts_ipm_solver *s,
+                                           double *out,
+                                           size_t len,
+                                           size_t *count);
+
+/**
+ * The κ target chosen in every iteration (N·s·m; iterations entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_kappa_history(const struct cts_ipm_solver *s,
+                                            double *out,
+                                            size_t len,
+                                            size_t *count);
+
+/**
+ * The accepted step length α of every iteration (iterations entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_alpha_history(const struct cts_ipm_solver *s,
+                                            double *out,
+                                            size_t len,
+                                            size_t *count);
+
+/**
+ * Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
+ * implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+ * the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
+ * (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
+ * fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (derivatives at the last iterate). Read them with
+ * `cts_ipm_solver_get_velocity_sensitivity` and `cts_ipm_solver_get_impulse_sensitivity`.
+ * Reads the borrowed problem data.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve of the current
+ * data), CTS_STATUS_INVALID_ARGUMENT (the data became non-finite, or the sensitivity matrices
+ * cannot be allocated).
+ */
+cts_status cts_ipm_solver_compute_sensitivities(struct cts_ipm_solver *solver);
+
+/**
+ * Copies ∂v/∂θ from the last `cts_ipm_solver_compute_sensitivities`: an n × cols column-major
+ * matrix into `out` with leading dimension `ld_out >= max(1, n)` (rows n..ld_out−1 untouched).
+ * `parameter` is CTS_IPM_SENSITIVITY_V0 or _TAU (cols = n) or _PHI or _MU (cols = nc); `cols`
+ * must say so. Column j is the derivative of v (m/s) with respect to θ_j: dimensionless for v0,
+ * (m/s)/N for τ, 1/s for φ, m/s for μ.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`,
+ * `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`), CTS_STATUS_NO_SOLUTION (no solve of the
+ * current data, or no sensitivities computed since). Nothing is written on error.
+ */
+cts_status cts_ipm_solver_get_velocity_sensitivity(const struct cts_ipm_solver *s,
+                                                   int32_t parameter,
+                                                   double *out,
+                                                   size_t ld_out,
+                                                   size_t cols);
+
+/**
+ * Copies ∂λ/∂θ, λ = the impulses of `cts_ipm_solver_get_impulses` (3 per contact: normal, t1,
+ * t2; N·s): a 3nc × cols column-major matrix into `out` with leading dimension
+ * `ld_out >= max(1, 3nc)` (rows 3nc..ld_out−1 untouched). `parameter` and `cols` as for
+ * `cts_ipm_solver_get_velocity_sensitivity`. Units: N·s per unit of θ (kg for v0, s for τ, N·s/m
+ * for φ, N·s for μ).
+ *
+ * Returns as `cts_ipm_solver_get_velocity_sensitivity`.
+ */
+cts_status cts_ipm_solver_get_impulse_sensitivity(const struct cts_ipm_solver *s,
+                                                  int32_t parameter,
+                                                  double *out,
+                                                  size_t ld_out,
+                                                  size_t cols);
+
+/**
+ * Number of generalized velocities n of the current problem data (0 without data or for a NULL
+ * handle).
+ */
+size_t cts_ipm_solver_num_velocities(const struct cts_ipm_solver *s);
+
+/**
+ * Number of contacts nc of the current problem data (0 without data or for a NULL handle).
+ */
+size_t cts_ipm_solver_num_contacts(const struct cts_ipm_solver *s);
+
+/**
+ * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or a
+ * solver outcome, e.g. "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4)"); "" after a
+ * successful call. Valid until the next call on the handle; never NULL (also "" for a NULL
+ * handle); not to be freed.
+ */
+const char *cts_ipm_solver_last_error(const struct cts_ipm_solver *s);
 
 /**
  * Static, never-NULL text for any status value, unknown ones included. The pointer is valid for

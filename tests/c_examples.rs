@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use c_support::{
-    Link, build, eigen_include, examples_dir, have_sanitizers, have_valgrind, out_dir, run_ok, skipped,
+    Link, SANITIZE, build, eigen_include, examples_dir, have_sanitizers, have_valgrind, out_dir, run_ok,
+    skipped,
 };
 use tamsi_support::reference::{
     PIZZA_LARGE_MOMENT, PIZZA_NO_CONTACT, PIZZA_SMALL_MOMENT, SLIDING_AFTER_IMPACT, STICTION_REFERENCE,
@@ -19,7 +20,6 @@ use tamsi_support::reference::{
 
 const C_FLAGS: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-g"];
 const CPP_FLAGS: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g"];
-const SANITIZE: &[&str] = &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"];
 
 /// One block of an example's output: its heading and `label: numbers` lines.
 struct Block {
@@ -340,5 +340,113 @@ fn baraff_box_and_rod_c_under_sanitizers_and_valgrind() {
         check_baraff_box_and_rod(&run_ok(&exe, true));
     } else {
         skipped("valgrind not installed");
+    }
+}
+
+/// One model's run of `examples_c/box_cone_vs_pyramid.c`: the per-step trajectory
+/// (step, t, x, y, z, vx, vy, vz) and the summary fields.
+struct BoxRun {
+    heading: String,
+    steps: Vec<[f64; 8]>,
+    summary: HashMap<String, Vec<f64>>,
+}
+
+impl BoxRun {
+    #[track_caller]
+    fn get(&self, label: &str) -> &[f64] {
+        self.summary.get(label).unwrap_or_else(|| panic!("{}: no '{label}'", self.heading))
+    }
+}
+
+fn parse_box(stdout: &str) -> Vec<BoxRun> {
+    let mut runs: Vec<BoxRun> = Vec::new();
+    for line in stdout.lines() {
+        if line.contains(": box sliding on a plane, nc = 4") {
+            runs.push(BoxRun { heading: line.to_string(), steps: vec![], summary: HashMap::new() });
+        } else if let (Some(run), Some(rest)) = (runs.last_mut(), line.strip_prefix("  ")) {
+            let numbers: Vec<f64> = rest.split_whitespace().filter_map(|t| t.parse::<f64>().ok()).collect();
+            if let Some((label, values)) = rest.split_once(':') {
+                let values = values.split_whitespace().filter_map(|t| t.parse::<f64>().ok()).collect();
+                run.summary.insert(label.trim().to_string(), values);
+            } else if numbers.len() == 8 {
+                run.steps.push(numbers.try_into().unwrap());
+            }
+        }
+    }
+    runs
+}
+
+/// `specs/ipm.md` §9.A3/A4 (exact discrete solution, tolerance 1e-4 on the final position): the
+/// box on the cone slides straight along (4, 0.8) and stops after 167 steps at
+/// (3.306604, 0.661321), heading atan(0.2) within 1e-6 rad, |v| < 1e-8; on the linear model it
+/// drifts sideways and stops after 196 steps at (3.372484, 1.300788), heading 21.09°.
+fn check_box(stdout: &str) {
+    let runs = parse_box(stdout);
+    assert_eq!(runs.len(), 2, "{stdout}");
+    let heading0 = 0.2f64.atan();
+    let drift = |x: f64, y: f64| heading0.cos() * y - heading0.sin() * x;
+    for (run, name, stop, (xe, ye)) in [
+        (&runs[0], "second-order cone", 167.0, (3.306604, 0.661321)),
+        (&runs[1], "linear (pyramid)", 196.0, (3.372484, 1.300788)),
+    ] {
+        assert!(run.heading.starts_with(name), "{}", run.heading);
+        assert_eq!(run.steps.len(), 250, "{name}: steps");
+        for (k, s) in run.steps.iter().enumerate() {
+            assert_eq!(s[0], (k + 1) as f64, "{name}: step numbering");
+            assert!((s[1] - 0.01 * (k + 1) as f64).abs() < 1e-9, "{name}: time of step {}", k + 1);
+            assert!((s[4] - 0.25).abs() < 1e-6, "{name}: the box stays on the ground, z = {}", s[4]);
+        }
+        let last = run.steps[249];
+        let p = run.get("final position [m]");
+        assert_eq!(p, &last[2..5], "{name}: summary vs trajectory");
+        assert!((p[0] - xe).abs() < 1e-4 && (p[1] - ye).abs() < 1e-4, "{name}: final {p:?} vs ({xe}, {ye})");
+        assert_eq!(run.get("stopping step (|v| < 1e-3)"), &[stop], "{name}: stopping step");
+        let k = stop as usize;
+        let speed = |s: &[f64; 8]| s[5].hypot(s[6]);
+        assert!(speed(&run.steps[k - 1]) < 1e-3 && speed(&run.steps[k - 2]) > 1e-3, "{name}: stops at {k}");
+        assert!(run.get("final velocity [m/s]").iter().all(|v| v.abs() < 1e-8), "{name}: v_final");
+        assert!(run.get("max |omega| [rad/s]")[0] < 2e-4, "{name}: the box stays flat");
+        assert!((run.get("normal impulse at rest [N s]")[0] - 0.0981).abs() < 1e-6, "{name}: m g h");
+        assert_eq!(run.get("failed solves"), &[0.0], "{name}");
+        assert!(run.get("iterations min max mean")[1] <= 15.0, "{name}: iterations");
+        let reported = run.get("lateral drift [m]")[0];
+        assert!((reported - drift(p[0], p[1])).abs() < 1e-9, "{name}: drift as printed");
+        assert!((reported - drift(xe, ye)).abs() < 1.5e-4, "{name}: drift {reported} vs {}", drift(xe, ye));
+        let heading = p[1].atan2(p[0]);
+        assert!((run.get("heading [deg]")[0] - heading.to_degrees()).abs() < 1e-6, "{name}: heading printed");
+        if name == "second-order cone" {
+            assert!((heading - heading0).abs() < 1e-6, "{name}: heading {heading} vs atan(0.2)");
+            // No lateral drift at any time: every position lies on the launch line.
+            for s in &run.steps {
+                assert!(drift(s[2], s[3]).abs() < 1e-6, "{name}: drift at step {}", s[0]);
+            }
+        } else {
+            assert!((heading.to_degrees() - 21.09).abs() < 0.005, "{name}: heading {}", heading.to_degrees());
+            assert!(reported > 0.6, "{name}: the pyramid drifts to the left of the launch line");
+        }
+    }
+}
+
+fn box_source() -> PathBuf {
+    examples_dir().join("box_cone_vs_pyramid.c")
+}
+
+#[test]
+fn box_cone_vs_pyramid_c_matches_the_spec() {
+    let exe = out_dir("box-cone-vs-pyramid").join("box_cone_vs_pyramid");
+    build(&[&box_source()], &exe, false, C_FLAGS, Link::Shared);
+    check_box(&run_ok(&exe, false));
+    if have_valgrind() {
+        check_box(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+    if have_sanitizers() {
+        let exe = out_dir("box-cone-vs-pyramid-asan").join("box_cone_vs_pyramid");
+        let flags = [C_FLAGS, SANITIZE].concat();
+        build(&[&box_source()], &exe, false, &flags, Link::Shared);
+        check_box(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
     }
 }

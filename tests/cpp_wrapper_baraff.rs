@@ -26,7 +26,7 @@ fn build_and_run(name: &str, extra: &[&str], expect: &str) {
     }
     if have_sanitizers() {
         let exe = out_dir(&format!("{name}-asan")).join("baraff_wrapper");
-        let flags = [&flags[..], &["-fsanitize=address,undefined"]].concat();
+        let flags = [&flags[..], c_support::SANITIZE].concat();
         build(&[&a, &b], &exe, true, &flags, Link::Shared);
         assert!(run_ok(&exe, false).contains("\n0 failures"));
     } else {

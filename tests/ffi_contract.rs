@@ -44,7 +44,7 @@ fn contract_holds_under_sanitizers() {
     }
     let dir = out_dir("contract-asan");
     let exe = dir.join("contract");
-    let flags = [FLAGS, &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]].concat();
+    let flags = [FLAGS, c_support::SANITIZE].concat();
     build(&[&source()], &exe, false, &flags, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, false));
 }
@@ -90,7 +90,7 @@ fn baraff_contract_holds_under_sanitizers() {
     }
     let dir = out_dir("contract-baraff-asan");
     let exe = dir.join("contract_baraff");
-    let flags = [FLAGS, &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]].concat();
+    let flags = [FLAGS, c_support::SANITIZE].concat();
     build(&[&baraff_source()], &exe, false, &flags, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, false));
 }
@@ -104,4 +104,34 @@ fn baraff_contract_holds_under_valgrind() {
     let exe = dir.join("contract_baraff");
     build(&[&baraff_source()], &exe, false, FLAGS, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, true));
+}
+
+/// The interior-point API (`tests/c/contract_ipm.c`): plain, statically linked, under
+/// AddressSanitizer/UBSan and under valgrind (each printing `skipped: …` when its tool is missing).
+#[test]
+fn ipm_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_ipm.c");
+    let dir = out_dir("contract-ipm");
+    let exe = dir.join("contract_ipm");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+
+    let exe_static = dir.join("contract_ipm_static");
+    build(&[&src], &exe_static, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe_static, false));
+
+    if have_sanitizers() {
+        let exe = dir.join("contract_ipm_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        assert_all_checks_pass(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+
+    if have_valgrind() {
+        assert_all_checks_pass(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
 }

@@ -3,6 +3,7 @@
 use std::ffi::{CStr, c_char};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
+use crate::ipm::{IpmError, IpmOutcome};
 use crate::tamsi::{TamsiError, TamsiOutcome};
 
 /// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
@@ -42,6 +43,15 @@ pub enum cts_status {
     /// Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
     /// of the Rust API returns it; no C function does (the code is reserved for it).
     BaraffFrictionlessFallback = 26,
+    /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
+    /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
+    /// results hold the last iterate, a strictly interior point; its sensitivities can still be
+    /// computed.
+    IpmMaxIterationsReached = 41,
+    /// Interior point: a Newton direction or residual was not finite (a singular or overflowing
+    /// Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
+    /// hold the last finite iterate.
+    IpmNonFiniteStep = 42,
     /// A required pointer was NULL.
     NullPointer = 100,
     /// A value outside its domain (NaN or non-positive `dt`, `ld` below the row count, a bad
@@ -66,6 +76,16 @@ impl From<TamsiOutcome> for cts_status {
             TamsiOutcome::MaxIterationsReached => cts_status::MaxIterationsReached,
             TamsiOutcome::LinearSolverFailed => cts_status::LinearSolverFailed,
             TamsiOutcome::AlphaSolverFailed => cts_status::AlphaSolverFailed,
+        }
+    }
+}
+
+impl From<IpmOutcome> for cts_status {
+    fn from(o: IpmOutcome) -> Self {
+        match o {
+            IpmOutcome::Converged => cts_status::Ok,
+            IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
+            IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
         }
     }
 }
@@ -125,6 +145,18 @@ impl From<TamsiError> for FfiError {
     }
 }
 
+/// The one mapping from interior-point usage errors to status codes.
+impl From<IpmError> for FfiError {
+    fn from(e: IpmError) -> Self {
+        let status = match e {
+            IpmError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
+            IpmError::NonFinite { .. } | IpmError::OutOfRange { .. } => cts_status::InvalidArgument,
+            IpmError::NoSolution => cts_status::NoSolution,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
 /// The one mapping from Baraff usage errors to status codes.
 impl From<BaraffError> for FfiError {
     fn from(e: BaraffError) -> Self {
@@ -157,6 +189,8 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         24 => c"Baraff: pivot limit reached",
         25 => c"Baraff: impulse iteration limit reached",
         26 => c"Baraff: solved after a frictionless fallback",
+        41 => c"interior point: maximum number of iterations reached",
+        42 => c"interior point: non-finite Newton step",
         100 => c"null pointer",
         101 => c"invalid argument",
         102 => c"dimension mismatch",

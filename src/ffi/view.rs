@@ -172,6 +172,26 @@ pub unsafe fn output_matrix<'a>(
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
 }
 
+/// Validates a borrowed contiguous `int32_t` array named `name` of `len` entries and returns it as
+/// a slice (used for enumerated choices such as contact model kinds; the values are validated by
+/// the caller).
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` readable `int32_t`s that stay unchanged during `'a`.
+pub unsafe fn int_slice<'a>(name: &str, ptr: *const i32, len: usize) -> Result<&'a [i32], FfiError> {
+    if len > isize::MAX as usize / std::mem::size_of::<i32>() {
+        return Err(too_large(name));
+    }
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::null(name));
+    }
+    // SAFETY: non-NULL with `len` readable int32_t values, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
 /// A borrowed contiguous `int32_t` array (enumerated codes, row indices), validated. The values
 /// are validated by the caller.
 #[derive(Debug, Clone, Copy)]

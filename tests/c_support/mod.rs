@@ -133,6 +133,10 @@ pub fn run_ok(exe: &Path, valgrind: bool) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Flags of the AddressSanitizer/UBSan builds: any report is fatal, so it fails the test.
+pub const SANITIZE: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
+
 /// Whether valgrind is installed.
 pub fn have_valgrind() -> bool {
     Command::new("valgrind").arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
