@@ -30,6 +30,12 @@ echo "== rolling_cylinder.c (C99, static library) =="
 "$out/rolling_cylinder_static" | tail -n 3
 
 echo
+echo "== baraff_box_and_rod.c (C99, shared library) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/baraff_box_and_rod.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/baraff_box_and_rod"
+"$out/baraff_box_and_rod"
+
+echo
 echo "== box_cone_vs_pyramid.c (C99, interior point: second-order cone vs linear friction) =="
 "$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/box_cone_vs_pyramid.c \
   -L"$lib" -lcontact_solvers $rpath -lm -o "$out/box_cone_vs_pyramid"

@@ -53,6 +53,89 @@
 
 
 /**
+ * Row kind code: bilateral row (joint, closure): free force, `a = 0`.
+ */
+#define CTS_BARAFF_ROW_BILATERAL 0
+
+/**
+ * Row kind code: unilateral normal (contact, joint limit, tether): `f >= 0`, `a >= 0`, `f a = 0`.
+ */
+#define CTS_BARAFF_ROW_NORMAL 1
+
+/**
+ * Row kind code: static friction along one tangent direction, `|f| <= mu f_normal` with
+ * `f_normal` the force of the row's owning normal row (`normal[i]`, which must be a
+ * `CTS_BARAFF_ROW_NORMAL` row) and `mu[i] >= 0`; interior: `a = 0`; at `+mu f_n`: `a <= 0`; at
+ * `-mu f_n`: `a >= 0`.
+ */
+#define CTS_BARAFF_ROW_FRICTION 2
+
+/**
+ * Row kind code: force-limited row (motor with a torque limit, joint friction),
+ * `lo[i] <= f <= hi[i]` with `lo[i] <= 0 <= hi[i]` (either may be infinite); interior: `a = 0`;
+ * at `hi`: `a <= 0`; at `lo`: `a >= 0`.
+ */
+#define CTS_BARAFF_ROW_BOXED 3
+
+/**
+ * Row set code (`cts_baraff_solver_get_row_sets`): C, the row's acceleration condition holds as
+ * an equality (clamped normal, bilateral, interior friction: sticking, boxed row between its
+ * bounds).
+ */
+#define CTS_BARAFF_SET_CLAMPED 0
+
+/**
+ * Row set code: NC, unilateral normal with zero force and `a >= 0` (separating or at rest).
+ */
+#define CTS_BARAFF_SET_SEPARATING 1
+
+/**
+ * Row set code: S+, friction row at `+mu f_n` (so `a <= 0`: slipping in the negative direction),
+ * or boxed row at `hi`.
+ */
+#define CTS_BARAFF_SET_AT_UPPER 2
+
+/**
+ * Row set code: S-, friction row at `-mu f_n` (so `a >= 0`: slipping in the positive direction),
+ * or boxed row at `lo`.
+ */
+#define CTS_BARAFF_SET_AT_LOWER 3
+
+/**
+ * Row set code: R, a deferred row the final re-treatment left unresolved.
+ */
+#define CTS_BARAFF_SET_DEFERRED 4
+
+/**
+ * Row set code: L+, friction or boxed row left locked at its upper bound.
+ */
+#define CTS_BARAFF_SET_LOCKED_UPPER 5
+
+/**
+ * Row set code: L-, friction or boxed row left locked at its lower bound.
+ */
+#define CTS_BARAFF_SET_LOCKED_LOWER 6
+
+/**
+ * Row set code: U, not treated (the solve stopped early: unbounded ray, cycling, pivot limit).
+ */
+#define CTS_BARAFF_SET_UNTREATED 7
+
+/**
+ * Level of model problem data: acceleration level. `tau_or_qdot` is the generalized force
+ * `τ − c(q, q̇)` (N or N·m), `b = J M⁻¹ (τ − c) + bias`; the unknowns are forces (N) and the
+ * generalized result is `q̈ = M⁻¹ (τ − c + J_fᵀ f)`.
+ */
+#define CTS_BARAFF_LEVEL_ACCELERATION 0
+
+/**
+ * Level of model problem data: velocity level. `tau_or_qdot` is the pre-impulse generalized
+ * velocity `q̇` (m/s or rad/s), `b = J q̇ + bias`; the unknowns are impulses (N·s) and the
+ * generalized result is `q̇⁺ = q̇ + M⁻¹ J_fᵀ p`.
+ */
+#define CTS_BARAFF_LEVEL_VELOCITY 1
+
+/**
  * Contact model kind (`models[i]`): frictionless impact; one complementarity pair
  * (normal impulse γn ⟂ next gap). `Jt` rows and `mu` of such a contact are ignored (but must be
  * finite).
@@ -134,6 +217,38 @@ enum cts_status
    */
   CTS_STATUS_ALPHA_SOLVER_FAILED = 3,
   /**
+   * Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+   * pivoting finished but the worst violation of the row conditions exceeds the tolerance
+   * (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
+   * are readable.
+   */
+  CTS_STATUS_BARAFF_INEXACT = 21,
+  /**
+   * Baraff pivoting: no event limits the step while driving a row (the row is in
+   * `cts_baraff_stats.row`): with sliding friction the signature of an inconsistent (Painlevé)
+   * configuration, which needs a consistency impulse. The results hold the forces reached.
+   */
+  CTS_STATUS_BARAFF_UNBOUNDED_RAY = 22,
+  /**
+   * Baraff pivoting: the cycling safeguards gave up (zero-length pivots the deferral and
+   * locking rules did not break). The results hold the forces reached.
+   */
+  CTS_STATUS_BARAFF_CYCLING = 23,
+  /**
+   * Baraff pivoting: the pivot cap (`cts_baraff_parameters.max_pivots`) was reached.
+   */
+  CTS_STATUS_BARAFF_PIVOT_LIMIT = 24,
+  /**
+   * Baraff impulses: the active-set impulse loop hit its iteration cap
+   * (`cts_baraff_parameters.max_impulse_iterations`); the results hold the last iterate.
+   */
+  CTS_STATUS_BARAFF_ITERATION_LIMIT = 25,
+  /**
+   * Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
+   * of the Rust API returns it; no C function does (the code is reserved for it).
+   */
+  CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK = 26,
+  /**
    * Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
    * `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
    * results hold the last iterate, a strictly interior point; its sensitivities can still be
@@ -185,6 +300,14 @@ typedef int32_t cts_status;
 #endif // __cplusplus
 
 /**
+ * Opaque Baraff pivoting solver handle: parameters, workspace, the borrowed problem data and
+ * the results of the last solve call. Create with `cts_baraff_solver_new`, release with
+ * `cts_baraff_solver_free`. Not thread-safe: one handle must not be used by two threads at once;
+ * distinct handles are independent.
+ */
+typedef struct cts_baraff_solver cts_baraff_solver;
+
+/**
  * Opaque interior-point solver handle (Dojo's solver). Create with `cts_ipm_solver_new`,
  * release with `cts_ipm_solver_free`. Not thread-safe: one handle must not be used by two threads
  * at once; distinct handles are independent.
@@ -197,6 +320,89 @@ typedef struct cts_ipm_solver cts_ipm_solver;
  * threads at once; distinct handles are independent.
  */
 typedef struct cts_tamsi_solver cts_tamsi_solver;
+
+/**
+ * Parameters of the Baraff solver. Fill with `cts_baraff_parameters_default`, change fields,
+ * pass to `cts_baraff_solver_set_parameters`, which validates them.
+ *
+ * Tolerances are relative: with `s_b = max|b_i|` and `s_A = max|A_ii|`, accelerations (or
+ * velocities) are compared with `tol·s_b`, changes of acceleration per unit force with
+ * `tol·s_A`, forces with `tol·s_b/s_A`.
+ */
+typedef struct cts_baraff_parameters {
+  /**
+   * ε of the pivoting comparisons (goal reached, event candidacy, zero-length steps); default
+   * 1e-10; in (0, 1).
+   */
+  double epsilon;
+  /**
+   * A Schur pivot at or below `singular_tolerance·s_A` is singular (the row is deferred, the
+   * clamped-set solve drops the unknown); default 1e-9; in [0, 1).
+   */
+  double singular_tolerance;
+  /**
+   * Verification tolerance: a solve whose worst relative violation is above it returns
+   * CTS_STATUS_BARAFF_INEXACT; default 1e-8; finite and > 0.
+   */
+  double tolerance;
+  /**
+   * Coefficient of restitution e of `cts_baraff_solver_compute_impulses`, applied to rows that
+   * were approaching at the start; default 0 (plastic); in [0, 1].
+   */
+  double restitution;
+  /**
+   * cDotTol of the impulse calls, m/s or rad/s (absolute): a normal row needs an impulse when
+   * `v < -cdot_tolerance`, a bilateral row when `|v| > cdot_tolerance`; default 1e-6; finite
+   * and >= 0.
+   */
+  double cdot_tolerance;
+  /**
+   * Pivot cap of one pivoting attempt (a solve makes two with `reverse_retry`); 0 selects
+   * 50·m + 50; default 0; >= 0.
+   */
+  int32_t max_pivots;
+  /**
+   * Iteration cap of `cts_baraff_solver_compute_impulses`; 0 selects max(100, 4·m); default 0;
+   * >= 0.
+   */
+  int32_t max_impulse_iterations;
+  /**
+   * 1: when a pivoting solve does not verify, solve once more with the friction rows driven in
+   * decreasing index order (with friction the order decides success); 0: one attempt only.
+   * Default 1; 0 or 1.
+   */
+  int32_t reverse_retry;
+} cts_baraff_parameters;
+
+/**
+ * Statistics of the last solve call (`cts_baraff_solver_get_stats`).
+ */
+typedef struct cts_baraff_stats {
+  /**
+   * The status the solve call returned: CTS_STATUS_OK (verified solution) or one of the
+   * Baraff outcomes CTS_STATUS_BARAFF_INEXACT … CTS_STATUS_BARAFF_ITERATION_LIMIT.
+   */
+  int32_t status;
+  /**
+   * For CTS_STATUS_BARAFF_UNBOUNDED_RAY the row being driven when the ray appeared; -1
+   * otherwise.
+   */
+  int32_t row;
+  /**
+   * Pivots (steps) taken by the pivoting, over all drives, re-drives and both attempts (see
+   * `reverse_retry`; 0 for `cts_baraff_solver_compute_impulses`).
+   */
+  int32_t pivots;
+  /**
+   * Active-set iterations of `cts_baraff_solver_compute_impulses` (0 for the other calls).
+   */
+  int32_t iterations;
+  /**
+   * Worst violation of the row conditions, relative (acceleration or velocity violations
+   * divided by `max|b|`, force violations by `max|b| / max|A_ii|`).
+   */
+  double worst_violation;
+} cts_baraff_stats;
 
 /**
  * Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
@@ -341,6 +547,408 @@ typedef struct cts_tamsi_iteration_stats {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Fills `*out` with the defaults: epsilon 1e-10, singular_tolerance 1e-9, tolerance 1e-8,
+ * restitution 0, cdot_tolerance 1e-6 m/s, max_pivots 0 (50·m + 50), max_impulse_iterations 0
+ * (max(100, 4·m)), reverse_retry 1. NULL-safe (does nothing).
+ */
+void cts_baraff_parameters_default(struct cts_baraff_parameters *out);
+
+/**
+ * Creates a solver with default parameters and an empty workspace (it grows to the problem
+ * sizes it sees, or ahead of time with `cts_baraff_solver_reserve`) and writes the handle to
+ * `*out` (only on success).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL); failures leave their detail
+ * in `cts_last_error_message()`.
+ */
+cts_status cts_baraff_solver_new(struct cts_baraff_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the
+ * borrow of the problem data.
+ */
+void cts_baraff_solver_free(struct cts_baraff_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * for use on another thread. The copy has no problem data and no results: set data before
+ * solving.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_baraff_solver_clone(const struct cts_baraff_solver *solver,
+                                   struct cts_baraff_solver **out);
+
+/**
+ * Grows the workspace for problems of up to `m` rows and `n` generalized coordinates (n = 0 for
+ * the matrix interface), so that no later set or solve call up to these sizes allocates. Set
+ * calls grow it as needed anyway. Keeps the problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (sizes too large
+ * to allocate; nothing changed).
+ */
+cts_status cts_baraff_solver_reserve(struct cts_baraff_solver *solver,
+                                     size_t m,
+                                     size_t n);
+
+/**
+ * Validates and sets the parameters (copied); each field must lie in the domain documented on
+ * `cts_baraff_parameters`. Keeps the problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+ * changed).
+ */
+cts_status cts_baraff_solver_set_parameters(struct cts_baraff_solver *solver,
+                                            const struct cts_baraff_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_baraff_solver_get_parameters(const struct cts_baraff_solver *solver,
+                                            struct cts_baraff_parameters *out);
+
+/**
+ * Sets matrix problem data (§1): find the row forces `f` (m) with `a = A f + b` such that every
+ * row's condition holds (see the CTS_BARAFF_ROW_* kinds).
+ *
+ * * `A`: m×m, column-major with leading dimension `ld_A >= max(1, m)`: `A[i][j]` is the change
+ *   of `a_i` per unit `f_j` (m/s² per N at acceleration level, m/s per N·s at velocity level).
+ *   It need not be symmetric (sliding friction makes it `N M⁻¹ (N − μQ)ᵀ`). Finite.
+ * * `b` (m): the row accelerations (or velocities) with every constraint force off. Finite.
+ * * `kind` (m): one CTS_BARAFF_ROW_* code per row.
+ * * `normal` (int32, m) and `mu` (m): for CTS_BARAFF_ROW_FRICTION rows, the index of the owning
+ *   normal row (a CTS_BARAFF_ROW_NORMAL row, 0-based) and μ_s (finite, >= 0). Read only when
+ *   some row is a friction row (then both must be non-NULL; entries of other rows are ignored);
+ *   otherwise they may be NULL.
+ * * `lo`, `hi` (m): for CTS_BARAFF_ROW_BOXED rows, the bounds (`lo <= 0 <= hi`, may be
+ *   infinite, units of the row's force). Read only when some row is boxed; otherwise they may be
+ *   NULL.
+ *
+ * m = 0 is allowed (NULL arrays). The arrays are **borrowed**: read now (the rows are validated
+ * here) and by every later solve call; they must stay allocated and unchanged until the next
+ * set call or `cts_baraff_solver_free`. Setting data drops the previous data and results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a needed array is NULL);
+ * CTS_STATUS_INVALID_ARGUMENT (`ld_A` below m, an unknown kind code, a friction row whose
+ * `normal` index is out of range or not a normal row, μ negative or not finite, bounds that do
+ * not contain 0, sizes too large). On error the previous data stays set. Non-finite values in A
+ * or b are reported by the solve call.
+ */
+cts_status cts_baraff_solver_set_matrix_problem_data(struct cts_baraff_solver *solver,
+                                                     size_t m,
+                                                     const double *A,
+                                                     size_t ld_A,
+                                                     const double *b,
+                                                     const int32_t *kind,
+                                                     const int32_t *normal,
+                                                     const double *mu,
+                                                     const double *lo,
+                                                     const double *hi);
+
+/**
+ * Sets model problem data (§2 `composeMatrices`) for an engine with
+ * `M(q) q̈ + c(q, q̇) = τ + J_fᵀ f`: the solve calls build `A = J M⁻¹ J_fᵀ` and `b` themselves
+ * (`J_f = J` unless `cts_baraff_solver_set_model_sliding` says otherwise) and also return the
+ * generalized result.
+ *
+ * * `M`: n×n mass matrix, symmetric positive definite (only its lower triangle is read),
+ *   column-major with `ld_M >= max(1, n)`; kg or kg·m². Several mechanisms: block diagonal.
+ * * `J`: m×n constraint Jacobian, `ld_J >= max(1, m)`: row i gives row i's acceleration
+ *   `a_i = J_i q̈ + (J̇ q̇)_i` (velocity `v_i = J_i q̇`); positive is separating for normal rows.
+ * * `level`: CTS_BARAFF_LEVEL_ACCELERATION (forces; `tau_or_qdot` = τ − c, N or N·m) or
+ *   CTS_BARAFF_LEVEL_VELOCITY (impulses; `tau_or_qdot` = pre-impulse q̇, m/s or rad/s).
+ * * `tau_or_qdot` (n).
+ * * `kind`, `normal`, `mu`, `lo`, `hi`: the rows, as for `cts_baraff_solver_set_matrix_problem_data`.
+ *
+ * No bias, sliding friction or stabilisation: add them with the cts_baraff_solver_set_model_*
+ * calls after this one. m = 0 and n = 0 are allowed (NULL arrays). The arrays are **borrowed**
+ * until the next set call or `cts_baraff_solver_free`. Setting data drops the previous data
+ * (with its bias, sliding and stabilisation) and results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below its
+ * row count, `level` not one of the two codes, a row error as for the matrix interface, sizes
+ * too large). On error the previous data stays set. Non-finite values and a mass matrix that is
+ * not positive definite are reported by the solve calls (CTS_STATUS_INVALID_ARGUMENT).
+ */
+cts_status cts_baraff_solver_set_model_problem_data(struct cts_baraff_solver *solver,
+                                                    size_t m,
+                                                    size_t n,
+                                                    const double *M,
+                                                    size_t ld_M,
+                                                    const double *J,
+                                                    size_t ld_J,
+                                                    int32_t level,
+                                                    const double *tau_or_qdot,
+                                                    const int32_t *kind,
+                                                    const int32_t *normal,
+                                                    const double *mu,
+                                                    const double *lo,
+                                                    const double *hi);
+
+/**
+ * Adds a bias to the current model data's `b` (m doubles, `len` must be m): the velocity-product
+ * term `J̇ q̇` (centripetal terms of contact points, m/s²) at acceleration level, a restitution
+ * shift or velocity target (m/s) at velocity level. Replaces a previous bias. Borrowed like the
+ * model data, until the next set of model data (which removes it) or `cts_baraff_solver_free`.
+ * Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data is
+ * set); CTS_STATUS_DIMENSION_MISMATCH (`len`). On error nothing changes.
+ */
+cts_status cts_baraff_solver_set_model_bias(struct cts_baraff_solver *solver,
+                                            const double *bias,
+                                            size_t len);
+
+/**
+ * Adds sliding (dynamic) friction to the current model data (§1, §5): the force of a sliding
+ * contact's normal row acts along `n − μ_d v̂`, so that row's force direction becomes
+ * `J_f,i = J_i − mu_d[i] Q_i` and `A = J M⁻¹ J_fᵀ` (not symmetric; can make the effective
+ * normal mass negative: Painlevé).
+ *
+ * * `Q`: m×n, `ld_Q >= max(1, m)`: row i is the tangential Jacobian along the unit slip
+ *   direction v̂ (relative velocity of body 1 w.r.t. body 2 at the contact) for a sliding
+ *   contact's normal row, zero for every other row.
+ * * `mu_d` (m, `len` must be m): μ_d per row, finite and >= 0 (0 for rows that are not sliding
+ *   normals).
+ *
+ * After a solve, `cts_baraff_solver_get_sliding_friction_forces` gives `−μ_d f` per row.
+ * Replaces previous sliding data. Borrowed like the model data, until the next set of model data
+ * (which removes it) or `cts_baraff_solver_free`. Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_DIMENSION_MISMATCH (`len`); CTS_STATUS_INVALID_ARGUMENT (`ld_Q`). On error nothing
+ * changes. Negative or non-finite μ_d and non-finite Q are reported by the solve calls.
+ */
+cts_status cts_baraff_solver_set_model_sliding(struct cts_baraff_solver *solver,
+                                               const double *Q,
+                                               size_t ld_Q,
+                                               const double *mu_d,
+                                               size_t len);
+
+/**
+ * Adds Baumgarte drift stabilisation to the current model data (§2): `b_i += kp·C_i + kv·Ċ_i`,
+ * so the solver drives `a_i = −kp C_i − kv Ċ_i` instead of 0 (the reported accelerations include
+ * the term).
+ *
+ * * `kp` (1/s²) and `kv` (1/s): finite gains.
+ * * `position_error` (m doubles, `len` must be m): `C` per row (m or rad; 0 where none).
+ * * `include_velocity`: 1 to add the velocity term with `velocity_error` (m doubles, `Ċ`);
+ *   0 to skip it (Darwin2K's `includeVel = false`, e.g. right after an impulse zeroed `Ċ`), and
+ *   then `velocity_error` is not read and may be NULL.
+ *
+ * Replaces previous stabilisation data. Borrowed like the model data, until the next set of
+ * model data (which removes it) or `cts_baraff_solver_free`. Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_DIMENSION_MISMATCH (`len`); CTS_STATUS_INVALID_ARGUMENT (`kp` or `kv` not finite,
+ * `include_velocity` not 0 or 1). On error nothing changes.
+ */
+cts_status cts_baraff_solver_set_model_stabilization(struct cts_baraff_solver *solver,
+                                                     double kp,
+                                                     double kv,
+                                                     const double *position_error,
+                                                     int32_t include_velocity,
+                                                     const double *velocity_error,
+                                                     size_t len);
+
+/**
+ * `computeForces` (§3): Baraff's pivoting ("drive to zero") on the current data. With matrix
+ * data it solves `a = A f + b`; with model data it first builds `A = J M⁻¹ J_fᵀ` and `b` (bias,
+ * sliding and stabilisation included) and afterwards the generalized result (`q̈` at acceleration
+ * level; at velocity level `q̇⁺`, the forces being impulses: the plastic-impact impulses, B6).
+ *
+ * Rows are driven in a fixed order: bilateral rows first, then normal rows by most negative `a`,
+ * then friction and boxed rows; results are deterministic.
+ *
+ * Returns CTS_STATUS_OK (a verified solution) or a Baraff outcome, after which the results are
+ * readable too: CTS_STATUS_BARAFF_INEXACT, CTS_STATUS_BARAFF_UNBOUNDED_RAY (inconsistent
+ * configuration; see `cts_baraff_solver_consistency_impulse`), CTS_STATUS_BARAFF_CYCLING,
+ * CTS_STATUS_BARAFF_PIVOT_LIMIT; `cts_baraff_solver_get_stats` tells more. Usage errors (no
+ * results afterwards): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+ * CTS_STATUS_INVALID_ARGUMENT (non-finite data, M not positive definite, negative μ_d).
+ */
+cts_status cts_baraff_solver_solve(struct cts_baraff_solver *solver);
+
+/**
+ * `computeImpulse` (§8): collision / velocity-correction impulses by the active-set loop, on
+ * velocity-level model data with bilateral and normal rows only. Targets: `−e·v_i` for normal
+ * rows approaching at the start (`v_i < −cdot_tolerance`, e = `restitution`), 0 for bilateral
+ * rows and rows added later. Results: impulses (N·s) in `cts_baraff_solver_get_forces`,
+ * post-impulse row velocities (m/s) in `cts_baraff_solver_get_accelerations`, `q̇⁺` in
+ * `cts_baraff_solver_get_generalized_result`, `Δq̇ = M⁻¹ J_fᵀ p` in
+ * `cts_baraff_solver_get_generalized_change`, active rows as CTS_BARAFF_SET_CLAMPED and the
+ * others as CTS_BARAFF_SET_SEPARATING, the iteration count in the stats. The host applies `q̇⁺`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_BARAFF_INEXACT or CTS_STATUS_BARAFF_ITERATION_LIMIT (results
+ * readable); usage errors (no results): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no
+ * model data), CTS_STATUS_INVALID_ARGUMENT (acceleration-level data, a friction or boxed row,
+ * non-finite data, M not positive definite).
+ */
+cts_status cts_baraff_solver_compute_impulses(struct cts_baraff_solver *solver);
+
+/**
+ * `computeConsistencyImpulse` (§7): the velocity-level pivoting solve of the current model data
+ * (CTS_BARAFF_LEVEL_VELOCITY) with the contact whose normal row is `sticking_normal` treated as
+ * sticking: that normal is driven first (clamped, so its impulse may grow from 0, when its
+ * velocity is within ε of 0), then its friction rows are driven to zero tangential velocity
+ * within `±μ_s p_n`, then all other rows in the usual order. `cts_baraff_solver_get_generalized_change`
+ * gives `applyImpulse`'s `Δq̇ = M⁻¹ J_fᵀ p`; `cts_baraff_solver_get_generalized_result` gives
+ * `q̇⁺`; impulses (N·s) and post-impulse row velocities (m/s) come from the force and
+ * acceleration getters. If a friction bound saturates, the impulse is the maximal opposing one
+ * and the slip is only reduced.
+ *
+ * The iterative variant (Darwin2K's `computeForcesIter`) is the host's loop around this call:
+ * 1. set the acceleration-level force problem (sliding contacts as normal rows with
+ *    `cts_baraff_solver_set_model_sliding`, `J̇ q̇` with `cts_baraff_solver_set_model_bias`) and
+ *    `cts_baraff_solver_solve`;
+ * 2. on CTS_STATUS_BARAFF_UNBOUNDED_RAY (`cts_baraff_stats.row` is the row being driven): set
+ *    the velocity-level problem of every active constraint at the current q̇ with that row's
+ *    contact as sticking (its normal row plus its tangent rows as CTS_BARAFF_ROW_FRICTION rows
+ *    with μ_s) and call this function with that normal's index;
+ * 3. if it returns CTS_STATUS_OK, add `Δq̇` to q̇, re-classify the contact (static once its slip
+ *    speed is below the host's threshold), recompose and go to 1, at most a few times (the Rust
+ *    API's default is 3);
+ * 4. otherwise, or when the cap is reached, set that row's `mu_d` to 0 (frictionless at that
+ *    contact for this step, flag a warning) and solve again.
+ *
+ * Returns CTS_STATUS_OK or a Baraff outcome (results readable) as `cts_baraff_solver_solve`;
+ * usage errors (no results): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no model
+ * data), CTS_STATUS_INVALID_ARGUMENT (acceleration-level data, `sticking_normal` out of range or
+ * not a CTS_BARAFF_ROW_NORMAL row, non-finite data, M not positive definite).
+ */
+cts_status cts_baraff_solver_consistency_impulse(struct cts_baraff_solver *solver,
+                                                 size_t sticking_normal);
+
+/**
+ * `needsImpulse` (§8) for the current velocity-level model data: writes 1 to `*out` when some
+ * normal row approaches faster than `cdot_tolerance` (`v_i < −cdot_tolerance`) or some bilateral
+ * row moves faster than it (`|v_i| > cdot_tolerance`), with `v = J q̇ + bias`; 0 otherwise.
+ * Friction and boxed rows never need one. Does not change the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_INVALID_ARGUMENT (acceleration-level data). `*out` is written only on success.
+ */
+cts_status cts_baraff_solver_needs_impulse(struct cts_baraff_solver *solver,
+                                           int32_t *out);
+
+/**
+ * Copies the row forces `f` of the last solve call (m doubles; N, or N·s for impulses at
+ * velocity level) into `out`; `len` must be m. For a friction row, `f` is its friction force
+ * along the row's direction; results are readable after every Baraff outcome too.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve call since the data was set, or it failed with a usage
+ * error). Nothing is written on error.
+ */
+cts_status cts_baraff_solver_get_forces(const struct cts_baraff_solver *solver,
+                                        double *out,
+                                        size_t len);
+
+/**
+ * Copies the row accelerations `a = A f + b` recomputed from the final forces (m doubles;
+ * m/s² or rad/s²; after a velocity-level call, the post-impulse row velocities in m/s or rad/s;
+ * with stabilisation they include the Baumgarte term). For a friction row, its tangential
+ * acceleration. Statuses as for `cts_baraff_solver_get_forces`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_accelerations(const struct cts_baraff_solver *solver,
+                                               double *out,
+                                               size_t len);
+
+/**
+ * Copies the set each row ended in (m `int32_t` CTS_BARAFF_SET_* codes) into `out`: e.g. a
+ * friction row in CTS_BARAFF_SET_CLAMPED sticks, in CTS_BARAFF_SET_AT_LOWER / _AT_UPPER it is
+ * saturated and the contact starts to slip; a normal row in CTS_BARAFF_SET_SEPARATING carries no
+ * force. Statuses as for `cts_baraff_solver_get_forces`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_row_sets(const struct cts_baraff_solver *solver,
+                                          int32_t *out,
+                                          size_t len);
+
+/**
+ * Copies the generalized result of the last solve call on model data (n doubles): at
+ * acceleration level `q̈ = M⁻¹ (τ − c + J_fᵀ f)` (m/s² or rad/s²), at velocity level
+ * `q̇⁺ = q̇ + M⁻¹ J_fᵀ p` (m/s or rad/s). `len` must be n.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH,
+ * CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem).
+ * Nothing is written on error.
+ */
+cts_status cts_baraff_solver_get_generalized_result(const struct cts_baraff_solver *solver,
+                                                    double *out,
+                                                    size_t len);
+
+/**
+ * Copies the constraint part of the generalized result (n doubles): `M⁻¹ J_fᵀ f` (m/s² or
+ * rad/s²), or at velocity level `applyImpulse`'s `Δq̇ = M⁻¹ J_fᵀ p` (m/s or rad/s), which the host
+ * adds to its q̇. Statuses as for `cts_baraff_solver_get_generalized_result`; `len` must be n.
+ */
+cts_status cts_baraff_solver_get_generalized_change(const struct cts_baraff_solver *solver,
+                                                    double *out,
+                                                    size_t len);
+
+/**
+ * Copies the sliding friction per row (m doubles) of the last solve call on model data (§5):
+ * `−mu_d[i] f_i`, the friction force (N, or N·s) along row i's unit slip direction v̂; 0 for
+ * rows that are not sliding (all 0 without `cts_baraff_solver_set_model_sliding`). Statuses as
+ * for `cts_baraff_solver_get_generalized_result`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_sliding_friction_forces(const struct cts_baraff_solver *solver,
+                                                         double *out,
+                                                         size_t len);
+
+/**
+ * Copies `b` (m doubles) as composed by the last solve call on model data: `J M⁻¹ (τ − c)` or
+ * `J q̇`, plus bias and stabilisation. Statuses as for `cts_baraff_solver_get_generalized_result`;
+ * `len` must be m.
+ */
+cts_status cts_baraff_solver_get_composed_b(const struct cts_baraff_solver *solver,
+                                            double *out,
+                                            size_t len);
+
+/**
+ * Copies `A = J M⁻¹ J_fᵀ` (m×m) as composed by the last solve call on model data into `out`,
+ * column-major with leading dimension `ld >= max(1, m)`; rows m..ld-1 are not written. (With
+ * sliding friction a negative diagonal entry is the Painlevé signature.)
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
+ * CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`). Nothing is
+ * written on error.
+ */
+cts_status cts_baraff_solver_get_composed_matrix(const struct cts_baraff_solver *solver,
+                                                 double *out,
+                                                 size_t ld);
+
+/**
+ * Copies the statistics of the last solve call into `*out` (also after a Baraff outcome).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_baraff_solver_get_stats(const struct cts_baraff_solver *solver,
+                                       struct cts_baraff_stats *out);
+
+/**
+ * Number of rows m of the current problem data (0 without data or for a NULL handle).
+ */
+size_t cts_baraff_solver_num_rows(const struct cts_baraff_solver *solver);
+
+/**
+ * Number of generalized coordinates n of the current model data (0 for matrix data, without
+ * data, or for a NULL handle).
+ */
+size_t cts_baraff_solver_num_coordinates(const struct cts_baraff_solver *solver);
+
+/**
+ * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
+ * a Baraff outcome, e.g. "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots,
+ * 0 iterations, worst relative violation 1e0)"); "" after a successful call. Valid until the
+ * next call on the handle; never NULL (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_baraff_solver_last_error(const struct cts_baraff_solver *solver);
 
 /**
  * Detail of the last failure on this thread that had no handle to record it in: a constructor

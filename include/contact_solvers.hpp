@@ -1,8 +1,9 @@
 /* contact_solvers.hpp: header-only C++17 wrapper over the C ABI of libcontact_solvers.
  *
  * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to cts::TamsiSolver is
- * a change of include and namespace; cts::IpmSolver is Dojo's interior-point solver in the same
- * style. When Eigen is available (__has_include(<Eigen/Core>), unless
+ * a change of include and namespace; cts::IpmSolver is Dojo's interior-point solver and
+ * cts::BaraffSolver the Baraff pivoting solver in the same style. When Eigen is available
+ * (__has_include(<Eigen/Core>), unless
  * CTS_NO_EIGEN is defined) the setters take pointers to Eigen matrices as Drake's do and the
  * getters return Eigen vectors; otherwise they take (pointer, leading dimension) pairs and return
  * std::vector<double>. The pointer-based setters exist in both modes.
@@ -11,7 +12,7 @@
  * Drake: the matrices and vectors passed to a setter must outlive every solve that uses them.
  * Usage errors throw cts::Error (a std::runtime_error carrying the status and the library's
  * message); solver outcomes are returned as TamsiSolverResult, as in Drake (cts::IpmOutcome for
- * the interior-point solver). Objects own their
+ * the interior-point solver, cts::BaraffOutcome for the Baraff solver). Objects own their
  * handle (RAII), are movable, not copyable (Clone() makes an independent copy); one object must
  * not be used by two threads at once.
  */
@@ -673,6 +674,427 @@ class IpmSolver {
 
   cts_ipm_solver* handle_{nullptr};
   mutable Vector v_, impulses_, gaps_, primal_, dual_;
+};
+
+/** Outcome of a Baraff solve call: CTS_STATUS_OK or one of the Baraff statuses (21..39). */
+enum class BaraffOutcome : int32_t {
+  /** A verified solution (CTS_STATUS_OK). */
+  kSolved = CTS_STATUS_OK,
+  /** Finished, worst violation above the tolerance; results readable. */
+  kInexact = CTS_STATUS_BARAFF_INEXACT,
+  /** No event limits the step while driving stats().row: an inconsistent (Painlevé) configuration. */
+  kUnboundedRay = CTS_STATUS_BARAFF_UNBOUNDED_RAY,
+  /** Cycling safeguards exhausted. */
+  kCycling = CTS_STATUS_BARAFF_CYCLING,
+  /** Pivot cap reached. */
+  kPivotLimit = CTS_STATUS_BARAFF_PIVOT_LIMIT,
+  /** Impulse active-set iteration cap reached (ComputeImpulses). */
+  kIterationLimit = CTS_STATUS_BARAFF_ITERATION_LIMIT,
+  /** Reserved for the iterative variant (not returned by the C API). */
+  kFrictionlessFallback = CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK,
+};
+
+/** The set a row ended in (the CTS_BARAFF_SET_* codes). */
+enum class BaraffRowSet : int32_t {
+  /** C: acceleration condition held as an equality (a friction row here sticks). */
+  kClamped = CTS_BARAFF_SET_CLAMPED,
+  /** NC: normal row with zero force and a >= 0. */
+  kSeparating = CTS_BARAFF_SET_SEPARATING,
+  /** S+: friction row at +mu f_n (or boxed row at hi). */
+  kAtUpper = CTS_BARAFF_SET_AT_UPPER,
+  /** S-: friction row at -mu f_n (or boxed row at lo). */
+  kAtLower = CTS_BARAFF_SET_AT_LOWER,
+  /** R: deferred row left unresolved. */
+  kDeferred = CTS_BARAFF_SET_DEFERRED,
+  /** L+: row left locked at its upper bound. */
+  kLockedUpper = CTS_BARAFF_SET_LOCKED_UPPER,
+  /** L-: row left locked at its lower bound. */
+  kLockedLower = CTS_BARAFF_SET_LOCKED_LOWER,
+  /** U: not treated (the solve stopped early). */
+  kUntreated = CTS_BARAFF_SET_UNTREATED,
+};
+
+/** Level of model problem data (the CTS_BARAFF_LEVEL_* codes). */
+enum class BaraffLevel : int32_t {
+  /** Forces; tau_or_qdot = τ − c; generalized result q̈. */
+  kAcceleration = CTS_BARAFF_LEVEL_ACCELERATION,
+  /** Impulses; tau_or_qdot = pre-impulse q̇; generalized result q̇⁺. */
+  kVelocity = CTS_BARAFF_LEVEL_VELOCITY,
+};
+
+/** Baraff solver parameters (see cts_baraff_parameters; the defaults are the library's). */
+struct BaraffSolverParameters {
+  /** ε of the pivoting comparisons (relative), in (0, 1). */
+  double epsilon{1.0e-10};
+  /** Singular Schur pivots (relative), in [0, 1). */
+  double singular_tolerance{1.0e-9};
+  /** Verification tolerance (relative), > 0: above it a solve returns kInexact. */
+  double tolerance{1.0e-8};
+  /** Restitution e of ComputeImpulses, in [0, 1]. */
+  double restitution{0.0};
+  /** cDotTol of the impulse calls, m/s, >= 0. */
+  double cdot_tolerance{1.0e-6};
+  /** Pivot cap of one attempt; 0: 50·m + 50. */
+  int max_pivots{0};
+  /** Iteration cap of ComputeImpulses; 0: max(100, 4·m). */
+  int max_impulse_iterations{0};
+  /** Retry an unverified solve with the friction rows in reverse order. */
+  bool reverse_retry{true};
+};
+
+/** Statistics of the last solve call. */
+struct BaraffSolverStats {
+  BaraffOutcome outcome{BaraffOutcome::kSolved};
+  /** The row an unbounded ray appeared at, -1 otherwise. */
+  int row{-1};
+  int pivots{0};
+  int iterations{0};
+  /** Worst relative violation of the row conditions. */
+  double worst_violation{0.0};
+};
+
+/**
+ * The rows of a Baraff problem (§1 of specs/baraff.md): kinds and the parameters the kinds need.
+ * Rows are numbered in the order they are added; the Add* calls return the new row's index.
+ * The solver copies them at each Set*ProblemData call (they need not outlive it).
+ */
+class BaraffRows {
+ public:
+  /** Joint or closure: free force, a = 0. */
+  int AddBilateral() { return add(CTS_BARAFF_ROW_BILATERAL, -1, 0.0, 0.0, 0.0); }
+  /** Unilateral normal: f >= 0, a >= 0, f a = 0. */
+  int AddNormal() { return add(CTS_BARAFF_ROW_NORMAL, -1, 0.0, 0.0, 0.0); }
+  /** Static friction along one tangent direction, |f| <= mu f_normal (normal: a normal row's index). */
+  int AddFriction(int normal, double mu) { return add(CTS_BARAFF_ROW_FRICTION, normal, mu, 0.0, 0.0); }
+  /** Force-limited row, lo <= f <= hi with lo <= 0 <= hi (may be infinite). */
+  int AddBoxed(double lo, double hi) { return add(CTS_BARAFF_ROW_BOXED, -1, 0.0, lo, hi); }
+  /** Number of rows. */
+  int size() const noexcept { return static_cast<int>(kind.size()); }
+
+  /** The C arrays (kind codes, normal indices, mu, lo, hi), one entry per row. */
+  std::vector<int32_t> kind, normal;
+  std::vector<double> mu, lo, hi;
+
+ private:
+  int add(int32_t k, int n, double m, double l, double h) {
+    kind.push_back(k);
+    normal.push_back(static_cast<int32_t>(n));
+    mu.push_back(m);
+    lo.push_back(l);
+    hi.push_back(h);
+    return size() - 1;
+  }
+};
+
+/**
+ * Baraff's pivoting contact solver as modified in Darwin2K (specs/baraff.md): contact forces
+ * with static (per-direction) and dynamic (N − μQ) friction, bilateral and force-limited rows;
+ * collision impulses by an active set; the consistency impulse for unbounded rays.
+ *
+ * Matrix interface: SetMatrixProblemData(A, b, rows), a = A f + b. Model interface:
+ * SetModelProblemData(level, M, J, τ − c or q̇, rows) plus SetBias / SetSliding /
+ * SetStabilization; the solver builds A = J M⁻¹ J_fᵀ and b. Then Solve, ComputeImpulses,
+ * ConsistencyImpulse or NeedsImpulse, and the getters. Matrices are borrowed (they must outlive
+ * the solves), the rows are copied. Usage errors throw cts::Error; outcomes are returned.
+ */
+class BaraffSolver {
+ public:
+#ifdef CTS_HAVE_EIGEN
+  /** Matrix type of composed_matrix(): Eigen::MatrixXd when Eigen is available. */
+  using Matrix = Eigen::MatrixXd;
+#else
+  /** Matrix type of composed_matrix() without Eigen: a column-major rows×cols array. */
+  class Matrix {
+   public:
+    Matrix() = default;
+    Matrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t cols() const noexcept { return cols_; }
+    double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
+    double* data() noexcept { return data_.data(); }
+    const double* data() const noexcept { return data_.data(); }
+
+   private:
+    std::size_t rows_{0};
+    std::size_t cols_{0};
+    std::vector<double> data_;
+  };
+#endif
+
+  /** A solver with default parameters. */
+  BaraffSolver() { check_global(cts_baraff_solver_new(&handle_)); }
+
+  /** A solver with the given parameters (validated). */
+  explicit BaraffSolver(const BaraffSolverParameters& p) : BaraffSolver() { set_solver_parameters(p); }
+
+  ~BaraffSolver() { cts_baraff_solver_free(handle_); }
+
+  BaraffSolver(const BaraffSolver&) = delete;
+  BaraffSolver& operator=(const BaraffSolver&) = delete;
+  BaraffSolver(BaraffSolver&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), rows_(std::move(other.rows_)) {}
+  BaraffSolver& operator=(BaraffSolver&& other) noexcept {
+    if (this != &other) {
+      cts_baraff_solver_free(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+      rows_ = std::move(other.rows_);
+    }
+    return *this;
+  }
+
+  /** A deep copy (parameters and workspace, no problem data, no results), e.g. for another thread. */
+  std::unique_ptr<BaraffSolver> Clone() const {
+    cts_baraff_solver* copy = nullptr;
+    check_global(cts_baraff_solver_clone(handle_, &copy));
+    return std::unique_ptr<BaraffSolver>(new BaraffSolver(copy));
+  }
+
+  /** Grows the workspace for m rows and n coordinates (no allocation in later calls up to them). */
+  void Reserve(int m, int n) { check(cts_baraff_solver_reserve(handle_, to_size(m), to_size(n))); }
+
+  /** Sets (and validates) the parameters. */
+  void set_solver_parameters(const BaraffSolverParameters& p) {
+    cts_baraff_parameters c;
+    cts_baraff_parameters_default(&c);
+    c.epsilon = p.epsilon;
+    c.singular_tolerance = p.singular_tolerance;
+    c.tolerance = p.tolerance;
+    c.restitution = p.restitution;
+    c.cdot_tolerance = p.cdot_tolerance;
+    c.max_pivots = p.max_pivots;
+    c.max_impulse_iterations = p.max_impulse_iterations;
+    c.reverse_retry = p.reverse_retry ? 1 : 0;
+    check(cts_baraff_solver_set_parameters(handle_, &c));
+  }
+
+  /** The current parameters. */
+  BaraffSolverParameters get_solver_parameters() const {
+    cts_baraff_parameters c;
+    check(cts_baraff_solver_get_parameters(handle_, &c));
+    BaraffSolverParameters p;
+    p.epsilon = c.epsilon;
+    p.singular_tolerance = c.singular_tolerance;
+    p.tolerance = c.tolerance;
+    p.restitution = c.restitution;
+    p.cdot_tolerance = c.cdot_tolerance;
+    p.max_pivots = c.max_pivots;
+    p.max_impulse_iterations = c.max_impulse_iterations;
+    p.reverse_retry = c.reverse_retry != 0;
+    return p;
+  }
+
+  /** Number of rows m of the current problem data. */
+  int num_rows() const { return static_cast<int>(cts_baraff_solver_num_rows(handle_)); }
+  /** Number of generalized coordinates n of the current model data (0 for matrix data). */
+  int num_coordinates() const { return static_cast<int>(cts_baraff_solver_num_coordinates(handle_)); }
+
+  /** Matrix data from raw arrays: A m×m column-major with ld_A, b m (borrowed); m = rows.size(). */
+  void SetMatrixProblemData(const double* A, std::size_t ld_A, const double* b, const BaraffRows& rows) {
+    BaraffRows copy = rows;
+    const std::size_t m = to_size(copy.size());
+    check(cts_baraff_solver_set_matrix_problem_data(handle_, m, A, ld_A, b, ptr(copy.kind), ptr(copy.normal),
+                                                    ptr(copy.mu), ptr(copy.lo), ptr(copy.hi)));
+    rows_ = std::move(copy);  // the C side now borrows the copy's arrays
+  }
+
+  /**
+   * Model data from raw arrays: M n×n (ld_M), J m×n (ld_J), tau_or_qdot n (τ − c at
+   * kAcceleration, q̇ at kVelocity), borrowed; m = rows.size(). Removes bias, sliding and
+   * stabilisation.
+   */
+  void SetModelProblemData(BaraffLevel level, int n, const double* M, std::size_t ld_M, const double* J,
+                           std::size_t ld_J, const double* tau_or_qdot, const BaraffRows& rows) {
+    BaraffRows copy = rows;
+    const std::size_t m = to_size(copy.size());
+    check(cts_baraff_solver_set_model_problem_data(handle_, m, to_size(n), M, ld_M, J, ld_J,
+                                                   static_cast<int32_t>(level), tau_or_qdot, ptr(copy.kind),
+                                                   ptr(copy.normal), ptr(copy.mu), ptr(copy.lo), ptr(copy.hi)));
+    rows_ = std::move(copy);
+  }
+
+  /** Bias added to b (m doubles, borrowed): J̇ q̇ at acceleration level. */
+  void SetBias(const double* bias, std::size_t m) { check(cts_baraff_solver_set_model_bias(handle_, bias, m)); }
+
+  /** Sliding friction (borrowed): Q m×n (ld_Q), mu_d m. */
+  void SetSliding(const double* Q, std::size_t ld_Q, const double* mu_d, std::size_t m) {
+    check(cts_baraff_solver_set_model_sliding(handle_, Q, ld_Q, mu_d, m));
+  }
+
+  /** Baumgarte stabilisation (borrowed): position_error m, velocity_error m or nullptr (no kv term). */
+  void SetStabilization(double kp, double kv, const double* position_error, const double* velocity_error,
+                        std::size_t m) {
+    check(cts_baraff_solver_set_model_stabilization(handle_, kp, kv, position_error,
+                                                     velocity_error != nullptr ? 1 : 0, velocity_error, m));
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** Matrix data: pointers to Eigen data that must outlive the solves. */
+  void SetMatrixProblemData(const Eigen::MatrixXd* A, const Eigen::VectorXd* b, const BaraffRows& rows) {
+    require(A && b);
+    const Eigen::Index m = rows.size();
+    if (A->rows() != m || A->cols() != m || b->size() != m) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "A must be m×m and b of size m (m = rows.size())");
+    }
+    SetMatrixProblemData(A->data(), internal::ld(*A), b->data(), rows);
+  }
+
+  /** Model data: pointers to Eigen data that must outlive the solves. */
+  void SetModelProblemData(BaraffLevel level, const Eigen::MatrixXd* M, const Eigen::MatrixXd* J,
+                           const Eigen::VectorXd* tau_or_qdot, const BaraffRows& rows) {
+    require(M && J && tau_or_qdot);
+    const Eigen::Index m = rows.size(), n = M->rows();
+    if (M->cols() != n || J->rows() != m || J->cols() != n || tau_or_qdot->size() != n) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M must be n×n, J m×n, tau_or_qdot of size n (m = rows.size())");
+    }
+    SetModelProblemData(level, static_cast<int>(n), M->data(), internal::ld(*M), J->data(), internal::ld(*J),
+                        tau_or_qdot->data(), rows);
+  }
+
+  /** Bias (must outlive the solves). */
+  void SetBias(const Eigen::VectorXd* bias) {
+    require(bias != nullptr);
+    SetBias(bias->data(), static_cast<std::size_t>(bias->size()));
+  }
+
+  /** Sliding friction (must outlive the solves): Q m×n, mu_d m. */
+  void SetSliding(const Eigen::MatrixXd* Q, const Eigen::VectorXd* mu_d) {
+    require(Q && mu_d);
+    if (Q->rows() != mu_d->size() || Q->cols() != num_coordinates()) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "Q must be m×n and mu_d of size m");
+    }
+    SetSliding(Q->data(), internal::ld(*Q), mu_d->data(), static_cast<std::size_t>(mu_d->size()));
+  }
+
+  /** Baumgarte stabilisation (must outlive the solves); velocity_error may be nullptr. */
+  void SetStabilization(double kp, double kv, const Eigen::VectorXd* position_error,
+                        const Eigen::VectorXd* velocity_error = nullptr) {
+    require(position_error != nullptr);
+    if (velocity_error != nullptr && velocity_error->size() != position_error->size()) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "position_error and velocity_error differ in size");
+    }
+    SetStabilization(kp, kv, position_error->data(), velocity_error ? velocity_error->data() : nullptr,
+                     static_cast<std::size_t>(position_error->size()));
+  }
+#endif
+
+  /** §3 pivoting on the current data (forces, or impulses at velocity level). */
+  BaraffOutcome Solve() { return outcome(cts_baraff_solver_solve(handle_)); }
+
+  /** §8 active-set impulses on velocity-level model data (bilateral and normal rows). */
+  BaraffOutcome ComputeImpulses() { return outcome(cts_baraff_solver_compute_impulses(handle_)); }
+
+  /** §7 consistency impulse on velocity-level model data, the contact of row sticking_normal sticking. */
+  BaraffOutcome ConsistencyImpulse(int sticking_normal) {
+    return outcome(cts_baraff_solver_consistency_impulse(handle_, to_size(sticking_normal)));
+  }
+
+  /** §8 needsImpulse on velocity-level model data. */
+  bool NeedsImpulse() {
+    int32_t out = 0;
+    check(cts_baraff_solver_needs_impulse(handle_, &out));
+    return out != 0;
+  }
+
+  /** Row forces f (m; N, or N·s at velocity level). */
+  const Vector& forces() const { return fetch(f_, num_rows(), cts_baraff_solver_get_forces); }
+  /** Row accelerations a = A f + b (m; post-impulse velocities at velocity level). */
+  const Vector& accelerations() const { return fetch(a_, num_rows(), cts_baraff_solver_get_accelerations); }
+  /** q̈ or q̇⁺ (n), model data only. */
+  const Vector& generalized_result() const {
+    return fetch(q_, num_coordinates(), cts_baraff_solver_get_generalized_result);
+  }
+  /** M⁻¹ J_fᵀ f (n): Δq̇ of an impulse, model data only. */
+  const Vector& generalized_change() const {
+    return fetch(dq_, num_coordinates(), cts_baraff_solver_get_generalized_change);
+  }
+  /** −μ_d f per row (m), model data only. */
+  const Vector& sliding_friction_forces() const {
+    return fetch(sf_, num_rows(), cts_baraff_solver_get_sliding_friction_forces);
+  }
+  /** b as composed from the model (m). */
+  const Vector& composed_b() const { return fetch(b_, num_rows(), cts_baraff_solver_get_composed_b); }
+
+  /** A = J M⁻¹ J_fᵀ as composed from the model (m×m). */
+  Matrix composed_matrix() const {
+    const std::size_t m = static_cast<std::size_t>(num_rows());
+#ifdef CTS_HAVE_EIGEN
+    Matrix A(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(m));
+#else
+    Matrix A(m, m);
+#endif
+    double scratch = 0.0;
+    check(cts_baraff_solver_get_composed_matrix(handle_, m > 0 ? A.data() : &scratch, m > 0 ? m : 1));
+    return A;
+  }
+
+  /** The set each row ended in (m). */
+  std::vector<BaraffRowSet> row_sets() const {
+    const std::size_t m = static_cast<std::size_t>(num_rows());
+    std::vector<int32_t> codes(m);
+    check(cts_baraff_solver_get_row_sets(handle_, codes.data(), m));
+    std::vector<BaraffRowSet> sets(m);
+    for (std::size_t i = 0; i < m; ++i) sets[i] = static_cast<BaraffRowSet>(codes[i]);
+    return sets;
+  }
+
+  /** Statistics of the last solve call. */
+  BaraffSolverStats stats() const {
+    cts_baraff_stats c;
+    check(cts_baraff_solver_get_stats(handle_, &c));
+    BaraffSolverStats s;
+    s.outcome = static_cast<BaraffOutcome>(c.status);
+    s.row = c.row;
+    s.pivots = c.pivots;
+    s.iterations = c.iterations;
+    s.worst_violation = c.worst_violation;
+    return s;
+  }
+
+  /** The underlying C handle (owned by this object). */
+  cts_baraff_solver* c_handle() const noexcept { return handle_; }
+
+ private:
+  explicit BaraffSolver(cts_baraff_solver* handle) : handle_(handle) {}
+
+  static std::size_t to_size(int n) {
+    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size or index");
+    return static_cast<std::size_t>(n);
+  }
+
+  template <typename T>
+  static const T* ptr(const std::vector<T>& v) {
+    return v.empty() ? nullptr : v.data();
+  }
+
+  static void check_global(cts_status s) {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+  }
+
+  void check(cts_status s) const {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_baraff_solver_last_error(handle_));
+  }
+
+  BaraffOutcome outcome(cts_status s) const {
+    if (s == CTS_STATUS_OK || (s >= 20 && s < 40)) return static_cast<BaraffOutcome>(s);
+    throw Error(s, cts_baraff_solver_last_error(handle_));
+  }
+
+  static void require(bool all_non_null) {
+    if (!all_non_null) throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+  }
+
+  using Getter = cts_status (*)(const cts_baraff_solver*, double*, std::size_t);
+
+  const Vector& fetch(Vector& out, int n, Getter get) const {
+    const std::size_t len = static_cast<std::size_t>(n);
+    if (internal::vector_size(out) != len) out = internal::make_vector(len);
+    check(get(handle_, out.data(), len));
+    return out;
+  }
+
+  cts_baraff_solver* handle_{nullptr};
+  BaraffRows rows_;  // the rows the C side borrows
+  mutable Vector f_, a_, q_, dq_, sf_, b_;
 };
 
 }  // namespace cts

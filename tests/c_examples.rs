@@ -1,5 +1,6 @@
 //! The C and C++ examples of `examples_c/` compile with warnings as errors, run, and print
-//! Drake's reference values (`specs/tamsi_cases.md`); they also run clean under
+//! Drake's reference values (`specs/tamsi_cases.md`) or, for `baraff_box_and_rod.c`, those of
+//! `specs/baraff.md` §11; they also run clean under
 //! AddressSanitizer/UBSan and valgrind when those are installed (CI installs them), and the C
 //! example links statically as well.
 
@@ -86,6 +87,175 @@ fn pizza_saver_cpp_prints_drakes_values() {
         check_pizza_saver(&run_ok(&exe, false));
     } else {
         skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// examples_c/baraff_box_and_rod.c: the Baraff solver's reference values (`specs/baraff.md` §11
+// B2, B5, B5b) with the spec's tolerances (6-decimal values to 1e-6, exact ones and vanishing
+// accelerations to 1e-9; the example prints 9 decimals).
+
+/// Blocks of the Baraff example: every line not starting with two spaces is a heading.
+fn parse_baraff(stdout: &str) -> Vec<Block> {
+    let mut blocks: Vec<Block> = Vec::new();
+    for line in stdout.lines() {
+        if let Some(rest) = line.strip_prefix("  ") {
+            let Some((label, values)) = rest.split_once(':') else { continue };
+            let numbers = values.split_whitespace().filter_map(|t| t.parse::<f64>().ok()).collect();
+            if let Some(b) = blocks.last_mut() {
+                b.fields.insert(label.trim().to_string(), numbers);
+            }
+        } else {
+            blocks.push(Block { heading: line.to_string(), fields: HashMap::new() });
+        }
+    }
+    blocks
+}
+
+#[track_caller]
+fn near(what: &str, got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
+    for (a, b) in got.iter().zip(want) {
+        assert!((a - b).abs() <= tol, "{what}: {a} vs {b} (tol {tol})");
+    }
+}
+
+fn check_baraff_box_and_rod(stdout: &str) {
+    const G: f64 = 9.81;
+    const MU: f64 = 0.5;
+    let blocks = parse_baraff(stdout);
+    let mut it = blocks.iter();
+    let mut next = |heading: &str| {
+        let b = it.next().unwrap_or_else(|| panic!("missing block '{heading}':\n{stdout}"));
+        assert!(b.heading.starts_with(heading), "'{}' is not '{heading}'", b.heading);
+        b
+    };
+
+    // B2 through the matrix interface.
+    let b = next("particle on an incline (matrix interface, B2): tilt = 20 deg");
+    assert_eq!(b.get("status"), &[0.0]);
+    near("B2 20° forces", b.get("forces (f_n, f_t) [N]"), &[9.218385, -3.355218], 1e-6);
+    near("B2 20° a", b.get("accelerations (a_n, a_t) [m/s^2]"), &[0.0, 0.0], 1e-9);
+    assert_eq!(b.get("row sets"), &[0.0, 0.0]);
+    let b = next("particle on an incline (matrix interface, B2): tilt = 30 deg");
+    assert_eq!(b.get("status"), &[0.0]);
+    near("B2 30° forces", b.get("forces (f_n, f_t) [N]"), &[8.495709, -4.247855], 1e-6);
+    near("B2 30° a_n", &b.get("accelerations (a_n, a_t) [m/s^2]")[..1], &[0.0], 1e-9);
+    near("B2 30° a_t", &b.get("accelerations (a_n, a_t) [m/s^2]")[1..], &[0.657145], 1e-6);
+    assert_eq!(b.get("row sets"), &[0.0, 3.0]);
+
+    // The box: totals are B2's, the corner split obeys the moment balance and the cone.
+    for tilt in (0..=35).step_by(5) {
+        let b = next(&format!("box on a tilted plane (model interface): tilt = {tilt} deg"));
+        let th = (tilt as f64).to_radians();
+        let slides = th.tan() > MU;
+        assert_eq!(b.get("status"), &[0.0]);
+        let n = b.get("normal forces (left, right) [N]");
+        let t = b.get("friction forces (left, right) [N]");
+        let total_t = if slides { -MU * G * th.cos() } else { -G * th.sin() };
+        near("box totals", b.get("total (normal, friction) [N]"), &[G * th.cos(), total_t], 1e-9);
+        near("box N_R − N_L = −T/2", &[n[1] - n[0]], &[-0.5 * (t[0] + t[1])], 1e-9);
+        for i in 0..2 {
+            assert!(t[i].abs() <= MU * n[i] + 1e-9 && n[i] >= 0.0, "cone at tilt {tilt}: {n:?} {t:?}");
+        }
+        let a_t = if slides { G * (th.sin() - MU * th.cos()) } else { 0.0 };
+        near("box a_t", b.get("tangential acceleration [m/s^2]"), &[a_t], 1e-9);
+        if tilt == 20 {
+            near("box 20° totals (B2)", b.get("total (normal, friction) [N]"), &[9.218385, -3.355218], 1e-6);
+        }
+        if tilt == 30 {
+            near("box 30° a_t (B2)", b.get("tangential acceleration [m/s^2]"), &[0.657145], 1e-6);
+        }
+        if slides {
+            assert_eq!(b.get("row sets"), &[0.0, 0.0, 3.0, 3.0]);
+        }
+    }
+    let regimes: Vec<&str> = stdout.lines().filter_map(|l| l.strip_prefix("  regime: ")).collect();
+    assert_eq!(regimes, ["sticking"; 6].iter().chain(&["sliding"; 2]).copied().collect::<Vec<_>>());
+    let b = next("slip onset of the box");
+    let atan_mu = MU.atan().to_degrees();
+    near("atan μ", b.get("atan(mu) [deg]"), &[26.565051], 1e-6);
+    near("onset tilt", b.get("onset tilt [deg]"), &[atan_mu], 1e-6);
+
+    // B5: the Painlevé rod.
+    let b = next(
+        "Painleve rod sliding left: mu_d = 3, theta = 30 deg (B5) -- cts_baraff_solver_solve: unbounded ray",
+    );
+    assert_eq!(b.get("status"), &[22.0]);
+    assert_eq!(b.get("unbounded ray row"), &[0.0]);
+    near("A' μ = 3 left", b.get("effective normal coefficient A' [1/kg]"), &[-0.647114], 1e-6);
+    near("b", b.get("b [m/s^2]"), &[-G], 1e-9);
+    assert_eq!(b.get("normal force [N]"), &[0.0]);
+    for (heading, a, f) in [
+        ("Painleve rod sliding left: mu_d = 0.3, theta = 30 deg (B5)", 2.860289, 3.429724),
+        ("Painleve rod sliding right: mu_d = 3, theta = 30 deg (B5)", 7.147114, 1.372582),
+    ] {
+        let b = next(heading);
+        assert_eq!(b.heading, heading);
+        assert_eq!(b.get("status"), &[0.0]);
+        assert_eq!(b.get("unbounded ray row"), &[-1.0]);
+        near("A'", b.get("effective normal coefficient A' [1/kg]"), &[a], 1e-6);
+        near("f_n", b.get("normal force [N]"), &[f], 1e-6);
+    }
+
+    // B5b: the consistency impulse and the forces after it.
+    let b = next("consistency impulse for the rod sliding left at 1 m/s");
+    assert_eq!(b.get("status"), &[0.0]);
+    near("K", b.get("K = J M^-1 J^T (column-major)"), &[3.25, -1.299038, -1.299038, 1.75], 1e-6);
+    near("v", b.get("pre-impulse contact velocities (v_n, v_t) [m/s]"), &[0.0, -1.0], 1e-9);
+    near("P", b.get("impulse (P_n, P_t) [N s]"), &[0.324760, 0.812500], 1e-6);
+    near("|P_t|/P_n", b.get("|P_t|/P_n"), &[2.5019], 1e-4);
+    assert!(b.get("|P_t|/P_n")[0] <= 3.0, "admissible: |P_t|/P_n <= μ");
+    near(
+        "q̇⁺",
+        b.get("velocities after (x', y', theta') [m/s, m/s, rad/s]"),
+        &[-0.1875, 0.324760, 0.75],
+        1e-6,
+    );
+    near("contact at rest", b.get("contact velocities after (v_n, v_t) [m/s]"), &[0.0, 0.0], 1e-9);
+    let b = next("static-friction forces after the impulse (B5b)");
+    assert_eq!(b.get("status"), &[0.0]);
+    near("b with J̇q̇", b.get("b with the centripetal term [m/s^2]"), &[-9.669375, 0.243570], 1e-6);
+    near("f", b.get("forces (f_n, f_t) [N]"), &[4.151250, 2.942321], 1e-6);
+    near("|f_t|/f_n", b.get("|f_t|/f_n"), &[0.709], 1e-3);
+    near("a", b.get("accelerations (a_n, a_t) [m/s^2]"), &[0.0, 0.0], 1e-9);
+    assert_eq!(b.get("row sets"), &[0.0, 0.0]);
+    assert!(it.next().is_none(), "unexpected output:\n{stdout}");
+}
+
+fn baraff_box_and_rod_source() -> PathBuf {
+    examples_dir().join("baraff_box_and_rod.c")
+}
+
+#[test]
+fn baraff_box_and_rod_c_prints_the_spec_values() {
+    let exe = out_dir("baraff-box-and-rod").join("baraff_box_and_rod");
+    build(&[&baraff_box_and_rod_source()], &exe, false, C_FLAGS, Link::Shared);
+    check_baraff_box_and_rod(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_box_and_rod_c_links_statically() {
+    let exe = out_dir("baraff-box-and-rod-static").join("baraff_box_and_rod");
+    build(&[&baraff_box_and_rod_source()], &exe, false, C_FLAGS, Link::Static);
+    check_baraff_box_and_rod(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_box_and_rod_c_under_sanitizers_and_valgrind() {
+    if have_sanitizers() {
+        let exe = out_dir("baraff-box-and-rod-asan").join("baraff_box_and_rod");
+        build(&[&baraff_box_and_rod_source()], &exe, false, &[C_FLAGS, SANITIZE].concat(), Link::Shared);
+        check_baraff_box_and_rod(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+    if have_valgrind() {
+        let exe = out_dir("baraff-box-and-rod-valgrind").join("baraff_box_and_rod");
+        build(&[&baraff_box_and_rod_source()], &exe, false, C_FLAGS, Link::Shared);
+        check_baraff_box_and_rod(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
     }
 }
 

@@ -60,6 +60,52 @@ fn contract_holds_under_valgrind() {
     assert_all_checks_pass(&run_ok(&exe, true));
 }
 
+// The Baraff solver's part of the contract (`tests/c/contract_baraff.c`), in the same four
+// settings.
+
+fn baraff_source() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_baraff.c")
+}
+
+#[test]
+fn baraff_contract_holds_from_c() {
+    let dir = out_dir("contract-baraff");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_with_static_linking() {
+    let dir = out_dir("contract-baraff-static");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_under_sanitizers() {
+    if !have_sanitizers() {
+        return skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+    let dir = out_dir("contract-baraff-asan");
+    let exe = dir.join("contract_baraff");
+    let flags = [FLAGS, c_support::SANITIZE].concat();
+    build(&[&baraff_source()], &exe, false, &flags, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_under_valgrind() {
+    if !have_valgrind() {
+        return skipped("valgrind not installed");
+    }
+    let dir = out_dir("contract-baraff-valgrind");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, true));
+}
+
 /// The interior-point API (`tests/c/contract_ipm.c`): plain, statically linked, under
 /// AddressSanitizer/UBSan and under valgrind (each printing `skipped: …` when its tool is missing).
 #[test]

@@ -2,6 +2,7 @@
 
 use std::ffi::{CStr, c_char};
 
+use crate::baraff::{BaraffError, BaraffOutcome};
 use crate::ipm::{IpmError, IpmOutcome};
 use crate::tamsi::{TamsiError, TamsiOutcome};
 
@@ -22,6 +23,26 @@ pub enum cts_status {
     LinearSolverFailed = 2,
     /// Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
     AlphaSolverFailed = 3,
+    /// Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+    /// pivoting finished but the worst violation of the row conditions exceeds the tolerance
+    /// (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
+    /// are readable.
+    BaraffInexact = 21,
+    /// Baraff pivoting: no event limits the step while driving a row (the row is in
+    /// `cts_baraff_stats.row`): with sliding friction the signature of an inconsistent (Painlevé)
+    /// configuration, which needs a consistency impulse. The results hold the forces reached.
+    BaraffUnboundedRay = 22,
+    /// Baraff pivoting: the cycling safeguards gave up (zero-length pivots the deferral and
+    /// locking rules did not break). The results hold the forces reached.
+    BaraffCycling = 23,
+    /// Baraff pivoting: the pivot cap (`cts_baraff_parameters.max_pivots`) was reached.
+    BaraffPivotLimit = 24,
+    /// Baraff impulses: the active-set impulse loop hit its iteration cap
+    /// (`cts_baraff_parameters.max_impulse_iterations`); the results hold the last iterate.
+    BaraffIterationLimit = 25,
+    /// Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
+    /// of the Rust API returns it; no C function does (the code is reserved for it).
+    BaraffFrictionlessFallback = 26,
     /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
     /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
     /// results hold the last iterate, a strictly interior point; its sensitivities can still be
@@ -65,6 +86,20 @@ impl From<IpmOutcome> for cts_status {
             IpmOutcome::Converged => cts_status::Ok,
             IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
             IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
+        }
+    }
+}
+
+impl From<BaraffOutcome> for cts_status {
+    fn from(o: BaraffOutcome) -> Self {
+        match o {
+            BaraffOutcome::Solved => cts_status::Ok,
+            BaraffOutcome::Inexact => cts_status::BaraffInexact,
+            BaraffOutcome::UnboundedRay { .. } => cts_status::BaraffUnboundedRay,
+            BaraffOutcome::Cycling => cts_status::BaraffCycling,
+            BaraffOutcome::PivotLimit => cts_status::BaraffPivotLimit,
+            BaraffOutcome::IterationLimit => cts_status::BaraffIterationLimit,
+            BaraffOutcome::FrictionlessFallback { .. } => cts_status::BaraffFrictionlessFallback,
         }
     }
 }
@@ -122,6 +157,23 @@ impl From<IpmError> for FfiError {
     }
 }
 
+/// The one mapping from Baraff usage errors to status codes.
+impl From<BaraffError> for FfiError {
+    fn from(e: BaraffError) -> Self {
+        let status = match e {
+            BaraffError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
+            BaraffError::NonFinite { .. }
+            | BaraffError::UnknownRowKind { .. }
+            | BaraffError::InvalidRow { .. }
+            | BaraffError::InvalidParameter { .. }
+            | BaraffError::MassMatrixNotPositiveDefinite { .. }
+            | BaraffError::UnsupportedRowKind { .. }
+            | BaraffError::WrongLevel { .. } => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
 /// Static, never-NULL text for any status value, unknown ones included. The pointer is valid for
 /// the life of the process and must not be freed.
 #[unsafe(no_mangle)]
@@ -131,6 +183,12 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         1 => c"maximum number of iterations reached",
         2 => c"linear solver failed",
         3 => c"step-length limiter found no solution",
+        21 => c"Baraff: finished, violation above tolerance",
+        22 => c"Baraff: unbounded ray (inconsistent configuration)",
+        23 => c"Baraff: cycling safeguards exhausted",
+        24 => c"Baraff: pivot limit reached",
+        25 => c"Baraff: impulse iteration limit reached",
+        26 => c"Baraff: solved after a frictionless fallback",
         41 => c"interior point: maximum number of iterations reached",
         42 => c"interior point: non-finite Newton step",
         100 => c"null pointer",
