@@ -80,6 +80,9 @@ pub struct CRigid {
     /// Padded matrices and callback contexts of the acceleration level ([0]) and the velocity
     /// level ([1]), alive until that level is set again.
     bufs: [Vec<Vec<f64>>; 2],
+    // Boxed: the C side holds each context's address as `user_data`, so it must not move when
+    // the vector grows.
+    #[allow(clippy::vec_box)]
     pub ctxs: [Vec<Box<OpCtx>>; 2],
 }
 
