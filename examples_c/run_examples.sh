@@ -30,6 +30,12 @@ echo "== rolling_cylinder.c (C99, static library) =="
 "$out/rolling_cylinder_static" | tail -n 3
 
 echo
+echo "== rod2d.c (C99, shared library: Drake's ConstraintSolver through cts_rigid_*) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/rod2d.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/rod2d"
+"$out/rod2d"
+
+echo
 echo "== baraff_box_and_rod.c (C99, shared library) =="
 "$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/baraff_box_and_rod.c \
   -L"$lib" -lcontact_solvers $rpath -lm -o "$out/baraff_box_and_rod"
@@ -51,6 +57,12 @@ if [ -e /usr/include/eigen3/Eigen/Core ]; then
   "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \
     -L"$lib" -lcontact_solvers $rpath -o "$out/pizza_saver"
   "$out/pizza_saver"
+
+  echo
+  echo "== box_on_plane.cpp (C++17 with Eigen, cts::ConstraintSolver) =="
+  "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/box_on_plane.cpp \
+    -L"$lib" -lcontact_solvers $rpath -o "$out/box_on_plane"
+  "$out/box_on_plane"
 else
   echo "Eigen is not installed (apt-get install libeigen3-dev, or .ci/install-deps examples)" >&2
   exit 1

@@ -189,6 +189,122 @@
 #define CTS_IPM_SENSITIVITY_MU 3
 
 /**
+ * Algorithm of `cts_lcp_solver_solve`: Drake's `MobyLcpSolver::SolveLcpLemke` (covering vector
+ * indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Success
+ * means the artificial variable left the basis; the result is not verified (as in Drake; check
+ * it with `cts_lcp_is_solution` if it matters).
+ */
+#define CTS_LCP_ALGORITHM_LEMKE 0
+
+/**
+ * Algorithm: Drake's `SolveLcpLemkeRegularized`: plain Lemke, then Lemke on `M + 10^e I` for
+ * `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
+ * checked (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol). `w` is reported with the
+ * unregularized M.
+ */
+#define CTS_LCP_ALGORITHM_LEMKE_REGULARIZED 1
+
+/**
+ * Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`
+ * with A positive definite (at most 2n iterations). The only algorithm with a warm start (`z0`).
+ */
+#define CTS_LCP_ALGORITHM_FAST 2
+
+/**
+ * Algorithm: Drake's `SolveLcpFastRegularized`: as `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED` with the
+ * fast solver and the `fast_*_exp` schedule; each attempt is warm-started from the previous one.
+ */
+#define CTS_LCP_ALGORITHM_FAST_REGULARIZED 3
+
+/**
+ * Algorithm: Drake's `UnrevisedLemkeSolver::SolveLcpLemke`: Lemke on index sets with the
+ * all-ones covering vector, cycling-avoiding tie-breaking, at most 50n pivots, result verified
+ * (`IsSolution`). Warm start: a later solve of the same size first tries the final index sets
+ * of the previous unrevised solve on this handle (1 pivot when they solve it).
+ */
+#define CTS_LCP_ALGORITHM_UNREVISED_LEMKE 4
+
+/**
+ * `cts_lcp_parameters.lemke_variant`: Drake's pivoting rules (Drake's pivot path).
+ */
+#define CTS_LCP_LEMKE_VARIANT_DRAKE 0
+
+/**
+ * `cts_lcp_parameters.lemke_variant`: lexicographic (anti-cycling) Lemke with an all-ones
+ * covering vector and at most max(1000, 50n) pivots: solves problems on which Drake's rule cycles.
+ */
+#define CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC 1
+
+/**
+ * Operator `N_mult`: `N·w`, nv → nc (contact normals, all contacts in index order). Matrix form:
+ * N, nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_MULT 0
+
+/**
+ * Operator `N_transpose_mult` (velocity level only): `Nᵀ·f`, nc → nv. Matrix form: N itself,
+ * nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT 1
+
+/**
+ * Operator `N_minus_muQ_transpose_mult` (acceleration level only): `(N − μQ)ᵀ·f`, nc → nv, the
+ * generalized force of normal-force magnitudes f including the sliding friction `−μ f` they
+ * imply along each sliding contact's slip direction. Matrix form: `N − μQ`, nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT 2
+
+/**
+ * Operator `F_mult`: `F·w`, nv → nr (friction spanning directions, grouped per contact;
+ * acceleration level: non-sliding contacts only). Matrix form: F, nr×nv.
+ */
+#define CTS_RIGID_OPERATOR_F_MULT 3
+
+/**
+ * Operator `F_transpose_mult`: `Fᵀ·f`, nr → nv. Matrix form: F itself, nr×nv.
+ */
+#define CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT 4
+
+/**
+ * Operator `L_mult`: `L·w`, nv → nu (generic unilateral constraints). Matrix form: L, nu×nv.
+ */
+#define CTS_RIGID_OPERATOR_L_MULT 5
+
+/**
+ * Operator `L_transpose_mult`: `Lᵀ·f`, nu → nv. Matrix form: L itself, nu×nv.
+ */
+#define CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT 6
+
+/**
+ * Operator `G_mult`: `G·w`, nv → nb (bilateral constraints). Matrix form: G, nb×nv.
+ */
+#define CTS_RIGID_OPERATOR_G_MULT 7
+
+/**
+ * Operator `G_transpose_mult`: `Gᵀ·f`, nb → nv. Matrix form: G itself, nb×nv.
+ */
+#define CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT 8
+
+/**
+ * `solve_inertia`: `M⁻¹·b`, nv → nv (callbacks only; for matrices see
+ * `cts_rigid_solver_set_accel_inertia_matrix`).
+ */
+#define CTS_RIGID_OPERATOR_SOLVE_INERTIA 9
+
+/**
+ * Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the generalized inertia
+ * matrix M itself (symmetric positive definite; only its lower triangle is read; factored by
+ * LDLᵀ at every solve or compute call).
+ */
+#define CTS_RIGID_INERTIA_MATRIX 0
+
+/**
+ * Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the inverse `M⁻¹`,
+ * applied as a dense product.
+ */
+#define CTS_RIGID_INERTIA_INVERSE 1
+
+/**
  * Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
  * (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
  * is an `int32_t`: compare it with the enumerators, and pass any value to
@@ -216,6 +332,54 @@ enum cts_status
    * Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
    */
   CTS_STATUS_ALPHA_SOLVER_FAILED = 3,
+  /**
+   * LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
+   * variable for the entering column (ray termination; Drake returns false). z = 0.
+   */
+  CTS_STATUS_LCP_RAY_TERMINATION = 10,
+  /**
+   * LCP: Moby Lemke's ratio test left no candidate ("zero tolerance too low"). z = 0.
+   */
+  CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW = 11,
+  /**
+   * LCP: the pivot or iteration limit was reached (Moby Lemke min(1000, 50n), fast 2n,
+   * unrevised Lemke 50n). z = 0.
+   */
+  CTS_STATUS_LCP_PIVOT_LIMIT = 12,
+  /**
+   * LCP: unrevised Lemke's cycling counter ran out of tied candidates. z = 0.
+   */
+  CTS_STATUS_LCP_CYCLING_DETECTED = 13,
+  /**
+   * LCP: an unrevised Lemke basis solve failed its residual check. z = 0.
+   */
+  CTS_STATUS_LCP_LINEAR_SOLVE_FAILED = 14,
+  /**
+   * LCP: unrevised Lemke terminated on a point that `IsSolution` rejects. z = 0.
+   */
+  CTS_STATUS_LCP_NOT_A_SOLUTION = 15,
+  /**
+   * LCP: a regularized algorithm tried every shift without an accepted solution; z is the
+   * last attempt's.
+   */
+  CTS_STATUS_LCP_REGULARIZATION_FAILED = 16,
+  /**
+   * Rigid constraint solver (`cts_rigid_*`): the LCP was not solved to the acceptance test
+   * (Drake's "Unable to solve LCP- it may be unsolvable."; acceleration level and
+   * discretized problem). The packed forces are zeros; the LCP and its rejected z, w stay
+   * readable.
+   */
+  CTS_STATUS_RIGID_LCP_UNSOLVABLE = 17,
+  /**
+   * Rigid constraint solver: the impact LCP and its progressive regularization both failed
+   * (Drake's "Progressively regularized LCP solve failed."). The packed impulses are zeros.
+   */
+  CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED = 18,
+  /**
+   * A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
+   * abandoned and produced no results (later callbacks of that call were not invoked).
+   */
+  CTS_STATUS_CALLBACK_FAILED = 19,
   /**
    * Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
    * pivoting finished but the worst violation of the row conditions exceeds the tolerance
@@ -313,6 +477,23 @@ typedef struct cts_baraff_solver cts_baraff_solver;
  * at once; distinct handles are independent.
  */
 typedef struct cts_ipm_solver cts_ipm_solver;
+
+/**
+ * Opaque LCP solver handle: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver` with their
+ * workspaces, which only grow (repeated solves of one size allocate nothing). Create with
+ * `cts_lcp_solver_new`, release with `cts_lcp_solver_free`. Not thread-safe: one handle must
+ * not be used by two threads at once; distinct handles are independent.
+ */
+typedef struct cts_lcp_solver cts_lcp_solver;
+
+/**
+ * Opaque handle of Drake's rigid `ConstraintSolver`, with one acceleration-level and one
+ * velocity-level problem (borrowed) and the results of the last solve. Workspaces only grow:
+ * repeated solves of one size allocate nothing. Create with `cts_rigid_solver_new`, release with
+ * `cts_rigid_solver_free`. Not thread-safe: one handle must not be used by two threads at once;
+ * distinct handles are independent.
+ */
+typedef struct cts_rigid_solver cts_rigid_solver;
 
 /**
  * Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
@@ -504,6 +685,116 @@ typedef struct cts_ipm_stats {
    */
   int32_t boundary_hits;
 } cts_ipm_stats;
+
+/**
+ * Parameters of the LCP solvers. Fill with `cts_lcp_parameters_default` (Drake's defaults),
+ * change fields, pass to `cts_lcp_solver_set_parameters`, which validates them. LCPs are
+ * unitless: tolerances are in the units of `q`.
+ */
+typedef struct cts_lcp_parameters {
+  /**
+   * Lemke (Moby) pivot tolerance: a ratio-test candidate needs a pivot-column entry above it.
+   * `<= 0` (default −1): automatic, `n · max(1, max|Mᵢⱼ|) · eps`. Must be finite.
+   */
+  double pivot_tolerance;
+  /**
+   * Zero tolerance of every algorithm. Default −1 (automatic): Moby algorithms
+   * `n · max|Mᵢⱼ| · 10 eps` (`<= 0` means automatic, except for `CTS_LCP_ALGORITHM_FAST`, where
+   * only `< 0` does and 0 is a valid tolerance); unrevised Lemke `n · max|Mᵢⱼ| · 2.2 eps`
+   * (`<= 0` means automatic). Must be finite.
+   */
+  double zero_tolerance;
+  /**
+   * Moby Lemke's pivoting rules: `CTS_LCP_LEMKE_VARIANT_DRAKE` (default) or
+   * `CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC`.
+   */
+  int32_t lemke_variant;
+  /**
+   * Moby Lemke's pivot limit, `>= 0`; 0 (default) = the variant's own: min(1000, 50n)
+   * (Drake's rule) or max(1000, 50n) (lexicographic). Not used by the other algorithms.
+   */
+  int32_t max_pivots;
+  /**
+   * The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
+   * 0 (default) = max(2n, 50).
+   */
+  int32_t refactor_interval;
+  /**
+   * `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
+   */
+  int32_t lemke_min_exp;
+  /**
+   * Exponent increment, `> 0`; default 1.
+   */
+  int32_t lemke_step_exp;
+  /**
+   * Exclusive upper bound of the exponent (Drake's loop: `10^max_exp` itself is never tried);
+   * default 1, i.e. shifts 1e-20 … 1e0.
+   */
+  int32_t lemke_max_exp;
+  /**
+   * `CTS_LCP_ALGORITHM_FAST_REGULARIZED`: first exponent; default −20.
+   */
+  int32_t fast_min_exp;
+  /**
+   * Exponent increment, `> 0`; default 4.
+   */
+  int32_t fast_step_exp;
+  /**
+   * Exclusive upper bound of the exponent; default 20, i.e. shifts 1e-20, 1e-16, …, 1e16.
+   */
+  int32_t fast_max_exp;
+} cts_lcp_parameters;
+
+/**
+ * Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
+ * of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+ * (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
+ */
+typedef struct cts_rigid_parameters {
+  /**
+   * Q1: 1 builds the LCP's Delassus blocks with plain M⁻¹ even when there are bilateral
+   * constraints (Drake HEAD) instead of the constrained inverse inertia C. No effect when
+   * nb = 0.
+   */
+  int32_t drake_inverse_inertia_blocks;
+  /**
+   * Q2: 1 makes the acceleration-level LCP's (fL, fN) block `L W Nᵀ` (Drake HEAD) instead of
+   * `L W (N − μQ)ᵀ`, dropping the sliding-friction term between limits and sliding contacts.
+   */
+  int32_t drake_limit_row_transpose;
+  /**
+   * Q3: 1 adds γ twice in the discretized LCP (`h·block + (h+1)·γ`, `2γE`, Drake HEAD) instead
+   * of once (`h·block + γ`, Drake's documentation).
+   */
+  int32_t drake_double_gamma;
+  /**
+   * Q4: 1 makes the acceleration level's "no force needed" exit return an empty force vector
+   * (Drake HEAD) instead of nc + nr + nu zeros.
+   */
+  int32_t drake_empty_fast_exit;
+} cts_rigid_parameters;
+
+/**
+ * A linear operator or inertia solve supplied by the caller: computes `out = A · in` for the
+ * operator it was registered as (`in` has `n_in` doubles, `out` has `n_out` doubles and is
+ * zero-filled before the call; either pointer is NULL when its length is 0). `user_data` is the
+ * pointer given at registration, passed through untouched.
+ *
+ * Return 0 on success. Any other value reports a failure: the library stops calling callbacks
+ * for the rest of that call, discards what it computed, and the call returns
+ * CTS_STATUS_CALLBACK_FAILED with the operator's name and the value in the handle's last error.
+ *
+ * Callbacks run inside solve and compute calls, on the calling thread. They must return
+ * normally: they must not longjmp out of the library, throw a C++ exception through it, or call
+ * any function on the same solver handle (other handles are fine). They must not keep `in` or
+ * `out` after returning.
+ */
+typedef int32_t (*cts_rigid_operator_fn)(void *user_data,
+                                         const double *in,
+                                         size_t n_in,
+                                         double *out,
+                                         size_t n_out);
 
 /**
  * TAMSI parameters (Drake's `TamsiSolverParameters`). Fill with
@@ -1271,6 +1562,587 @@ size_t cts_ipm_solver_num_contacts(const struct cts_ipm_solver *s);
  * handle); not to be freed.
  */
 const char *cts_ipm_solver_last_error(const struct cts_ipm_solver *s);
+
+/**
+ * Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
+ * lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
+ * Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+ * NULL-safe (does nothing).
+ */
+void cts_lcp_parameters_default(struct cts_lcp_parameters *out);
+
+/**
+ * Creates an LCP solver with default parameters and writes the handle to `*out` (only on
+ * success). The solver takes any problem size; its workspace grows with the largest problem.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+ * `cts_last_error_message()`).
+ */
+cts_status cts_lcp_solver_new(struct cts_lcp_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug.
+ */
+void cts_lcp_solver_free(struct cts_lcp_solver *solver);
+
+/**
+ * Deep copy of a solver into a new handle `*out` (only on success), e.g. for another thread:
+ * parameters, workspace, the results of the last solve and the unrevised solver's warm-start
+ * index sets.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_solver_clone(const struct cts_lcp_solver *solver,
+                                struct cts_lcp_solver **out);
+
+/**
+ * Validates and sets the parameters (copied). Keeps the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a field outside
+ * the domain documented on `cts_lcp_parameters`; nothing changed).
+ */
+cts_status cts_lcp_solver_set_parameters(struct cts_lcp_solver *solver,
+                                         const struct cts_lcp_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_lcp_solver_get_parameters(const struct cts_lcp_solver *solver,
+                                         struct cts_lcp_parameters *out);
+
+/**
+ * Solves the LCP `w = M z + q, z >= 0, w >= 0, zᵀw = 0` with `algorithm` (a
+ * `CTS_LCP_ALGORITHM_*` value) and the solver's parameters.
+ *
+ * `M` is n×n, column-major with leading dimension `ld_M >= max(1, n)` (rows n..ld_M-1 are never
+ * read); `q` has n entries; `n = 0` is allowed (NULL arrays; the empty solution). `z0` is NULL
+ * (cold start) or, for `CTS_LCP_ALGORITHM_FAST` only, n doubles to warm-start from (index i
+ * starts with `zᵢ = 0` iff `|z0ᵢ| < tol`). The arrays are read during this call only; nothing is
+ * borrowed afterwards. Unitless.
+ *
+ * Returns CTS_STATUS_OK when the algorithm reports success (for the Moby Lemke and fast
+ * algorithms, as in Drake, this means the algorithm terminated; the regularized variants and the
+ * unrevised solver check the solution), or an outcome: CTS_STATUS_LCP_RAY_TERMINATION,
+ * CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW, CTS_STATUS_LCP_PIVOT_LIMIT,
+ * CTS_STATUS_LCP_CYCLING_DETECTED, CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
+ * CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED. After an outcome the
+ * results hold Drake's failure value (z = 0; the regularized wrappers: the last attempt's z) and
+ * the pivot count. Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+ * CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a warm start for an algorithm without
+ * one, a size too large to allocate).
+ */
+cts_status cts_lcp_solver_solve(struct cts_lcp_solver *solver,
+                                int32_t algorithm,
+                                size_t n,
+                                const double *M,
+                                size_t ld_M,
+                                const double *q,
+                                const double *z0);
+
+/**
+ * Copies z (n doubles) of the last solve into `out`; `len` must be n (`cts_lcp_solver_size`).
+ * After an outcome other than CTS_STATUS_OK, z is Drake's failure value (see
+ * `cts_lcp_solver_solve`).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve yet). Nothing is written on error.
+ */
+cts_status cts_lcp_solver_get_z(const struct cts_lcp_solver *s,
+                                double *out,
+                                size_t len);
+
+/**
+ * Copies w = M z + q (n doubles, with the problem's unregularized M) of the last solve into
+ * `out`; `len` must be n. Statuses as for `cts_lcp_solver_get_z`.
+ */
+cts_status cts_lcp_solver_get_w(const struct cts_lcp_solver *s,
+                                double *out,
+                                size_t len);
+
+/**
+ * Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast
+ * iterations, or the total over the attempts of a regularized algorithm; 0 for a trivial
+ * solution, 1 for an accepted unrevised warm start. 0 before any solve or for a NULL handle.
+ */
+size_t cts_lcp_solver_num_pivots(const struct cts_lcp_solver *s);
+
+/**
+ * Size n of the last solved problem (0 before any solve or for a NULL handle).
+ */
+size_t cts_lcp_solver_size(const struct cts_lcp_solver *s);
+
+/**
+ * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error or
+ * an outcome, e.g. "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1,
+ * 1 pivots)"); "" after a successful call. Valid until the next call on the handle; never NULL
+ * (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_lcp_solver_last_error(const struct cts_lcp_solver *s);
+
+/**
+ * Drake's `ComputeZeroTolerance(M)` of the algorithm's solver: `n · max|Mᵢⱼ| · 10 eps` for the
+ * Moby algorithms, `n · max|Mᵢⱼ| · 2.2 eps` for `CTS_LCP_ALGORITHM_UNREVISED_LEMKE`. `M` is n×n
+ * column-major with `ld_M >= max(1, n)`. Writes `*out` on success only.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (algorithm,
+ * `ld_M`); failures leave their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_compute_zero_tolerance(int32_t algorithm,
+                                          size_t n,
+                                          const double *M,
+                                          size_t ld_M,
+                                          double *out);
+
+/**
+ * Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
+ * `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
+ * means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
+ * doubles each. Writes `*out` on success only.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
+ * `zero_tol`); failures leave their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_is_solution(size_t n,
+                               const double *M,
+                               size_t ld_M,
+                               const double *q,
+                               const double *z,
+                               double zero_tol,
+                               int32_t *out);
+
+/**
+ * Fills `*out` with the defaults: every Drake-compatibility switch 0 (the corrected behaviour).
+ * NULL-safe (does nothing).
+ */
+void cts_rigid_parameters_default(struct cts_rigid_parameters *out);
+
+/**
+ * Creates a constraint solver with default parameters and writes the handle to `*out` (only on
+ * success).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+ * `cts_last_error_message()`).
+ */
+cts_status cts_rigid_solver_new(struct cts_rigid_solver **out);
+
+/**
+ * Releases a solver and ends the borrow of its problem data. NULL is a no-op; freeing a handle
+ * twice is the caller's bug.
+ */
+void cts_rigid_solver_free(struct cts_rigid_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * e.g. for another thread. The copy has no problem data and no results.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_rigid_solver_clone(const struct cts_rigid_solver *solver,
+                                  struct cts_rigid_solver **out);
+
+/**
+ * Validates and sets the parameters (copied). Keeps problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a switch other
+ * than 0 or 1; nothing changed).
+ */
+cts_status cts_rigid_solver_set_parameters(struct cts_rigid_solver *solver,
+                                           const struct cts_rigid_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_rigid_solver_get_parameters(const struct cts_rigid_solver *solver,
+                                           struct cts_rigid_parameters *out);
+
+/**
+ * Sets the acceleration-level problem (Drake's `ConstraintAccelProblemData`, forces), all but
+ * its operators, which are reset to Drake's default (the zero map) with `solve_inertia` unset;
+ * set them next with `cts_rigid_solver_set_accel_operator_matrix` / `_callback` and
+ * `cts_rigid_solver_set_accel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+ * callback).
+ *
+ * The problem: unknowns v̇ (nv), fN (nc = ns + nns), friction along the nr = Σ r spanning
+ * directions of the non-sliding contacts, fL (nu), fG (nb);
+ * `M v̇ = tau + (N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v̇ + kG = 0`,
+ * `0 <= fN ⊥ N v̇ + kN >= 0`, `0 <= fL ⊥ L v̇ + kL >= 0`, friction in the linearized cone of
+ * each non-sliding contact, the sliding contacts' friction `−μ fN` along their slip directions.
+ *
+ * * `nv`: generalized velocities; `tau` (nv): generalized external force, N (N·m).
+ * * `ns` sliding contacts: `sliding_contacts` (ns indices into 0..nc, strictly ascending),
+ *   `mu_sliding` (ns Coulomb coefficients, in that order).
+ * * `nns` non-sliding contacts: `non_sliding_contacts` (nns indices, strictly ascending; the two
+ *   lists partition 0..nc), `mu_non_sliding` (nns static coefficients), `r` (nns spanning
+ *   directions per contact: 1 in 2-D, 2 for a 3-D friction pyramid).
+ * * `kN` (nc, m/s²): `N v̇ + kN >= 0` (e.g. `Ṅ v`); `kF` (nr): `Ḟ v`.
+ * * `nu` limits: `kL` (nu). `nb` bilateral constraints: `kG` (nb).
+ * * `use_complementarity_problem_solver`: 1 (Drake's default) solves the LCP; 0 assumes every
+ *   constraint active and solves a linear system (fast; forces may come out negative).
+ *
+ * A pointer may be NULL only when its length is 0. The arrays are **borrowed**: read now
+ * (validation) and at every later solve or compute call that uses the acceleration-level data,
+ * until the next call of this function or `cts_rigid_solver_free`; they must stay allocated,
+ * and the index arrays unchanged. The `double` arrays may be updated in place between calls:
+ * each solve reads and validates them again. Keeps the velocity-level data and the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (index lists not
+ * a strictly ascending partition of 0..nc, the flag not 0 or 1, sizes too large);
+ * CTS_STATUS_DIMENSION_MISMATCH. On error the previous acceleration-level data stays set.
+ */
+cts_status cts_rigid_solver_set_accel_problem_data(struct cts_rigid_solver *solver,
+                                                   size_t nv,
+                                                   size_t ns,
+                                                   const size_t *sliding_contacts,
+                                                   const double *mu_sliding,
+                                                   size_t nns,
+                                                   const size_t *non_sliding_contacts,
+                                                   const double *mu_non_sliding,
+                                                   const size_t *r,
+                                                   const double *kN,
+                                                   const double *kF,
+                                                   size_t nu,
+                                                   const double *kL,
+                                                   size_t nb,
+                                                   const double *kG,
+                                                   const double *tau,
+                                                   int32_t use_complementarity_problem_solver);
+
+/**
+ * Sets the velocity-level problem (Drake's `ConstraintVelProblemData`: impulses for
+ * `cts_rigid_solver_solve_impact_problem`, forces for
+ * `cts_rigid_solver_solve_discretized_problem`), all but its operators, which are reset to
+ * Drake's default (the zero map) with `solve_inertia` unset; set them next with
+ * `cts_rigid_solver_set_vel_operator_matrix` / `_callback` and
+ * `cts_rigid_solver_set_vel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+ * callback).
+ *
+ * The impact problem: `M v⁺ = Mv + Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v⁺ + kG = 0`,
+ * `0 <= fN ⊥ N v⁺ + kN + γN∘fN >= 0`, friction in the linearized cone of every contact (with
+ * γF, γE), `0 <= fL ⊥ L v⁺ + kL + γL∘fL >= 0`.
+ *
+ * * `nv`: generalized velocities; `Mv` (nv): generalized momentum `M v⁻` before the impulses,
+ *   N·s (discretized problem: `M v(t) + h·(non-constraint forces)`).
+ * * `nc` contacts: `r` (nc spanning directions per contact), `mu` (nc friction coefficients),
+ *   `kN` (nc, m/s: stabilization, restitution `e·N v⁻`), `gammaN` (nc, >= 0, or NULL for none).
+ * * Friction (nr = Σ r): `kF` (nr), `gammaF` (nr, >= 0, or NULL), `gammaE` (nc, >= 0, or NULL).
+ * * `nu` limits: `kL` (nu), `gammaL` (nu, >= 0, or NULL). `nb` bilateral: `kG` (nb).
+ *
+ * A pointer may be NULL only when its length is 0 (the γ vectors: always). Borrowed as in
+ * `cts_rigid_solver_set_accel_problem_data` (until the next call of this function or free);
+ * keeps the acceleration-level data and the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a negative or NaN
+ * γ, sizes too large); CTS_STATUS_DIMENSION_MISMATCH. On error the previous velocity-level data
+ * stays set.
+ */
+cts_status cts_rigid_solver_set_vel_problem_data(struct cts_rigid_solver *solver,
+                                                 size_t nv,
+                                                 size_t nc,
+                                                 const size_t *r,
+                                                 const double *mu,
+                                                 const double *kN,
+                                                 const double *gammaN,
+                                                 const double *kF,
+                                                 const double *gammaF,
+                                                 const double *gammaE,
+                                                 size_t nu,
+                                                 const double *kL,
+                                                 const double *gammaL,
+                                                 size_t nb,
+                                                 const double *kG,
+                                                 const double *Mv);
+
+/**
+ * Sets one operator of the acceleration-level problem from a dense column-major Jacobian `A`
+ * (leading dimension `ld_A >= max(1, rows)`): for `op` = `CTS_RIGID_OPERATOR_N_MULT`,
+ * `_N_MINUS_MUQ_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`, `_L_TRANSPOSE_MULT`,
+ * `_G_MULT` or `_G_TRANSPOSE_MULT`, `A` is the Jacobian itself — N (nc×nv), N − μQ (nc×nv),
+ * F (nr×nv), L (nu×nv) or G (nb×nv) — applied as `A·x` by a `*_mult` operator and as `Aᵀ·x` by a
+ * `*_transpose_mult` one (pass the same F to `F_MULT` and `F_TRANSPOSE_MULT`). `A` may be NULL
+ * when it has no rows. Borrowed like the rest of the acceleration-level data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`op` not an
+ * acceleration-level operator — `CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT` is velocity-level,
+ * `solve_inertia` goes through `cts_rigid_solver_set_accel_inertia_matrix` —, `ld_A`);
+ * CTS_STATUS_NO_PROBLEM_DATA (no acceleration-level data set). On error nothing changes.
+ */
+cts_status cts_rigid_solver_set_accel_operator_matrix(struct cts_rigid_solver *solver,
+                                                      int32_t op,
+                                                      const double *A,
+                                                      size_t ld_A);
+
+/**
+ * Sets one operator of the acceleration-level problem, or `solve_inertia`
+ * (`CTS_RIGID_OPERATOR_SOLVE_INERTIA`: `x = M⁻¹ b`, nv → nv), to the C callback `fn` with
+ * `user_data` (see `cts_rigid_operator_fn` for its contract; input and output lengths are those
+ * of the operator, e.g. `N_mult`: nv → nc, `N_minus_muQ_transpose_mult`: nc → nv). `fn` and
+ * `user_data` must stay valid as long as the acceleration-level data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`fn`); CTS_STATUS_INVALID_ARGUMENT (`op`);
+ * CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes.
+ */
+cts_status cts_rigid_solver_set_accel_operator_callback(struct cts_rigid_solver *solver,
+                                                        int32_t op,
+                                                        cts_rigid_operator_fn fn,
+                                                        void *user_data);
+
+/**
+ * Sets `solve_inertia` of the acceleration-level problem from a dense nv×nv column-major matrix
+ * (`ld_A >= max(1, nv)`): `form` = `CTS_RIGID_INERTIA_MATRIX` for M itself (SPD, lower
+ * triangle read, factored at every solve or compute call; kg, kg·m²) or
+ * `CTS_RIGID_INERTIA_INVERSE` for M⁻¹. Borrowed like the rest of the data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`form`, `ld_A`);
+ * CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes. A matrix M that cannot be factored is
+ * reported by the solve (CTS_STATUS_INVALID_ARGUMENT).
+ */
+cts_status cts_rigid_solver_set_accel_inertia_matrix(struct cts_rigid_solver *solver,
+                                                     int32_t form,
+                                                     const double *A,
+                                                     size_t ld_A);
+
+/**
+ * As `cts_rigid_solver_set_accel_operator_matrix`, for the velocity-level problem: `op` is one
+ * of `CTS_RIGID_OPERATOR_N_MULT`, `_N_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`,
+ * `_L_TRANSPOSE_MULT`, `_G_MULT`, `_G_TRANSPOSE_MULT`; `A` is N (nc×nv), F (nr×nv), L (nu×nv)
+ * or G (nb×nv). `CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT` is acceleration-level only.
+ */
+cts_status cts_rigid_solver_set_vel_operator_matrix(struct cts_rigid_solver *solver,
+                                                    int32_t op,
+                                                    const double *A,
+                                                    size_t ld_A);
+
+/**
+ * As `cts_rigid_solver_set_accel_operator_callback`, for the velocity-level problem (e.g.
+ * `N_transpose_mult`: nc → nv).
+ */
+cts_status cts_rigid_solver_set_vel_operator_callback(struct cts_rigid_solver *solver,
+                                                      int32_t op,
+                                                      cts_rigid_operator_fn fn,
+                                                      void *user_data);
+
+/**
+ * As `cts_rigid_solver_set_accel_inertia_matrix`, for the velocity-level problem.
+ */
+cts_status cts_rigid_solver_set_vel_inertia_matrix(struct cts_rigid_solver *solver,
+                                                   int32_t form,
+                                                   const double *A,
+                                                   size_t ld_A);
+
+/**
+ * Drake's `SolveConstraintProblem`: contact, friction, limit and bilateral **forces** (N, N·m)
+ * of the acceleration-level problem. On success `cts_rigid_solver_get_constraint_forces` gives
+ * the packed `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]`: fN the normal force magnitudes in
+ * contact order, fF the signed friction along each spanning direction of the non-sliding
+ * contacts (sliding friction is `−μ·fN`, implied), fL the limit forces, fG the bilateral forces.
+ * When no force is needed (nothing violated, nb = 0) cf is nc + nr + nu zeros (empty with the
+ * `drake_empty_fast_exit` switch); with no constraints at all, empty.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
+ * readable), or a usage error: CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data, or
+ * `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT (data invalid now, a non-factorable M),
+ * CTS_STATUS_DIMENSION_MISMATCH; or CTS_STATUS_CALLBACK_FAILED. Every solve first discards the
+ * previous results; after an error there are none (getters return CTS_STATUS_NO_SOLUTION).
+ */
+cts_status cts_rigid_solver_solve_constraint_problem(struct cts_rigid_solver *solver);
+
+/**
+ * Drake's `SolveImpactProblem`: contact, friction, limit and bilateral **impulses** (N·s) of the
+ * velocity-level problem, packed as `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]` (all contacts
+ * have friction rows here). If the LCP is not solved to Drake's acceptance test it is solved
+ * again with progressive regularization (`M + 10^e I`, e = −16 … 0), whose result is used
+ * unverified (`cts_rigid_solver_regularization_used` tells). No impact (nothing approaching,
+ * nb = 0): nc + nr + nu zeros.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED (cf zeros), or an error as for
+ * `cts_rigid_solver_solve_constraint_problem` (for the velocity-level data).
+ */
+cts_status cts_rigid_solver_solve_impact_problem(struct cts_rigid_solver *solver);
+
+/**
+ * The discretized (time-stepping) problem of the velocity-level data over a step `dt` (s,
+ * finite, > 0), by the protocol of Drake's tests: `ConstructBaseDiscretizedTimeLcp`,
+ * `UpdateDiscretizedTimeLcp(dt)` (constraint blocks scaled by dt, γ added once, or twice with
+ * `drake_double_gamma`), a fresh `UnrevisedLemkeSolver` with its default tolerance, and
+ * `PopulatePackedConstraintForcesFromLcpSolution(dt)`. Here `Mv = M v(t) + dt·(non-constraint
+ * forces)` and `kN`, `kL` are the velocity-level constraint offsets for the step (e.g.
+ * `erp·φ/dt`); cf holds **forces** (N) packed as for the impact problem, bilateral forces
+ * included. Reduce dt and solve again when it fails (Drake's protocol).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf zeros), or an error as for
+ * `cts_rigid_solver_solve_impact_problem`, CTS_STATUS_INVALID_ARGUMENT for `dt`.
+ */
+cts_status cts_rigid_solver_solve_discretized_problem(struct cts_rigid_solver *solver,
+                                                      double dt);
+
+/**
+ * Length of the packed constraint-force vector of the last solve (0 without results or for a
+ * NULL handle).
+ */
+size_t cts_rigid_solver_num_constraint_forces(const struct cts_rigid_solver *s);
+
+/**
+ * Copies the packed constraint forces of the last solve, `cf = [fN | fF | fL | fG]`
+ * (acceleration level and discretized problem: N, N·m; impact problem: N·s), into `out`; `len`
+ * must be `cts_rigid_solver_num_constraint_forces`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no completed solve). Nothing is written on error.
+ */
+cts_status cts_rigid_solver_get_constraint_forces(const struct cts_rigid_solver *s,
+                                                  double *out,
+                                                  size_t len);
+
+/**
+ * Size n of the LCP of the last solve: nc + 2nr + nns + nu (acceleration level) or
+ * 2nc + 2nr + nu (impact, discretized); 0 when no LCP was solved (a fast exit, the linear-system
+ * path), without results or for a NULL handle.
+ */
+size_t cts_rigid_solver_lcp_size(const struct cts_rigid_solver *s);
+
+/**
+ * Lemke pivots of the last solve's LCP (the total over the regularization attempts of an impact
+ * solve); 0 without results or for a NULL handle.
+ */
+size_t cts_rigid_solver_num_pivots(const struct cts_rigid_solver *s);
+
+/**
+ * 1 if the last impact solve needed the progressively regularized LCP (its impulses solve a
+ * regularized LCP and are not re-verified, as in Drake), else 0 (also without results or for a
+ * NULL handle).
+ */
+int32_t cts_rigid_solver_regularization_used(const struct cts_rigid_solver *s);
+
+/**
+ * Copies the last solve's LCP matrix MM (n×n, n = `cts_rigid_solver_lcp_size`; for the
+ * discretized problem after the dt update) into `out`, column-major with leading dimension
+ * `ld >= max(1, n)`; rows n..ld-1 are not touched. For inspection and debugging.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
+ * CTS_STATUS_NO_SOLUTION. Nothing is written on error.
+ */
+cts_status cts_rigid_solver_get_lcp_matrix(const struct cts_rigid_solver *s,
+                                           double *out,
+                                           size_t ld);
+
+/**
+ * Copies the last solve's LCP vector qq (n doubles, `len` = `cts_rigid_solver_lcp_size`).
+ * Statuses as for `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_vector(const struct cts_rigid_solver *s,
+                                           double *out,
+                                           size_t len);
+
+/**
+ * Copies the last solve's LCP solution z (n doubles; after CTS_STATUS_RIGID_LCP_UNSOLVABLE the
+ * rejected z). Variable order: acceleration level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per
+ * non-sliding contact), velocity level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per contact).
+ * Statuses as for `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_z(const struct cts_rigid_solver *s,
+                                      double *out,
+                                      size_t len);
+
+/**
+ * Copies the last solve's `w = MM z + qq` (n doubles). Statuses as for
+ * `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_w(const struct cts_rigid_solver *s,
+                                      double *out,
+                                      size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedForceFromConstraintForces` (acceleration level): the generalized
+ * force `(N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N or N·m) of the packed forces `cf`
+ * (`cf_len` must be nc + nr + nu + nb) under the acceleration-level data, into `out` (`len` =
+ * nv). Does not change the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data or no
+ * `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT,
+ * CTS_STATUS_CALLBACK_FAILED. Nothing is written on error.
+ */
+cts_status cts_rigid_solver_compute_generalized_force_from_constraint_forces(struct cts_rigid_solver *solver,
+                                                                             const double *cf,
+                                                                             size_t cf_len,
+                                                                             double *out,
+                                                                             size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedAccelerationFromConstraintForces` (acceleration level):
+ * `M⁻¹ ·` the generalized force of `cf` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces(struct cts_rigid_solver *solver,
+                                                                                    const double *cf,
+                                                                                    size_t cf_len,
+                                                                                    double *out,
+                                                                                    size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedAcceleration` (acceleration level): `v̇ = M⁻¹·(generalized force
+ * of cf) + M⁻¹·tau` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration(struct cts_rigid_solver *solver,
+                                                             const double *cf,
+                                                             size_t cf_len,
+                                                             double *out,
+                                                             size_t len);
+
+/**
+ * Drake's velocity-level `ComputeGeneralizedForceFromConstraintForces`: the generalized impulse
+ * `Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N·s; or N for the discretized problem's forces)
+ * of `cf` under the velocity-level data; `cf_len` must be nc + nr + nu + nb, or 0 (then zeros,
+ * as in Drake; `cf` may be NULL). Into `out` (`len` = nv). Statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces` (for the velocity-level
+ * data).
+ */
+cts_status cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses(struct cts_rigid_solver *solver,
+                                                                                 const double *cf,
+                                                                                 size_t cf_len,
+                                                                                 double *out,
+                                                                                 size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedVelocityChange`: `Δv = M⁻¹ ·` the generalized impulse of `cf`
+ * (nv doubles, m/s or rad/s); the post-impact velocity is `M⁻¹ Mv + Δv`. Sizes and statuses as
+ * for `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`.
+ */
+cts_status cts_rigid_solver_compute_generalized_velocity_change(struct cts_rigid_solver *solver,
+                                                                const double *cf,
+                                                                size_t cf_len,
+                                                                double *out,
+                                                                size_t len);
+
+/**
+ * Drake's velocity-level `ComputeGeneralizedAcceleration(data, v, cf, dt)` for the discretized
+ * problem's forces `cf`: `v_next = M⁻¹(Mv + dt·(generalized force of cf))` and
+ * `out = (v_next − v)/dt` (nv doubles, m/s²). `v` (nv doubles) is the velocity at the start of
+ * the step; `dt` (s) finite and > 0. Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`, plus
+ * CTS_STATUS_INVALID_ARGUMENT for `dt`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration_discretized(struct cts_rigid_solver *solver,
+                                                                         const double *v,
+                                                                         const double *cf,
+                                                                         size_t cf_len,
+                                                                         double dt,
+                                                                         double *out,
+                                                                         size_t len);
+
+/**
+ * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error, an
+ * outcome or a failed callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback
+ * returned 3; the call was abandoned"); "" after a successful call. Valid until the next call on
+ * the handle; never NULL (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_rigid_solver_last_error(const struct cts_rigid_solver *s);
 
 /**
  * Static, never-NULL text for any status value, unknown ones included. The pointer is valid for

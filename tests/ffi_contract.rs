@@ -60,6 +60,39 @@ fn contract_holds_under_valgrind() {
     assert_all_checks_pass(&run_ok(&exe, true));
 }
 
+/// The LCP and rigid constraint-solver part of the contract (`tests/c/contract_lcp_rigid.c`):
+/// shared and static linking, then AddressSanitizer/UBSan and valgrind when present.
+#[test]
+fn lcp_and_rigid_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_lcp_rigid.c");
+    let check = |stdout: &str| {
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.ends_with(" checks, 0 failed"), "contract failures:\n{stdout}");
+        let checks: usize = last.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(checks > 250, "too few checks ran: {last}");
+    };
+    let dir = out_dir("contract-lcp-rigid");
+    let exe = dir.join("contract_lcp_rigid");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    check(&run_ok(&exe, false));
+    if have_valgrind() {
+        check(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+    let exe = dir.join("contract_lcp_rigid_static");
+    build(&[&src], &exe, false, FLAGS, Link::Static);
+    check(&run_ok(&exe, false));
+    if have_sanitizers() {
+        let exe = dir.join("contract_lcp_rigid_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        check(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}
+
 // The Baraff solver's part of the contract (`tests/c/contract_baraff.c`), in the same four
 // settings.
 

@@ -21,7 +21,7 @@
 //!
 //! Layout of this module: [`status`] (codes and the error type), [`guard`] (panic guard and error
 //! channels), [`handle`] (boxed handles), [`view`] (raw pointers to validated views),
-//! [`version`], and one file per solver ([`tamsi`], [`ipm`], [`baraff`]).
+//! [`version`], and one file per solver ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
 
 #![allow(unsafe_code)]
 #![allow(non_camel_case_types)] // C type names: cts_tamsi_solver, cts_status, ...
@@ -31,6 +31,8 @@ pub mod baraff;
 pub mod guard;
 pub mod handle;
 pub mod ipm;
+pub mod lcp;
+pub mod rigid;
 pub mod status;
 pub mod tamsi;
 pub mod version;

@@ -4,6 +4,8 @@ use std::ffi::{CStr, c_char};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
 use crate::ipm::{IpmError, IpmOutcome};
+use crate::lcp::{LcpError, LcpOutcome};
+use crate::rigid::{RigidError, RigidOutcome};
 use crate::tamsi::{TamsiError, TamsiOutcome};
 
 /// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
@@ -23,6 +25,34 @@ pub enum cts_status {
     LinearSolverFailed = 2,
     /// Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
     AlphaSolverFailed = 3,
+    /// LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
+    /// variable for the entering column (ray termination; Drake returns false). z = 0.
+    LcpRayTermination = 10,
+    /// LCP: Moby Lemke's ratio test left no candidate ("zero tolerance too low"). z = 0.
+    LcpZeroToleranceTooLow = 11,
+    /// LCP: the pivot or iteration limit was reached (Moby Lemke min(1000, 50n), fast 2n,
+    /// unrevised Lemke 50n). z = 0.
+    LcpPivotLimit = 12,
+    /// LCP: unrevised Lemke's cycling counter ran out of tied candidates. z = 0.
+    LcpCyclingDetected = 13,
+    /// LCP: an unrevised Lemke basis solve failed its residual check. z = 0.
+    LcpLinearSolveFailed = 14,
+    /// LCP: unrevised Lemke terminated on a point that `IsSolution` rejects. z = 0.
+    LcpNotASolution = 15,
+    /// LCP: a regularized algorithm tried every shift without an accepted solution; z is the
+    /// last attempt's.
+    LcpRegularizationFailed = 16,
+    /// Rigid constraint solver (`cts_rigid_*`): the LCP was not solved to the acceptance test
+    /// (Drake's "Unable to solve LCP- it may be unsolvable."; acceleration level and
+    /// discretized problem). The packed forces are zeros; the LCP and its rejected z, w stay
+    /// readable.
+    RigidLcpUnsolvable = 17,
+    /// Rigid constraint solver: the impact LCP and its progressive regularization both failed
+    /// (Drake's "Progressively regularized LCP solve failed."). The packed impulses are zeros.
+    RigidRegularizedLcpFailed = 18,
+    /// A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
+    /// abandoned and produced no results (later callbacks of that call were not invoked).
+    CallbackFailed = 19,
     /// Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
     /// pivoting finished but the worst violation of the row conditions exceeds the tolerance
     /// (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
@@ -80,12 +110,37 @@ impl From<TamsiOutcome> for cts_status {
     }
 }
 
+impl From<LcpOutcome> for cts_status {
+    fn from(o: LcpOutcome) -> Self {
+        match o {
+            LcpOutcome::Solved => cts_status::Ok,
+            LcpOutcome::RayTermination => cts_status::LcpRayTermination,
+            LcpOutcome::ZeroToleranceTooLow => cts_status::LcpZeroToleranceTooLow,
+            LcpOutcome::PivotLimit => cts_status::LcpPivotLimit,
+            LcpOutcome::CyclingDetected => cts_status::LcpCyclingDetected,
+            LcpOutcome::LinearSolveFailed => cts_status::LcpLinearSolveFailed,
+            LcpOutcome::NotASolution => cts_status::LcpNotASolution,
+            LcpOutcome::RegularizationFailed => cts_status::LcpRegularizationFailed,
+        }
+    }
+}
+
 impl From<IpmOutcome> for cts_status {
     fn from(o: IpmOutcome) -> Self {
         match o {
             IpmOutcome::Converged => cts_status::Ok,
             IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
             IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
+        }
+    }
+}
+
+impl From<RigidOutcome> for cts_status {
+    fn from(o: RigidOutcome) -> Self {
+        match o {
+            RigidOutcome::Solved => cts_status::Ok,
+            RigidOutcome::LcpUnsolvable => cts_status::RigidLcpUnsolvable,
+            RigidOutcome::RegularizedLcpFailed => cts_status::RigidRegularizedLcpFailed,
         }
     }
 }
@@ -145,6 +200,19 @@ impl From<TamsiError> for FfiError {
     }
 }
 
+/// The one mapping from LCP usage errors to status codes.
+impl From<LcpError> for FfiError {
+    fn from(e: LcpError) -> Self {
+        let status = match e {
+            LcpError::DimensionMismatch { .. } | LcpError::WarmStartLength { .. } => {
+                cts_status::DimensionMismatch
+            }
+            LcpError::InvalidParameter(_) => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
 /// The one mapping from interior-point usage errors to status codes.
 impl From<IpmError> for FfiError {
     fn from(e: IpmError) -> Self {
@@ -152,6 +220,24 @@ impl From<IpmError> for FfiError {
             IpmError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
             IpmError::NonFinite { .. } | IpmError::OutOfRange { .. } => cts_status::InvalidArgument,
             IpmError::NoSolution => cts_status::NoSolution,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from rigid constraint-solver usage errors to status codes.
+impl From<RigidError> for FfiError {
+    fn from(e: RigidError) -> Self {
+        let status = match e {
+            RigidError::DimensionMismatch { .. } | RigidError::OperatorShape { .. } => {
+                cts_status::DimensionMismatch
+            }
+            RigidError::MissingInertiaSolve | RigidError::NoDiscretizedLcp => cts_status::NoProblemData,
+            RigidError::InvalidArgument(_)
+            | RigidError::NotTwoDimensional
+            | RigidError::NormalNotUnit
+            | RigidError::TangentNotUnit
+            | RigidError::NotOrthogonal => cts_status::InvalidArgument,
         };
         Self::new(status, e.to_string())
     }
@@ -183,6 +269,16 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         1 => c"maximum number of iterations reached",
         2 => c"linear solver failed",
         3 => c"step-length limiter found no solution",
+        10 => c"LCP: ray termination (no blocking variable)",
+        11 => c"LCP: zero tolerance too low (ratio test found no candidate)",
+        12 => c"LCP: pivot limit reached",
+        13 => c"LCP: cycling detected",
+        14 => c"LCP: basis solve failed its residual check",
+        15 => c"LCP: terminated on a point that is not a solution",
+        16 => c"LCP: every regularization shift failed",
+        17 => c"rigid: unable to solve LCP, it may be unsolvable",
+        18 => c"rigid: progressively regularized LCP solve failed",
+        19 => c"a user callback reported failure",
         21 => c"Baraff: finished, violation above tolerance",
         22 => c"Baraff: unbounded ray (inconsistent configuration)",
         23 => c"Baraff: cycling safeguards exhausted",
