@@ -30,12 +30,51 @@ echo "== rolling_cylinder.c (C99, static library) =="
 "$out/rolling_cylinder_static" | tail -n 3
 
 echo
+echo "== rod2d.c (C99, shared library: Drake's ConstraintSolver through cts_rigid_*) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/rod2d.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/rod2d"
+"$out/rod2d"
+
+echo
+echo "== baraff_box_and_rod.c (C99, shared library) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/baraff_box_and_rod.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/baraff_box_and_rod"
+"$out/baraff_box_and_rod"
+
+echo
+echo "== box_cone_vs_pyramid.c (C99, interior point: second-order cone vs linear friction) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/box_cone_vs_pyramid.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/box_cone_vs_pyramid"
+# 2 x 250 trajectory lines: show the first steps and the summaries (the whole output is in
+# $out/box_cone_vs_pyramid.txt).
+"$out/box_cone_vs_pyramid" > "$out/box_cone_vs_pyramid.txt"
+grep -A4 'box sliding on a plane' "$out/box_cone_vs_pyramid.txt"
+grep -A9 '^summary' "$out/box_cone_vs_pyramid.txt"
+
+echo
 echo "== pizza_saver.cpp (C++17 with Eigen, through include/contact_solvers.hpp) =="
 if [ -e /usr/include/eigen3/Eigen/Core ]; then
   "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \
     -L"$lib" -lcontact_solvers $rpath -o "$out/pizza_saver"
   "$out/pizza_saver"
+
+  echo
+  echo "== box_on_plane.cpp (C++17 with Eigen, cts::ConstraintSolver) =="
+  "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/box_on_plane.cpp \
+    -L"$lib" -lcontact_solvers $rpath -o "$out/box_on_plane"
+  "$out/box_on_plane"
 else
   echo "Eigen is not installed (apt-get install libeigen3-dev, or .ci/install-deps examples)" >&2
   exit 1
+fi
+
+echo
+echo "== python/rolling_cylinder.py (ctypes + numpy) =="
+# The venv `.ci/install-deps tests` creates, else any python3 with numpy.
+python=target/python-venv/bin/python
+[ -x "$python" ] || python=python3
+if "$python" -c 'import numpy' 2>/dev/null; then
+  "$python" examples_c/python/rolling_cylinder.py "$lib/libcontact_solvers.so" | tail -n 14
+else
+  echo "skipped: no Python with numpy (pip install numpy, or .ci/install-deps tests)"
 fi

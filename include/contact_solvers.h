@@ -53,6 +53,258 @@
 
 
 /**
+ * Row kind code: bilateral row (joint, closure): free force, `a = 0`.
+ */
+#define CTS_BARAFF_ROW_BILATERAL 0
+
+/**
+ * Row kind code: unilateral normal (contact, joint limit, tether): `f >= 0`, `a >= 0`, `f a = 0`.
+ */
+#define CTS_BARAFF_ROW_NORMAL 1
+
+/**
+ * Row kind code: static friction along one tangent direction, `|f| <= mu f_normal` with
+ * `f_normal` the force of the row's owning normal row (`normal[i]`, which must be a
+ * `CTS_BARAFF_ROW_NORMAL` row) and `mu[i] >= 0`; interior: `a = 0`; at `+mu f_n`: `a <= 0`; at
+ * `-mu f_n`: `a >= 0`.
+ */
+#define CTS_BARAFF_ROW_FRICTION 2
+
+/**
+ * Row kind code: force-limited row (motor with a torque limit, joint friction),
+ * `lo[i] <= f <= hi[i]` with `lo[i] <= 0 <= hi[i]` (either may be infinite); interior: `a = 0`;
+ * at `hi`: `a <= 0`; at `lo`: `a >= 0`.
+ */
+#define CTS_BARAFF_ROW_BOXED 3
+
+/**
+ * Row set code (`cts_baraff_solver_get_row_sets`): C, the row's acceleration condition holds as
+ * an equality (clamped normal, bilateral, interior friction: sticking, boxed row between its
+ * bounds).
+ */
+#define CTS_BARAFF_SET_CLAMPED 0
+
+/**
+ * Row set code: NC, unilateral normal with zero force and `a >= 0` (separating or at rest).
+ */
+#define CTS_BARAFF_SET_SEPARATING 1
+
+/**
+ * Row set code: S+, friction row at `+mu f_n` (so `a <= 0`: slipping in the negative direction),
+ * or boxed row at `hi`.
+ */
+#define CTS_BARAFF_SET_AT_UPPER 2
+
+/**
+ * Row set code: S-, friction row at `-mu f_n` (so `a >= 0`: slipping in the positive direction),
+ * or boxed row at `lo`.
+ */
+#define CTS_BARAFF_SET_AT_LOWER 3
+
+/**
+ * Row set code: R, a deferred row the final re-treatment left unresolved.
+ */
+#define CTS_BARAFF_SET_DEFERRED 4
+
+/**
+ * Row set code: L+, friction or boxed row left locked at its upper bound.
+ */
+#define CTS_BARAFF_SET_LOCKED_UPPER 5
+
+/**
+ * Row set code: L-, friction or boxed row left locked at its lower bound.
+ */
+#define CTS_BARAFF_SET_LOCKED_LOWER 6
+
+/**
+ * Row set code: U, not treated (the solve stopped early: unbounded ray, cycling, pivot limit).
+ */
+#define CTS_BARAFF_SET_UNTREATED 7
+
+/**
+ * Level of model problem data: acceleration level. `tau_or_qdot` is the generalized force
+ * `τ − c(q, q̇)` (N or N·m), `b = J M⁻¹ (τ − c) + bias`; the unknowns are forces (N) and the
+ * generalized result is `q̈ = M⁻¹ (τ − c + J_fᵀ f)`.
+ */
+#define CTS_BARAFF_LEVEL_ACCELERATION 0
+
+/**
+ * Level of model problem data: velocity level. `tau_or_qdot` is the pre-impulse generalized
+ * velocity `q̇` (m/s or rad/s), `b = J q̇ + bias`; the unknowns are impulses (N·s) and the
+ * generalized result is `q̇⁺ = q̇ + M⁻¹ J_fᵀ p`.
+ */
+#define CTS_BARAFF_LEVEL_VELOCITY 1
+
+/**
+ * Contact model kind (`models[i]`): frictionless impact; one complementarity pair
+ * (normal impulse γn ⟂ next gap). `Jt` rows and `mu` of such a contact are ignored (but must be
+ * finite).
+ */
+#define CTS_IPM_MODEL_IMPACT 0
+
+/**
+ * Contact model kind: isotropic Coulomb friction on the second-order cone
+ * `|(b1, b2)| <= mu·γn` (Dojo's "nonlinear" model), maximum dissipation. The primary model.
+ */
+#define CTS_IPM_MODEL_SECOND_ORDER_CONE 1
+
+/**
+ * Contact model kind: Dojo's "linear" friction with four directions ±t1, ±t2; the friction set is
+ * the L1 ball `|b1| + |b2| <= mu·γn` (a diamond), which makes sliding bodies drift sideways.
+ */
+#define CTS_IPM_MODEL_LINEAR 2
+
+/**
+ * `cts_ipm_parameters::newton_solve`: eliminate every contact's small block and factor the
+ * condensed n×n matrix (partial-pivot LU). The default; cost O(n²·nc + n³) per iteration.
+ */
+#define CTS_IPM_NEWTON_SOLVE_CONDENSED 0
+
+/**
+ * `cts_ipm_parameters::newton_solve`: factor the whole unsymmetric Newton matrix of size
+ * n + 2·Σk_i (partial-pivot LU). Reference path for small problems.
+ */
+#define CTS_IPM_NEWTON_SOLVE_DENSE 1
+
+/**
+ * Sensitivity parameter θ = v0 (n columns): derivatives with respect to the pre-step velocity.
+ */
+#define CTS_IPM_SENSITIVITY_V0 0
+
+/**
+ * Sensitivity parameter θ = τ (n columns): derivatives with respect to the generalized force
+ * (N). For a momentum `p* = M v0 + h τ`, divide by h.
+ */
+#define CTS_IPM_SENSITIVITY_TAU 1
+
+/**
+ * Sensitivity parameter θ = φ (nc columns): derivatives with respect to the gaps (m).
+ */
+#define CTS_IPM_SENSITIVITY_PHI 2
+
+/**
+ * Sensitivity parameter θ = μ (nc columns): derivatives with respect to the friction
+ * coefficients (zero columns for impact contacts).
+ */
+#define CTS_IPM_SENSITIVITY_MU 3
+
+/**
+ * Algorithm of `cts_lcp_solver_solve`: Drake's `MobyLcpSolver::SolveLcpLemke` (covering vector
+ * indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Success
+ * means the artificial variable left the basis; the result is not verified (as in Drake; check
+ * it with `cts_lcp_is_solution` if it matters).
+ */
+#define CTS_LCP_ALGORITHM_LEMKE 0
+
+/**
+ * Algorithm: Drake's `SolveLcpLemkeRegularized`: plain Lemke, then Lemke on `M + 10^e I` for
+ * `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
+ * checked (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol). `w` is reported with the
+ * unregularized M.
+ */
+#define CTS_LCP_ALGORITHM_LEMKE_REGULARIZED 1
+
+/**
+ * Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`
+ * with A positive definite (at most 2n iterations). The only algorithm with a warm start (`z0`).
+ */
+#define CTS_LCP_ALGORITHM_FAST 2
+
+/**
+ * Algorithm: Drake's `SolveLcpFastRegularized`: as `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED` with the
+ * fast solver and the `fast_*_exp` schedule; each attempt is warm-started from the previous one.
+ */
+#define CTS_LCP_ALGORITHM_FAST_REGULARIZED 3
+
+/**
+ * Algorithm: Drake's `UnrevisedLemkeSolver::SolveLcpLemke`: Lemke on index sets with the
+ * all-ones covering vector, cycling-avoiding tie-breaking, at most 50n pivots, result verified
+ * (`IsSolution`). Warm start: a later solve of the same size first tries the final index sets
+ * of the previous unrevised solve on this handle (1 pivot when they solve it).
+ */
+#define CTS_LCP_ALGORITHM_UNREVISED_LEMKE 4
+
+/**
+ * `cts_lcp_parameters.lemke_variant`: Drake's pivoting rules (Drake's pivot path).
+ */
+#define CTS_LCP_LEMKE_VARIANT_DRAKE 0
+
+/**
+ * `cts_lcp_parameters.lemke_variant`: lexicographic (anti-cycling) Lemke with an all-ones
+ * covering vector and at most max(1000, 50n) pivots: solves problems on which Drake's rule cycles.
+ */
+#define CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC 1
+
+/**
+ * Operator `N_mult`: `N·w`, nv → nc (contact normals, all contacts in index order). Matrix form:
+ * N, nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_MULT 0
+
+/**
+ * Operator `N_transpose_mult` (velocity level only): `Nᵀ·f`, nc → nv. Matrix form: N itself,
+ * nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT 1
+
+/**
+ * Operator `N_minus_muQ_transpose_mult` (acceleration level only): `(N − μQ)ᵀ·f`, nc → nv, the
+ * generalized force of normal-force magnitudes f including the sliding friction `−μ f` they
+ * imply along each sliding contact's slip direction. Matrix form: `N − μQ`, nc×nv.
+ */
+#define CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT 2
+
+/**
+ * Operator `F_mult`: `F·w`, nv → nr (friction spanning directions, grouped per contact;
+ * acceleration level: non-sliding contacts only). Matrix form: F, nr×nv.
+ */
+#define CTS_RIGID_OPERATOR_F_MULT 3
+
+/**
+ * Operator `F_transpose_mult`: `Fᵀ·f`, nr → nv. Matrix form: F itself, nr×nv.
+ */
+#define CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT 4
+
+/**
+ * Operator `L_mult`: `L·w`, nv → nu (generic unilateral constraints). Matrix form: L, nu×nv.
+ */
+#define CTS_RIGID_OPERATOR_L_MULT 5
+
+/**
+ * Operator `L_transpose_mult`: `Lᵀ·f`, nu → nv. Matrix form: L itself, nu×nv.
+ */
+#define CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT 6
+
+/**
+ * Operator `G_mult`: `G·w`, nv → nb (bilateral constraints). Matrix form: G, nb×nv.
+ */
+#define CTS_RIGID_OPERATOR_G_MULT 7
+
+/**
+ * Operator `G_transpose_mult`: `Gᵀ·f`, nb → nv. Matrix form: G itself, nb×nv.
+ */
+#define CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT 8
+
+/**
+ * `solve_inertia`: `M⁻¹·b`, nv → nv (callbacks only; for matrices see
+ * `cts_rigid_solver_set_accel_inertia_matrix`).
+ */
+#define CTS_RIGID_OPERATOR_SOLVE_INERTIA 9
+
+/**
+ * Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the generalized inertia
+ * matrix M itself (symmetric positive definite; only its lower triangle is read; factored by
+ * LDLᵀ at every solve or compute call).
+ */
+#define CTS_RIGID_INERTIA_MATRIX 0
+
+/**
+ * Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the inverse `M⁻¹`,
+ * applied as a dense product.
+ */
+#define CTS_RIGID_INERTIA_INVERSE 1
+
+/**
  * Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
  * (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
  * is an `int32_t`: compare it with the enumerators, and pass any value to
@@ -80,6 +332,99 @@ enum cts_status
    * Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
    */
   CTS_STATUS_ALPHA_SOLVER_FAILED = 3,
+  /**
+   * LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
+   * variable for the entering column (ray termination; Drake returns false). z = 0.
+   */
+  CTS_STATUS_LCP_RAY_TERMINATION = 10,
+  /**
+   * LCP: Moby Lemke's ratio test left no candidate ("zero tolerance too low"). z = 0.
+   */
+  CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW = 11,
+  /**
+   * LCP: the pivot or iteration limit was reached (Moby Lemke min(1000, 50n), fast 2n,
+   * unrevised Lemke 50n). z = 0.
+   */
+  CTS_STATUS_LCP_PIVOT_LIMIT = 12,
+  /**
+   * LCP: unrevised Lemke's cycling counter ran out of tied candidates. z = 0.
+   */
+  CTS_STATUS_LCP_CYCLING_DETECTED = 13,
+  /**
+   * LCP: an unrevised Lemke basis solve failed its residual check. z = 0.
+   */
+  CTS_STATUS_LCP_LINEAR_SOLVE_FAILED = 14,
+  /**
+   * LCP: unrevised Lemke terminated on a point that `IsSolution` rejects. z = 0.
+   */
+  CTS_STATUS_LCP_NOT_A_SOLUTION = 15,
+  /**
+   * LCP: a regularized algorithm tried every shift without an accepted solution; z is the
+   * last attempt's.
+   */
+  CTS_STATUS_LCP_REGULARIZATION_FAILED = 16,
+  /**
+   * Rigid constraint solver (`cts_rigid_*`): the LCP was not solved to the acceptance test
+   * (Drake's "Unable to solve LCP- it may be unsolvable."; acceleration level and
+   * discretized problem). The packed forces are zeros; the LCP and its rejected z, w stay
+   * readable.
+   */
+  CTS_STATUS_RIGID_LCP_UNSOLVABLE = 17,
+  /**
+   * Rigid constraint solver: the impact LCP and its progressive regularization both failed
+   * (Drake's "Progressively regularized LCP solve failed."). The packed impulses are zeros.
+   */
+  CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED = 18,
+  /**
+   * A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
+   * abandoned and produced no results (later callbacks of that call were not invoked).
+   */
+  CTS_STATUS_CALLBACK_FAILED = 19,
+  /**
+   * Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+   * pivoting finished but the worst violation of the row conditions exceeds the tolerance
+   * (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
+   * are readable.
+   */
+  CTS_STATUS_BARAFF_INEXACT = 21,
+  /**
+   * Baraff pivoting: no event limits the step while driving a row (the row is in
+   * `cts_baraff_stats.row`): with sliding friction the signature of an inconsistent (Painlevé)
+   * configuration, which needs a consistency impulse. The results hold the forces reached.
+   */
+  CTS_STATUS_BARAFF_UNBOUNDED_RAY = 22,
+  /**
+   * Baraff pivoting: the cycling safeguards gave up (zero-length pivots the deferral and
+   * locking rules did not break). The results hold the forces reached.
+   */
+  CTS_STATUS_BARAFF_CYCLING = 23,
+  /**
+   * Baraff pivoting: the pivot cap (`cts_baraff_parameters.max_pivots`) was reached.
+   */
+  CTS_STATUS_BARAFF_PIVOT_LIMIT = 24,
+  /**
+   * Baraff impulses: the active-set impulse loop hit its iteration cap
+   * (`cts_baraff_parameters.max_impulse_iterations`); the results hold the last iterate.
+   */
+  CTS_STATUS_BARAFF_ITERATION_LIMIT = 25,
+  /**
+   * Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
+   * of the Rust API returns it; no C function does (the code is reserved for it).
+   */
+  CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK = 26,
+  /**
+   * Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
+   * `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
+   * results hold the last iterate, a strictly interior point; its sensitivities can still be
+   * computed.
+   */
+  CTS_STATUS_IPM_MAX_ITERATIONS_REACHED = 41,
+  /**
+   * Interior point: a Newton direction or residual was not finite (a singular or overflowing
+   * Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
+   * hold the last finite iterate.
+   */
+  CTS_STATUS_IPM_NON_FINITE_STEP = 42,
   /**
    * A required pointer was NULL.
    */
@@ -119,11 +464,337 @@ typedef int32_t cts_status;
 #endif // __cplusplus
 
 /**
+ * Opaque Baraff pivoting solver handle: parameters, workspace, the borrowed problem data and
+ * the results of the last solve call. Create with `cts_baraff_solver_new`, release with
+ * `cts_baraff_solver_free`. Not thread-safe: one handle must not be used by two threads at once;
+ * distinct handles are independent.
+ */
+typedef struct cts_baraff_solver cts_baraff_solver;
+
+/**
+ * Opaque interior-point solver handle (Dojo's solver). Create with `cts_ipm_solver_new`,
+ * release with `cts_ipm_solver_free`. Not thread-safe: one handle must not be used by two threads
+ * at once; distinct handles are independent.
+ */
+typedef struct cts_ipm_solver cts_ipm_solver;
+
+/**
+ * Opaque LCP solver handle: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver` with their
+ * workspaces, which only grow (repeated solves of one size allocate nothing). Create with
+ * `cts_lcp_solver_new`, release with `cts_lcp_solver_free`. Not thread-safe: one handle must
+ * not be used by two threads at once; distinct handles are independent.
+ */
+typedef struct cts_lcp_solver cts_lcp_solver;
+
+/**
+ * Opaque handle of Drake's rigid `ConstraintSolver`, with one acceleration-level and one
+ * velocity-level problem (borrowed) and the results of the last solve. Workspaces only grow:
+ * repeated solves of one size allocate nothing. Create with `cts_rigid_solver_new`, release with
+ * `cts_rigid_solver_free`. Not thread-safe: one handle must not be used by two threads at once;
+ * distinct handles are independent.
+ */
+typedef struct cts_rigid_solver cts_rigid_solver;
+
+/**
  * Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
  * release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
  * threads at once; distinct handles are independent.
  */
 typedef struct cts_tamsi_solver cts_tamsi_solver;
+
+/**
+ * Parameters of the Baraff solver. Fill with `cts_baraff_parameters_default`, change fields,
+ * pass to `cts_baraff_solver_set_parameters`, which validates them.
+ *
+ * Tolerances are relative: with `s_b = max|b_i|` and `s_A = max|A_ii|`, accelerations (or
+ * velocities) are compared with `tol·s_b`, changes of acceleration per unit force with
+ * `tol·s_A`, forces with `tol·s_b/s_A`.
+ */
+typedef struct cts_baraff_parameters {
+  /**
+   * ε of the pivoting comparisons (goal reached, event candidacy, zero-length steps); default
+   * 1e-10; in (0, 1).
+   */
+  double epsilon;
+  /**
+   * A Schur pivot at or below `singular_tolerance·s_A` is singular (the row is deferred, the
+   * clamped-set solve drops the unknown); default 1e-9; in [0, 1).
+   */
+  double singular_tolerance;
+  /**
+   * Verification tolerance: a solve whose worst relative violation is above it returns
+   * CTS_STATUS_BARAFF_INEXACT; default 1e-8; finite and > 0.
+   */
+  double tolerance;
+  /**
+   * Coefficient of restitution e of `cts_baraff_solver_compute_impulses`, applied to rows that
+   * were approaching at the start; default 0 (plastic); in [0, 1].
+   */
+  double restitution;
+  /**
+   * cDotTol of the impulse calls, m/s or rad/s (absolute): a normal row needs an impulse when
+   * `v < -cdot_tolerance`, a bilateral row when `|v| > cdot_tolerance`; default 1e-6; finite
+   * and >= 0.
+   */
+  double cdot_tolerance;
+  /**
+   * Pivot cap of one pivoting attempt (a solve makes two with `reverse_retry`); 0 selects
+   * 50·m + 50; default 0; >= 0.
+   */
+  int32_t max_pivots;
+  /**
+   * Iteration cap of `cts_baraff_solver_compute_impulses`; 0 selects max(100, 4·m); default 0;
+   * >= 0.
+   */
+  int32_t max_impulse_iterations;
+  /**
+   * 1: when a pivoting solve does not verify, solve once more with the friction rows driven in
+   * decreasing index order (with friction the order decides success); 0: one attempt only.
+   * Default 1; 0 or 1.
+   */
+  int32_t reverse_retry;
+} cts_baraff_parameters;
+
+/**
+ * Statistics of the last solve call (`cts_baraff_solver_get_stats`).
+ */
+typedef struct cts_baraff_stats {
+  /**
+   * The status the solve call returned: CTS_STATUS_OK (verified solution) or one of the
+   * Baraff outcomes CTS_STATUS_BARAFF_INEXACT … CTS_STATUS_BARAFF_ITERATION_LIMIT.
+   */
+  int32_t status;
+  /**
+   * For CTS_STATUS_BARAFF_UNBOUNDED_RAY the row being driven when the ray appeared; -1
+   * otherwise.
+   */
+  int32_t row;
+  /**
+   * Pivots (steps) taken by the pivoting, over all drives, re-drives and both attempts (see
+   * `reverse_retry`; 0 for `cts_baraff_solver_compute_impulses`).
+   */
+  int32_t pivots;
+  /**
+   * Active-set iterations of `cts_baraff_solver_compute_impulses` (0 for the other calls).
+   */
+  int32_t iterations;
+  /**
+   * Worst violation of the row conditions, relative (acceleration or velocity violations
+   * divided by `max|b|`, force violations by `max|b| / max|A_ii|`).
+   */
+  double worst_violation;
+} cts_baraff_stats;
+
+/**
+ * Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
+ * `cts_ipm_parameters_default`, change fields, pass to `cts_ipm_solver_set_parameters`, which
+ * validates them. Booleans are int32_t 0 or 1.
+ *
+ * Units: `rtol` bounds the ∞-norm of the equality residuals, which mix N·s (momentum rows), m
+ * (gap rows) and m/s (tangential-velocity rows); `btol` bounds the ∞-norm of the complementarity
+ * products γ∘s (N·s·m for the normal pair: a resting contact hovers at about btol/γn meters).
+ * Dojo does not normalize them; use btol <= 1e-6 for accuracy work.
+ */
+typedef struct cts_ipm_parameters {
+  /**
+   * Tolerance on rvio (∞-norm of the equality residuals); default 1e-6; finite, > 0.
+   */
+  double rtol;
+  /**
+   * Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
+   */
+  double btol;
+  /**
+   * Maximum number of Newton (predictor–corrector) iterations; default 50; >= 0.
+   */
+  int32_t max_iter;
+  /**
+   * Maximum number of backtracking halvings per iteration; default 10; >= 1.
+   */
+  int32_t max_ls;
+  /**
+   * The κ floor is btol/undercut; default INFINITY (floor 0); > 0, INFINITY allowed (the paper
+   * uses 5; 1 makes the final κ equal btol, for smoothed gradients).
+   */
+  double undercut;
+  /**
+   * Iterations without progress before undercut is multiplied by no_progress_undercut;
+   * default 3; >= 0.
+   */
+  int32_t no_progress_max;
+  /**
+   * Factor applied to undercut after no_progress_max iterations without progress; default
+   * 10; finite, >= 1.
+   */
+  double no_progress_undercut;
+  /**
+   * 1: Dojo's lagged-κ predictor (compatibility: the predictor uses the previous iteration's κ
+   * target); 0 (default): textbook Mehrotra predictor with κ = 0.
+   */
+  int32_t dojo_lagged_kappa;
+  /**
+   * Fixed-κ mode for smooth gradients when > 0: the solve returns the central-path point of
+   * this κ (N·s·m), converging on rvio < rtol and ‖γ∘s − κe‖∞ < btol. Default 0 (off); finite,
+   * >= 0.
+   */
+  double fixed_kappa;
+  /**
+   * 1: start the cone variables from the previous solve's solution (then the interior shift)
+   * when the contact layout (n and the model kinds) is unchanged; 0 (default): from the neutral
+   * vector, as Dojo does. Velocities always start from v0 or the guess.
+   */
+  int32_t warm_start;
+  /**
+   * How the Newton system is solved: CTS_IPM_NEWTON_SOLVE_CONDENSED (0, default) or
+   * CTS_IPM_NEWTON_SOLVE_DENSE (1).
+   */
+  int32_t newton_solve;
+} cts_ipm_parameters;
+
+/**
+ * Summary of the last solve.
+ */
+typedef struct cts_ipm_stats {
+  /**
+   * The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED or
+   * CTS_STATUS_IPM_NON_FINITE_STEP.
+   */
+  int32_t status;
+  /**
+   * Newton (predictor–corrector) iterations taken.
+   */
+  int32_t iterations;
+  /**
+   * Final rvio: ∞-norm of the momentum (N·s) and equality residuals.
+   */
+  double rvio;
+  /**
+   * Final bvio: ∞-norm of the raw complementarity products γ∘s.
+   */
+  double bvio;
+  /**
+   * Last κ target (N·s·m); the fixed κ in fixed-κ mode; 0 before any iteration.
+   */
+  double kappa;
+  /**
+   * Iterations whose backtracking accepted no candidate (the smallest step was taken).
+   */
+  int32_t line_search_exhausted;
+  /**
+   * Accepted iterates with a cone variable not strictly interior (should stay 0).
+   */
+  int32_t boundary_hits;
+} cts_ipm_stats;
+
+/**
+ * Parameters of the LCP solvers. Fill with `cts_lcp_parameters_default` (Drake's defaults),
+ * change fields, pass to `cts_lcp_solver_set_parameters`, which validates them. LCPs are
+ * unitless: tolerances are in the units of `q`.
+ */
+typedef struct cts_lcp_parameters {
+  /**
+   * Lemke (Moby) pivot tolerance: a ratio-test candidate needs a pivot-column entry above it.
+   * `<= 0` (default −1): automatic, `n · max(1, max|Mᵢⱼ|) · eps`. Must be finite.
+   */
+  double pivot_tolerance;
+  /**
+   * Zero tolerance of every algorithm. Default −1 (automatic): Moby algorithms
+   * `n · max|Mᵢⱼ| · 10 eps` (`<= 0` means automatic, except for `CTS_LCP_ALGORITHM_FAST`, where
+   * only `< 0` does and 0 is a valid tolerance); unrevised Lemke `n · max|Mᵢⱼ| · 2.2 eps`
+   * (`<= 0` means automatic). Must be finite.
+   */
+  double zero_tolerance;
+  /**
+   * Moby Lemke's pivoting rules: `CTS_LCP_LEMKE_VARIANT_DRAKE` (default) or
+   * `CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC`.
+   */
+  int32_t lemke_variant;
+  /**
+   * Moby Lemke's pivot limit, `>= 0`; 0 (default) = the variant's own: min(1000, 50n)
+   * (Drake's rule) or max(1000, 50n) (lexicographic). Not used by the other algorithms.
+   */
+  int32_t max_pivots;
+  /**
+   * The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
+   * 0 (default) = max(2n, 50).
+   */
+  int32_t refactor_interval;
+  /**
+   * `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
+   */
+  int32_t lemke_min_exp;
+  /**
+   * Exponent increment, `> 0`; default 1.
+   */
+  int32_t lemke_step_exp;
+  /**
+   * Exclusive upper bound of the exponent (Drake's loop: `10^max_exp` itself is never tried);
+   * default 1, i.e. shifts 1e-20 … 1e0.
+   */
+  int32_t lemke_max_exp;
+  /**
+   * `CTS_LCP_ALGORITHM_FAST_REGULARIZED`: first exponent; default −20.
+   */
+  int32_t fast_min_exp;
+  /**
+   * Exponent increment, `> 0`; default 4.
+   */
+  int32_t fast_step_exp;
+  /**
+   * Exclusive upper bound of the exponent; default 20, i.e. shifts 1e-20, 1e-16, …, 1e16.
+   */
+  int32_t fast_max_exp;
+} cts_lcp_parameters;
+
+/**
+ * Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
+ * of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+ * (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
+ */
+typedef struct cts_rigid_parameters {
+  /**
+   * Q1: 1 builds the LCP's Delassus blocks with plain M⁻¹ even when there are bilateral
+   * constraints (Drake HEAD) instead of the constrained inverse inertia C. No effect when
+   * nb = 0.
+   */
+  int32_t drake_inverse_inertia_blocks;
+  /**
+   * Q2: 1 makes the acceleration-level LCP's (fL, fN) block `L W Nᵀ` (Drake HEAD) instead of
+   * `L W (N − μQ)ᵀ`, dropping the sliding-friction term between limits and sliding contacts.
+   */
+  int32_t drake_limit_row_transpose;
+  /**
+   * Q3: 1 adds γ twice in the discretized LCP (`h·block + (h+1)·γ`, `2γE`, Drake HEAD) instead
+   * of once (`h·block + γ`, Drake's documentation).
+   */
+  int32_t drake_double_gamma;
+  /**
+   * Q4: 1 makes the acceleration level's "no force needed" exit return an empty force vector
+   * (Drake HEAD) instead of nc + nr + nu zeros.
+   */
+  int32_t drake_empty_fast_exit;
+} cts_rigid_parameters;
+
+/**
+ * A linear operator or inertia solve supplied by the caller: computes `out = A · in` for the
+ * operator it was registered as (`in` has `n_in` doubles, `out` has `n_out` doubles and is
+ * zero-filled before the call; either pointer is NULL when its length is 0). `user_data` is the
+ * pointer given at registration, passed through untouched.
+ *
+ * Return 0 on success. Any other value reports a failure: the library stops calling callbacks
+ * for the rest of that call, discards what it computed, and the call returns
+ * CTS_STATUS_CALLBACK_FAILED with the operator's name and the value in the handle's last error.
+ *
+ * Callbacks run inside solve and compute calls, on the calling thread. They must return
+ * normally: they must not longjmp out of the library, throw a C++ exception through it, or call
+ * any function on the same solver handle (other handles are fine). They must not keep `in` or
+ * `out` after returning.
+ */
+typedef int32_t (*cts_rigid_operator_fn)(void *user_data,
+                                         const double *in,
+                                         size_t n_in,
+                                         double *out,
+                                         size_t n_out);
 
 /**
  * TAMSI parameters (Drake's `TamsiSolverParameters`). Fill with
@@ -169,12 +840,1309 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Fills `*out` with the defaults: epsilon 1e-10, singular_tolerance 1e-9, tolerance 1e-8,
+ * restitution 0, cdot_tolerance 1e-6 m/s, max_pivots 0 (50·m + 50), max_impulse_iterations 0
+ * (max(100, 4·m)), reverse_retry 1. NULL-safe (does nothing).
+ */
+void cts_baraff_parameters_default(struct cts_baraff_parameters *out);
+
+/**
+ * Creates a solver with default parameters and an empty workspace (it grows to the problem
+ * sizes it sees, or ahead of time with `cts_baraff_solver_reserve`) and writes the handle to
+ * `*out` (only on success).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL); failures leave their detail
+ * in `cts_last_error_message()`.
+ */
+cts_status cts_baraff_solver_new(struct cts_baraff_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the
+ * borrow of the problem data.
+ */
+void cts_baraff_solver_free(struct cts_baraff_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * for use on another thread. The copy has no problem data and no results: set data before
+ * solving.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_baraff_solver_clone(const struct cts_baraff_solver *solver,
+                                   struct cts_baraff_solver **out);
+
+/**
+ * Grows the workspace for problems of up to `m` rows and `n` generalized coordinates (n = 0 for
+ * the matrix interface), so that no later set or solve call up to these sizes allocates. Set
+ * calls grow it as needed anyway. Keeps the problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (sizes too large
+ * to allocate; nothing changed).
+ */
+cts_status cts_baraff_solver_reserve(struct cts_baraff_solver *solver,
+                                     size_t m,
+                                     size_t n);
+
+/**
+ * Validates and sets the parameters (copied); each field must lie in the domain documented on
+ * `cts_baraff_parameters`. Keeps the problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+ * changed).
+ */
+cts_status cts_baraff_solver_set_parameters(struct cts_baraff_solver *solver,
+                                            const struct cts_baraff_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_baraff_solver_get_parameters(const struct cts_baraff_solver *solver,
+                                            struct cts_baraff_parameters *out);
+
+/**
+ * Sets matrix problem data (§1): find the row forces `f` (m) with `a = A f + b` such that every
+ * row's condition holds (see the CTS_BARAFF_ROW_* kinds).
+ *
+ * * `A`: m×m, column-major with leading dimension `ld_A >= max(1, m)`: `A[i][j]` is the change
+ *   of `a_i` per unit `f_j` (m/s² per N at acceleration level, m/s per N·s at velocity level).
+ *   It need not be symmetric (sliding friction makes it `N M⁻¹ (N − μQ)ᵀ`). Finite.
+ * * `b` (m): the row accelerations (or velocities) with every constraint force off. Finite.
+ * * `kind` (m): one CTS_BARAFF_ROW_* code per row.
+ * * `normal` (int32, m) and `mu` (m): for CTS_BARAFF_ROW_FRICTION rows, the index of the owning
+ *   normal row (a CTS_BARAFF_ROW_NORMAL row, 0-based) and μ_s (finite, >= 0). Read only when
+ *   some row is a friction row (then both must be non-NULL; entries of other rows are ignored);
+ *   otherwise they may be NULL.
+ * * `lo`, `hi` (m): for CTS_BARAFF_ROW_BOXED rows, the bounds (`lo <= 0 <= hi`, may be
+ *   infinite, units of the row's force). Read only when some row is boxed; otherwise they may be
+ *   NULL.
+ *
+ * m = 0 is allowed (NULL arrays). The arrays are **borrowed**: read now (the rows are validated
+ * here) and by every later solve call; they must stay allocated and unchanged until the next
+ * set call or `cts_baraff_solver_free`. Setting data drops the previous data and results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a needed array is NULL);
+ * CTS_STATUS_INVALID_ARGUMENT (`ld_A` below m, an unknown kind code, a friction row whose
+ * `normal` index is out of range or not a normal row, μ negative or not finite, bounds that do
+ * not contain 0, sizes too large). On error the previous data stays set. Non-finite values in A
+ * or b are reported by the solve call.
+ */
+cts_status cts_baraff_solver_set_matrix_problem_data(struct cts_baraff_solver *solver,
+                                                     size_t m,
+                                                     const double *A,
+                                                     size_t ld_A,
+                                                     const double *b,
+                                                     const int32_t *kind,
+                                                     const int32_t *normal,
+                                                     const double *mu,
+                                                     const double *lo,
+                                                     const double *hi);
+
+/**
+ * Sets model problem data (§2 `composeMatrices`) for an engine with
+ * `M(q) q̈ + c(q, q̇) = τ + J_fᵀ f`: the solve calls build `A = J M⁻¹ J_fᵀ` and `b` themselves
+ * (`J_f = J` unless `cts_baraff_solver_set_model_sliding` says otherwise) and also return the
+ * generalized result.
+ *
+ * * `M`: n×n mass matrix, symmetric positive definite (only its lower triangle is read),
+ *   column-major with `ld_M >= max(1, n)`; kg or kg·m². Several mechanisms: block diagonal.
+ * * `J`: m×n constraint Jacobian, `ld_J >= max(1, m)`: row i gives row i's acceleration
+ *   `a_i = J_i q̈ + (J̇ q̇)_i` (velocity `v_i = J_i q̇`); positive is separating for normal rows.
+ * * `level`: CTS_BARAFF_LEVEL_ACCELERATION (forces; `tau_or_qdot` = τ − c, N or N·m) or
+ *   CTS_BARAFF_LEVEL_VELOCITY (impulses; `tau_or_qdot` = pre-impulse q̇, m/s or rad/s).
+ * * `tau_or_qdot` (n).
+ * * `kind`, `normal`, `mu`, `lo`, `hi`: the rows, as for `cts_baraff_solver_set_matrix_problem_data`.
+ *
+ * No bias, sliding friction or stabilisation: add them with the cts_baraff_solver_set_model_*
+ * calls after this one. m = 0 and n = 0 are allowed (NULL arrays). The arrays are **borrowed**
+ * until the next set call or `cts_baraff_solver_free`. Setting data drops the previous data
+ * (with its bias, sliding and stabilisation) and results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below its
+ * row count, `level` not one of the two codes, a row error as for the matrix interface, sizes
+ * too large). On error the previous data stays set. Non-finite values and a mass matrix that is
+ * not positive definite are reported by the solve calls (CTS_STATUS_INVALID_ARGUMENT).
+ */
+cts_status cts_baraff_solver_set_model_problem_data(struct cts_baraff_solver *solver,
+                                                    size_t m,
+                                                    size_t n,
+                                                    const double *M,
+                                                    size_t ld_M,
+                                                    const double *J,
+                                                    size_t ld_J,
+                                                    int32_t level,
+                                                    const double *tau_or_qdot,
+                                                    const int32_t *kind,
+                                                    const int32_t *normal,
+                                                    const double *mu,
+                                                    const double *lo,
+                                                    const double *hi);
+
+/**
+ * Adds a bias to the current model data's `b` (m doubles, `len` must be m): the velocity-product
+ * term `J̇ q̇` (centripetal terms of contact points, m/s²) at acceleration level, a restitution
+ * shift or velocity target (m/s) at velocity level. Replaces a previous bias. Borrowed like the
+ * model data, until the next set of model data (which removes it) or `cts_baraff_solver_free`.
+ * Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data is
+ * set); CTS_STATUS_DIMENSION_MISMATCH (`len`). On error nothing changes.
+ */
+cts_status cts_baraff_solver_set_model_bias(struct cts_baraff_solver *solver,
+                                            const double *bias,
+                                            size_t len);
+
+/**
+ * Adds sliding (dynamic) friction to the current model data (§1, §5): the force of a sliding
+ * contact's normal row acts along `n − μ_d v̂`, so that row's force direction becomes
+ * `J_f,i = J_i − mu_d[i] Q_i` and `A = J M⁻¹ J_fᵀ` (not symmetric; can make the effective
+ * normal mass negative: Painlevé).
+ *
+ * * `Q`: m×n, `ld_Q >= max(1, m)`: row i is the tangential Jacobian along the unit slip
+ *   direction v̂ (relative velocity of body 1 w.r.t. body 2 at the contact) for a sliding
+ *   contact's normal row, zero for every other row.
+ * * `mu_d` (m, `len` must be m): μ_d per row, finite and >= 0 (0 for rows that are not sliding
+ *   normals).
+ *
+ * After a solve, `cts_baraff_solver_get_sliding_friction_forces` gives `−μ_d f` per row.
+ * Replaces previous sliding data. Borrowed like the model data, until the next set of model data
+ * (which removes it) or `cts_baraff_solver_free`. Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_DIMENSION_MISMATCH (`len`); CTS_STATUS_INVALID_ARGUMENT (`ld_Q`). On error nothing
+ * changes. Negative or non-finite μ_d and non-finite Q are reported by the solve calls.
+ */
+cts_status cts_baraff_solver_set_model_sliding(struct cts_baraff_solver *solver,
+                                               const double *Q,
+                                               size_t ld_Q,
+                                               const double *mu_d,
+                                               size_t len);
+
+/**
+ * Adds Baumgarte drift stabilisation to the current model data (§2): `b_i += kp·C_i + kv·Ċ_i`,
+ * so the solver drives `a_i = −kp C_i − kv Ċ_i` instead of 0 (the reported accelerations include
+ * the term).
+ *
+ * * `kp` (1/s²) and `kv` (1/s): finite gains.
+ * * `position_error` (m doubles, `len` must be m): `C` per row (m or rad; 0 where none).
+ * * `include_velocity`: 1 to add the velocity term with `velocity_error` (m doubles, `Ċ`);
+ *   0 to skip it (Darwin2K's `includeVel = false`, e.g. right after an impulse zeroed `Ċ`), and
+ *   then `velocity_error` is not read and may be NULL.
+ *
+ * Replaces previous stabilisation data. Borrowed like the model data, until the next set of
+ * model data (which removes it) or `cts_baraff_solver_free`. Drops the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_DIMENSION_MISMATCH (`len`); CTS_STATUS_INVALID_ARGUMENT (`kp` or `kv` not finite,
+ * `include_velocity` not 0 or 1). On error nothing changes.
+ */
+cts_status cts_baraff_solver_set_model_stabilization(struct cts_baraff_solver *solver,
+                                                     double kp,
+                                                     double kv,
+                                                     const double *position_error,
+                                                     int32_t include_velocity,
+                                                     const double *velocity_error,
+                                                     size_t len);
+
+/**
+ * `computeForces` (§3): Baraff's pivoting ("drive to zero") on the current data. With matrix
+ * data it solves `a = A f + b`; with model data it first builds `A = J M⁻¹ J_fᵀ` and `b` (bias,
+ * sliding and stabilisation included) and afterwards the generalized result (`q̈` at acceleration
+ * level; at velocity level `q̇⁺`, the forces being impulses: the plastic-impact impulses, B6).
+ *
+ * Rows are driven in a fixed order: bilateral rows first, then normal rows by most negative `a`,
+ * then friction and boxed rows; results are deterministic.
+ *
+ * Returns CTS_STATUS_OK (a verified solution) or a Baraff outcome, after which the results are
+ * readable too: CTS_STATUS_BARAFF_INEXACT, CTS_STATUS_BARAFF_UNBOUNDED_RAY (inconsistent
+ * configuration; see `cts_baraff_solver_consistency_impulse`), CTS_STATUS_BARAFF_CYCLING,
+ * CTS_STATUS_BARAFF_PIVOT_LIMIT; `cts_baraff_solver_get_stats` tells more. Usage errors (no
+ * results afterwards): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+ * CTS_STATUS_INVALID_ARGUMENT (non-finite data, M not positive definite, negative μ_d).
+ */
+cts_status cts_baraff_solver_solve(struct cts_baraff_solver *solver);
+
+/**
+ * `computeImpulse` (§8): collision / velocity-correction impulses by the active-set loop, on
+ * velocity-level model data with bilateral and normal rows only. Targets: `−e·v_i` for normal
+ * rows approaching at the start (`v_i < −cdot_tolerance`, e = `restitution`), 0 for bilateral
+ * rows and rows added later. Results: impulses (N·s) in `cts_baraff_solver_get_forces`,
+ * post-impulse row velocities (m/s) in `cts_baraff_solver_get_accelerations`, `q̇⁺` in
+ * `cts_baraff_solver_get_generalized_result`, `Δq̇ = M⁻¹ J_fᵀ p` in
+ * `cts_baraff_solver_get_generalized_change`, active rows as CTS_BARAFF_SET_CLAMPED and the
+ * others as CTS_BARAFF_SET_SEPARATING, the iteration count in the stats. The host applies `q̇⁺`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_BARAFF_INEXACT or CTS_STATUS_BARAFF_ITERATION_LIMIT (results
+ * readable); usage errors (no results): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no
+ * model data), CTS_STATUS_INVALID_ARGUMENT (acceleration-level data, a friction or boxed row,
+ * non-finite data, M not positive definite).
+ */
+cts_status cts_baraff_solver_compute_impulses(struct cts_baraff_solver *solver);
+
+/**
+ * `computeConsistencyImpulse` (§7): the velocity-level pivoting solve of the current model data
+ * (CTS_BARAFF_LEVEL_VELOCITY) with the contact whose normal row is `sticking_normal` treated as
+ * sticking: that normal is driven first (clamped, so its impulse may grow from 0, when its
+ * velocity is within ε of 0), then its friction rows are driven to zero tangential velocity
+ * within `±μ_s p_n`, then all other rows in the usual order. `cts_baraff_solver_get_generalized_change`
+ * gives `applyImpulse`'s `Δq̇ = M⁻¹ J_fᵀ p`; `cts_baraff_solver_get_generalized_result` gives
+ * `q̇⁺`; impulses (N·s) and post-impulse row velocities (m/s) come from the force and
+ * acceleration getters. If a friction bound saturates, the impulse is the maximal opposing one
+ * and the slip is only reduced.
+ *
+ * The iterative variant (Darwin2K's `computeForcesIter`) is the host's loop around this call:
+ * 1. set the acceleration-level force problem (sliding contacts as normal rows with
+ *    `cts_baraff_solver_set_model_sliding`, `J̇ q̇` with `cts_baraff_solver_set_model_bias`) and
+ *    `cts_baraff_solver_solve`;
+ * 2. on CTS_STATUS_BARAFF_UNBOUNDED_RAY (`cts_baraff_stats.row` is the row being driven): set
+ *    the velocity-level problem of every active constraint at the current q̇ with that row's
+ *    contact as sticking (its normal row plus its tangent rows as CTS_BARAFF_ROW_FRICTION rows
+ *    with μ_s) and call this function with that normal's index;
+ * 3. if it returns CTS_STATUS_OK, add `Δq̇` to q̇, re-classify the contact (static once its slip
+ *    speed is below the host's threshold), recompose and go to 1, at most a few times (the Rust
+ *    API's default is 3);
+ * 4. otherwise, or when the cap is reached, set that row's `mu_d` to 0 (frictionless at that
+ *    contact for this step, flag a warning) and solve again.
+ *
+ * Returns CTS_STATUS_OK or a Baraff outcome (results readable) as `cts_baraff_solver_solve`;
+ * usage errors (no results): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no model
+ * data), CTS_STATUS_INVALID_ARGUMENT (acceleration-level data, `sticking_normal` out of range or
+ * not a CTS_BARAFF_ROW_NORMAL row, non-finite data, M not positive definite).
+ */
+cts_status cts_baraff_solver_consistency_impulse(struct cts_baraff_solver *solver,
+                                                 size_t sticking_normal);
+
+/**
+ * `needsImpulse` (§8) for the current velocity-level model data: writes 1 to `*out` when some
+ * normal row approaches faster than `cdot_tolerance` (`v_i < −cdot_tolerance`) or some bilateral
+ * row moves faster than it (`|v_i| > cdot_tolerance`), with `v = J q̇ + bias`; 0 otherwise.
+ * Friction and boxed rows never need one. Does not change the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
+ * CTS_STATUS_INVALID_ARGUMENT (acceleration-level data). `*out` is written only on success.
+ */
+cts_status cts_baraff_solver_needs_impulse(struct cts_baraff_solver *solver,
+                                           int32_t *out);
+
+/**
+ * Copies the row forces `f` of the last solve call (m doubles; N, or N·s for impulses at
+ * velocity level) into `out`; `len` must be m. For a friction row, `f` is its friction force
+ * along the row's direction; results are readable after every Baraff outcome too.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve call since the data was set, or it failed with a usage
+ * error). Nothing is written on error.
+ */
+cts_status cts_baraff_solver_get_forces(const struct cts_baraff_solver *solver,
+                                        double *out,
+                                        size_t len);
+
+/**
+ * Copies the row accelerations `a = A f + b` recomputed from the final forces (m doubles;
+ * m/s² or rad/s²; after a velocity-level call, the post-impulse row velocities in m/s or rad/s;
+ * with stabilisation they include the Baumgarte term). For a friction row, its tangential
+ * acceleration. Statuses as for `cts_baraff_solver_get_forces`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_accelerations(const struct cts_baraff_solver *solver,
+                                               double *out,
+                                               size_t len);
+
+/**
+ * Copies the set each row ended in (m `int32_t` CTS_BARAFF_SET_* codes) into `out`: e.g. a
+ * friction row in CTS_BARAFF_SET_CLAMPED sticks, in CTS_BARAFF_SET_AT_LOWER / _AT_UPPER it is
+ * saturated and the contact starts to slip; a normal row in CTS_BARAFF_SET_SEPARATING carries no
+ * force. Statuses as for `cts_baraff_solver_get_forces`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_row_sets(const struct cts_baraff_solver *solver,
+                                          int32_t *out,
+                                          size_t len);
+
+/**
+ * Copies the generalized result of the last solve call on model data (n doubles): at
+ * acceleration level `q̈ = M⁻¹ (τ − c + J_fᵀ f)` (m/s² or rad/s²), at velocity level
+ * `q̇⁺ = q̇ + M⁻¹ J_fᵀ p` (m/s or rad/s). `len` must be n.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH,
+ * CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem).
+ * Nothing is written on error.
+ */
+cts_status cts_baraff_solver_get_generalized_result(const struct cts_baraff_solver *solver,
+                                                    double *out,
+                                                    size_t len);
+
+/**
+ * Copies the constraint part of the generalized result (n doubles): `M⁻¹ J_fᵀ f` (m/s² or
+ * rad/s²), or at velocity level `applyImpulse`'s `Δq̇ = M⁻¹ J_fᵀ p` (m/s or rad/s), which the host
+ * adds to its q̇. Statuses as for `cts_baraff_solver_get_generalized_result`; `len` must be n.
+ */
+cts_status cts_baraff_solver_get_generalized_change(const struct cts_baraff_solver *solver,
+                                                    double *out,
+                                                    size_t len);
+
+/**
+ * Copies the sliding friction per row (m doubles) of the last solve call on model data (§5):
+ * `−mu_d[i] f_i`, the friction force (N, or N·s) along row i's unit slip direction v̂; 0 for
+ * rows that are not sliding (all 0 without `cts_baraff_solver_set_model_sliding`). Statuses as
+ * for `cts_baraff_solver_get_generalized_result`; `len` must be m.
+ */
+cts_status cts_baraff_solver_get_sliding_friction_forces(const struct cts_baraff_solver *solver,
+                                                         double *out,
+                                                         size_t len);
+
+/**
+ * Copies `b` (m doubles) as composed by the last solve call on model data: `J M⁻¹ (τ − c)` or
+ * `J q̇`, plus bias and stabilisation. Statuses as for `cts_baraff_solver_get_generalized_result`;
+ * `len` must be m.
+ */
+cts_status cts_baraff_solver_get_composed_b(const struct cts_baraff_solver *solver,
+                                            double *out,
+                                            size_t len);
+
+/**
+ * Copies `A = J M⁻¹ J_fᵀ` (m×m) as composed by the last solve call on model data into `out`,
+ * column-major with leading dimension `ld >= max(1, m)`; rows m..ld-1 are not written. (With
+ * sliding friction a negative diagonal entry is the Painlevé signature.)
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
+ * CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`). Nothing is
+ * written on error.
+ */
+cts_status cts_baraff_solver_get_composed_matrix(const struct cts_baraff_solver *solver,
+                                                 double *out,
+                                                 size_t ld);
+
+/**
+ * Copies the statistics of the last solve call into `*out` (also after a Baraff outcome).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_baraff_solver_get_stats(const struct cts_baraff_solver *solver,
+                                       struct cts_baraff_stats *out);
+
+/**
+ * Number of rows m of the current problem data (0 without data or for a NULL handle).
+ */
+size_t cts_baraff_solver_num_rows(const struct cts_baraff_solver *solver);
+
+/**
+ * Number of generalized coordinates n of the current model data (0 for matrix data, without
+ * data, or for a NULL handle).
+ */
+size_t cts_baraff_solver_num_coordinates(const struct cts_baraff_solver *solver);
+
+/**
+ * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
+ * a Baraff outcome, e.g. "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots,
+ * 0 iterations, worst relative violation 1e0)"); "" after a successful call. Valid until the
+ * next call on the handle; never NULL (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_baraff_solver_last_error(const struct cts_baraff_solver *solver);
+
+/**
  * Detail of the last failure on this thread that had no handle to record it in: a constructor
  * (`cts_*_new`, `cts_*_clone`) or a call with a NULL handle. `""` when none. Valid until the
  * next such failure on this thread; never NULL, never to be freed. The per-handle
  * `cts_*_last_error` is the primary channel.
  */
 const char *cts_last_error_message(void);
+
+/**
+ * Fills `*out` with Dojo's code defaults: rtol 1e-6, btol 1e-4, max_iter 50, max_ls 10, undercut
+ * INFINITY, no_progress_max 3, no_progress_undercut 10, dojo_lagged_kappa 0, fixed_kappa 0,
+ * warm_start 0, newton_solve CTS_IPM_NEWTON_SOLVE_CONDENSED. NULL-safe (does nothing).
+ */
+void cts_ipm_parameters_default(struct cts_ipm_parameters *out);
+
+/**
+ * Creates an interior-point solver with default parameters and writes the handle to `*out`
+ * (only on success). Sizes come with the problem data; the workspace grows to the largest
+ * problem solved and is reused (no allocation in later solves of at most that size).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL); failures leave their detail
+ * in `cts_last_error_message()`.
+ */
+cts_status cts_ipm_solver_new(struct cts_ipm_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the borrow
+ * of the problem data.
+ */
+void cts_ipm_solver_free(struct cts_ipm_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * for use on another thread. The copy has no problem data and no results to read (set data
+ * before solving); with `warm_start = 1` its first solve may start from the original's last
+ * solution, as the original's next solve would.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
+ * detail in `cts_last_error_message()`.
+ */
+cts_status cts_ipm_solver_clone(const struct cts_ipm_solver *solver,
+                                struct cts_ipm_solver **out);
+
+/**
+ * Validates and sets the parameters (copied): each field must lie in the domain documented on
+ * `cts_ipm_parameters`. Keeps the problem data and the results of the last solve (they take
+ * effect at the next solve or sensitivity computation).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+ * changed).
+ */
+cts_status cts_ipm_solver_set_parameters(struct cts_ipm_solver *solver,
+                                         const struct cts_ipm_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_ipm_solver_get_parameters(const struct cts_ipm_solver *solver,
+                                         struct cts_ipm_parameters *out);
+
+/**
+ * Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+ * and the contact impulses with
+ *
+ * ```text
+ * M (v − v0) − h τ − Σ_i [ Jn_iᵀ γn_i + Jt_iᵀ b_i ] = 0
+ * 0 <= φ_i + h Jn_i v  ⟂  γn_i >= 0
+ * b_i = −μ_i γn_i vt_i/|vt_i| when sliding, |b_i| <= μ_i γn_i when sticking
+ * ```
+ *
+ * with vt_i = Jt_i v (+ vt_offset_i) (second-order cone; the linear model bounds |b1| + |b2|
+ * instead; impact contacts have no friction). Impulses γn (normal) and b (friction) are in N·s.
+ *
+ * Sizes (n velocities, nc contacts), each matrix column-major with leading dimension
+ * `ld_* >= max(1, rows)`:
+ * - `M` n×n, mass matrix (kg, kg·m²), symmetric positive definite, read in full;
+ * - `Jn` nc×n: row i maps v to contact i's normal velocity (m/s, positive apart);
+ * - `Jt` 2nc×n: rows 2i, 2i+1 map v to contact i's velocity along its orthonormal tangents t1,
+ *   t2 (m/s);
+ * - `v0` n: pre-step velocity (m/s, rad/s); the solve starts from it;
+ * - `tau` n: generalized non-contact force (N, N·m: gravity, Coriolis, controls);
+ * - `h`: time step (s), finite and > 0;
+ * - `phi` nc: signed gaps at the current configuration (m; may be slightly negative); the
+ *   predicted next gap is φ + h·Jn v;
+ * - `mu` nc: friction coefficients, >= 0;
+ * - `models` nc: CTS_IPM_MODEL_IMPACT, CTS_IPM_MODEL_SECOND_ORDER_CONE or CTS_IPM_MODEL_LINEAR;
+ * - `vt_offset`, `vt_offset_len`: optional tangential velocity offset added to Jt v (moving
+ *   surfaces, conveyor belts), `vt_offset_len` = 2nc; or `vt_offset_len` = 0 (pointer may be
+ *   NULL) for none.
+ *
+ * Every value must be finite. `nc = 0` is allowed, with NULL contact arrays; so is `n = 0`.
+ *
+ * The arrays are **borrowed**: read now (validation) and by every later solve and sensitivity
+ * computation; they must stay allocated and unchanged until the next set call or
+ * `cts_ipm_solver_free`. (The model kinds are copied at this call.) Setting data drops the
+ * previous results and sensitivities; with `warm_start = 1` the next solve can still start from
+ * the previous solution.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
+ * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count, a non-finite value, h <= 0, μ < 0,
+ * an unknown model kind, sizes beyond the address space); CTS_STATUS_DIMENSION_MISMATCH
+ * (`vt_offset_len` neither 0 nor 2nc). On error the previous data and results stay set.
+ */
+cts_status cts_ipm_solver_set_problem_data(struct cts_ipm_solver *solver,
+                                           size_t n,
+                                           size_t nc,
+                                           const double *M,
+                                           size_t ld_M,
+                                           const double *Jn,
+                                           size_t ld_Jn,
+                                           const double *Jt,
+                                           size_t ld_Jt,
+                                           const double *v0,
+                                           const double *tau,
+                                           double h,
+                                           const double *phi,
+                                           const double *mu,
+                                           const int32_t *models,
+                                           const double *vt_offset,
+                                           size_t vt_offset_len);
+
+/**
+ * Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous
+ * step's solution, which is this step's v0).
+ *
+ * Returns CTS_STATUS_OK (converged: rvio < rtol and bvio < btol) or a solver outcome:
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (the results hold the last iterate) or
+ * CTS_STATUS_IPM_NON_FINITE_STEP (the results hold the last finite iterate); after an outcome
+ * every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
+ * (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+ * CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
+ * cannot be allocated).
+ */
+cts_status cts_ipm_solver_solve(struct cts_ipm_solver *solver);
+
+/**
+ * Solves the current problem starting from the velocity guess `v_guess` (`n` doubles, m/s or
+ * rad/s; finite; `n` must equal the problem's n). Only the velocities are warm-started; the
+ * cone variables start from the neutral vector (or, with `warm_start = 1`, from the previous
+ * solution).
+ *
+ * Returns as `cts_ipm_solver_solve`, plus CTS_STATUS_DIMENSION_MISMATCH (`n`) and
+ * CTS_STATUS_INVALID_ARGUMENT (a non-finite guess).
+ */
+cts_status cts_ipm_solver_solve_with_guess(struct cts_ipm_solver *solver,
+                                           const double *v_guess,
+                                           size_t n);
+
+/**
+ * Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;
+ * `len` must be n.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+ */
+cts_status cts_ipm_solver_get_generalized_velocities(const struct cts_ipm_solver *s,
+                                                     double *out,
+                                                     size_t len);
+
+/**
+ * Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
+ * forces): for contact i, entries 3i, 3i+1, 3i+2 = (normal γn, friction along t1, friction along
+ * t2). Second-order cone: (γn, ξ1, ξ2); linear: (γn, β3 − β4, β1 − β2); impact: (γn, 0, 0).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be 3nc.
+ */
+cts_status cts_ipm_solver_get_impulses(const struct cts_ipm_solver *s,
+                                       double *out,
+                                       size_t len);
+
+/**
+ * Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be nc.
+ */
+cts_status cts_ipm_solver_get_next_gaps(const struct cts_ipm_solver *s,
+                                        double *out,
+                                        size_t len);
+
+/**
+ * Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
+ * dual vectors (k_i = 1 impact, 4 second-order cone, 6 linear); 0 without data or for a NULL
+ * handle.
+ */
+size_t cts_ipm_solver_num_cone_variables(const struct cts_ipm_solver *s);
+
+/**
+ * Copies the raw primal cone variables γ of the last solve (K doubles, see
+ * `cts_ipm_solver_num_cone_variables`; contacts one after the other): impact (γn); second-order
+ * cone (γn, ξ0, ξ1, ξ2) with ξ0 = μγn; linear (γn, ψ, β1, β2, β3, β4) with β1..β4 along +t2, −t2,
+ * +t1, −t1. Impulses in N·s. Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len`
+ * must be K.
+ */
+cts_status cts_ipm_solver_get_primal(const struct cts_ipm_solver *s,
+                                     double *out,
+                                     size_t len);
+
+/**
+ * Copies the raw dual cone variables s of the last solve (K doubles, layout of
+ * `cts_ipm_solver_get_primal`): impact (s_n: next gap, m); second-order cone (s_n, η0, η1, η2)
+ * with η0 the slip speed and (η1, η2) the tangential velocity (m/s); linear (s_n, s_ψ, s_β1..4).
+ * Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be K.
+ */
+cts_status cts_ipm_solver_get_dual(const struct cts_ipm_solver *s,
+                                   double *out,
+                                   size_t len);
+
+/**
+ * Copies the statistics of the last solve into `*out`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_ipm_solver_get_stats(const struct cts_ipm_solver *s,
+                                    struct cts_ipm_stats *out);
+
+/**
+ * The rvio history of the last solve: rvio at the start and after every iteration (iterations + 1
+ * entries). Writes `min(len, count)` entries to `out` and the history's length to `*count`; `out`
+ * may be NULL when `len` is 0 (to query the length).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
+ * CTS_STATUS_NO_SOLUTION.
+ */
+cts_status cts_ipm_solver_get_rvio_history(const struct cts_ipm_solver *s,
+                                           double *out,
+                                           size_t len,
+                                           size_t *count);
+
+/**
+ * The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_bvio_history(const struct cts_ipm_solver *s,
+                                           double *out,
+                                           size_t len,
+                                           size_t *count);
+
+/**
+ * The κ target chosen in every iteration (N·s·m; iterations entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_kappa_history(const struct cts_ipm_solver *s,
+                                            double *out,
+                                            size_t len,
+                                            size_t *count);
+
+/**
+ * The accepted step length α of every iteration (iterations entries). As
+ * `cts_ipm_solver_get_rvio_history`.
+ */
+cts_status cts_ipm_solver_get_alpha_history(const struct cts_ipm_solver *s,
+                                            double *out,
+                                            size_t len,
+                                            size_t *count);
+
+/**
+ * Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
+ * implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+ * the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
+ * (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
+ * fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (derivatives at the last iterate). Read them with
+ * `cts_ipm_solver_get_velocity_sensitivity` and `cts_ipm_solver_get_impulse_sensitivity`.
+ * Reads the borrowed problem data.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve of the current
+ * data), CTS_STATUS_INVALID_ARGUMENT (the data became non-finite, or the sensitivity matrices
+ * cannot be allocated).
+ */
+cts_status cts_ipm_solver_compute_sensitivities(struct cts_ipm_solver *solver);
+
+/**
+ * Copies ∂v/∂θ from the last `cts_ipm_solver_compute_sensitivities`: an n × cols column-major
+ * matrix into `out` with leading dimension `ld_out >= max(1, n)` (rows n..ld_out−1 untouched).
+ * `parameter` is CTS_IPM_SENSITIVITY_V0 or _TAU (cols = n) or _PHI or _MU (cols = nc); `cols`
+ * must say so. Column j is the derivative of v (m/s) with respect to θ_j: dimensionless for v0,
+ * (m/s)/N for τ, 1/s for φ, m/s for μ.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`,
+ * `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`), CTS_STATUS_NO_SOLUTION (no solve of the
+ * current data, or no sensitivities computed since). Nothing is written on error.
+ */
+cts_status cts_ipm_solver_get_velocity_sensitivity(const struct cts_ipm_solver *s,
+                                                   int32_t parameter,
+                                                   double *out,
+                                                   size_t ld_out,
+                                                   size_t cols);
+
+/**
+ * Copies ∂λ/∂θ, λ = the impulses of `cts_ipm_solver_get_impulses` (3 per contact: normal, t1,
+ * t2; N·s): a 3nc × cols column-major matrix into `out` with leading dimension
+ * `ld_out >= max(1, 3nc)` (rows 3nc..ld_out−1 untouched). `parameter` and `cols` as for
+ * `cts_ipm_solver_get_velocity_sensitivity`. Units: N·s per unit of θ (kg for v0, s for τ, N·s/m
+ * for φ, N·s for μ).
+ *
+ * Returns as `cts_ipm_solver_get_velocity_sensitivity`.
+ */
+cts_status cts_ipm_solver_get_impulse_sensitivity(const struct cts_ipm_solver *s,
+                                                  int32_t parameter,
+                                                  double *out,
+                                                  size_t ld_out,
+                                                  size_t cols);
+
+/**
+ * Number of generalized velocities n of the current problem data (0 without data or for a NULL
+ * handle).
+ */
+size_t cts_ipm_solver_num_velocities(const struct cts_ipm_solver *s);
+
+/**
+ * Number of contacts nc of the current problem data (0 without data or for a NULL handle).
+ */
+size_t cts_ipm_solver_num_contacts(const struct cts_ipm_solver *s);
+
+/**
+ * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or a
+ * solver outcome, e.g. "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4)"); "" after a
+ * successful call. Valid until the next call on the handle; never NULL (also "" for a NULL
+ * handle); not to be freed.
+ */
+const char *cts_ipm_solver_last_error(const struct cts_ipm_solver *s);
+
+/**
+ * Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
+ * lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
+ * Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+ * NULL-safe (does nothing).
+ */
+void cts_lcp_parameters_default(struct cts_lcp_parameters *out);
+
+/**
+ * Creates an LCP solver with default parameters and writes the handle to `*out` (only on
+ * success). The solver takes any problem size; its workspace grows with the largest problem.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+ * `cts_last_error_message()`).
+ */
+cts_status cts_lcp_solver_new(struct cts_lcp_solver **out);
+
+/**
+ * Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug.
+ */
+void cts_lcp_solver_free(struct cts_lcp_solver *solver);
+
+/**
+ * Deep copy of a solver into a new handle `*out` (only on success), e.g. for another thread:
+ * parameters, workspace, the results of the last solve and the unrevised solver's warm-start
+ * index sets.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_solver_clone(const struct cts_lcp_solver *solver,
+                                struct cts_lcp_solver **out);
+
+/**
+ * Validates and sets the parameters (copied). Keeps the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a field outside
+ * the domain documented on `cts_lcp_parameters`; nothing changed).
+ */
+cts_status cts_lcp_solver_set_parameters(struct cts_lcp_solver *solver,
+                                         const struct cts_lcp_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_lcp_solver_get_parameters(const struct cts_lcp_solver *solver,
+                                         struct cts_lcp_parameters *out);
+
+/**
+ * Solves the LCP `w = M z + q, z >= 0, w >= 0, zᵀw = 0` with `algorithm` (a
+ * `CTS_LCP_ALGORITHM_*` value) and the solver's parameters.
+ *
+ * `M` is n×n, column-major with leading dimension `ld_M >= max(1, n)` (rows n..ld_M-1 are never
+ * read); `q` has n entries; `n = 0` is allowed (NULL arrays; the empty solution). `z0` is NULL
+ * (cold start) or, for `CTS_LCP_ALGORITHM_FAST` only, n doubles to warm-start from (index i
+ * starts with `zᵢ = 0` iff `|z0ᵢ| < tol`). The arrays are read during this call only; nothing is
+ * borrowed afterwards. Unitless.
+ *
+ * Returns CTS_STATUS_OK when the algorithm reports success (for the Moby Lemke and fast
+ * algorithms, as in Drake, this means the algorithm terminated; the regularized variants and the
+ * unrevised solver check the solution), or an outcome: CTS_STATUS_LCP_RAY_TERMINATION,
+ * CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW, CTS_STATUS_LCP_PIVOT_LIMIT,
+ * CTS_STATUS_LCP_CYCLING_DETECTED, CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
+ * CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED. After an outcome the
+ * results hold Drake's failure value (z = 0; the regularized wrappers: the last attempt's z) and
+ * the pivot count. Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+ * CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a warm start for an algorithm without
+ * one, a size too large to allocate).
+ */
+cts_status cts_lcp_solver_solve(struct cts_lcp_solver *solver,
+                                int32_t algorithm,
+                                size_t n,
+                                const double *M,
+                                size_t ld_M,
+                                const double *q,
+                                const double *z0);
+
+/**
+ * Copies z (n doubles) of the last solve into `out`; `len` must be n (`cts_lcp_solver_size`).
+ * After an outcome other than CTS_STATUS_OK, z is Drake's failure value (see
+ * `cts_lcp_solver_solve`).
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no solve yet). Nothing is written on error.
+ */
+cts_status cts_lcp_solver_get_z(const struct cts_lcp_solver *s,
+                                double *out,
+                                size_t len);
+
+/**
+ * Copies w = M z + q (n doubles, with the problem's unregularized M) of the last solve into
+ * `out`; `len` must be n. Statuses as for `cts_lcp_solver_get_z`.
+ */
+cts_status cts_lcp_solver_get_w(const struct cts_lcp_solver *s,
+                                double *out,
+                                size_t len);
+
+/**
+ * Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast
+ * iterations, or the total over the attempts of a regularized algorithm; 0 for a trivial
+ * solution, 1 for an accepted unrevised warm start. 0 before any solve or for a NULL handle.
+ */
+size_t cts_lcp_solver_num_pivots(const struct cts_lcp_solver *s);
+
+/**
+ * Size n of the last solved problem (0 before any solve or for a NULL handle).
+ */
+size_t cts_lcp_solver_size(const struct cts_lcp_solver *s);
+
+/**
+ * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error or
+ * an outcome, e.g. "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1,
+ * 1 pivots)"); "" after a successful call. Valid until the next call on the handle; never NULL
+ * (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_lcp_solver_last_error(const struct cts_lcp_solver *s);
+
+/**
+ * Drake's `ComputeZeroTolerance(M)` of the algorithm's solver: `n · max|Mᵢⱼ| · 10 eps` for the
+ * Moby algorithms, `n · max|Mᵢⱼ| · 2.2 eps` for `CTS_LCP_ALGORITHM_UNREVISED_LEMKE`. `M` is n×n
+ * column-major with `ld_M >= max(1, n)`. Writes `*out` on success only.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (algorithm,
+ * `ld_M`); failures leave their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_compute_zero_tolerance(int32_t algorithm,
+                                          size_t n,
+                                          const double *M,
+                                          size_t ld_M,
+                                          double *out);
+
+/**
+ * Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
+ * `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
+ * means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
+ * doubles each. Writes `*out` on success only.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
+ * `zero_tol`); failures leave their detail in `cts_last_error_message()`.
+ */
+cts_status cts_lcp_is_solution(size_t n,
+                               const double *M,
+                               size_t ld_M,
+                               const double *q,
+                               const double *z,
+                               double zero_tol,
+                               int32_t *out);
+
+/**
+ * Fills `*out` with the defaults: every Drake-compatibility switch 0 (the corrected behaviour).
+ * NULL-safe (does nothing).
+ */
+void cts_rigid_parameters_default(struct cts_rigid_parameters *out);
+
+/**
+ * Creates a constraint solver with default parameters and writes the handle to `*out` (only on
+ * success).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+ * `cts_last_error_message()`).
+ */
+cts_status cts_rigid_solver_new(struct cts_rigid_solver **out);
+
+/**
+ * Releases a solver and ends the borrow of its problem data. NULL is a no-op; freeing a handle
+ * twice is the caller's bug.
+ */
+void cts_rigid_solver_free(struct cts_rigid_solver *solver);
+
+/**
+ * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+ * e.g. for another thread. The copy has no problem data and no results.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+ * their detail in `cts_last_error_message()`.
+ */
+cts_status cts_rigid_solver_clone(const struct cts_rigid_solver *solver,
+                                  struct cts_rigid_solver **out);
+
+/**
+ * Validates and sets the parameters (copied). Keeps problem data and results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a switch other
+ * than 0 or 1; nothing changed).
+ */
+cts_status cts_rigid_solver_set_parameters(struct cts_rigid_solver *solver,
+                                           const struct cts_rigid_parameters *p);
+
+/**
+ * Copies the current parameters into `*out`.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+ */
+cts_status cts_rigid_solver_get_parameters(const struct cts_rigid_solver *solver,
+                                           struct cts_rigid_parameters *out);
+
+/**
+ * Sets the acceleration-level problem (Drake's `ConstraintAccelProblemData`, forces), all but
+ * its operators, which are reset to Drake's default (the zero map) with `solve_inertia` unset;
+ * set them next with `cts_rigid_solver_set_accel_operator_matrix` / `_callback` and
+ * `cts_rigid_solver_set_accel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+ * callback).
+ *
+ * The problem: unknowns v̇ (nv), fN (nc = ns + nns), friction along the nr = Σ r spanning
+ * directions of the non-sliding contacts, fL (nu), fG (nb);
+ * `M v̇ = tau + (N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v̇ + kG = 0`,
+ * `0 <= fN ⊥ N v̇ + kN >= 0`, `0 <= fL ⊥ L v̇ + kL >= 0`, friction in the linearized cone of
+ * each non-sliding contact, the sliding contacts' friction `−μ fN` along their slip directions.
+ *
+ * * `nv`: generalized velocities; `tau` (nv): generalized external force, N (N·m).
+ * * `ns` sliding contacts: `sliding_contacts` (ns indices into 0..nc, strictly ascending),
+ *   `mu_sliding` (ns Coulomb coefficients, in that order).
+ * * `nns` non-sliding contacts: `non_sliding_contacts` (nns indices, strictly ascending; the two
+ *   lists partition 0..nc), `mu_non_sliding` (nns static coefficients), `r` (nns spanning
+ *   directions per contact: 1 in 2-D, 2 for a 3-D friction pyramid).
+ * * `kN` (nc, m/s²): `N v̇ + kN >= 0` (e.g. `Ṅ v`); `kF` (nr): `Ḟ v`.
+ * * `nu` limits: `kL` (nu). `nb` bilateral constraints: `kG` (nb).
+ * * `use_complementarity_problem_solver`: 1 (Drake's default) solves the LCP; 0 assumes every
+ *   constraint active and solves a linear system (fast; forces may come out negative).
+ *
+ * A pointer may be NULL only when its length is 0. The arrays are **borrowed**: read now
+ * (validation) and at every later solve or compute call that uses the acceleration-level data,
+ * until the next call of this function or `cts_rigid_solver_free`; they must stay allocated,
+ * and the index arrays unchanged. The `double` arrays may be updated in place between calls:
+ * each solve reads and validates them again. Keeps the velocity-level data and the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (index lists not
+ * a strictly ascending partition of 0..nc, the flag not 0 or 1, sizes too large);
+ * CTS_STATUS_DIMENSION_MISMATCH. On error the previous acceleration-level data stays set.
+ */
+cts_status cts_rigid_solver_set_accel_problem_data(struct cts_rigid_solver *solver,
+                                                   size_t nv,
+                                                   size_t ns,
+                                                   const size_t *sliding_contacts,
+                                                   const double *mu_sliding,
+                                                   size_t nns,
+                                                   const size_t *non_sliding_contacts,
+                                                   const double *mu_non_sliding,
+                                                   const size_t *r,
+                                                   const double *kN,
+                                                   const double *kF,
+                                                   size_t nu,
+                                                   const double *kL,
+                                                   size_t nb,
+                                                   const double *kG,
+                                                   const double *tau,
+                                                   int32_t use_complementarity_problem_solver);
+
+/**
+ * Sets the velocity-level problem (Drake's `ConstraintVelProblemData`: impulses for
+ * `cts_rigid_solver_solve_impact_problem`, forces for
+ * `cts_rigid_solver_solve_discretized_problem`), all but its operators, which are reset to
+ * Drake's default (the zero map) with `solve_inertia` unset; set them next with
+ * `cts_rigid_solver_set_vel_operator_matrix` / `_callback` and
+ * `cts_rigid_solver_set_vel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+ * callback).
+ *
+ * The impact problem: `M v⁺ = Mv + Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v⁺ + kG = 0`,
+ * `0 <= fN ⊥ N v⁺ + kN + γN∘fN >= 0`, friction in the linearized cone of every contact (with
+ * γF, γE), `0 <= fL ⊥ L v⁺ + kL + γL∘fL >= 0`.
+ *
+ * * `nv`: generalized velocities; `Mv` (nv): generalized momentum `M v⁻` before the impulses,
+ *   N·s (discretized problem: `M v(t) + h·(non-constraint forces)`).
+ * * `nc` contacts: `r` (nc spanning directions per contact), `mu` (nc friction coefficients),
+ *   `kN` (nc, m/s: stabilization, restitution `e·N v⁻`), `gammaN` (nc, >= 0, or NULL for none).
+ * * Friction (nr = Σ r): `kF` (nr), `gammaF` (nr, >= 0, or NULL), `gammaE` (nc, >= 0, or NULL).
+ * * `nu` limits: `kL` (nu), `gammaL` (nu, >= 0, or NULL). `nb` bilateral: `kG` (nb).
+ *
+ * A pointer may be NULL only when its length is 0 (the γ vectors: always). Borrowed as in
+ * `cts_rigid_solver_set_accel_problem_data` (until the next call of this function or free);
+ * keeps the acceleration-level data and the results.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a negative or NaN
+ * γ, sizes too large); CTS_STATUS_DIMENSION_MISMATCH. On error the previous velocity-level data
+ * stays set.
+ */
+cts_status cts_rigid_solver_set_vel_problem_data(struct cts_rigid_solver *solver,
+                                                 size_t nv,
+                                                 size_t nc,
+                                                 const size_t *r,
+                                                 const double *mu,
+                                                 const double *kN,
+                                                 const double *gammaN,
+                                                 const double *kF,
+                                                 const double *gammaF,
+                                                 const double *gammaE,
+                                                 size_t nu,
+                                                 const double *kL,
+                                                 const double *gammaL,
+                                                 size_t nb,
+                                                 const double *kG,
+                                                 const double *Mv);
+
+/**
+ * Sets one operator of the acceleration-level problem from a dense column-major Jacobian `A`
+ * (leading dimension `ld_A >= max(1, rows)`): for `op` = `CTS_RIGID_OPERATOR_N_MULT`,
+ * `_N_MINUS_MUQ_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`, `_L_TRANSPOSE_MULT`,
+ * `_G_MULT` or `_G_TRANSPOSE_MULT`, `A` is the Jacobian itself — N (nc×nv), N − μQ (nc×nv),
+ * F (nr×nv), L (nu×nv) or G (nb×nv) — applied as `A·x` by a `*_mult` operator and as `Aᵀ·x` by a
+ * `*_transpose_mult` one (pass the same F to `F_MULT` and `F_TRANSPOSE_MULT`). `A` may be NULL
+ * when it has no rows. Borrowed like the rest of the acceleration-level data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`op` not an
+ * acceleration-level operator — `CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT` is velocity-level,
+ * `solve_inertia` goes through `cts_rigid_solver_set_accel_inertia_matrix` —, `ld_A`);
+ * CTS_STATUS_NO_PROBLEM_DATA (no acceleration-level data set). On error nothing changes.
+ */
+cts_status cts_rigid_solver_set_accel_operator_matrix(struct cts_rigid_solver *solver,
+                                                      int32_t op,
+                                                      const double *A,
+                                                      size_t ld_A);
+
+/**
+ * Sets one operator of the acceleration-level problem, or `solve_inertia`
+ * (`CTS_RIGID_OPERATOR_SOLVE_INERTIA`: `x = M⁻¹ b`, nv → nv), to the C callback `fn` with
+ * `user_data` (see `cts_rigid_operator_fn` for its contract; input and output lengths are those
+ * of the operator, e.g. `N_mult`: nv → nc, `N_minus_muQ_transpose_mult`: nc → nv). `fn` and
+ * `user_data` must stay valid as long as the acceleration-level data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`fn`); CTS_STATUS_INVALID_ARGUMENT (`op`);
+ * CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes.
+ */
+cts_status cts_rigid_solver_set_accel_operator_callback(struct cts_rigid_solver *solver,
+                                                        int32_t op,
+                                                        cts_rigid_operator_fn fn,
+                                                        void *user_data);
+
+/**
+ * Sets `solve_inertia` of the acceleration-level problem from a dense nv×nv column-major matrix
+ * (`ld_A >= max(1, nv)`): `form` = `CTS_RIGID_INERTIA_MATRIX` for M itself (SPD, lower
+ * triangle read, factored at every solve or compute call; kg, kg·m²) or
+ * `CTS_RIGID_INERTIA_INVERSE` for M⁻¹. Borrowed like the rest of the data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`form`, `ld_A`);
+ * CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes. A matrix M that cannot be factored is
+ * reported by the solve (CTS_STATUS_INVALID_ARGUMENT).
+ */
+cts_status cts_rigid_solver_set_accel_inertia_matrix(struct cts_rigid_solver *solver,
+                                                     int32_t form,
+                                                     const double *A,
+                                                     size_t ld_A);
+
+/**
+ * As `cts_rigid_solver_set_accel_operator_matrix`, for the velocity-level problem: `op` is one
+ * of `CTS_RIGID_OPERATOR_N_MULT`, `_N_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`,
+ * `_L_TRANSPOSE_MULT`, `_G_MULT`, `_G_TRANSPOSE_MULT`; `A` is N (nc×nv), F (nr×nv), L (nu×nv)
+ * or G (nb×nv). `CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT` is acceleration-level only.
+ */
+cts_status cts_rigid_solver_set_vel_operator_matrix(struct cts_rigid_solver *solver,
+                                                    int32_t op,
+                                                    const double *A,
+                                                    size_t ld_A);
+
+/**
+ * As `cts_rigid_solver_set_accel_operator_callback`, for the velocity-level problem (e.g.
+ * `N_transpose_mult`: nc → nv).
+ */
+cts_status cts_rigid_solver_set_vel_operator_callback(struct cts_rigid_solver *solver,
+                                                      int32_t op,
+                                                      cts_rigid_operator_fn fn,
+                                                      void *user_data);
+
+/**
+ * As `cts_rigid_solver_set_accel_inertia_matrix`, for the velocity-level problem.
+ */
+cts_status cts_rigid_solver_set_vel_inertia_matrix(struct cts_rigid_solver *solver,
+                                                   int32_t form,
+                                                   const double *A,
+                                                   size_t ld_A);
+
+/**
+ * Drake's `SolveConstraintProblem`: contact, friction, limit and bilateral **forces** (N, N·m)
+ * of the acceleration-level problem. On success `cts_rigid_solver_get_constraint_forces` gives
+ * the packed `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]`: fN the normal force magnitudes in
+ * contact order, fF the signed friction along each spanning direction of the non-sliding
+ * contacts (sliding friction is `−μ·fN`, implied), fL the limit forces, fG the bilateral forces.
+ * When no force is needed (nothing violated, nb = 0) cf is nc + nr + nu zeros (empty with the
+ * `drake_empty_fast_exit` switch); with no constraints at all, empty.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
+ * readable), or a usage error: CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data, or
+ * `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT (data invalid now, a non-factorable M),
+ * CTS_STATUS_DIMENSION_MISMATCH; or CTS_STATUS_CALLBACK_FAILED. Every solve first discards the
+ * previous results; after an error there are none (getters return CTS_STATUS_NO_SOLUTION).
+ */
+cts_status cts_rigid_solver_solve_constraint_problem(struct cts_rigid_solver *solver);
+
+/**
+ * Drake's `SolveImpactProblem`: contact, friction, limit and bilateral **impulses** (N·s) of the
+ * velocity-level problem, packed as `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]` (all contacts
+ * have friction rows here). If the LCP is not solved to Drake's acceptance test it is solved
+ * again with progressive regularization (`M + 10^e I`, e = −16 … 0), whose result is used
+ * unverified (`cts_rigid_solver_regularization_used` tells). No impact (nothing approaching,
+ * nb = 0): nc + nr + nu zeros.
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED (cf zeros), or an error as for
+ * `cts_rigid_solver_solve_constraint_problem` (for the velocity-level data).
+ */
+cts_status cts_rigid_solver_solve_impact_problem(struct cts_rigid_solver *solver);
+
+/**
+ * The discretized (time-stepping) problem of the velocity-level data over a step `dt` (s,
+ * finite, > 0), by the protocol of Drake's tests: `ConstructBaseDiscretizedTimeLcp`,
+ * `UpdateDiscretizedTimeLcp(dt)` (constraint blocks scaled by dt, γ added once, or twice with
+ * `drake_double_gamma`), a fresh `UnrevisedLemkeSolver` with its default tolerance, and
+ * `PopulatePackedConstraintForcesFromLcpSolution(dt)`. Here `Mv = M v(t) + dt·(non-constraint
+ * forces)` and `kN`, `kL` are the velocity-level constraint offsets for the step (e.g.
+ * `erp·φ/dt`); cf holds **forces** (N) packed as for the impact problem, bilateral forces
+ * included. Reduce dt and solve again when it fails (Drake's protocol).
+ *
+ * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf zeros), or an error as for
+ * `cts_rigid_solver_solve_impact_problem`, CTS_STATUS_INVALID_ARGUMENT for `dt`.
+ */
+cts_status cts_rigid_solver_solve_discretized_problem(struct cts_rigid_solver *solver,
+                                                      double dt);
+
+/**
+ * Length of the packed constraint-force vector of the last solve (0 without results or for a
+ * NULL handle).
+ */
+size_t cts_rigid_solver_num_constraint_forces(const struct cts_rigid_solver *s);
+
+/**
+ * Copies the packed constraint forces of the last solve, `cf = [fN | fF | fL | fG]`
+ * (acceleration level and discretized problem: N, N·m; impact problem: N·s), into `out`; `len`
+ * must be `cts_rigid_solver_num_constraint_forces`.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+ * CTS_STATUS_NO_SOLUTION (no completed solve). Nothing is written on error.
+ */
+cts_status cts_rigid_solver_get_constraint_forces(const struct cts_rigid_solver *s,
+                                                  double *out,
+                                                  size_t len);
+
+/**
+ * Size n of the LCP of the last solve: nc + 2nr + nns + nu (acceleration level) or
+ * 2nc + 2nr + nu (impact, discretized); 0 when no LCP was solved (a fast exit, the linear-system
+ * path), without results or for a NULL handle.
+ */
+size_t cts_rigid_solver_lcp_size(const struct cts_rigid_solver *s);
+
+/**
+ * Lemke pivots of the last solve's LCP (the total over the regularization attempts of an impact
+ * solve); 0 without results or for a NULL handle.
+ */
+size_t cts_rigid_solver_num_pivots(const struct cts_rigid_solver *s);
+
+/**
+ * 1 if the last impact solve needed the progressively regularized LCP (its impulses solve a
+ * regularized LCP and are not re-verified, as in Drake), else 0 (also without results or for a
+ * NULL handle).
+ */
+int32_t cts_rigid_solver_regularization_used(const struct cts_rigid_solver *s);
+
+/**
+ * Copies the last solve's LCP matrix MM (n×n, n = `cts_rigid_solver_lcp_size`; for the
+ * discretized problem after the dt update) into `out`, column-major with leading dimension
+ * `ld >= max(1, n)`; rows n..ld-1 are not touched. For inspection and debugging.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
+ * CTS_STATUS_NO_SOLUTION. Nothing is written on error.
+ */
+cts_status cts_rigid_solver_get_lcp_matrix(const struct cts_rigid_solver *s,
+                                           double *out,
+                                           size_t ld);
+
+/**
+ * Copies the last solve's LCP vector qq (n doubles, `len` = `cts_rigid_solver_lcp_size`).
+ * Statuses as for `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_vector(const struct cts_rigid_solver *s,
+                                           double *out,
+                                           size_t len);
+
+/**
+ * Copies the last solve's LCP solution z (n doubles; after CTS_STATUS_RIGID_LCP_UNSOLVABLE the
+ * rejected z). Variable order: acceleration level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per
+ * non-sliding contact), velocity level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per contact).
+ * Statuses as for `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_z(const struct cts_rigid_solver *s,
+                                      double *out,
+                                      size_t len);
+
+/**
+ * Copies the last solve's `w = MM z + qq` (n doubles). Statuses as for
+ * `cts_rigid_solver_get_constraint_forces`.
+ */
+cts_status cts_rigid_solver_get_lcp_w(const struct cts_rigid_solver *s,
+                                      double *out,
+                                      size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedForceFromConstraintForces` (acceleration level): the generalized
+ * force `(N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N or N·m) of the packed forces `cf`
+ * (`cf_len` must be nc + nr + nu + nb) under the acceleration-level data, into `out` (`len` =
+ * nv). Does not change the results of the last solve.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data or no
+ * `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT,
+ * CTS_STATUS_CALLBACK_FAILED. Nothing is written on error.
+ */
+cts_status cts_rigid_solver_compute_generalized_force_from_constraint_forces(struct cts_rigid_solver *solver,
+                                                                             const double *cf,
+                                                                             size_t cf_len,
+                                                                             double *out,
+                                                                             size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedAccelerationFromConstraintForces` (acceleration level):
+ * `M⁻¹ ·` the generalized force of `cf` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces(struct cts_rigid_solver *solver,
+                                                                                    const double *cf,
+                                                                                    size_t cf_len,
+                                                                                    double *out,
+                                                                                    size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedAcceleration` (acceleration level): `v̇ = M⁻¹·(generalized force
+ * of cf) + M⁻¹·tau` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration(struct cts_rigid_solver *solver,
+                                                             const double *cf,
+                                                             size_t cf_len,
+                                                             double *out,
+                                                             size_t len);
+
+/**
+ * Drake's velocity-level `ComputeGeneralizedForceFromConstraintForces`: the generalized impulse
+ * `Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N·s; or N for the discretized problem's forces)
+ * of `cf` under the velocity-level data; `cf_len` must be nc + nr + nu + nb, or 0 (then zeros,
+ * as in Drake; `cf` may be NULL). Into `out` (`len` = nv). Statuses as for
+ * `cts_rigid_solver_compute_generalized_force_from_constraint_forces` (for the velocity-level
+ * data).
+ */
+cts_status cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses(struct cts_rigid_solver *solver,
+                                                                                 const double *cf,
+                                                                                 size_t cf_len,
+                                                                                 double *out,
+                                                                                 size_t len);
+
+/**
+ * Drake's `ComputeGeneralizedVelocityChange`: `Δv = M⁻¹ ·` the generalized impulse of `cf`
+ * (nv doubles, m/s or rad/s); the post-impact velocity is `M⁻¹ Mv + Δv`. Sizes and statuses as
+ * for `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`.
+ */
+cts_status cts_rigid_solver_compute_generalized_velocity_change(struct cts_rigid_solver *solver,
+                                                                const double *cf,
+                                                                size_t cf_len,
+                                                                double *out,
+                                                                size_t len);
+
+/**
+ * Drake's velocity-level `ComputeGeneralizedAcceleration(data, v, cf, dt)` for the discretized
+ * problem's forces `cf`: `v_next = M⁻¹(Mv + dt·(generalized force of cf))` and
+ * `out = (v_next − v)/dt` (nv doubles, m/s²). `v` (nv doubles) is the velocity at the start of
+ * the step; `dt` (s) finite and > 0. Sizes and statuses as for
+ * `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`, plus
+ * CTS_STATUS_INVALID_ARGUMENT for `dt`.
+ */
+cts_status cts_rigid_solver_compute_generalized_acceleration_discretized(struct cts_rigid_solver *solver,
+                                                                         const double *v,
+                                                                         const double *cf,
+                                                                         size_t cf_len,
+                                                                         double dt,
+                                                                         double *out,
+                                                                         size_t len);
+
+/**
+ * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error, an
+ * outcome or a failed callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback
+ * returned 3; the call was abandoned"); "" after a successful call. Valid until the next call on
+ * the handle; never NULL (also "" for a NULL handle); not to be freed.
+ */
+const char *cts_rigid_solver_last_error(const struct cts_rigid_solver *s);
 
 /**
  * Static, never-NULL text for any status value, unknown ones included. The pointer is valid for

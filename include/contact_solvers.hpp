@@ -1,7 +1,11 @@
 /* contact_solvers.hpp: header-only C++17 wrapper over the C ABI of libcontact_solvers.
  *
- * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to cts::TamsiSolver is
- * a change of include and namespace. When Eigen is available (__has_include(<Eigen/Core>), unless
+ * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to cts::TamsiSolver,
+ * from drake::solvers::MobyLcpSolver / UnrevisedLemkeSolver<double> to cts::MobyLcpSolver /
+ * cts::UnrevisedLemkeSolver, or from Drake's ConstraintSolver<double> and its problem data to
+ * cts::ConstraintSolver is a change of include and namespace; cts::IpmSolver is Dojo's
+ * interior-point solver and cts::BaraffSolver the Baraff pivoting solver in the same style. When
+ * Eigen is available (__has_include(<Eigen/Core>), unless
  * CTS_NO_EIGEN is defined) the setters take pointers to Eigen matrices as Drake's do and the
  * getters return Eigen vectors; otherwise they take (pointer, leading dimension) pairs and return
  * std::vector<double>. The pointer-based setters exist in both modes.
@@ -9,7 +13,9 @@
  * Rules (those of contact_solvers.h): matrices are column-major; problem data is BORROWED, as in
  * Drake: the matrices and vectors passed to a setter must outlive every solve that uses them.
  * Usage errors throw cts::Error (a std::runtime_error carrying the status and the library's
- * message); solver outcomes are returned as TamsiSolverResult, as in Drake. Objects own their
+ * message); solver outcomes are returned (TamsiSolverResult as in Drake; LcpOutcome, or Drake's
+ * bool for the Drake-shaped LCP calls; RigidOutcome where Drake throws; cts::IpmOutcome for the
+ * interior-point solver, cts::BaraffOutcome for the Baraff solver). Objects own their
  * handle (RAII), are movable, not copyable (Clone() makes an independent copy); one object must
  * not be used by two threads at once.
  */
@@ -19,11 +25,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -333,6 +342,1492 @@ class TamsiSolver {
   cts_tamsi_solver* handle_{nullptr};
   mutable Vector v_, vn_, vt_, fn_, ft_, tau_f_, tau_;
   mutable TamsiSolverIterationStats stats_;
+};
+
+// ============================================================================================
+// LCP solvers: Drake's MobyLcpSolver and UnrevisedLemkeSolver.
+// ============================================================================================
+
+/**
+ * A borrowed dense column-major matrix (data, rows, cols, leading dimension ld >= max(1, rows)).
+ * Converts implicitly from an Eigen::MatrixXd when Eigen is available; the matrix must outlive
+ * every call that uses the reference (a temporary Eigen expression does not).
+ */
+struct MatrixRef {
+  const double* data{nullptr};
+  std::size_t rows{0};
+  std::size_t cols{0};
+  std::size_t ld{1};
+
+  MatrixRef() = default;
+  /** rows x cols at `data` with leading dimension `ld` (default: max(1, rows)). */
+  MatrixRef(const double* d, std::size_t r, std::size_t c, std::size_t l = 0)
+      : data(d), rows(r), cols(c), ld(l != 0 ? l : (r > 0 ? r : 1)) {}
+#ifdef CTS_HAVE_EIGEN
+  /** A view of an Eigen matrix (borrowed). */
+  MatrixRef(const Eigen::MatrixXd& m)  // NOLINT(google-explicit-constructor): Drake-style calls
+      : data(m.data()),
+        rows(static_cast<std::size_t>(m.rows())),
+        cols(static_cast<std::size_t>(m.cols())),
+        ld(m.rows() > 0 ? static_cast<std::size_t>(m.rows()) : 1) {}
+#endif
+};
+
+/** How an LCP solve ended: kSolved (CTS_STATUS_OK) or one of the LCP outcomes 10..16. */
+enum class LcpOutcome : int32_t {
+  kSolved = CTS_STATUS_OK,
+  kRayTermination = CTS_STATUS_LCP_RAY_TERMINATION,
+  kZeroToleranceTooLow = CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW,
+  kPivotLimit = CTS_STATUS_LCP_PIVOT_LIMIT,
+  kCyclingDetected = CTS_STATUS_LCP_CYCLING_DETECTED,
+  kLinearSolveFailed = CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
+  kNotASolution = CTS_STATUS_LCP_NOT_A_SOLUTION,
+  kRegularizationFailed = CTS_STATUS_LCP_REGULARIZATION_FAILED,
+};
+
+/** The algorithms of cts_lcp_solver_solve (see CTS_LCP_ALGORITHM_* in contact_solvers.h). */
+enum class LcpAlgorithm : int32_t {
+  kLemke = CTS_LCP_ALGORITHM_LEMKE,
+  kLemkeRegularized = CTS_LCP_ALGORITHM_LEMKE_REGULARIZED,
+  kFast = CTS_LCP_ALGORITHM_FAST,
+  kFastRegularized = CTS_LCP_ALGORITHM_FAST_REGULARIZED,
+  kUnrevisedLemke = CTS_LCP_ALGORITHM_UNREVISED_LEMKE,
+};
+
+/** Parameters of the LCP solvers (cts_lcp_parameters; defaults are Drake's). */
+struct LcpSolverParameters {
+  /** Moby Lemke pivot tolerance; <= 0: automatic, n·max(1, max|M|)·eps. */
+  double pivot_tolerance{-1.0};
+  /** Zero tolerance; negative: automatic (Moby n·max|M|·10eps, unrevised n·max|M|·2.2eps). */
+  double zero_tolerance{-1.0};
+  /** false: Drake's pivoting rules; true: lexicographic anti-cycling Lemke. */
+  bool lexicographic_lemke{false};
+  /** Moby Lemke pivot limit, >= 0; 0: the rule's default. */
+  int max_pivots{0};
+  /** Rank-1 updates between refactorizations, >= 0; 0: max(2n, 50). */
+  int refactor_interval{0};
+  /** SolveLcpLemkeRegularized's shifts 10^e, e = min, min + step, ... while e < max. */
+  int lemke_min_exp{-20}, lemke_step_exp{1}, lemke_max_exp{1};
+  /** SolveLcpFastRegularized's shifts. */
+  int fast_min_exp{-20}, fast_step_exp{4}, fast_max_exp{20};
+};
+
+/**
+ * One LCP solver handle (RAII) for every algorithm: solves w = M z + q, z >= 0, w >= 0,
+ * zᵀw = 0 (M dense column-major n×n). The workspace is kept between solves; results stay until
+ * the next solve. Usage errors throw cts::Error; outcomes are returned.
+ */
+class LcpSolver {
+ public:
+  LcpSolver() {
+    if (cts_lcp_solver_new(&handle_) != CTS_STATUS_OK) throw Error(CTS_STATUS_PANIC, cts_last_error_message());
+  }
+  ~LcpSolver() { cts_lcp_solver_free(handle_); }
+  LcpSolver(const LcpSolver&) = delete;
+  LcpSolver& operator=(const LcpSolver&) = delete;
+  LcpSolver(LcpSolver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  LcpSolver& operator=(LcpSolver&& other) noexcept {
+    if (this != &other) {
+      cts_lcp_solver_free(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+
+  /** A deep copy (parameters, workspace, results, the unrevised warm start). */
+  std::unique_ptr<LcpSolver> Clone() const {
+    cts_lcp_solver* copy = nullptr;
+    const cts_status s = cts_lcp_solver_clone(handle_, &copy);
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    return std::unique_ptr<LcpSolver>(new LcpSolver(copy));
+  }
+
+  /** Sets (and validates) the parameters. */
+  void set_parameters(const LcpSolverParameters& p) {
+    cts_lcp_parameters c;
+    cts_lcp_parameters_default(&c);
+    c.pivot_tolerance = p.pivot_tolerance;
+    c.zero_tolerance = p.zero_tolerance;
+    c.lemke_variant = p.lexicographic_lemke ? CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC : CTS_LCP_LEMKE_VARIANT_DRAKE;
+    c.max_pivots = p.max_pivots;
+    c.refactor_interval = p.refactor_interval;
+    c.lemke_min_exp = p.lemke_min_exp;
+    c.lemke_step_exp = p.lemke_step_exp;
+    c.lemke_max_exp = p.lemke_max_exp;
+    c.fast_min_exp = p.fast_min_exp;
+    c.fast_step_exp = p.fast_step_exp;
+    c.fast_max_exp = p.fast_max_exp;
+    check(cts_lcp_solver_set_parameters(handle_, &c));
+    params_ = p;
+  }
+
+  /** The current parameters. */
+  const LcpSolverParameters& parameters() const { return params_; }
+
+  /**
+   * Solves with `algorithm`; `z0` (n doubles) warm-starts kFast only (nullptr: cold start).
+   * Returns the outcome; z() and w() hold the result (Drake's failure value after an outcome).
+   */
+  LcpOutcome Solve(LcpAlgorithm algorithm, const MatrixRef& M, const Vector& q, const double* z0 = nullptr) {
+    const std::size_t n = internal::vector_size(q);
+    if (M.rows != n || M.cols != n) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M's dimensions do not match that of q");
+    const cts_status s =
+        cts_lcp_solver_solve(handle_, static_cast<int32_t>(algorithm), n, M.data, M.ld, q.data(), z0);
+    if (s >= CTS_STATUS_NULL_POINTER) throw Error(s, cts_lcp_solver_last_error(handle_));
+    return static_cast<LcpOutcome>(s);
+  }
+
+  /** z of the last solve. */
+  const Vector& z() const { return fetch(z_, cts_lcp_solver_get_z); }
+  /** w = M z + q of the last solve. */
+  const Vector& w() const { return fetch(w_, cts_lcp_solver_get_w); }
+  /** Pivots of the last solve (Drake's get_num_pivots). */
+  int get_num_pivots() const { return static_cast<int>(cts_lcp_solver_num_pivots(handle_)); }
+
+  /** Drake's ComputeZeroTolerance: n·max|M|·10 eps (Moby) or n·max|M|·2.2 eps (unrevised). */
+  static double ComputeZeroTolerance(const MatrixRef& M, LcpAlgorithm algorithm = LcpAlgorithm::kLemke) {
+    if (M.rows != M.cols) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M is not square");
+    double tol = 0.0;
+    const cts_status s = cts_lcp_compute_zero_tolerance(static_cast<int32_t>(algorithm), M.rows, M.data, M.ld, &tol);
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    return tol;
+  }
+
+  /** Drake's UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol). */
+  static bool IsSolution(const MatrixRef& M, const Vector& q, const Vector& z, double zero_tol = -1.0) {
+    const std::size_t n = internal::vector_size(q);
+    if (M.rows != n || M.cols != n || internal::vector_size(z) != n) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "sizes of M, q and z do not match");
+    }
+    int32_t ok = 0;
+    const cts_status s = cts_lcp_is_solution(n, M.data, M.ld, q.data(), z.data(), zero_tol, &ok);
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    return ok == 1;
+  }
+
+  /** The underlying C handle (owned by this object). */
+  cts_lcp_solver* c_handle() const noexcept { return handle_; }
+
+ protected:
+  /** Solves with temporarily changed parameters (Drake's per-call tolerances and exponents). */
+  bool SolveWith(const LcpSolverParameters& p, LcpAlgorithm algorithm, const MatrixRef& M, const Vector& q,
+                 Vector* z, const double* z0 = nullptr) {
+    if (z == nullptr) throw Error(CTS_STATUS_NULL_POINTER, "z (output parameter) is null");
+    const LcpSolverParameters saved = params_;
+    set_parameters(p);
+    LcpOutcome outcome;
+    try {
+      outcome = Solve(algorithm, M, q, z0);
+    } catch (...) {
+      set_parameters(saved);
+      throw;
+    }
+    set_parameters(saved);
+    *z = this->z();
+    return outcome == LcpOutcome::kSolved;
+  }
+
+ private:
+  explicit LcpSolver(cts_lcp_solver* handle) : handle_(handle) {}
+
+  void check(cts_status s) const {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_lcp_solver_last_error(handle_));
+  }
+
+  using Getter = cts_status (*)(const cts_lcp_solver*, double*, std::size_t);
+  const Vector& fetch(Vector& out, Getter get) const {
+    const std::size_t n = cts_lcp_solver_size(handle_);
+    if (internal::vector_size(out) != n) out = internal::make_vector(n);
+    check(get(handle_, out.data(), n));
+    return out;
+  }
+
+  cts_lcp_solver* handle_{nullptr};
+  LcpSolverParameters params_;
+  mutable Vector z_, w_;
+};
+
+/**
+ * Drake's solvers::MobyLcpSolver: the same method names, arguments and defaults (the methods
+ * are not const here: the handle keeps its workspace). Each returns true when the algorithm
+ * reports success and writes z (the zero vector, or the last attempt's z, otherwise).
+ */
+class MobyLcpSolver : public LcpSolver {
+ public:
+  /** Lemke's method (Drake's pivoting rules unless lexicographic_lemke is set). */
+  bool SolveLcpLemke(const MatrixRef& M, const Vector& q, Vector* z, double piv_tol = -1.0, double zero_tol = -1.0) {
+    LcpSolverParameters p = parameters();
+    p.pivot_tolerance = piv_tol;
+    p.zero_tolerance = zero_tol;
+    return SolveWith(p, LcpAlgorithm::kLemke, M, q, z);
+  }
+
+  /** Lemke, then Lemke on M + 10^e I for e = min_exp, min_exp + step_exp, ... while e < max_exp. */
+  bool SolveLcpLemkeRegularized(const MatrixRef& M, const Vector& q, Vector* z, int min_exp = -20,
+                                unsigned step_exp = 1, int max_exp = 1, double piv_tol = -1.0,
+                                double zero_tol = -1.0) {
+    LcpSolverParameters p = parameters();
+    p.pivot_tolerance = piv_tol;
+    p.zero_tolerance = zero_tol;
+    p.lemke_min_exp = min_exp;
+    p.lemke_step_exp = static_cast<int>(step_exp);
+    p.lemke_max_exp = max_exp;
+    return SolveWith(p, LcpAlgorithm::kLemkeRegularized, M, q, z);
+  }
+
+  /** Principal pivoting; warm-started from *z when z->size() == q.size() (as in Drake). */
+  bool SolveLcpFast(const MatrixRef& M, const Vector& q, Vector* z, double zero_tol = -1.0) {
+    LcpSolverParameters p = parameters();
+    p.zero_tolerance = zero_tol;
+    const bool warm = z != nullptr && internal::vector_size(*z) == internal::vector_size(q) &&
+                      internal::vector_size(q) > 0;
+    Vector z0 = warm ? *z : Vector();
+    return SolveWith(p, LcpAlgorithm::kFast, M, q, z, warm ? z0.data() : nullptr);
+  }
+
+  /** Principal pivoting with progressive regularization. */
+  bool SolveLcpFastRegularized(const MatrixRef& M, const Vector& q, Vector* z, int min_exp = -20,
+                               unsigned step_exp = 4, int max_exp = 20, double zero_tol = -1.0) {
+    LcpSolverParameters p = parameters();
+    p.zero_tolerance = zero_tol;
+    p.fast_min_exp = min_exp;
+    p.fast_step_exp = static_cast<int>(step_exp);
+    p.fast_max_exp = max_exp;
+    return SolveWith(p, LcpAlgorithm::kFastRegularized, M, q, z);
+  }
+
+  /** Drake's reset_num_pivots (the count is that of the last solve here). */
+  void reset_num_pivots() {}
+};
+
+/**
+ * Drake's solvers::UnrevisedLemkeSolver<double>: SolveLcpLemke(M, q, &z, &num_pivots,
+ * zero_tol), IsSolution and ComputeZeroTolerance. Warm-starts from the previous solve of the same
+ * size on this object, as Drake does.
+ */
+class UnrevisedLemkeSolver : public LcpSolver {
+ public:
+  /** Returns true when z solves the LCP (checked with IsSolution); num_pivots may be nullptr. */
+  bool SolveLcpLemke(const MatrixRef& M, const Vector& q, Vector* z, int* num_pivots, double zero_tol = -1.0) {
+    LcpSolverParameters p = parameters();
+    p.zero_tolerance = zero_tol;
+    const bool ok = SolveWith(p, LcpAlgorithm::kUnrevisedLemke, M, q, z);
+    if (num_pivots != nullptr) *num_pivots = get_num_pivots();
+    return ok;
+  }
+
+  /** n·max|M|·2.2 eps. */
+  static double ComputeZeroTolerance(const MatrixRef& M) {
+    return LcpSolver::ComputeZeroTolerance(M, LcpAlgorithm::kUnrevisedLemke);
+  }
+};
+
+// ============================================================================================
+// Rigid constraint solver: Drake's ConstraintSolver with its problem data.
+// ============================================================================================
+
+/**
+ * A linear operator of the problem data (N_mult, F_transpose_mult, ...): the zero map (Drake's
+ * default), a borrowed Jacobian J (`*_mult` operators apply J·x, `*_transpose_mult` operators Jᵀ·x:
+ * give the Jacobian itself to both), or a function `Vector(const Vector&)` like Drake's
+ * std::function fields. Functions run inside the solve; an exception they throw is rethrown by
+ * the solve that called them.
+ */
+class Operator {
+ public:
+  using Function = std::function<Vector(const Vector&)>;
+  /** Drake's default: the zero map. */
+  Operator() = default;
+  /** A function y = A(x), e.g. a lambda as in Drake. */
+  template <typename F, typename = std::enable_if_t<std::is_convertible<F, Function>::value &&
+                                                    !std::is_same<std::decay_t<F>, Operator>::value>>
+  Operator(F f)  // NOLINT(google-explicit-constructor): assigned like Drake's std::function fields
+      : fn_(std::move(f)) {
+    kind_ = fn_ ? kFunction : kZero;
+  }
+  /** A borrowed Jacobian (rows = constraint count, cols = nv). */
+  static Operator Matrix(const MatrixRef& jacobian) {
+    Operator o;
+    o.kind_ = kMatrix;
+    o.matrix_ = jacobian;
+    return o;
+  }
+  bool is_zero() const { return kind_ == kZero; }
+
+ private:
+  friend class ConstraintSolver;
+  enum Kind { kZero, kMatrix, kFunction };
+  Kind kind_{kZero};
+  MatrixRef matrix_;
+  Function fn_;
+};
+
+/** Drake's solve_inertia: x = M⁻¹ b from M (factored), from M⁻¹, or from a function. */
+class InertiaSolve {
+ public:
+  using Function = std::function<Vector(const Vector&)>;
+  /** Unset (a solve then throws, as Drake requires solve_inertia). */
+  InertiaSolve() = default;
+  /** A function b -> M⁻¹ b. */
+  template <typename F, typename = std::enable_if_t<std::is_convertible<F, Function>::value &&
+                                                    !std::is_same<std::decay_t<F>, InertiaSolve>::value>>
+  InertiaSolve(F f)  // NOLINT(google-explicit-constructor)
+      : fn_(std::move(f)) {
+    kind_ = fn_ ? kFunction : kUnset;
+  }
+  /** The inertia matrix M itself (SPD, lower triangle read; factored at every call). Borrowed. */
+  static InertiaSolve Matrix(const MatrixRef& M) {
+    InertiaSolve s;
+    s.kind_ = kMatrix;
+    s.matrix_ = M;
+    return s;
+  }
+  /** The inverse M⁻¹. Borrowed. */
+  static InertiaSolve Inverse(const MatrixRef& M_inverse) {
+    InertiaSolve s;
+    s.kind_ = kInverse;
+    s.matrix_ = M_inverse;
+    return s;
+  }
+
+ private:
+  friend class ConstraintSolver;
+  enum Kind { kUnset, kMatrix, kInverse, kFunction };
+  Kind kind_{kUnset};
+  MatrixRef matrix_;
+  Function fn_;
+};
+
+/**
+ * Drake's ConstraintAccelProblemData (forces): sizes are implied by the vectors (nv = tau.size(),
+ * nc = sliding + non-sliding contacts, nr = Σ r, nu = kL.size(), nb = kG.size()). See
+ * cts_rigid_solver_set_accel_problem_data for the meaning of every field.
+ */
+struct ConstraintAccelProblemData {
+  /** Drake's constructor takes the generalized-velocity dimension; tau must be sized to it. */
+  explicit ConstraintAccelProblemData(int gv_dim = 0) : tau(internal::make_vector(gv_dim < 0 ? 0 : gv_dim)) {}
+  bool use_complementarity_problem_solver{true};
+  std::vector<int> sliding_contacts;
+  std::vector<int> non_sliding_contacts;
+  std::vector<int> r;
+  Vector mu_sliding, mu_non_sliding;
+  Operator G_mult, G_transpose_mult;
+  Vector kG;
+  Operator N_mult, N_minus_muQ_transpose_mult;
+  Vector kN;
+  Operator F_mult, F_transpose_mult;
+  Vector kF;
+  Operator L_mult, L_transpose_mult;
+  Vector kL;
+  Vector tau;
+  InertiaSolve solve_inertia;
+};
+
+/**
+ * Drake's ConstraintVelProblemData (impulses; forces for the discretized problem): nv = Mv.size(),
+ * nc = mu.size(); empty γ vectors mean no regularization. See
+ * cts_rigid_solver_set_vel_problem_data.
+ */
+struct ConstraintVelProblemData {
+  explicit ConstraintVelProblemData(int gv_dim = 0) : Mv(internal::make_vector(gv_dim < 0 ? 0 : gv_dim)) {}
+  std::vector<int> r;
+  Vector mu;
+  Operator G_mult, G_transpose_mult;
+  Vector kG;
+  Operator N_mult, N_transpose_mult;
+  Vector kN, gammaN;
+  Operator F_mult, F_transpose_mult;
+  Vector kF, gammaF, gammaE;
+  Operator L_mult, L_transpose_mult;
+  Vector kL, gammaL;
+  Vector Mv;
+  InertiaSolve solve_inertia;
+};
+
+/** How a ConstraintSolver solve ended (Drake throws where these are not kSolved). */
+enum class RigidOutcome : int32_t {
+  kSolved = CTS_STATUS_OK,
+  /** "Unable to solve LCP- it may be unsolvable." (acceleration level, discretized). */
+  kLcpUnsolvable = CTS_STATUS_RIGID_LCP_UNSOLVABLE,
+  /** "Progressively regularized LCP solve failed." (impacts). */
+  kRegularizedLcpFailed = CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED,
+};
+
+/** Drake-compatibility switches (all false: the corrected behaviour; see cts_rigid_parameters). */
+struct ConstraintSolverParameters {
+  bool drake_inverse_inertia_blocks{false};
+  bool drake_limit_row_transpose{false};
+  bool drake_double_gamma{false};
+  bool drake_empty_fast_exit{false};
+  /** Every switch on: Drake HEAD's numbers. */
+  static ConstraintSolverParameters DrakeHead() { return {true, true, true, true}; }
+};
+
+/**
+ * Drake's ConstraintSolver<double>: rigid contact, friction, limits and bilateral constraints at
+ * the acceleration level (SolveConstraintProblem, forces), the velocity level
+ * (SolveImpactProblem, impulses) and as a discretized time-stepping problem, with Drake's
+ * post-processing. The packed result is cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)].
+ *
+ * Each call hands the problem data to the library for that call only, so the data (and the
+ * matrices its operators reference) only needs to live through the call. Usage errors throw
+ * cts::Error; an exception thrown by an operator function is rethrown; outcomes are returned.
+ */
+class ConstraintSolver {
+ public:
+  ConstraintSolver() {
+    if (cts_rigid_solver_new(&handle_) != CTS_STATUS_OK) throw Error(CTS_STATUS_PANIC, cts_last_error_message());
+  }
+  explicit ConstraintSolver(const ConstraintSolverParameters& p) : ConstraintSolver() { set_parameters(p); }
+  ~ConstraintSolver() { cts_rigid_solver_free(handle_); }
+  ConstraintSolver(const ConstraintSolver&) = delete;
+  ConstraintSolver& operator=(const ConstraintSolver&) = delete;
+  ConstraintSolver(ConstraintSolver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  ConstraintSolver& operator=(ConstraintSolver&& other) noexcept {
+    if (this != &other) {
+      cts_rigid_solver_free(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+
+  /** Sets the Drake-compatibility switches. */
+  void set_parameters(const ConstraintSolverParameters& p) {
+    cts_rigid_parameters c;
+    c.drake_inverse_inertia_blocks = p.drake_inverse_inertia_blocks ? 1 : 0;
+    c.drake_limit_row_transpose = p.drake_limit_row_transpose ? 1 : 0;
+    c.drake_double_gamma = p.drake_double_gamma ? 1 : 0;
+    c.drake_empty_fast_exit = p.drake_empty_fast_exit ? 1 : 0;
+    check(cts_rigid_solver_set_parameters(handle_, &c));
+  }
+
+  /** Drake's SolveConstraintProblem: forces (N) into *cf. */
+  RigidOutcome SolveConstraintProblem(const ConstraintAccelProblemData& data, Vector* cf) {
+    Push(data);
+    return Finish(cts_rigid_solver_solve_constraint_problem(handle_), cf);
+  }
+
+  /** Drake's SolveImpactProblem: impulses (N·s) into *cf. */
+  RigidOutcome SolveImpactProblem(const ConstraintVelProblemData& data, Vector* cf) {
+    Push(data);
+    return Finish(cts_rigid_solver_solve_impact_problem(handle_), cf);
+  }
+
+  /** The discretized problem over dt (s): forces (N) into *cf (see cts_rigid_solver_solve_discretized_problem). */
+  RigidOutcome SolveDiscretizedProblem(const ConstraintVelProblemData& data, double dt, Vector* cf) {
+    Push(data);
+    return Finish(cts_rigid_solver_solve_discretized_problem(handle_, dt), cf);
+  }
+
+  /** (N − μQ)ᵀfN + FᵀfF + LᵀfL + GᵀfG (nv). */
+  void ComputeGeneralizedForceFromConstraintForces(const ConstraintAccelProblemData& data, const Vector& cf,
+                                                   Vector* generalized_force) {
+    Push(data);
+    Compute(cts_rigid_solver_compute_generalized_force_from_constraint_forces, data.tau, cf, generalized_force);
+  }
+  /** M⁻¹ · the generalized force of cf. */
+  void ComputeGeneralizedAccelerationFromConstraintForces(const ConstraintAccelProblemData& data, const Vector& cf,
+                                                          Vector* generalized_acceleration) {
+    Push(data);
+    Compute(cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces, data.tau, cf,
+            generalized_acceleration);
+  }
+  /** M⁻¹(generalized force of cf + tau). */
+  void ComputeGeneralizedAcceleration(const ConstraintAccelProblemData& data, const Vector& cf,
+                                      Vector* generalized_acceleration) {
+    Push(data);
+    Compute(cts_rigid_solver_compute_generalized_acceleration, data.tau, cf, generalized_acceleration);
+  }
+  /** NᵀfN + FᵀfF + LᵀfL + GᵀfG (nv; an empty cf gives zeros). */
+  void ComputeGeneralizedForceFromConstraintForces(const ConstraintVelProblemData& data, const Vector& cf,
+                                                   Vector* generalized_force) {
+    Push(data);
+    Compute(cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses, data.Mv, cf, generalized_force);
+  }
+  /** Δv = M⁻¹ · the generalized impulse of cf; the new velocity is M⁻¹Mv + Δv. */
+  void ComputeGeneralizedVelocityChange(const ConstraintVelProblemData& data, const Vector& cf,
+                                        Vector* velocity_change) {
+    Push(data);
+    Compute(cts_rigid_solver_compute_generalized_velocity_change, data.Mv, cf, velocity_change);
+  }
+  /** (M⁻¹(Mv + dt·gf) − v)/dt for the discretized problem's forces cf. */
+  void ComputeGeneralizedAcceleration(const ConstraintVelProblemData& data, const Vector& v, const Vector& cf,
+                                      double dt, Vector* generalized_acceleration) {
+    Push(data);
+    require_out(generalized_acceleration);
+    const std::size_t nv = internal::vector_size(data.Mv);
+    if (internal::vector_size(v) != nv) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "v must have nv entries");
+    Vector out = internal::make_vector(nv);
+    callback_error_ = nullptr;
+    Check(cts_rigid_solver_compute_generalized_acceleration_discretized(handle_, v.data(), cf.data(),
+                                                                        internal::vector_size(cf), dt, out.data(), nv));
+    *generalized_acceleration = std::move(out);
+  }
+
+  /** Lemke pivots of the last solve. */
+  int num_pivots() const { return static_cast<int>(cts_rigid_solver_num_pivots(handle_)); }
+  /** Whether the last impact solve needed the regularized LCP (result not re-verified). */
+  bool regularization_used() const { return cts_rigid_solver_regularization_used(handle_) == 1; }
+  /** The underlying C handle (owned by this object). */
+  cts_rigid_solver* c_handle() const noexcept { return handle_; }
+
+ private:
+  struct Context {
+    const std::function<Vector(const Vector&)>* fn{nullptr};
+    std::exception_ptr* error{nullptr};
+    const char* name{""};
+  };
+
+  static int32_t Trampoline(void* user_data, const double* in, std::size_t n_in, double* out,
+                            std::size_t n_out) noexcept {
+    Context* c = static_cast<Context*>(user_data);
+    try {
+      Vector x = internal::make_vector(n_in);
+      for (std::size_t i = 0; i < n_in; ++i) x[static_cast<Eigen_index>(i)] = in[i];
+      const Vector y = (*c->fn)(x);
+      if (internal::vector_size(y) != n_out) {
+        throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(c->name) + " returned a vector of size " +
+                                                       std::to_string(internal::vector_size(y)) + ", expected " +
+                                                       std::to_string(n_out));
+      }
+      for (std::size_t i = 0; i < n_out; ++i) out[i] = y[static_cast<Eigen_index>(i)];
+      return 0;
+    } catch (...) {
+      if (!*c->error) *c->error = std::current_exception();
+      return 1;
+    }
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  using Eigen_index = Eigen::Index;
+#else
+  using Eigen_index = std::size_t;
+#endif
+
+  static const double* ptr(const Vector& v) { return internal::vector_size(v) == 0 ? nullptr : v.data(); }
+
+  static void to_indices(const std::vector<int>& in, std::vector<std::size_t>* out, const char* name) {
+    out->clear();
+    for (int i : in) {
+      if (i < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, std::string(name) + " has a negative entry");
+      out->push_back(static_cast<std::size_t>(i));
+    }
+  }
+
+  static std::size_t sum(const std::vector<std::size_t>& r) {
+    std::size_t s = 0;
+    for (std::size_t x : r) s += x;
+    return s;
+  }
+
+  void Operator_(bool accel, int32_t op, const Operator& o, std::size_t rows, std::size_t nv, const char* name) {
+    Context& c = contexts_[accel ? 0 : 1][op];
+    c.error = &callback_error_;
+    c.name = name;
+    switch (o.kind_) {
+      case Operator::kZero:
+        return;
+      case Operator::kMatrix:
+        if (o.matrix_.rows != rows || o.matrix_.cols != nv) {
+          throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(name) + ": the Jacobian is " +
+                                                         std::to_string(o.matrix_.rows) + "x" +
+                                                         std::to_string(o.matrix_.cols) + ", expected " +
+                                                         std::to_string(rows) + "x" + std::to_string(nv));
+        }
+        check(accel ? cts_rigid_solver_set_accel_operator_matrix(handle_, op, o.matrix_.data, o.matrix_.ld)
+                    : cts_rigid_solver_set_vel_operator_matrix(handle_, op, o.matrix_.data, o.matrix_.ld));
+        return;
+      case Operator::kFunction:
+        c.fn = &o.fn_;
+        check(accel ? cts_rigid_solver_set_accel_operator_callback(handle_, op, &Trampoline, &c)
+                    : cts_rigid_solver_set_vel_operator_callback(handle_, op, &Trampoline, &c));
+        return;
+    }
+  }
+
+  void Inertia(bool accel, const InertiaSolve& s, std::size_t nv) {
+    Context& c = contexts_[accel ? 0 : 1][CTS_RIGID_OPERATOR_SOLVE_INERTIA];
+    c.error = &callback_error_;
+    c.name = "solve_inertia";
+    switch (s.kind_) {
+      case InertiaSolve::kUnset:
+        return;
+      case InertiaSolve::kMatrix:
+      case InertiaSolve::kInverse: {
+        if (s.matrix_.rows != nv || s.matrix_.cols != nv) {
+          throw Error(CTS_STATUS_DIMENSION_MISMATCH, "solve_inertia: the matrix is not nv x nv");
+        }
+        const int32_t form = s.kind_ == InertiaSolve::kMatrix ? CTS_RIGID_INERTIA_MATRIX : CTS_RIGID_INERTIA_INVERSE;
+        check(accel ? cts_rigid_solver_set_accel_inertia_matrix(handle_, form, s.matrix_.data, s.matrix_.ld)
+                    : cts_rigid_solver_set_vel_inertia_matrix(handle_, form, s.matrix_.data, s.matrix_.ld));
+        return;
+      }
+      case InertiaSolve::kFunction:
+        c.fn = &s.fn_;
+        check(accel ? cts_rigid_solver_set_accel_operator_callback(handle_, CTS_RIGID_OPERATOR_SOLVE_INERTIA, &Trampoline, &c)
+                    : cts_rigid_solver_set_vel_operator_callback(handle_, CTS_RIGID_OPERATOR_SOLVE_INERTIA, &Trampoline, &c));
+        return;
+    }
+  }
+
+  void Push(const ConstraintAccelProblemData& d) {
+    to_indices(d.sliding_contacts, &sliding_, "sliding_contacts");
+    to_indices(d.non_sliding_contacts, &non_sliding_, "non_sliding_contacts");
+    to_indices(d.r, &r_, "r");
+    const std::size_t ns = sliding_.size(), nns = non_sliding_.size();
+    if (internal::vector_size(d.mu_sliding) != ns || internal::vector_size(d.mu_non_sliding) != nns ||
+        r_.size() != nns) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "mu_sliding, mu_non_sliding and r must match the contact lists");
+    }
+    const std::size_t nv = internal::vector_size(d.tau), nc = ns + nns, nr = sum(r_);
+    if (internal::vector_size(d.kN) != nc || internal::vector_size(d.kF) != nr) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "kN must have nc entries and kF sum(r)");
+    }
+    const std::size_t nu = internal::vector_size(d.kL), nb = internal::vector_size(d.kG);
+    check(cts_rigid_solver_set_accel_problem_data(
+        handle_, nv, ns, sliding_.empty() ? nullptr : sliding_.data(), ptr(d.mu_sliding), nns,
+        non_sliding_.empty() ? nullptr : non_sliding_.data(), ptr(d.mu_non_sliding), r_.empty() ? nullptr : r_.data(),
+        ptr(d.kN), ptr(d.kF), nu, ptr(d.kL), nb, ptr(d.kG), ptr(d.tau), d.use_complementarity_problem_solver ? 1 : 0));
+    Operator_(true, CTS_RIGID_OPERATOR_N_MULT, d.N_mult, nc, nv, "N_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT, d.N_minus_muQ_transpose_mult, nc, nv,
+              "N_minus_muQ_transpose_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_F_MULT, d.F_mult, nr, nv, "F_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT, d.F_transpose_mult, nr, nv, "F_transpose_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_L_MULT, d.L_mult, nu, nv, "L_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT, d.L_transpose_mult, nu, nv, "L_transpose_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_G_MULT, d.G_mult, nb, nv, "G_mult");
+    Operator_(true, CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT, d.G_transpose_mult, nb, nv, "G_transpose_mult");
+    Inertia(true, d.solve_inertia, nv);
+  }
+
+  void Push(const ConstraintVelProblemData& d) {
+    to_indices(d.r, &r_, "r");
+    const std::size_t nv = internal::vector_size(d.Mv), nc = internal::vector_size(d.mu), nr = sum(r_);
+    const std::size_t nu = internal::vector_size(d.kL), nb = internal::vector_size(d.kG);
+    const auto optional = [](const Vector& g, std::size_t n) {
+      return internal::vector_size(g) == 0 || internal::vector_size(g) == n;
+    };
+    if (r_.size() != nc || internal::vector_size(d.kN) != nc || internal::vector_size(d.kF) != nr ||
+        !optional(d.gammaN, nc) || !optional(d.gammaF, nr) || !optional(d.gammaE, nc) || !optional(d.gammaL, nu)) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+                  "r, kN, gammaN, gammaE must have nc = mu.size() entries, kF and gammaF sum(r), gammaL nu");
+    }
+    check(cts_rigid_solver_set_vel_problem_data(handle_, nv, nc, r_.empty() ? nullptr : r_.data(), ptr(d.mu),
+                                                ptr(d.kN), ptr(d.gammaN), ptr(d.kF), ptr(d.gammaF), ptr(d.gammaE),
+                                                nu, ptr(d.kL), ptr(d.gammaL), nb, ptr(d.kG), ptr(d.Mv)));
+    Operator_(false, CTS_RIGID_OPERATOR_N_MULT, d.N_mult, nc, nv, "N_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT, d.N_transpose_mult, nc, nv, "N_transpose_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_F_MULT, d.F_mult, nr, nv, "F_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT, d.F_transpose_mult, nr, nv, "F_transpose_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_L_MULT, d.L_mult, nu, nv, "L_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT, d.L_transpose_mult, nu, nv, "L_transpose_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_G_MULT, d.G_mult, nb, nv, "G_mult");
+    Operator_(false, CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT, d.G_transpose_mult, nb, nv, "G_transpose_mult");
+    Inertia(false, d.solve_inertia, nv);
+  }
+
+  /** Throws for usage errors and failed callbacks (rethrowing the callback's exception). */
+  void Check(cts_status s) {
+    if (s == CTS_STATUS_CALLBACK_FAILED && callback_error_) {
+      std::exception_ptr e = std::exchange(callback_error_, nullptr);
+      std::rethrow_exception(e);
+    }
+    if (s == CTS_STATUS_CALLBACK_FAILED || s >= CTS_STATUS_NULL_POINTER) {
+      throw Error(s, cts_rigid_solver_last_error(handle_));
+    }
+  }
+
+  RigidOutcome Finish(cts_status s, Vector* cf) {
+    Check(s);
+    require_out(cf);
+    const std::size_t n = cts_rigid_solver_num_constraint_forces(handle_);
+    Vector out = internal::make_vector(n);
+    check(cts_rigid_solver_get_constraint_forces(handle_, out.data(), n));
+    *cf = std::move(out);
+    return static_cast<RigidOutcome>(s);
+  }
+
+  using ComputeFn = cts_status (*)(cts_rigid_solver*, const double*, std::size_t, double*, std::size_t);
+  void Compute(ComputeFn f, const Vector& sized_like, const Vector& cf, Vector* out) {
+    require_out(out);
+    const std::size_t nv = internal::vector_size(sized_like);
+    Vector result = internal::make_vector(nv);
+    callback_error_ = nullptr;
+    Check(f(handle_, ptr(cf), internal::vector_size(cf), result.data(), nv));
+    *out = std::move(result);
+  }
+
+  static void require_out(const Vector* out) {
+    if (out == nullptr) throw Error(CTS_STATUS_NULL_POINTER, "output parameter is null");
+  }
+
+  void check(cts_status s) const {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_rigid_solver_last_error(handle_));
+  }
+
+  cts_rigid_solver* handle_{nullptr};
+  std::vector<std::size_t> sliding_, non_sliding_, r_;
+  Context contexts_[2][10];
+  std::exception_ptr callback_error_;
+};
+
+/** Outcome of an interior-point solve: the status values of cts_ipm_solver_solve. */
+enum class IpmOutcome : int32_t {
+  /** rvio < rtol and bvio < btol (CTS_STATUS_OK). */
+  kConverged = CTS_STATUS_OK,
+  /** max_iter iterations without meeting the tolerances; results hold the last iterate. */
+  kMaxIterationsReached = CTS_STATUS_IPM_MAX_ITERATIONS_REACHED,
+  /** A Newton direction was not finite; results hold the last finite iterate. */
+  kNonFiniteStep = CTS_STATUS_IPM_NON_FINITE_STEP,
+};
+
+/** Contact model kind of one contact (the CTS_IPM_MODEL_* constants). */
+enum class IpmContactModel : int32_t {
+  /** Frictionless impact. */
+  kImpact = CTS_IPM_MODEL_IMPACT,
+  /** Isotropic Coulomb friction on the second-order cone (Dojo's nonlinear model). */
+  kSecondOrderCone = CTS_IPM_MODEL_SECOND_ORDER_CONE,
+  /** Four-direction linearized friction (L1 diamond; sliding bodies drift sideways). */
+  kLinear = CTS_IPM_MODEL_LINEAR,
+};
+
+/** How the Newton system is solved (the CTS_IPM_NEWTON_SOLVE_* constants). */
+enum class IpmNewtonSolve : int32_t {
+  kCondensed = CTS_IPM_NEWTON_SOLVE_CONDENSED,
+  kDense = CTS_IPM_NEWTON_SOLVE_DENSE,
+};
+
+/** The problem data a sensitivity is taken with respect to (the CTS_IPM_SENSITIVITY_* constants). */
+enum class IpmSensitivityParameter : int32_t {
+  kV0 = CTS_IPM_SENSITIVITY_V0,
+  kTau = CTS_IPM_SENSITIVITY_TAU,
+  kPhi = CTS_IPM_SENSITIVITY_PHI,
+  kMu = CTS_IPM_SENSITIVITY_MU,
+};
+
+/** Interior-point parameters (defaults are Dojo's code defaults). Validated when set. */
+struct IpmSolverParameters {
+  /** Tolerance on rvio (∞-norm of the equality residuals), > 0. */
+  double rtol{1.0e-6};
+  /** Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0. */
+  double btol{1.0e-4};
+  /** Maximum number of Newton iterations, >= 0. */
+  int max_iter{50};
+  /** Maximum number of backtracking halvings per iteration, >= 1. */
+  int max_ls{10};
+  /** κ floor = btol / undercut; > 0, infinity allowed. */
+  double undercut{std::numeric_limits<double>::infinity()};
+  /** Iterations without progress before undercut grows, >= 0. */
+  int no_progress_max{3};
+  /** Factor applied to undercut, >= 1. */
+  double no_progress_undercut{10.0};
+  /** Dojo's lagged-κ predictor (compatibility). */
+  bool dojo_lagged_kappa{false};
+  /** Fixed-κ mode (N·s·m) for smooth gradients when > 0. */
+  double fixed_kappa{0.0};
+  /** Start the cone variables from the previous solution (same contact layout). */
+  bool warm_start{false};
+  /** Condensed (default) or dense Newton solves. */
+  IpmNewtonSolve newton_solve{IpmNewtonSolve::kCondensed};
+};
+
+/** Statistics of the last interior-point solve. */
+struct IpmSolverStats {
+  IpmOutcome outcome{IpmOutcome::kConverged};
+  int iterations{0};
+  double rvio{0.0};
+  double bvio{0.0};
+  double kappa{0.0};
+  int line_search_exhausted{0};
+  int boundary_hits{0};
+};
+
+/**
+ * Dojo's interior-point contact solver: one time step in generalized velocities,
+ *   M (v − v0) − h τ − Σ_i [Jn_iᵀ γn_i + Jt_iᵀ b_i] = 0,  0 <= φ_i + h Jn_i v ⟂ γn_i >= 0,
+ * with Coulomb friction on the second-order cone (or the linear model, or none), solved for v and
+ * the contact IMPULSES (N·s) by a primal–dual Mehrotra predictor–corrector; sensitivities of the
+ * solution with respect to v0, τ, φ and μ by implicit differentiation.
+ */
+class IpmSolver {
+ public:
+#ifdef CTS_HAVE_EIGEN
+  /** Matrix type of the sensitivity getters: Eigen::MatrixXd when Eigen is available. */
+  using Matrix = Eigen::MatrixXd;
+#else
+  /** Matrix type of the sensitivity getters without Eigen: a column-major rows×cols array. */
+  class Matrix {
+   public:
+    Matrix() = default;
+    Matrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t cols() const noexcept { return cols_; }
+    double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
+    double* data() noexcept { return data_.data(); }
+    const double* data() const noexcept { return data_.data(); }
+
+   private:
+    std::size_t rows_{0};
+    std::size_t cols_{0};
+    std::vector<double> data_;
+  };
+#endif
+
+  /** A solver with default parameters. */
+  IpmSolver() { check_global(cts_ipm_solver_new(&handle_)); }
+
+  /** A solver with the given parameters (validated). */
+  explicit IpmSolver(const IpmSolverParameters& p) : IpmSolver() { set_solver_parameters(p); }
+
+  ~IpmSolver() { cts_ipm_solver_free(handle_); }
+
+  IpmSolver(const IpmSolver&) = delete;
+  IpmSolver& operator=(const IpmSolver&) = delete;
+  IpmSolver(IpmSolver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  IpmSolver& operator=(IpmSolver&& other) noexcept {
+    if (this != &other) {
+      cts_ipm_solver_free(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+
+  /** A deep copy (parameters and workspace, no problem data, no results), e.g. for another thread. */
+  std::unique_ptr<IpmSolver> Clone() const {
+    cts_ipm_solver* copy = nullptr;
+    check_global(cts_ipm_solver_clone(handle_, &copy));
+    return std::unique_ptr<IpmSolver>(new IpmSolver(copy));
+  }
+
+  /** Sets (and validates) the parameters. */
+  void set_solver_parameters(const IpmSolverParameters& p) {
+    cts_ipm_parameters c;
+    cts_ipm_parameters_default(&c);
+    c.rtol = p.rtol;
+    c.btol = p.btol;
+    c.max_iter = p.max_iter;
+    c.max_ls = p.max_ls;
+    c.undercut = p.undercut;
+    c.no_progress_max = p.no_progress_max;
+    c.no_progress_undercut = p.no_progress_undercut;
+    c.dojo_lagged_kappa = p.dojo_lagged_kappa ? 1 : 0;
+    c.fixed_kappa = p.fixed_kappa;
+    c.warm_start = p.warm_start ? 1 : 0;
+    c.newton_solve = static_cast<int32_t>(p.newton_solve);
+    check(cts_ipm_solver_set_parameters(handle_, &c));
+  }
+
+  /** The current parameters. */
+  IpmSolverParameters get_solver_parameters() const {
+    cts_ipm_parameters c;
+    check(cts_ipm_solver_get_parameters(handle_, &c));
+    IpmSolverParameters p;
+    p.rtol = c.rtol;
+    p.btol = c.btol;
+    p.max_iter = c.max_iter;
+    p.max_ls = c.max_ls;
+    p.undercut = c.undercut;
+    p.no_progress_max = c.no_progress_max;
+    p.no_progress_undercut = c.no_progress_undercut;
+    p.dojo_lagged_kappa = c.dojo_lagged_kappa != 0;
+    p.fixed_kappa = c.fixed_kappa;
+    p.warm_start = c.warm_start != 0;
+    p.newton_solve = static_cast<IpmNewtonSolve>(c.newton_solve);
+    return p;
+  }
+
+  /**
+   * Problem data from raw column-major arrays (see cts_ipm_solver_set_problem_data): M n×n, Jn
+   * nc×n, Jt 2nc×n with their leading dimensions; v0 n, tau n (N), h (s), phi nc (m), mu nc,
+   * models nc, vt_offset 2nc or nullptr. Borrowed (the model kinds are copied).
+   */
+  void SetProblemData(int n, int nc, const double* M, std::size_t ld_M, const double* Jn,
+                      std::size_t ld_Jn, const double* Jt, std::size_t ld_Jt, const double* v0,
+                      const double* tau, double h, const double* phi, const double* mu,
+                      const IpmContactModel* models, const double* vt_offset = nullptr) {
+    const std::size_t ncs = to_size(nc);
+    std::vector<int32_t> codes(ncs);
+    for (std::size_t i = 0; i < ncs && models != nullptr; ++i) codes[i] = static_cast<int32_t>(models[i]);
+    check(cts_ipm_solver_set_problem_data(handle_, to_size(n), ncs, M, ld_M, Jn, ld_Jn, Jt, ld_Jt, v0, tau,
+                                          h, phi, mu, models != nullptr ? codes.data() : nullptr,
+                                          vt_offset, vt_offset != nullptr ? 2 * ncs : 0));
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /**
+   * Problem data from pointers to Eigen objects that must outlive the solves (and the sensitivity
+   * computation) that use them; vt_offset may be nullptr.
+   */
+  void SetProblemData(const Eigen::MatrixXd* M, const Eigen::MatrixXd* Jn, const Eigen::MatrixXd* Jt,
+                      const Eigen::VectorXd* v0, const Eigen::VectorXd* tau, double h,
+                      const Eigen::VectorXd* phi, const Eigen::VectorXd* mu,
+                      const std::vector<IpmContactModel>& models,
+                      const Eigen::VectorXd* vt_offset = nullptr) {
+    if (!(M && Jn && Jt && v0 && tau && phi && mu)) {
+      throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+    }
+    const Eigen::Index n = M->rows(), nc = static_cast<Eigen::Index>(models.size());
+    if (M->cols() != n || Jn->rows() != nc || Jn->cols() != n || Jt->rows() != 2 * nc || Jt->cols() != n ||
+        v0->size() != n || tau->size() != n || phi->size() != nc || mu->size() != nc ||
+        (vt_offset != nullptr && vt_offset->size() != 2 * nc)) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+                  "sizes of M, Jn, Jt, v0, tau, phi, mu, vt_offset do not match n = M.rows() and nc = models.size()");
+    }
+    SetProblemData(static_cast<int>(n), static_cast<int>(nc), M->data(), internal::ld(*M), Jn->data(),
+                   internal::ld(*Jn), Jt->data(), internal::ld(*Jt), v0->data(), tau->data(), h, phi->data(),
+                   mu->data(), models.data(), vt_offset != nullptr ? vt_offset->data() : nullptr);
+  }
+#endif
+
+  /** Solves from v = v0. Returns the outcome; usage errors throw cts::Error. */
+  IpmOutcome Solve() { return outcome(cts_ipm_solver_solve(handle_)); }
+
+  /** Solves from the velocity guess v_guess (size n). */
+  IpmOutcome SolveWithGuess(const Vector& v_guess) {
+    return SolveWithGuess(v_guess.data(), internal::vector_size(v_guess));
+  }
+
+  /** Solves from a raw guess of n doubles. */
+  IpmOutcome SolveWithGuess(const double* v_guess, std::size_t n) {
+    return outcome(cts_ipm_solver_solve_with_guess(handle_, v_guess, n));
+  }
+
+  /** Number of generalized velocities of the current problem data. */
+  int num_velocities() const { return static_cast<int>(cts_ipm_solver_num_velocities(handle_)); }
+  /** Number of contacts of the current problem data. */
+  int num_contacts() const { return static_cast<int>(cts_ipm_solver_num_contacts(handle_)); }
+  /** Number of cone variables K (length of the primal and dual vectors). */
+  int num_cone_variables() const { return static_cast<int>(cts_ipm_solver_num_cone_variables(handle_)); }
+
+  /** v (n; m/s or rad/s) of the last solve. */
+  const Vector& get_generalized_velocities() const {
+    return fetch(v_, num_velocities(), cts_ipm_solver_get_generalized_velocities);
+  }
+  /** Contact impulses (3nc; N·s): (normal, t1, t2) per contact. */
+  const Vector& get_impulses() const { return fetch(impulses_, 3 * num_contacts(), cts_ipm_solver_get_impulses); }
+  /** Predicted next gaps φ + h Jn v (nc; m). */
+  const Vector& get_next_gaps() const { return fetch(gaps_, num_contacts(), cts_ipm_solver_get_next_gaps); }
+  /** Raw primal cone variables γ (K). */
+  const Vector& get_primal() const { return fetch(primal_, num_cone_variables(), cts_ipm_solver_get_primal); }
+  /** Raw dual cone variables s (K). */
+  const Vector& get_dual() const { return fetch(dual_, num_cone_variables(), cts_ipm_solver_get_dual); }
+
+  /** Statistics of the last solve. */
+  IpmSolverStats get_stats() const {
+    cts_ipm_stats c;
+    check(cts_ipm_solver_get_stats(handle_, &c));
+    IpmSolverStats s;
+    s.outcome = static_cast<IpmOutcome>(c.status);
+    s.iterations = c.iterations;
+    s.rvio = c.rvio;
+    s.bvio = c.bvio;
+    s.kappa = c.kappa;
+    s.line_search_exhausted = c.line_search_exhausted;
+    s.boundary_hits = c.boundary_hits;
+    return s;
+  }
+
+  /** rvio at the start and after every iteration (iterations + 1 entries). */
+  std::vector<double> get_rvio_history() const { return history(cts_ipm_solver_get_rvio_history); }
+  /** bvio at the start and after every iteration. */
+  std::vector<double> get_bvio_history() const { return history(cts_ipm_solver_get_bvio_history); }
+  /** κ target of every iteration (N·s·m). */
+  std::vector<double> get_kappa_history() const { return history(cts_ipm_solver_get_kappa_history); }
+  /** Accepted step length of every iteration. */
+  std::vector<double> get_alpha_history() const { return history(cts_ipm_solver_get_alpha_history); }
+
+  /** Computes ∂v/∂θ and ∂λ/∂θ at the last solution (θ = v0, τ, φ, μ). */
+  void ComputeSensitivities() { check(cts_ipm_solver_compute_sensitivities(handle_)); }
+
+  /** ∂v/∂θ: n × (n for v0 and τ, nc for φ and μ). */
+  Matrix get_velocity_sensitivity(IpmSensitivityParameter p) const {
+    return sensitivity(p, static_cast<std::size_t>(num_velocities()), cts_ipm_solver_get_velocity_sensitivity);
+  }
+  /** ∂λ/∂θ, λ = the impulses (3nc) of get_impulses(): 3nc × (n or nc). */
+  Matrix get_impulse_sensitivity(IpmSensitivityParameter p) const {
+    return sensitivity(p, 3 * static_cast<std::size_t>(num_contacts()), cts_ipm_solver_get_impulse_sensitivity);
+  }
+
+  /** The underlying C handle (owned by this object). */
+  cts_ipm_solver* c_handle() const noexcept { return handle_; }
+
+ private:
+  explicit IpmSolver(cts_ipm_solver* handle) : handle_(handle) {}
+
+  static std::size_t to_size(int n) {
+    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size");
+    return static_cast<std::size_t>(n);
+  }
+
+  static void check_global(cts_status s) {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+  }
+
+  void check(cts_status s) const {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_ipm_solver_last_error(handle_));
+  }
+
+  IpmOutcome outcome(cts_status s) const {
+    if (s == CTS_STATUS_OK || s == CTS_STATUS_IPM_MAX_ITERATIONS_REACHED || s == CTS_STATUS_IPM_NON_FINITE_STEP) {
+      return static_cast<IpmOutcome>(s);
+    }
+    throw Error(s, cts_ipm_solver_last_error(handle_));
+  }
+
+  using Getter = cts_status (*)(const cts_ipm_solver*, double*, std::size_t);
+  using HistoryGetter = cts_status (*)(const cts_ipm_solver*, double*, std::size_t, std::size_t*);
+  using SensitivityGetter = cts_status (*)(const cts_ipm_solver*, int32_t, double*, std::size_t, std::size_t);
+
+  const Vector& fetch(Vector& out, int n, Getter get) const {
+    const std::size_t len = static_cast<std::size_t>(n);
+    if (internal::vector_size(out) != len) out = internal::make_vector(len);
+    check(get(handle_, out.data(), len));
+    return out;
+  }
+
+  std::vector<double> history(HistoryGetter get) const {
+    std::size_t count = 0;
+    check(get(handle_, nullptr, 0, &count));
+    std::vector<double> h(count, 0.0);
+    check(get(handle_, h.data(), count, &count));
+    return h;
+  }
+
+  Matrix sensitivity(IpmSensitivityParameter p, std::size_t rows, SensitivityGetter get) const {
+    const bool per_velocity = p == IpmSensitivityParameter::kV0 || p == IpmSensitivityParameter::kTau;
+    const std::size_t cols = static_cast<std::size_t>(per_velocity ? num_velocities() : num_contacts());
+#ifdef CTS_HAVE_EIGEN
+    Matrix m = Matrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+#else
+    Matrix m(rows, cols);
+#endif
+    check(get(handle_, static_cast<int32_t>(p), m.data(), rows > 0 ? rows : 1, cols));
+    return m;
+  }
+
+  cts_ipm_solver* handle_{nullptr};
+  mutable Vector v_, impulses_, gaps_, primal_, dual_;
+};
+
+/** Outcome of a Baraff solve call: CTS_STATUS_OK or one of the Baraff statuses (21..39). */
+enum class BaraffOutcome : int32_t {
+  /** A verified solution (CTS_STATUS_OK). */
+  kSolved = CTS_STATUS_OK,
+  /** Finished, worst violation above the tolerance; results readable. */
+  kInexact = CTS_STATUS_BARAFF_INEXACT,
+  /** No event limits the step while driving stats().row: an inconsistent (Painlevé) configuration. */
+  kUnboundedRay = CTS_STATUS_BARAFF_UNBOUNDED_RAY,
+  /** Cycling safeguards exhausted. */
+  kCycling = CTS_STATUS_BARAFF_CYCLING,
+  /** Pivot cap reached. */
+  kPivotLimit = CTS_STATUS_BARAFF_PIVOT_LIMIT,
+  /** Impulse active-set iteration cap reached (ComputeImpulses). */
+  kIterationLimit = CTS_STATUS_BARAFF_ITERATION_LIMIT,
+  /** Reserved for the iterative variant (not returned by the C API). */
+  kFrictionlessFallback = CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK,
+};
+
+/** The set a row ended in (the CTS_BARAFF_SET_* codes). */
+enum class BaraffRowSet : int32_t {
+  /** C: acceleration condition held as an equality (a friction row here sticks). */
+  kClamped = CTS_BARAFF_SET_CLAMPED,
+  /** NC: normal row with zero force and a >= 0. */
+  kSeparating = CTS_BARAFF_SET_SEPARATING,
+  /** S+: friction row at +mu f_n (or boxed row at hi). */
+  kAtUpper = CTS_BARAFF_SET_AT_UPPER,
+  /** S-: friction row at -mu f_n (or boxed row at lo). */
+  kAtLower = CTS_BARAFF_SET_AT_LOWER,
+  /** R: deferred row left unresolved. */
+  kDeferred = CTS_BARAFF_SET_DEFERRED,
+  /** L+: row left locked at its upper bound. */
+  kLockedUpper = CTS_BARAFF_SET_LOCKED_UPPER,
+  /** L-: row left locked at its lower bound. */
+  kLockedLower = CTS_BARAFF_SET_LOCKED_LOWER,
+  /** U: not treated (the solve stopped early). */
+  kUntreated = CTS_BARAFF_SET_UNTREATED,
+};
+
+/** Level of model problem data (the CTS_BARAFF_LEVEL_* codes). */
+enum class BaraffLevel : int32_t {
+  /** Forces; tau_or_qdot = τ − c; generalized result q̈. */
+  kAcceleration = CTS_BARAFF_LEVEL_ACCELERATION,
+  /** Impulses; tau_or_qdot = pre-impulse q̇; generalized result q̇⁺. */
+  kVelocity = CTS_BARAFF_LEVEL_VELOCITY,
+};
+
+/** Baraff solver parameters (see cts_baraff_parameters; the defaults are the library's). */
+struct BaraffSolverParameters {
+  /** ε of the pivoting comparisons (relative), in (0, 1). */
+  double epsilon{1.0e-10};
+  /** Singular Schur pivots (relative), in [0, 1). */
+  double singular_tolerance{1.0e-9};
+  /** Verification tolerance (relative), > 0: above it a solve returns kInexact. */
+  double tolerance{1.0e-8};
+  /** Restitution e of ComputeImpulses, in [0, 1]. */
+  double restitution{0.0};
+  /** cDotTol of the impulse calls, m/s, >= 0. */
+  double cdot_tolerance{1.0e-6};
+  /** Pivot cap of one attempt; 0: 50·m + 50. */
+  int max_pivots{0};
+  /** Iteration cap of ComputeImpulses; 0: max(100, 4·m). */
+  int max_impulse_iterations{0};
+  /** Retry an unverified solve with the friction rows in reverse order. */
+  bool reverse_retry{true};
+};
+
+/** Statistics of the last solve call. */
+struct BaraffSolverStats {
+  BaraffOutcome outcome{BaraffOutcome::kSolved};
+  /** The row an unbounded ray appeared at, -1 otherwise. */
+  int row{-1};
+  int pivots{0};
+  int iterations{0};
+  /** Worst relative violation of the row conditions. */
+  double worst_violation{0.0};
+};
+
+/**
+ * The rows of a Baraff problem (§1 of specs/baraff.md): kinds and the parameters the kinds need.
+ * Rows are numbered in the order they are added; the Add* calls return the new row's index.
+ * The solver copies them at each Set*ProblemData call (they need not outlive it).
+ */
+class BaraffRows {
+ public:
+  /** Joint or closure: free force, a = 0. */
+  int AddBilateral() { return add(CTS_BARAFF_ROW_BILATERAL, -1, 0.0, 0.0, 0.0); }
+  /** Unilateral normal: f >= 0, a >= 0, f a = 0. */
+  int AddNormal() { return add(CTS_BARAFF_ROW_NORMAL, -1, 0.0, 0.0, 0.0); }
+  /** Static friction along one tangent direction, |f| <= mu f_normal (normal: a normal row's index). */
+  int AddFriction(int normal, double mu) { return add(CTS_BARAFF_ROW_FRICTION, normal, mu, 0.0, 0.0); }
+  /** Force-limited row, lo <= f <= hi with lo <= 0 <= hi (may be infinite). */
+  int AddBoxed(double lo, double hi) { return add(CTS_BARAFF_ROW_BOXED, -1, 0.0, lo, hi); }
+  /** Number of rows. */
+  int size() const noexcept { return static_cast<int>(kind.size()); }
+
+  /** The C arrays (kind codes, normal indices, mu, lo, hi), one entry per row. */
+  std::vector<int32_t> kind, normal;
+  std::vector<double> mu, lo, hi;
+
+ private:
+  int add(int32_t k, int n, double m, double l, double h) {
+    kind.push_back(k);
+    normal.push_back(static_cast<int32_t>(n));
+    mu.push_back(m);
+    lo.push_back(l);
+    hi.push_back(h);
+    return size() - 1;
+  }
+};
+
+/**
+ * Baraff's pivoting contact solver as modified in Darwin2K (specs/baraff.md): contact forces
+ * with static (per-direction) and dynamic (N − μQ) friction, bilateral and force-limited rows;
+ * collision impulses by an active set; the consistency impulse for unbounded rays.
+ *
+ * Matrix interface: SetMatrixProblemData(A, b, rows), a = A f + b. Model interface:
+ * SetModelProblemData(level, M, J, τ − c or q̇, rows) plus SetBias / SetSliding /
+ * SetStabilization; the solver builds A = J M⁻¹ J_fᵀ and b. Then Solve, ComputeImpulses,
+ * ConsistencyImpulse or NeedsImpulse, and the getters. Matrices are borrowed (they must outlive
+ * the solves), the rows are copied. Usage errors throw cts::Error; outcomes are returned.
+ */
+class BaraffSolver {
+ public:
+#ifdef CTS_HAVE_EIGEN
+  /** Matrix type of composed_matrix(): Eigen::MatrixXd when Eigen is available. */
+  using Matrix = Eigen::MatrixXd;
+#else
+  /** Matrix type of composed_matrix() without Eigen: a column-major rows×cols array. */
+  class Matrix {
+   public:
+    Matrix() = default;
+    Matrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
+    std::size_t rows() const noexcept { return rows_; }
+    std::size_t cols() const noexcept { return cols_; }
+    double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
+    double* data() noexcept { return data_.data(); }
+    const double* data() const noexcept { return data_.data(); }
+
+   private:
+    std::size_t rows_{0};
+    std::size_t cols_{0};
+    std::vector<double> data_;
+  };
+#endif
+
+  /** A solver with default parameters. */
+  BaraffSolver() { check_global(cts_baraff_solver_new(&handle_)); }
+
+  /** A solver with the given parameters (validated). */
+  explicit BaraffSolver(const BaraffSolverParameters& p) : BaraffSolver() { set_solver_parameters(p); }
+
+  ~BaraffSolver() { cts_baraff_solver_free(handle_); }
+
+  BaraffSolver(const BaraffSolver&) = delete;
+  BaraffSolver& operator=(const BaraffSolver&) = delete;
+  BaraffSolver(BaraffSolver&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)), rows_(std::move(other.rows_)) {}
+  BaraffSolver& operator=(BaraffSolver&& other) noexcept {
+    if (this != &other) {
+      cts_baraff_solver_free(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+      rows_ = std::move(other.rows_);
+    }
+    return *this;
+  }
+
+  /** A deep copy (parameters and workspace, no problem data, no results), e.g. for another thread. */
+  std::unique_ptr<BaraffSolver> Clone() const {
+    cts_baraff_solver* copy = nullptr;
+    check_global(cts_baraff_solver_clone(handle_, &copy));
+    return std::unique_ptr<BaraffSolver>(new BaraffSolver(copy));
+  }
+
+  /** Grows the workspace for m rows and n coordinates (no allocation in later calls up to them). */
+  void Reserve(int m, int n) { check(cts_baraff_solver_reserve(handle_, to_size(m), to_size(n))); }
+
+  /** Sets (and validates) the parameters. */
+  void set_solver_parameters(const BaraffSolverParameters& p) {
+    cts_baraff_parameters c;
+    cts_baraff_parameters_default(&c);
+    c.epsilon = p.epsilon;
+    c.singular_tolerance = p.singular_tolerance;
+    c.tolerance = p.tolerance;
+    c.restitution = p.restitution;
+    c.cdot_tolerance = p.cdot_tolerance;
+    c.max_pivots = p.max_pivots;
+    c.max_impulse_iterations = p.max_impulse_iterations;
+    c.reverse_retry = p.reverse_retry ? 1 : 0;
+    check(cts_baraff_solver_set_parameters(handle_, &c));
+  }
+
+  /** The current parameters. */
+  BaraffSolverParameters get_solver_parameters() const {
+    cts_baraff_parameters c;
+    check(cts_baraff_solver_get_parameters(handle_, &c));
+    BaraffSolverParameters p;
+    p.epsilon = c.epsilon;
+    p.singular_tolerance = c.singular_tolerance;
+    p.tolerance = c.tolerance;
+    p.restitution = c.restitution;
+    p.cdot_tolerance = c.cdot_tolerance;
+    p.max_pivots = c.max_pivots;
+    p.max_impulse_iterations = c.max_impulse_iterations;
+    p.reverse_retry = c.reverse_retry != 0;
+    return p;
+  }
+
+  /** Number of rows m of the current problem data. */
+  int num_rows() const { return static_cast<int>(cts_baraff_solver_num_rows(handle_)); }
+  /** Number of generalized coordinates n of the current model data (0 for matrix data). */
+  int num_coordinates() const { return static_cast<int>(cts_baraff_solver_num_coordinates(handle_)); }
+
+  /** Matrix data from raw arrays: A m×m column-major with ld_A, b m (borrowed); m = rows.size(). */
+  void SetMatrixProblemData(const double* A, std::size_t ld_A, const double* b, const BaraffRows& rows) {
+    BaraffRows copy = rows;
+    const std::size_t m = to_size(copy.size());
+    check(cts_baraff_solver_set_matrix_problem_data(handle_, m, A, ld_A, b, ptr(copy.kind), ptr(copy.normal),
+                                                    ptr(copy.mu), ptr(copy.lo), ptr(copy.hi)));
+    rows_ = std::move(copy);  // the C side now borrows the copy's arrays
+  }
+
+  /**
+   * Model data from raw arrays: M n×n (ld_M), J m×n (ld_J), tau_or_qdot n (τ − c at
+   * kAcceleration, q̇ at kVelocity), borrowed; m = rows.size(). Removes bias, sliding and
+   * stabilisation.
+   */
+  void SetModelProblemData(BaraffLevel level, int n, const double* M, std::size_t ld_M, const double* J,
+                           std::size_t ld_J, const double* tau_or_qdot, const BaraffRows& rows) {
+    BaraffRows copy = rows;
+    const std::size_t m = to_size(copy.size());
+    check(cts_baraff_solver_set_model_problem_data(handle_, m, to_size(n), M, ld_M, J, ld_J,
+                                                   static_cast<int32_t>(level), tau_or_qdot, ptr(copy.kind),
+                                                   ptr(copy.normal), ptr(copy.mu), ptr(copy.lo), ptr(copy.hi)));
+    rows_ = std::move(copy);
+  }
+
+  /** Bias added to b (m doubles, borrowed): J̇ q̇ at acceleration level. */
+  void SetBias(const double* bias, std::size_t m) { check(cts_baraff_solver_set_model_bias(handle_, bias, m)); }
+
+  /** Sliding friction (borrowed): Q m×n (ld_Q), mu_d m. */
+  void SetSliding(const double* Q, std::size_t ld_Q, const double* mu_d, std::size_t m) {
+    check(cts_baraff_solver_set_model_sliding(handle_, Q, ld_Q, mu_d, m));
+  }
+
+  /** Baumgarte stabilisation (borrowed): position_error m, velocity_error m or nullptr (no kv term). */
+  void SetStabilization(double kp, double kv, const double* position_error, const double* velocity_error,
+                        std::size_t m) {
+    check(cts_baraff_solver_set_model_stabilization(handle_, kp, kv, position_error,
+                                                     velocity_error != nullptr ? 1 : 0, velocity_error, m));
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** Matrix data: pointers to Eigen data that must outlive the solves. */
+  void SetMatrixProblemData(const Eigen::MatrixXd* A, const Eigen::VectorXd* b, const BaraffRows& rows) {
+    require(A && b);
+    const Eigen::Index m = rows.size();
+    if (A->rows() != m || A->cols() != m || b->size() != m) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "A must be m×m and b of size m (m = rows.size())");
+    }
+    SetMatrixProblemData(A->data(), internal::ld(*A), b->data(), rows);
+  }
+
+  /** Model data: pointers to Eigen data that must outlive the solves. */
+  void SetModelProblemData(BaraffLevel level, const Eigen::MatrixXd* M, const Eigen::MatrixXd* J,
+                           const Eigen::VectorXd* tau_or_qdot, const BaraffRows& rows) {
+    require(M && J && tau_or_qdot);
+    const Eigen::Index m = rows.size(), n = M->rows();
+    if (M->cols() != n || J->rows() != m || J->cols() != n || tau_or_qdot->size() != n) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M must be n×n, J m×n, tau_or_qdot of size n (m = rows.size())");
+    }
+    SetModelProblemData(level, static_cast<int>(n), M->data(), internal::ld(*M), J->data(), internal::ld(*J),
+                        tau_or_qdot->data(), rows);
+  }
+
+  /** Bias (must outlive the solves). */
+  void SetBias(const Eigen::VectorXd* bias) {
+    require(bias != nullptr);
+    SetBias(bias->data(), static_cast<std::size_t>(bias->size()));
+  }
+
+  /** Sliding friction (must outlive the solves): Q m×n, mu_d m. */
+  void SetSliding(const Eigen::MatrixXd* Q, const Eigen::VectorXd* mu_d) {
+    require(Q && mu_d);
+    if (Q->rows() != mu_d->size() || Q->cols() != num_coordinates()) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "Q must be m×n and mu_d of size m");
+    }
+    SetSliding(Q->data(), internal::ld(*Q), mu_d->data(), static_cast<std::size_t>(mu_d->size()));
+  }
+
+  /** Baumgarte stabilisation (must outlive the solves); velocity_error may be nullptr. */
+  void SetStabilization(double kp, double kv, const Eigen::VectorXd* position_error,
+                        const Eigen::VectorXd* velocity_error = nullptr) {
+    require(position_error != nullptr);
+    if (velocity_error != nullptr && velocity_error->size() != position_error->size()) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "position_error and velocity_error differ in size");
+    }
+    SetStabilization(kp, kv, position_error->data(), velocity_error ? velocity_error->data() : nullptr,
+                     static_cast<std::size_t>(position_error->size()));
+  }
+#endif
+
+  /** §3 pivoting on the current data (forces, or impulses at velocity level). */
+  BaraffOutcome Solve() { return outcome(cts_baraff_solver_solve(handle_)); }
+
+  /** §8 active-set impulses on velocity-level model data (bilateral and normal rows). */
+  BaraffOutcome ComputeImpulses() { return outcome(cts_baraff_solver_compute_impulses(handle_)); }
+
+  /** §7 consistency impulse on velocity-level model data, the contact of row sticking_normal sticking. */
+  BaraffOutcome ConsistencyImpulse(int sticking_normal) {
+    return outcome(cts_baraff_solver_consistency_impulse(handle_, to_size(sticking_normal)));
+  }
+
+  /** §8 needsImpulse on velocity-level model data. */
+  bool NeedsImpulse() {
+    int32_t out = 0;
+    check(cts_baraff_solver_needs_impulse(handle_, &out));
+    return out != 0;
+  }
+
+  /** Row forces f (m; N, or N·s at velocity level). */
+  const Vector& forces() const { return fetch(f_, num_rows(), cts_baraff_solver_get_forces); }
+  /** Row accelerations a = A f + b (m; post-impulse velocities at velocity level). */
+  const Vector& accelerations() const { return fetch(a_, num_rows(), cts_baraff_solver_get_accelerations); }
+  /** q̈ or q̇⁺ (n), model data only. */
+  const Vector& generalized_result() const {
+    return fetch(q_, num_coordinates(), cts_baraff_solver_get_generalized_result);
+  }
+  /** M⁻¹ J_fᵀ f (n): Δq̇ of an impulse, model data only. */
+  const Vector& generalized_change() const {
+    return fetch(dq_, num_coordinates(), cts_baraff_solver_get_generalized_change);
+  }
+  /** −μ_d f per row (m), model data only. */
+  const Vector& sliding_friction_forces() const {
+    return fetch(sf_, num_rows(), cts_baraff_solver_get_sliding_friction_forces);
+  }
+  /** b as composed from the model (m). */
+  const Vector& composed_b() const { return fetch(b_, num_rows(), cts_baraff_solver_get_composed_b); }
+
+  /** A = J M⁻¹ J_fᵀ as composed from the model (m×m). */
+  Matrix composed_matrix() const {
+    const std::size_t m = static_cast<std::size_t>(num_rows());
+#ifdef CTS_HAVE_EIGEN
+    Matrix A(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(m));
+#else
+    Matrix A(m, m);
+#endif
+    double scratch = 0.0;
+    check(cts_baraff_solver_get_composed_matrix(handle_, m > 0 ? A.data() : &scratch, m > 0 ? m : 1));
+    return A;
+  }
+
+  /** The set each row ended in (m). */
+  std::vector<BaraffRowSet> row_sets() const {
+    const std::size_t m = static_cast<std::size_t>(num_rows());
+    std::vector<int32_t> codes(m);
+    check(cts_baraff_solver_get_row_sets(handle_, codes.data(), m));
+    std::vector<BaraffRowSet> sets(m);
+    for (std::size_t i = 0; i < m; ++i) sets[i] = static_cast<BaraffRowSet>(codes[i]);
+    return sets;
+  }
+
+  /** Statistics of the last solve call. */
+  BaraffSolverStats stats() const {
+    cts_baraff_stats c;
+    check(cts_baraff_solver_get_stats(handle_, &c));
+    BaraffSolverStats s;
+    s.outcome = static_cast<BaraffOutcome>(c.status);
+    s.row = c.row;
+    s.pivots = c.pivots;
+    s.iterations = c.iterations;
+    s.worst_violation = c.worst_violation;
+    return s;
+  }
+
+  /** The underlying C handle (owned by this object). */
+  cts_baraff_solver* c_handle() const noexcept { return handle_; }
+
+ private:
+  explicit BaraffSolver(cts_baraff_solver* handle) : handle_(handle) {}
+
+  static std::size_t to_size(int n) {
+    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size or index");
+    return static_cast<std::size_t>(n);
+  }
+
+  template <typename T>
+  static const T* ptr(const std::vector<T>& v) {
+    return v.empty() ? nullptr : v.data();
+  }
+
+  static void check_global(cts_status s) {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+  }
+
+  void check(cts_status s) const {
+    if (s != CTS_STATUS_OK) throw Error(s, cts_baraff_solver_last_error(handle_));
+  }
+
+  BaraffOutcome outcome(cts_status s) const {
+    if (s == CTS_STATUS_OK || (s >= 20 && s < 40)) return static_cast<BaraffOutcome>(s);
+    throw Error(s, cts_baraff_solver_last_error(handle_));
+  }
+
+  static void require(bool all_non_null) {
+    if (!all_non_null) throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+  }
+
+  using Getter = cts_status (*)(const cts_baraff_solver*, double*, std::size_t);
+
+  const Vector& fetch(Vector& out, int n, Getter get) const {
+    const std::size_t len = static_cast<std::size_t>(n);
+    if (internal::vector_size(out) != len) out = internal::make_vector(len);
+    check(get(handle_, out.data(), len));
+    return out;
+  }
+
+  cts_baraff_solver* handle_{nullptr};
+  BaraffRows rows_;  // the rows the C side borrows
+  mutable Vector f_, a_, q_, dq_, sf_, b_;
 };
 
 }  // namespace cts

@@ -25,7 +25,7 @@ fn build_and_run(name: &str, extra: &[&str], expect: &str) {
     }
     if have_sanitizers() {
         let exe = out_dir(&format!("{name}-asan")).join("wrapper");
-        let flags = [&flags[..], &["-fsanitize=address,undefined"]].concat();
+        let flags = [&flags[..], c_support::SANITIZE].concat();
         build(&[&a, &b], &exe, true, &flags, Link::Shared);
         assert!(run_ok(&exe, false).contains("0 failures"));
     } else {

@@ -44,7 +44,7 @@ fn contract_holds_under_sanitizers() {
     }
     let dir = out_dir("contract-asan");
     let exe = dir.join("contract");
-    let flags = [FLAGS, &["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]].concat();
+    let flags = [FLAGS, c_support::SANITIZE].concat();
     build(&[&source()], &exe, false, &flags, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, false));
 }
@@ -58,4 +58,113 @@ fn contract_holds_under_valgrind() {
     let exe = dir.join("contract");
     build(&[&source()], &exe, false, FLAGS, Link::Shared);
     assert_all_checks_pass(&run_ok(&exe, true));
+}
+
+/// The LCP and rigid constraint-solver part of the contract (`tests/c/contract_lcp_rigid.c`):
+/// shared and static linking, then AddressSanitizer/UBSan and valgrind when present.
+#[test]
+fn lcp_and_rigid_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_lcp_rigid.c");
+    let check = |stdout: &str| {
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.ends_with(" checks, 0 failed"), "contract failures:\n{stdout}");
+        let checks: usize = last.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(checks > 250, "too few checks ran: {last}");
+    };
+    let dir = out_dir("contract-lcp-rigid");
+    let exe = dir.join("contract_lcp_rigid");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    check(&run_ok(&exe, false));
+    if have_valgrind() {
+        check(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+    let exe = dir.join("contract_lcp_rigid_static");
+    build(&[&src], &exe, false, FLAGS, Link::Static);
+    check(&run_ok(&exe, false));
+    if have_sanitizers() {
+        let exe = dir.join("contract_lcp_rigid_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        check(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}
+
+// The Baraff solver's part of the contract (`tests/c/contract_baraff.c`), in the same four
+// settings.
+
+fn baraff_source() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_baraff.c")
+}
+
+#[test]
+fn baraff_contract_holds_from_c() {
+    let dir = out_dir("contract-baraff");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_with_static_linking() {
+    let dir = out_dir("contract-baraff-static");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_under_sanitizers() {
+    if !have_sanitizers() {
+        return skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+    let dir = out_dir("contract-baraff-asan");
+    let exe = dir.join("contract_baraff");
+    let flags = [FLAGS, c_support::SANITIZE].concat();
+    build(&[&baraff_source()], &exe, false, &flags, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+}
+
+#[test]
+fn baraff_contract_holds_under_valgrind() {
+    if !have_valgrind() {
+        return skipped("valgrind not installed");
+    }
+    let dir = out_dir("contract-baraff-valgrind");
+    let exe = dir.join("contract_baraff");
+    build(&[&baraff_source()], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, true));
+}
+
+/// The interior-point API (`tests/c/contract_ipm.c`): plain, statically linked, under
+/// AddressSanitizer/UBSan and under valgrind (each printing `skipped: …` when its tool is missing).
+#[test]
+fn ipm_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_ipm.c");
+    let dir = out_dir("contract-ipm");
+    let exe = dir.join("contract_ipm");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    assert_all_checks_pass(&run_ok(&exe, false));
+
+    let exe_static = dir.join("contract_ipm_static");
+    build(&[&src], &exe_static, false, FLAGS, Link::Static);
+    assert_all_checks_pass(&run_ok(&exe_static, false));
+
+    if have_sanitizers() {
+        let exe = dir.join("contract_ipm_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        assert_all_checks_pass(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+
+    if have_valgrind() {
+        assert_all_checks_pass(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
 }

@@ -2,6 +2,10 @@
 
 use std::ffi::{CStr, c_char};
 
+use crate::baraff::{BaraffError, BaraffOutcome};
+use crate::ipm::{IpmError, IpmOutcome};
+use crate::lcp::{LcpError, LcpOutcome};
+use crate::rigid::{RigidError, RigidOutcome};
 use crate::tamsi::{TamsiError, TamsiOutcome};
 
 /// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
@@ -21,6 +25,63 @@ pub enum cts_status {
     LinearSolverFailed = 2,
     /// Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
     AlphaSolverFailed = 3,
+    /// LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
+    /// variable for the entering column (ray termination; Drake returns false). z = 0.
+    LcpRayTermination = 10,
+    /// LCP: Moby Lemke's ratio test left no candidate ("zero tolerance too low"). z = 0.
+    LcpZeroToleranceTooLow = 11,
+    /// LCP: the pivot or iteration limit was reached (Moby Lemke min(1000, 50n), fast 2n,
+    /// unrevised Lemke 50n). z = 0.
+    LcpPivotLimit = 12,
+    /// LCP: unrevised Lemke's cycling counter ran out of tied candidates. z = 0.
+    LcpCyclingDetected = 13,
+    /// LCP: an unrevised Lemke basis solve failed its residual check. z = 0.
+    LcpLinearSolveFailed = 14,
+    /// LCP: unrevised Lemke terminated on a point that `IsSolution` rejects. z = 0.
+    LcpNotASolution = 15,
+    /// LCP: a regularized algorithm tried every shift without an accepted solution; z is the
+    /// last attempt's.
+    LcpRegularizationFailed = 16,
+    /// Rigid constraint solver (`cts_rigid_*`): the LCP was not solved to the acceptance test
+    /// (Drake's "Unable to solve LCP- it may be unsolvable."; acceleration level and
+    /// discretized problem). The packed forces are zeros; the LCP and its rejected z, w stay
+    /// readable.
+    RigidLcpUnsolvable = 17,
+    /// Rigid constraint solver: the impact LCP and its progressive regularization both failed
+    /// (Drake's "Progressively regularized LCP solve failed."). The packed impulses are zeros.
+    RigidRegularizedLcpFailed = 18,
+    /// A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
+    /// abandoned and produced no results (later callbacks of that call were not invoked).
+    CallbackFailed = 19,
+    /// Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+    /// pivoting finished but the worst violation of the row conditions exceeds the tolerance
+    /// (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
+    /// are readable.
+    BaraffInexact = 21,
+    /// Baraff pivoting: no event limits the step while driving a row (the row is in
+    /// `cts_baraff_stats.row`): with sliding friction the signature of an inconsistent (Painlevé)
+    /// configuration, which needs a consistency impulse. The results hold the forces reached.
+    BaraffUnboundedRay = 22,
+    /// Baraff pivoting: the cycling safeguards gave up (zero-length pivots the deferral and
+    /// locking rules did not break). The results hold the forces reached.
+    BaraffCycling = 23,
+    /// Baraff pivoting: the pivot cap (`cts_baraff_parameters.max_pivots`) was reached.
+    BaraffPivotLimit = 24,
+    /// Baraff impulses: the active-set impulse loop hit its iteration cap
+    /// (`cts_baraff_parameters.max_impulse_iterations`); the results hold the last iterate.
+    BaraffIterationLimit = 25,
+    /// Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
+    /// of the Rust API returns it; no C function does (the code is reserved for it).
+    BaraffFrictionlessFallback = 26,
+    /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
+    /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
+    /// results hold the last iterate, a strictly interior point; its sensitivities can still be
+    /// computed.
+    IpmMaxIterationsReached = 41,
+    /// Interior point: a Newton direction or residual was not finite (a singular or overflowing
+    /// Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
+    /// hold the last finite iterate.
+    IpmNonFiniteStep = 42,
     /// A required pointer was NULL.
     NullPointer = 100,
     /// A value outside its domain (NaN or non-positive `dt`, `ld` below the row count, a bad
@@ -45,6 +106,55 @@ impl From<TamsiOutcome> for cts_status {
             TamsiOutcome::MaxIterationsReached => cts_status::MaxIterationsReached,
             TamsiOutcome::LinearSolverFailed => cts_status::LinearSolverFailed,
             TamsiOutcome::AlphaSolverFailed => cts_status::AlphaSolverFailed,
+        }
+    }
+}
+
+impl From<LcpOutcome> for cts_status {
+    fn from(o: LcpOutcome) -> Self {
+        match o {
+            LcpOutcome::Solved => cts_status::Ok,
+            LcpOutcome::RayTermination => cts_status::LcpRayTermination,
+            LcpOutcome::ZeroToleranceTooLow => cts_status::LcpZeroToleranceTooLow,
+            LcpOutcome::PivotLimit => cts_status::LcpPivotLimit,
+            LcpOutcome::CyclingDetected => cts_status::LcpCyclingDetected,
+            LcpOutcome::LinearSolveFailed => cts_status::LcpLinearSolveFailed,
+            LcpOutcome::NotASolution => cts_status::LcpNotASolution,
+            LcpOutcome::RegularizationFailed => cts_status::LcpRegularizationFailed,
+        }
+    }
+}
+
+impl From<IpmOutcome> for cts_status {
+    fn from(o: IpmOutcome) -> Self {
+        match o {
+            IpmOutcome::Converged => cts_status::Ok,
+            IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
+            IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
+        }
+    }
+}
+
+impl From<RigidOutcome> for cts_status {
+    fn from(o: RigidOutcome) -> Self {
+        match o {
+            RigidOutcome::Solved => cts_status::Ok,
+            RigidOutcome::LcpUnsolvable => cts_status::RigidLcpUnsolvable,
+            RigidOutcome::RegularizedLcpFailed => cts_status::RigidRegularizedLcpFailed,
+        }
+    }
+}
+
+impl From<BaraffOutcome> for cts_status {
+    fn from(o: BaraffOutcome) -> Self {
+        match o {
+            BaraffOutcome::Solved => cts_status::Ok,
+            BaraffOutcome::Inexact => cts_status::BaraffInexact,
+            BaraffOutcome::UnboundedRay { .. } => cts_status::BaraffUnboundedRay,
+            BaraffOutcome::Cycling => cts_status::BaraffCycling,
+            BaraffOutcome::PivotLimit => cts_status::BaraffPivotLimit,
+            BaraffOutcome::IterationLimit => cts_status::BaraffIterationLimit,
+            BaraffOutcome::FrictionlessFallback { .. } => cts_status::BaraffFrictionlessFallback,
         }
     }
 }
@@ -90,6 +200,66 @@ impl From<TamsiError> for FfiError {
     }
 }
 
+/// The one mapping from LCP usage errors to status codes.
+impl From<LcpError> for FfiError {
+    fn from(e: LcpError) -> Self {
+        let status = match e {
+            LcpError::DimensionMismatch { .. } | LcpError::WarmStartLength { .. } => {
+                cts_status::DimensionMismatch
+            }
+            LcpError::InvalidParameter(_) => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from interior-point usage errors to status codes.
+impl From<IpmError> for FfiError {
+    fn from(e: IpmError) -> Self {
+        let status = match e {
+            IpmError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
+            IpmError::NonFinite { .. } | IpmError::OutOfRange { .. } => cts_status::InvalidArgument,
+            IpmError::NoSolution => cts_status::NoSolution,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from rigid constraint-solver usage errors to status codes.
+impl From<RigidError> for FfiError {
+    fn from(e: RigidError) -> Self {
+        let status = match e {
+            RigidError::DimensionMismatch { .. } | RigidError::OperatorShape { .. } => {
+                cts_status::DimensionMismatch
+            }
+            RigidError::MissingInertiaSolve | RigidError::NoDiscretizedLcp => cts_status::NoProblemData,
+            RigidError::InvalidArgument(_)
+            | RigidError::NotTwoDimensional
+            | RigidError::NormalNotUnit
+            | RigidError::TangentNotUnit
+            | RigidError::NotOrthogonal => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from Baraff usage errors to status codes.
+impl From<BaraffError> for FfiError {
+    fn from(e: BaraffError) -> Self {
+        let status = match e {
+            BaraffError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
+            BaraffError::NonFinite { .. }
+            | BaraffError::UnknownRowKind { .. }
+            | BaraffError::InvalidRow { .. }
+            | BaraffError::InvalidParameter { .. }
+            | BaraffError::MassMatrixNotPositiveDefinite { .. }
+            | BaraffError::UnsupportedRowKind { .. }
+            | BaraffError::WrongLevel { .. } => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
 /// Static, never-NULL text for any status value, unknown ones included. The pointer is valid for
 /// the life of the process and must not be freed.
 #[unsafe(no_mangle)]
@@ -99,6 +269,24 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         1 => c"maximum number of iterations reached",
         2 => c"linear solver failed",
         3 => c"step-length limiter found no solution",
+        10 => c"LCP: ray termination (no blocking variable)",
+        11 => c"LCP: zero tolerance too low (ratio test found no candidate)",
+        12 => c"LCP: pivot limit reached",
+        13 => c"LCP: cycling detected",
+        14 => c"LCP: basis solve failed its residual check",
+        15 => c"LCP: terminated on a point that is not a solution",
+        16 => c"LCP: every regularization shift failed",
+        17 => c"rigid: unable to solve LCP, it may be unsolvable",
+        18 => c"rigid: progressively regularized LCP solve failed",
+        19 => c"a user callback reported failure",
+        21 => c"Baraff: finished, violation above tolerance",
+        22 => c"Baraff: unbounded ray (inconsistent configuration)",
+        23 => c"Baraff: cycling safeguards exhausted",
+        24 => c"Baraff: pivot limit reached",
+        25 => c"Baraff: impulse iteration limit reached",
+        26 => c"Baraff: solved after a frictionless fallback",
+        41 => c"interior point: maximum number of iterations reached",
+        42 => c"interior point: non-finite Newton step",
         100 => c"null pointer",
         101 => c"invalid argument",
         102 => c"dimension mismatch",

@@ -171,3 +171,83 @@ pub unsafe fn output_matrix<'a>(
     // SAFETY: validated non-NULL with `len` writable doubles, per the contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
 }
+
+/// Validates a borrowed contiguous `int32_t` array named `name` of `len` entries and returns it as
+/// a slice (used for enumerated choices such as contact model kinds; the values are validated by
+/// the caller).
+///
+/// # Safety
+/// `ptr` must be NULL or point to `len` readable `int32_t`s that stay unchanged during `'a`.
+pub unsafe fn int_slice<'a>(name: &str, ptr: *const i32, len: usize) -> Result<&'a [i32], FfiError> {
+    if len > isize::MAX as usize / std::mem::size_of::<i32>() {
+        return Err(too_large(name));
+    }
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::null(name));
+    }
+    // SAFETY: non-NULL with `len` readable int32_t values, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// A borrowed contiguous `int32_t` array (enumerated codes, row indices), validated. The values
+/// are validated by the caller.
+#[derive(Debug, Clone, Copy)]
+pub struct RawIntVector {
+    ptr: *const i32,
+    len: usize,
+}
+
+impl RawIntVector {
+    /// Validates an array named `name` of `len` `int32_t`s.
+    pub fn new(name: &str, ptr: *const i32, len: usize) -> Result<Self, FfiError> {
+        if len > isize::MAX as usize / std::mem::size_of::<i32>() {
+            return Err(too_large(name));
+        }
+        if ptr.is_null() && len > 0 {
+            return Err(FfiError::null(name));
+        }
+        Ok(Self { ptr, len })
+    }
+
+    /// The array as a slice.
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn slice<'a>(&self) -> &'a [i32] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: validated non-NULL with `len` readable int32_t values, per the contract.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+/// As [`output`] for an `int32_t` output buffer (enumerated codes).
+///
+/// # Safety
+/// `out` must be NULL or point to `len` writable `int32_t`s that overlap no input.
+pub unsafe fn output_int<'a>(
+    name: &str,
+    out: *mut i32,
+    len: usize,
+    want: usize,
+) -> Result<&'a mut [i32], FfiError> {
+    if len != want {
+        return Err(FfiError::length(name, len, want));
+    }
+    if len > isize::MAX as usize / std::mem::size_of::<i32>() {
+        return Err(too_large(name));
+    }
+    if want == 0 {
+        return Ok(&mut []);
+    }
+    if out.is_null() {
+        return Err(FfiError::null(name));
+    }
+    // SAFETY: non-NULL with `len` writable int32_t values, per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+}

@@ -9,6 +9,7 @@
 //! block factors anyway and its solves return non-finite values.
 
 use super::grow;
+use super::lu::factor_small_in_place;
 
 /// Block-diagonal partial-pivot LU in owned, grow-only storage.
 ///
@@ -97,7 +98,7 @@ impl BlockDiagLu {
     pub fn factor(&mut self) {
         for &(oa, op, m) in &self.blocks[..self.num_blocks] {
             let lu = &mut self.a[oa..oa + m * m];
-            factor_small(lu, &mut self.perm[op..op + m], m);
+            factor_small_in_place(lu, &mut self.perm[op..op + m], m);
             // A zero pivot gives an infinite reciprocal: the solve is non-finite, as documented.
             for (k, d) in self.inv_diag[op..op + m].iter_mut().enumerate() {
                 *d = 1.0 / lu[k + k * m];
@@ -165,44 +166,6 @@ fn solve_dyn(lu: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64], tmp: &mut [
         }
     }
     b.copy_from_slice(tmp);
-}
-
-/// Unblocked right-looking LU with row partial pivoting of one `m×m` column-major block.
-fn factor_small(a: &mut [f64], perm: &mut [usize], m: usize) {
-    for (i, p) in perm.iter_mut().enumerate() {
-        *p = i;
-    }
-    for k in 0..m {
-        let mut p = k;
-        let mut best = a[k + k * m].abs();
-        for i in k + 1..m {
-            let v = a[i + k * m].abs();
-            if v > best {
-                best = v;
-                p = i;
-            }
-        }
-        if best != 0.0 {
-            if p != k {
-                for j in 0..m {
-                    a.swap(k + j * m, p + j * m);
-                }
-                perm.swap(k, p);
-            }
-            let pivot = a[k + k * m];
-            for x in &mut a[k * m + k + 1..(k + 1) * m] {
-                *x /= pivot;
-            }
-        }
-        let (left, right) = a.split_at_mut((k + 1) * m);
-        let l = &left[k * m + k + 1..(k + 1) * m];
-        for col in right.chunks_exact_mut(m) {
-            let u = col[k];
-            for (x, &li) in col[k + 1..].iter_mut().zip(l) {
-                *x -= li * u;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

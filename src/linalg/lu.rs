@@ -139,7 +139,7 @@ impl PartialPivLu {
                 Spec::default(),
             );
         } else {
-            super::simd::dispatch(FactorUnblocked { a: &mut self.lu[..n * n], perm: &mut self.perm[..n], n });
+            factor_small_in_place(&mut self.lu[..n * n], &mut self.perm[..n], n);
         }
     }
 
@@ -175,6 +175,13 @@ impl PartialPivLu {
         }
         b.copy_from_slice(tmp);
     }
+}
+
+/// Factors a small `n×n` column-major matrix in place with the unblocked kernel (the
+/// panel-delayed elimination below), writing the row permutation (`perm[i]` = original row of
+/// row i of `P A`). For callers that manage their own storage, e.g. many small blocks.
+pub(crate) fn factor_small_in_place(a: &mut [f64], perm: &mut [usize], n: usize) {
+    super::simd::dispatch(FactorUnblocked { a, perm, n });
 }
 
 struct FactorUnblocked<'a> {
@@ -323,28 +330,7 @@ fn factor_textbook(a: &mut [f64], perm: &mut [usize], n: usize) {
         *p = i;
     }
     for k in 0..n {
-        let col = &a[k * n..(k + 1) * n];
-        let mut p = k;
-        let mut best = col[k].abs();
-        for (i, &x) in col.iter().enumerate().skip(k + 1) {
-            let v = x.abs();
-            if v > best {
-                best = v;
-                p = i;
-            }
-        }
-        if best != 0.0 {
-            if p != k {
-                for j in 0..n {
-                    a.swap(k + j * n, p + j * n);
-                }
-                perm.swap(k, p);
-            }
-            let pivot = a[k + k * n];
-            for x in &mut a[k * n + k + 1..(k + 1) * n] {
-                *x /= pivot;
-            }
-        }
+        pivot_and_scale(a, perm, n, k);
         // Rank-1 update of the trailing block: A22 -= l_k u_kᵀ.
         let (left, right) = a.split_at_mut((k + 1) * n);
         let l = &left[k * n + k + 1..(k + 1) * n];

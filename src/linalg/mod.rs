@@ -10,21 +10,37 @@
 //!   failure (`specs/tamsi.md` §5.2).
 //! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
 //!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
+//! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
+//!   non-positive pivot (`specs/baraff.md` §2).
+//! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
+//!   pivoting on a changing square submatrix (`specs/baraff.md` §3.4).
+//! * [`Cod`]: complete orthogonal decomposition, minimum-norm least-squares solve
+//!   (`specs/rigid.md` §3.1).
+//! * [`BasisInverse`]: explicit basis inverse with rank-1 column-replacement updates, for the
+//!   pivoting LCP solvers (`specs/rigid.md` §8–9).
 //!
 //! * [`scalar`]: `std::max`/`std::min` with C++ NaN semantics, positive part, step function.
 //! * [`simd`]: runtime dispatch to AVX2 for kernels built for baseline x86-64.
 //!
 //! Storage is column-major, `n×n`, leading dimension `n`.
 
+mod basis_inverse;
 mod block_lu;
+mod cholesky;
+mod cod;
 mod ldlt;
 mod lu;
+mod qr_update;
 pub mod scalar;
 pub mod simd;
 
+pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
+pub use cholesky::{Cholesky, CholeskyFailure};
+pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::PartialPivLu;
+pub use qr_update::UpdatableQr;
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {

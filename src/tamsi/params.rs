@@ -31,7 +31,8 @@ impl Default for TamsiParameters {
             stiction_tolerance: 1.0e-4,
             max_iterations: 100,
             relative_tolerance: 1.0e-2,
-            theta_max: std::f64::consts::FRAC_PI_3,
+            // Drake's `M_PI / 3` (1.0471975511965976), not the correctly rounded π/3 one ulp above.
+            theta_max: std::f64::consts::PI / 3.0,
         }
     }
 }

@@ -1,9 +1,10 @@
 //! Compiling and running C and C++ against the library from tests (`specs/packaging.md` §6).
 //!
 //! `cargo test` leaves the cdylib and staticlib in `target/<profile>/deps/`; the shared library
-//! is copied to a private folder under its SONAME (`libcontact_solvers.so.0.<minor>`) with the
-//! `libcontact_solvers.so` link next to it, so programs link with `-lcontact_solvers` and run
-//! through an rpath. Tools that may be missing (valgrind, the sanitizer runtimes, Eigen) are
+//! is linked (hard link, or copied) into a private folder under its SONAME
+//! (`libcontact_solvers.so.0.<minor>`) with the `libcontact_solvers.so` link next to it, so
+//! programs link with `-lcontact_solvers` and run through an rpath. Scratch folders of test
+//! processes that have exited are removed (`remove_stale_scratch`). Tools that may be missing (valgrind, the sanitizer runtimes, Eigen) are
 //! detected; CI installs them, and a test without them prints `skipped: …` for that part only.
 #![allow(dead_code)]
 
@@ -15,6 +16,7 @@ use std::sync::OnceLock;
 pub fn lib_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
+        remove_stale_scratch();
         let deps = std::env::current_exe().unwrap().parent().unwrap().to_path_buf();
         let so = deps.join("libcontact_solvers.so");
         let a = deps.join("libcontact_solvers.a");
@@ -25,13 +27,41 @@ pub fn lib_dir() -> &'static Path {
         std::fs::create_dir_all(&shared).unwrap();
         std::fs::create_dir_all(&stat).unwrap();
         let soname = format!("libcontact_solvers.so.0.{}", env!("CARGO_PKG_VERSION_MINOR"));
-        std::fs::copy(&so, shared.join(&soname)).unwrap();
+        link_or_copy(&so, &shared.join(&soname));
         let link = shared.join("libcontact_solvers.so");
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(&soname, &link).unwrap();
-        std::fs::copy(&a, stat.join("libcontact_solvers.a")).unwrap();
+        link_or_copy(&a, &stat.join("libcontact_solvers.a"));
         dir
     })
+}
+
+/// A hard link `to` → `from` (no copy of the ~300 MB of debug libraries per test process), or a
+/// copy where hard links are not possible.
+fn link_or_copy(from: &Path, to: &Path) {
+    let _ = std::fs::remove_file(to);
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// Removes the scratch folders (`lib-<pid>`, `c-<name>-<pid>`, `install-<pid>`) under
+/// `CARGO_TARGET_TMPDIR` whose process has exited, once per test process; those of live processes
+/// (`cargo nextest` runs tests in parallel processes) stay.
+pub fn remove_stale_scratch() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let Ok(entries) = std::fs::read_dir(env!("CARGO_TARGET_TMPDIR")) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let scratch = name.starts_with("lib-") || name.starts_with("c-") || name.starts_with("install-");
+            let Some(pid) = name.rsplit('-').next().and_then(|p| p.parse::<u32>().ok()) else { continue };
+            if scratch && pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
 }
 
 pub fn include_dir() -> PathBuf {
@@ -44,6 +74,7 @@ pub fn examples_dir() -> PathBuf {
 
 /// Scratch folder for build products of one test.
 pub fn out_dir(name: &str) -> PathBuf {
+    remove_stale_scratch();
     let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("c-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -132,6 +163,10 @@ pub fn run_ok(exe: &Path, valgrind: bool) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// Flags of the AddressSanitizer/UBSan builds: any report is fatal, so it fails the test.
+pub const SANITIZE: &[&str] =
+    &["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"];
 
 /// Whether valgrind is installed.
 pub fn have_valgrind() -> bool {

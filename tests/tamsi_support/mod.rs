@@ -5,6 +5,7 @@
 pub mod backend;
 pub mod bench_cases;
 pub mod dual;
+pub mod example_output;
 pub mod reference;
 pub mod scenes;
 

@@ -1,0 +1,1108 @@
+"""Python bindings of libcontact_solvers over its C ABI, with ctypes and numpy.
+
+A single file with no build step: copy it next to your code (or put this folder on ``sys.path``)
+and point it at the shared library. It mirrors the C API of ``include/contact_solvers.h`` call by
+call and shapes the TAMSI solver like Drake's ``TamsiSolver``::
+
+    import numpy as np
+    import contact_solvers as cts
+
+    with cts.TamsiSolver(nv=3) as solver:
+        solver.set_two_way_coupled_problem_data(M, Jn, Jt, p_star, fn0, stiffness, dissipation, mu)
+        result = solver.solve_with_guess(dt, v0)
+        if result == cts.TamsiSolverResult.kSuccess:
+            v = solver.get_generalized_velocities()
+
+Finding the library (first match wins): the ``library`` argument (a path, or a :class:`Library`),
+the ``CONTACT_SOLVERS_LIB`` environment variable (a path), ``target/release`` then
+``target/debug`` of the repository this file sits in, then the system's search path
+(``ctypes.util.find_library``, e.g. after ``cargo cinstall``).
+
+Rules, those of the C API:
+
+* **Arrays.** Inputs are numpy arrays (or anything ``numpy.asarray`` accepts) of float64.
+  Matrices are passed to the library **column-major**: a Fortran-ordered float64 array (or a
+  column-strided view of one, e.g. ``A[:3, :]`` of an ``order="F"`` array, passed with its leading
+  dimension) goes through without a copy; anything else -- numpy's default row-major (C-order)
+  arrays, other dtypes, lists -- is **copied** once, at the set call, into a new Fortran-ordered
+  float64 array (``numpy.asfortranarray``). Shapes are checked before the library sees a pointer.
+* **Borrowing.** Problem data is borrowed, not copied, by the library (Drake's rule): it is read
+  at the set call and again at every later solve. The solver object keeps a reference to every
+  array it passed (the caller's own arrays when no copy was needed) until the next successful set
+  call, :meth:`TamsiSolver.resize` or :meth:`TamsiSolver.close`, so garbage collection cannot free
+  them. Changing the caller's arrays in place between the set call and a solve changes the
+  problem, as in Drake; pass ``copy=True`` to the setters to snapshot the data instead.
+* **Errors.** Usage errors (status >= 100: NULL pointers, wrong sizes, bad parameters, solving
+  without data, ...) raise :class:`ContactSolversError`, which carries the :class:`Status` and the
+  library's message. Solver outcomes are returned, not raised: ``solve_with_guess`` returns a
+  :class:`TamsiSolverResult`, as Drake's ``SolveWithGuess`` does.
+* **Handles** are freed by :meth:`close`, by leaving a ``with`` block, or by ``__del__``.
+* **Threads.** ctypes releases the GIL during library calls, so solvers really do run in
+  parallel from Python threads. One solver must not be used by two threads at once; distinct
+  solvers are independent (:meth:`TamsiSolver.clone` makes per-thread copies).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import dataclasses
+import enum
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "ABI_VERSION",
+    "ContactSolversError",
+    "IpmContactModel",
+    "IpmNewtonSolve",
+    "IpmOutcome",
+    "IpmSensitivityParameter",
+    "IpmSolver",
+    "IpmSolverParameters",
+    "IpmSolverStats",
+    "Library",
+    "Status",
+    "TamsiSolver",
+    "TamsiSolverIterationStats",
+    "TamsiSolverParameters",
+    "TamsiSolverResult",
+    "abi_version",
+    "calc_alpha",
+    "load_library",
+    "status_string",
+    "version",
+]
+
+#: The ABI version this module was written against (``CTS_ABI_VERSION`` of the header).
+ABI_VERSION = 1
+
+
+class Status(enum.IntEnum):
+    """``cts_status``: every fallible C function returns one (``c_api.md``)."""
+
+    OK = 0
+    MAX_ITERATIONS_REACHED = 1
+    LINEAR_SOLVER_FAILED = 2
+    ALPHA_SOLVER_FAILED = 3
+    IPM_MAX_ITERATIONS_REACHED = 41
+    IPM_NON_FINITE_STEP = 42
+    NULL_POINTER = 100
+    INVALID_ARGUMENT = 101
+    DIMENSION_MISMATCH = 102
+    NO_PROBLEM_DATA = 103
+    WRONG_COUPLING_SCHEME = 104
+    NO_SOLUTION = 105
+    PANIC = 199
+
+
+class TamsiSolverResult(enum.IntEnum):
+    """Drake's ``TamsiSolverResult``: the outcome of a TAMSI solve, same names and values."""
+
+    kSuccess = 0
+    kMaxIterationsReached = 1
+    kLinearSolverFailed = 2
+    kAlphaSolverFailed = 3
+
+
+class ContactSolversError(RuntimeError):
+    """A usage error reported by the library (or found by this module before calling it).
+
+    ``status`` is the :class:`Status` (or the raw int for a value this module does not know),
+    ``message`` the library's detail (``cts_*_last_error``).
+    """
+
+    def __init__(self, status: int, message: str):
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        self.status = status
+        self.message = message
+        name = status.name if isinstance(status, Status) else str(int(status))
+        super().__init__(f"{name}: {message}" if message else name)
+
+
+# --------------------------------------------------------------------------------------------
+# Loading the library and declaring its functions
+# --------------------------------------------------------------------------------------------
+
+_c_double_p = ctypes.POINTER(ctypes.c_double)
+_c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
+
+
+class _TamsiHandle(ctypes.Structure):
+    """Opaque ``cts_tamsi_solver``."""
+
+
+_TamsiHandleP = ctypes.POINTER(_TamsiHandle)
+
+
+class _TamsiParameters(ctypes.Structure):
+    """``cts_tamsi_parameters``."""
+
+    _fields_ = [
+        ("stiction_tolerance", ctypes.c_double),
+        ("max_iterations", ctypes.c_int32),
+        ("relative_tolerance", ctypes.c_double),
+        ("theta_max", ctypes.c_double),
+    ]
+
+
+class _TamsiIterationStats(ctypes.Structure):
+    """``cts_tamsi_iteration_stats``."""
+
+    _fields_ = [("num_iterations", ctypes.c_int32), ("vt_residual", ctypes.c_double)]
+
+
+class _IpmHandle(ctypes.Structure):
+    """Opaque ``cts_ipm_solver``."""
+
+
+_IpmHandleP = ctypes.POINTER(_IpmHandle)
+
+
+class _IpmParameters(ctypes.Structure):
+    """``cts_ipm_parameters``."""
+
+    _fields_ = [
+        ("rtol", ctypes.c_double),
+        ("btol", ctypes.c_double),
+        ("max_iter", ctypes.c_int32),
+        ("max_ls", ctypes.c_int32),
+        ("undercut", ctypes.c_double),
+        ("no_progress_max", ctypes.c_int32),
+        ("no_progress_undercut", ctypes.c_double),
+        ("dojo_lagged_kappa", ctypes.c_int32),
+        ("fixed_kappa", ctypes.c_double),
+        ("warm_start", ctypes.c_int32),
+        ("newton_solve", ctypes.c_int32),
+    ]
+
+
+class _IpmStats(ctypes.Structure):
+    """``cts_ipm_stats``."""
+
+    _fields_ = [
+        ("status", ctypes.c_int32),
+        ("iterations", ctypes.c_int32),
+        ("rvio", ctypes.c_double),
+        ("bvio", ctypes.c_double),
+        ("kappa", ctypes.c_double),
+        ("line_search_exhausted", ctypes.c_int32),
+        ("boundary_hits", ctypes.c_int32),
+    ]
+
+
+def _shared_library_name() -> str:
+    if sys.platform == "darwin":
+        return "libcontact_solvers.dylib"
+    if sys.platform == "win32":
+        return "contact_solvers.dll"
+    return "libcontact_solvers.so"
+
+
+def _candidates() -> list[str]:
+    env = os.environ.get("CONTACT_SOLVERS_LIB")
+    if env:
+        return [env]  # explicit: no silent fallback to another build
+    root = Path(__file__).resolve().parents[2]  # examples_c/python/ -> repository
+    found = [str(root / "target" / p / _shared_library_name()) for p in ("release", "debug")]
+    found = [p for p in found if os.path.exists(p)]
+    system = ctypes.util.find_library("contact_solvers")
+    if system:
+        found.append(system)
+    return found
+
+
+class Library:
+    """The loaded shared library with its functions declared (argument and result types).
+
+    Most code never touches this class: :func:`load_library` makes one and caches it, and the
+    solvers use it. Its attributes ``cts_*`` are the C functions.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = str(path)
+        self._dll = ctypes.CDLL(self.path)
+        self._declare_common()
+        self._declare_tamsi()
+        self._declare_ipm()
+        abi = self.cts_abi_version()
+        if abi != ABI_VERSION:
+            raise ContactSolversError(
+                Status.INVALID_ARGUMENT,
+                f"{self.path}: ABI version {abi}, this module expects {ABI_VERSION}",
+            )
+
+    def _fn(self, name: str, restype, argtypes):
+        f = getattr(self._dll, name)
+        f.restype = restype
+        f.argtypes = argtypes
+        setattr(self, name, f)
+
+    def _declare_common(self):
+        self._fn("cts_version", ctypes.c_char_p, [])
+        self._fn("cts_abi_version", ctypes.c_uint32, [])
+        self._fn("cts_status_string", ctypes.c_char_p, [ctypes.c_int32])
+        self._fn("cts_last_error_message", ctypes.c_char_p, [])
+
+    def _declare_tamsi(self):
+        st, sz, dp, h = ctypes.c_int32, ctypes.c_size_t, _c_double_p, _TamsiHandleP
+        self._fn("cts_tamsi_parameters_default", None, [ctypes.POINTER(_TamsiParameters)])
+        self._fn("cts_tamsi_solver_new", st, [sz, ctypes.POINTER(h)])
+        self._fn("cts_tamsi_solver_free", None, [h])
+        self._fn("cts_tamsi_solver_clone", st, [h, ctypes.POINTER(h)])
+        self._fn("cts_tamsi_solver_resize", st, [h, sz])
+        self._fn("cts_tamsi_solver_set_parameters", st, [h, ctypes.POINTER(_TamsiParameters)])
+        self._fn("cts_tamsi_solver_get_parameters", st, [h, ctypes.POINTER(_TamsiParameters)])
+        self._fn(
+            "cts_tamsi_solver_set_one_way_coupled_problem_data",
+            st,
+            [h, sz, dp, sz, dp, sz, dp, sz, dp, dp, dp],
+        )
+        self._fn(
+            "cts_tamsi_solver_set_two_way_coupled_problem_data",
+            st,
+            [h, sz, dp, sz, dp, sz, dp, sz, dp, dp, dp, dp, dp],
+        )
+        self._fn("cts_tamsi_solver_solve_with_guess", st, [h, ctypes.c_double, dp, sz])
+        for name in _TAMSI_VECTOR_GETTERS.values():
+            self._fn(name, st, [h, dp, sz])
+        self._fn(
+            "cts_tamsi_solver_get_iteration_stats", st, [h, ctypes.POINTER(_TamsiIterationStats)]
+        )
+        self._fn("cts_tamsi_solver_get_residuals", st, [h, dp, sz, _c_size_t_p])
+        self._fn("cts_tamsi_solver_num_velocities", sz, [h])
+        self._fn("cts_tamsi_solver_num_contacts", sz, [h])
+        self._fn("cts_tamsi_solver_last_error", ctypes.c_char_p, [h])
+        self._fn(
+            "cts_tamsi_calc_alpha",
+            st,
+            [dp, dp, ctypes.c_double, ctypes.c_double, ctypes.c_double, dp],
+        )
+        self._fn("cts_tamsi_solver_calc_jacobian", st, [h, ctypes.c_double, dp, sz, dp, sz])
+
+    def _declare_ipm(self):
+        st, sz, dp, h = ctypes.c_int32, ctypes.c_size_t, _c_double_p, _IpmHandleP
+        self._fn("cts_ipm_parameters_default", None, [ctypes.POINTER(_IpmParameters)])
+        self._fn("cts_ipm_solver_new", st, [ctypes.POINTER(h)])
+        self._fn("cts_ipm_solver_free", None, [h])
+        self._fn("cts_ipm_solver_clone", st, [h, ctypes.POINTER(h)])
+        self._fn("cts_ipm_solver_set_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
+        self._fn("cts_ipm_solver_get_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
+        self._fn(
+            "cts_ipm_solver_set_problem_data",
+            st,
+            [h, sz, sz, dp, sz, dp, sz, dp, sz, dp, dp, ctypes.c_double, dp, dp,
+             ctypes.POINTER(ctypes.c_int32), dp, sz],
+        )
+        self._fn("cts_ipm_solver_solve", st, [h])
+        self._fn("cts_ipm_solver_solve_with_guess", st, [h, dp, sz])
+        for name in _IPM_VECTOR_GETTERS.values():
+            self._fn(name, st, [h, dp, sz])
+        self._fn("cts_ipm_solver_num_cone_variables", sz, [h])
+        self._fn("cts_ipm_solver_get_stats", st, [h, ctypes.POINTER(_IpmStats)])
+        for name in _IPM_HISTORIES.values():
+            self._fn(name, st, [h, dp, sz, _c_size_t_p])
+        self._fn("cts_ipm_solver_compute_sensitivities", st, [h])
+        self._fn("cts_ipm_solver_get_velocity_sensitivity", st, [h, ctypes.c_int32, dp, sz, sz])
+        self._fn("cts_ipm_solver_get_impulse_sensitivity", st, [h, ctypes.c_int32, dp, sz, sz])
+        self._fn("cts_ipm_solver_num_velocities", sz, [h])
+        self._fn("cts_ipm_solver_num_contacts", sz, [h])
+        self._fn("cts_ipm_solver_last_error", ctypes.c_char_p, [h])
+
+    def last_error_message(self) -> str:
+        """``cts_last_error_message()``: detail of the last failure without a handle."""
+        return self.cts_last_error_message().decode("utf-8", "replace")
+
+
+_default_library: Library | None = None
+
+
+def load_library(path: str | os.PathLike | None = None) -> Library:
+    """Loads libcontact_solvers.
+
+    With ``path``, that file (a new :class:`Library` each call). Without, the cached default:
+    ``CONTACT_SOLVERS_LIB``, then ``target/release`` and ``target/debug`` of this repository,
+    then the system's search path.
+    """
+    global _default_library
+    if path is not None:
+        return Library(path)
+    if _default_library is None:
+        candidates = _candidates()
+        if not candidates:
+            raise OSError(
+                "libcontact_solvers not found: set CONTACT_SOLVERS_LIB to its path, build it "
+                "with `cargo build --release`, or install it (`make install`)"
+            )
+        _default_library = Library(candidates[0])
+    return _default_library
+
+
+def _library(library: Library | str | os.PathLike | None) -> Library:
+    if isinstance(library, Library):
+        return library
+    return load_library(library)
+
+
+def version(library: Library | str | os.PathLike | None = None) -> str:
+    """``cts_version()``: the library's version, e.g. ``"0.1.0"``."""
+    return _library(library).cts_version().decode()
+
+
+def abi_version(library: Library | str | os.PathLike | None = None) -> int:
+    """``cts_abi_version()``."""
+    return int(_library(library).cts_abi_version())
+
+
+def status_string(status: int, library: Library | str | os.PathLike | None = None) -> str:
+    """``cts_status_string(status)``: the library's name for any status value."""
+    return _library(library).cts_status_string(int(status)).decode()
+
+
+# --------------------------------------------------------------------------------------------
+# Arrays
+# --------------------------------------------------------------------------------------------
+
+
+def _ptr(a: np.ndarray):
+    return a.ctypes.data_as(_c_double_p)
+
+
+def _matrix(x, rows: int, cols: int, name: str, copy: bool) -> tuple[np.ndarray, int]:
+    """A float64 matrix the library can read column-major, and its leading dimension.
+
+    No copy for a float64 array whose columns are contiguous with a column stride of ``ld >=
+    rows`` doubles (Fortran order, or a row block of a Fortran-ordered array); otherwise (or with
+    ``copy``) a new Fortran-ordered copy, ``ld = rows``.
+    """
+    a = np.asarray(x)
+    if a.ndim != 2 or a.shape != (rows, cols):
+        raise ContactSolversError(
+            Status.DIMENSION_MISMATCH, f"{name}: shape {a.shape}, expected ({rows}, {cols})"
+        )
+    item = np.dtype(np.float64).itemsize
+    if (
+        not copy
+        and a.dtype == np.float64
+        and a.dtype.isnative
+        and a.flags.aligned
+        and rows > 0
+        and cols > 0
+        and (a.strides[0] == item or rows == 1)
+        and a.strides[1] % item == 0
+        and a.strides[1] // item >= rows
+    ):
+        return a, a.strides[1] // item
+    if not copy and a.dtype == np.float64 and a.flags.f_contiguous:
+        return a, max(1, rows)  # empty or single-column Fortran arrays
+    return np.array(a, dtype=np.float64, order="F", copy=True), max(1, rows)
+
+
+def _vector(x, n: int, name: str, copy: bool) -> np.ndarray:
+    """A contiguous float64 vector of length ``n`` (copied when it is not one, or with ``copy``)."""
+    a = np.asarray(x)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ContactSolversError(
+            Status.DIMENSION_MISMATCH, f"{name}: shape {a.shape}, expected ({n},)"
+        )
+    if copy or a.dtype != np.float64 or not a.dtype.isnative or not a.flags.c_contiguous:
+        a = np.array(a, dtype=np.float64, copy=True)
+    return a
+
+
+def _int32(name: str, value) -> int:
+    """An int32 struct field from an integer-valued Python number."""
+    if int(value) != value or not -(2**31) <= value < 2**31:
+        raise ContactSolversError(Status.INVALID_ARGUMENT, f"{name} = {value} is not an int32")
+    return int(value)
+
+
+# --------------------------------------------------------------------------------------------
+# TAMSI
+# --------------------------------------------------------------------------------------------
+
+_TAMSI_VECTOR_GETTERS = {
+    "generalized_velocities": "cts_tamsi_solver_get_generalized_velocities",
+    "normal_velocities": "cts_tamsi_solver_get_normal_velocities",
+    "tangential_velocities": "cts_tamsi_solver_get_tangential_velocities",
+    "normal_forces": "cts_tamsi_solver_get_normal_forces",
+    "friction_forces": "cts_tamsi_solver_get_friction_forces",
+    "generalized_friction_forces": "cts_tamsi_solver_get_generalized_friction_forces",
+    "generalized_contact_forces": "cts_tamsi_solver_get_generalized_contact_forces",
+}
+
+
+@dataclasses.dataclass
+class TamsiSolverParameters:
+    """Drake's ``TamsiSolverParameters`` (defaults are Drake's); validated when set."""
+
+    #: vs, m/s, > 0: the slip speed at which friction saturates.
+    stiction_tolerance: float = 1.0e-4
+    #: Maximum number of Newton updates, >= 0.
+    max_iterations: int = 100
+    #: rtol in (0, 1): convergence when the velocity updates drop below rtol·vs.
+    relative_tolerance: float = 1.0e-2
+    #: Largest change of a slip direction per iteration, rad, in (0, pi/2).
+    theta_max: float = math.pi / 3.0
+
+
+@dataclasses.dataclass
+class TamsiSolverIterationStats:
+    """Drake's ``TamsiSolverIterationStats``."""
+
+    #: Newton updates performed in the last solve.
+    num_iterations: int
+    #: ‖Δvt‖ of each update, m/s.
+    residuals: np.ndarray
+
+    @property
+    def vt_residual(self) -> float:
+        """The last entry of ``residuals`` (NaN when there is none)."""
+        return float(self.residuals[-1]) if len(self.residuals) else math.nan
+
+
+class TamsiSolver:
+    """Drake's ``TamsiSolver<double>``: compliant contact with regularized friction.
+
+    Solves ``M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)`` for the next-step generalized velocities ``v``
+    (``nv``), with ``nc`` contacts: ``fn`` given (one-way coupling) or
+    ``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊`` (two-way). ``M`` is nv×nv, ``Jn`` nc×nv, ``Jt``
+    2nc×nv (two tangent rows per contact), the per-contact vectors have nc entries. SI units,
+    forces in N. See the module docstring for the array, borrowing and error rules.
+    """
+
+    def __init__(self, nv: int, library: Library | str | os.PathLike | None = None):
+        self._lib = _library(library)
+        self._handle = None
+        self._borrowed: tuple = ()
+        if int(nv) < 0:
+            raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
+        handle = _TamsiHandleP()
+        status = self._lib.cts_tamsi_solver_new(int(nv), ctypes.byref(handle))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        self._handle = handle
+
+    @classmethod
+    def _adopt(cls, library: Library, handle) -> TamsiSolver:
+        self = cls.__new__(cls)
+        self._lib = library
+        self._handle = handle
+        self._borrowed = ()
+        return self
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Frees the C handle (``cts_tamsi_solver_free``) and drops the borrowed arrays.
+
+        Idempotent; any later call on this object raises :class:`ContactSolversError`.
+        """
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.cts_tamsi_solver_free(handle)
+        self._borrowed = ()
+
+    def __enter__(self) -> TamsiSolver:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: ctypes may already be gone
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return not self._handle
+
+    def _h(self):
+        if not self._handle:
+            raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
+        return self._handle
+
+    def _check(self, status: int) -> None:
+        if status != Status.OK:
+            raise ContactSolversError(status, self.last_error())
+
+    def last_error(self) -> str:
+        """``cts_tamsi_solver_last_error``: detail of the last call that did not return OK."""
+        return self._lib.cts_tamsi_solver_last_error(self._h()).decode("utf-8", "replace")
+
+    def clone(self) -> TamsiSolver:
+        """A deep copy of the parameters and workspace, without problem data (for a thread)."""
+        out = _TamsiHandleP()
+        status = self._lib.cts_tamsi_solver_clone(self._h(), ctypes.byref(out))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        return TamsiSolver._adopt(self._lib, out)
+
+    def resize(self, nv: int) -> None:
+        """Changes nv (> 0), as Drake's ``ResizeIfNeeded``; drops problem data and results."""
+        if int(nv) < 0:
+            raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
+        self._check(self._lib.cts_tamsi_solver_resize(self._h(), int(nv)))
+        self._borrowed = ()
+
+    # -- sizes and parameters -----------------------------------------------------------------
+
+    @property
+    def num_velocities(self) -> int:
+        return int(self._lib.cts_tamsi_solver_num_velocities(self._h()))
+
+    @property
+    def num_contacts(self) -> int:
+        """nc of the current problem data (0 without data)."""
+        return int(self._lib.cts_tamsi_solver_num_contacts(self._h()))
+
+    def set_solver_parameters(self, parameters: TamsiSolverParameters) -> None:
+        """Validates and sets the parameters (raises ``INVALID_ARGUMENT``, nothing changed)."""
+        c = _TamsiParameters()
+        self._lib.cts_tamsi_parameters_default(ctypes.byref(c))
+        c.stiction_tolerance = float(parameters.stiction_tolerance)
+        c.max_iterations = _int32("max_iterations", parameters.max_iterations)
+        c.relative_tolerance = float(parameters.relative_tolerance)
+        c.theta_max = float(parameters.theta_max)
+        self._check(self._lib.cts_tamsi_solver_set_parameters(self._h(), ctypes.byref(c)))
+
+    def get_solver_parameters(self) -> TamsiSolverParameters:
+        c = _TamsiParameters()
+        self._check(self._lib.cts_tamsi_solver_get_parameters(self._h(), ctypes.byref(c)))
+        return TamsiSolverParameters(
+            c.stiction_tolerance, int(c.max_iterations), c.relative_tolerance, c.theta_max
+        )
+
+    # -- problem data (borrowed) --------------------------------------------------------------
+
+    def _problem_arrays(self, M, Jn, Jt, p_star, per_contact, copy):
+        nv = self.num_velocities
+        first_name, first = per_contact[0]
+        nc = np.asarray(first).shape[0] if np.ndim(first) == 1 else -1
+        if nc < 0:
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"{first_name}: shape {np.shape(first)}, expected (nc,)"
+            )
+        mats = [
+            _matrix(M, nv, nv, "M", copy),
+            _matrix(Jn, nc, nv, "Jn", copy),
+            _matrix(Jt, 2 * nc, nv, "Jt", copy),
+        ]
+        vecs = [_vector(p_star, nv, "p_star", copy)]
+        vecs += [_vector(x, nc, name, copy) for name, x in per_contact]
+        return nc, mats, vecs
+
+    def set_one_way_coupled_problem_data(self, M, Jn, Jt, p_star, fn, mu, *, copy=False) -> None:
+        """Drake's ``SetOneWayCoupledProblemData``: normal forces ``fn`` (N) given.
+
+        ``M`` nv×nv (kg), ``Jn`` nc×nv, ``Jt`` 2nc×nv, ``p_star`` nv (N·s), ``fn`` and ``mu`` nc;
+        nc is ``len(fn)``. Borrowed (see the module docstring); ``copy=True`` snapshots them.
+        On an error the previous data stays set.
+        """
+        nc, mats, vecs = self._problem_arrays(M, Jn, Jt, p_star, [("fn", fn), ("mu", mu)], copy)
+        (m, ld_m), (jn, ld_jn), (jt, ld_jt) = mats
+        self._check(
+            self._lib.cts_tamsi_solver_set_one_way_coupled_problem_data(
+                self._h(), nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
+                *[_ptr(v) for v in vecs],
+            )
+        )
+        self._borrowed = (m, jn, jt, *vecs)  # only now: a failed call keeps the old borrow
+
+    def set_two_way_coupled_problem_data(
+        self, M, Jn, Jt, p_star, fn0, stiffness, dissipation, mu, *, copy=False
+    ) -> None:
+        """Drake's ``SetTwoWayCoupledProblemData``: ``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊``.
+
+        As the one-way call, with ``fn0`` (N), ``stiffness`` k (N/m), ``dissipation`` d (s/m)
+        and ``mu``, nc each; nc is ``len(fn0)``. Borrowed.
+        """
+        per_contact = [("fn0", fn0), ("stiffness", stiffness), ("dissipation", dissipation),
+                       ("mu", mu)]
+        nc, mats, vecs = self._problem_arrays(M, Jn, Jt, p_star, per_contact, copy)
+        (m, ld_m), (jn, ld_jn), (jt, ld_jt) = mats
+        self._check(
+            self._lib.cts_tamsi_solver_set_two_way_coupled_problem_data(
+                self._h(), nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
+                *[_ptr(v) for v in vecs],
+            )
+        )
+        self._borrowed = (m, jn, jt, *vecs)
+
+    # -- solving ------------------------------------------------------------------------------
+
+    def solve_with_guess(self, dt: float, v_guess) -> TamsiSolverResult:
+        """Drake's ``SolveWithGuess``: ``dt`` in s (finite, > 0), ``v_guess`` of length nv.
+
+        Returns the outcome (``kSuccess`` or one of Drake's failure results, after which every
+        getter holds values at the last iterate); raises on usage errors.
+        """
+        g = np.ascontiguousarray(v_guess, dtype=np.float64)
+        if g.ndim != 1:
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"v_guess: shape {g.shape}, expected (nv,)"
+            )
+        status = self._lib.cts_tamsi_solver_solve_with_guess(
+            self._h(), float(dt), _ptr(g), g.shape[0]
+        )
+        if Status.OK <= status <= Status.ALPHA_SOLVER_FAILED:
+            return TamsiSolverResult(status)
+        raise ContactSolversError(status, self.last_error())
+
+    def _get(self, what: str, n: int) -> np.ndarray:
+        out = np.empty(n, dtype=np.float64)
+        self._check(getattr(self._lib, _TAMSI_VECTOR_GETTERS[what])(self._h(), _ptr(out), n))
+        return out
+
+    def get_generalized_velocities(self) -> np.ndarray:
+        """v (nv; m/s or rad/s) of the last solve."""
+        return self._get("generalized_velocities", self.num_velocities)
+
+    def get_normal_velocities(self) -> np.ndarray:
+        """vn = Jn v (nc; m/s, positive when separating)."""
+        return self._get("normal_velocities", self.num_contacts)
+
+    def get_tangential_velocities(self) -> np.ndarray:
+        """vt = Jt v (2nc; m/s)."""
+        return self._get("tangential_velocities", 2 * self.num_contacts)
+
+    def get_normal_forces(self) -> np.ndarray:
+        """fn (nc; N)."""
+        return self._get("normal_forces", self.num_contacts)
+
+    def get_friction_forces(self) -> np.ndarray:
+        """ft (2nc; N)."""
+        return self._get("friction_forces", 2 * self.num_contacts)
+
+    def get_generalized_friction_forces(self) -> np.ndarray:
+        """τ_f = Jtᵀ ft (nv; N or N·m)."""
+        return self._get("generalized_friction_forces", self.num_velocities)
+
+    def get_generalized_contact_forces(self) -> np.ndarray:
+        """τ = Jtᵀ ft + Jnᵀ fn (nv; N or N·m)."""
+        return self._get("generalized_contact_forces", self.num_velocities)
+
+    def get_iteration_statistics(self) -> TamsiSolverIterationStats:
+        """Number of Newton updates and the ‖Δvt‖ history of the last solve."""
+        c = _TamsiIterationStats()
+        self._check(self._lib.cts_tamsi_solver_get_iteration_stats(self._h(), ctypes.byref(c)))
+        count = ctypes.c_size_t(0)
+        self._check(
+            self._lib.cts_tamsi_solver_get_residuals(self._h(), None, 0, ctypes.byref(count))
+        )
+        residuals = np.empty(count.value, dtype=np.float64)
+        self._check(
+            self._lib.cts_tamsi_solver_get_residuals(
+                self._h(), _ptr(residuals), residuals.shape[0], ctypes.byref(count)
+            )
+        )
+        return TamsiSolverIterationStats(int(c.num_iterations), residuals)
+
+    def calc_jacobian(self, dt: float, v) -> np.ndarray:
+        """The Newton Jacobian ∂R/∂v (nv×nv, Fortran-ordered) of the current problem at ``v``."""
+        vv = np.ascontiguousarray(v, dtype=np.float64)
+        if vv.ndim != 1:
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"v: shape {vv.shape}, expected (nv,)"
+            )
+        nv = self.num_velocities
+        J = np.empty((nv, nv), dtype=np.float64, order="F")
+        self._check(
+            self._lib.cts_tamsi_solver_calc_jacobian(
+                self._h(), float(dt), _ptr(vv), vv.shape[0], _ptr(J), max(1, nv)
+            )
+        )
+        return J
+
+
+def calc_alpha(vt, dvt, cos_theta_max: float, stiction_tolerance: float,
+               relative_tolerance: float,
+               library: Library | str | os.PathLike | None = None) -> float | None:
+    """Drake's ``internal::TalsLimiter::CalcAlpha`` for one contact (2-vectors).
+
+    Returns α, or ``None`` where Drake returns ``nullopt`` (no solution); raises on usage errors.
+    """
+    lib = _library(library)
+    a = _vector(vt, 2, "vt", False)
+    b = _vector(dvt, 2, "dvt", False)
+    alpha = ctypes.c_double(math.nan)
+    status = lib.cts_tamsi_calc_alpha(
+        _ptr(a), _ptr(b), float(cos_theta_max), float(stiction_tolerance),
+        float(relative_tolerance), ctypes.byref(alpha),
+    )
+    if status == Status.OK:
+        return alpha.value
+    if status == Status.ALPHA_SOLVER_FAILED:
+        return None
+    raise ContactSolversError(status, lib.last_error_message())
+
+
+# --------------------------------------------------------------------------------------------
+# Interior point (Dojo)
+# --------------------------------------------------------------------------------------------
+
+_IPM_VECTOR_GETTERS = {
+    "generalized_velocities": "cts_ipm_solver_get_generalized_velocities",
+    "impulses": "cts_ipm_solver_get_impulses",
+    "next_gaps": "cts_ipm_solver_get_next_gaps",
+    "primal": "cts_ipm_solver_get_primal",
+    "dual": "cts_ipm_solver_get_dual",
+}
+
+_IPM_HISTORIES = {
+    "rvio": "cts_ipm_solver_get_rvio_history",
+    "bvio": "cts_ipm_solver_get_bvio_history",
+    "kappa": "cts_ipm_solver_get_kappa_history",
+    "alpha": "cts_ipm_solver_get_alpha_history",
+}
+
+
+class IpmOutcome(enum.IntEnum):
+    """Outcome of an interior-point solve (the C++ wrapper's ``cts::IpmOutcome``)."""
+
+    kConverged = 0  # rvio < rtol and bvio < btol
+    kMaxIterationsReached = 41  # results hold the last iterate
+    kNonFiniteStep = 42  # results hold the last finite iterate
+
+
+class IpmContactModel(enum.IntEnum):
+    """Contact model of one contact (``CTS_IPM_MODEL_*``)."""
+
+    kImpact = 0  # frictionless
+    kSecondOrderCone = 1  # isotropic Coulomb friction (Dojo's nonlinear model)
+    kLinear = 2  # four friction directions: the L1 diamond, sliding bodies drift sideways
+
+
+class IpmNewtonSolve(enum.IntEnum):
+    """How the Newton system is solved (``CTS_IPM_NEWTON_SOLVE_*``)."""
+
+    kCondensed = 0
+    kDense = 1
+
+
+class IpmSensitivityParameter(enum.IntEnum):
+    """The problem data a sensitivity is taken with respect to (``CTS_IPM_SENSITIVITY_*``)."""
+
+    kV0 = 0  # n columns
+    kTau = 1  # n columns
+    kPhi = 2  # nc columns
+    kMu = 3  # nc columns
+
+
+@dataclasses.dataclass
+class IpmSolverParameters:
+    """``cts_ipm_parameters`` (defaults are Dojo's code defaults); validated when set."""
+
+    #: Tolerance on rvio (∞-norm of the equality residuals), > 0.
+    rtol: float = 1.0e-6
+    #: Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0.
+    btol: float = 1.0e-4
+    #: Maximum number of Newton iterations, >= 0.
+    max_iter: int = 50
+    #: Maximum number of backtracking halvings per iteration, >= 1.
+    max_ls: int = 10
+    #: κ floor = btol / undercut; > 0, infinity allowed.
+    undercut: float = math.inf
+    #: Iterations without progress before undercut grows, >= 0.
+    no_progress_max: int = 3
+    #: Factor applied to undercut, >= 1.
+    no_progress_undercut: float = 10.0
+    #: Dojo's lagged-κ predictor (compatibility).
+    dojo_lagged_kappa: bool = False
+    #: Fixed-κ mode (N·s·m) for smooth gradients when > 0.
+    fixed_kappa: float = 0.0
+    #: Start the cone variables from the previous solution (same contact layout).
+    warm_start: bool = False
+    #: Condensed (default) or dense Newton solves.
+    newton_solve: IpmNewtonSolve = IpmNewtonSolve.kCondensed
+
+
+@dataclasses.dataclass
+class IpmSolverStats:
+    """``cts_ipm_stats``: summary of the last solve."""
+
+    outcome: IpmOutcome | int
+    iterations: int
+    rvio: float
+    bvio: float
+    kappa: float
+    line_search_exhausted: int
+    boundary_hits: int
+
+
+class IpmSolver:
+    """Dojo's interior-point contact solver (``cts_ipm_*``): one time step in generalized
+    velocities,
+
+        M (v − v0) − h τ − Σ_i [Jn_iᵀ γn_i + Jt_iᵀ b_i] = 0,   0 <= φ_i + h Jn_i v ⟂ γn_i >= 0,
+
+    with Coulomb friction on the second-order cone (or the linear model, or none), solved for v
+    (n) and the contact IMPULSES (N·s) by a primal–dual predictor–corrector; sensitivities of
+    the solution with respect to v0, τ, φ and μ by implicit differentiation. Sizes come with the
+    problem data. Arrays, borrowing and errors as in the module docstring.
+    """
+
+    def __init__(self, library: Library | str | os.PathLike | None = None):
+        self._lib = _library(library)
+        self._handle = None
+        self._borrowed: tuple = ()
+        handle = _IpmHandleP()
+        status = self._lib.cts_ipm_solver_new(ctypes.byref(handle))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        self._handle = handle
+
+    @classmethod
+    def _adopt(cls, library: Library, handle) -> IpmSolver:
+        self = cls.__new__(cls)
+        self._lib = library
+        self._handle = handle
+        self._borrowed = ()
+        return self
+
+    # -- lifetime (as TamsiSolver) ---------------------------------------------------------------
+
+    def close(self) -> None:
+        """Frees the C handle and drops the borrowed arrays; idempotent."""
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.cts_ipm_solver_free(handle)
+        self._borrowed = ()
+
+    def __enter__(self) -> IpmSolver:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def closed(self) -> bool:
+        return not self._handle
+
+    def _h(self):
+        if not self._handle:
+            raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
+        return self._handle
+
+    def _check(self, status: int) -> None:
+        if status != Status.OK:
+            raise ContactSolversError(status, self.last_error())
+
+    def last_error(self) -> str:
+        """``cts_ipm_solver_last_error``: detail of the last call that did not return OK."""
+        return self._lib.cts_ipm_solver_last_error(self._h()).decode("utf-8", "replace")
+
+    def clone(self) -> IpmSolver:
+        """A deep copy of the parameters and workspace, without problem data."""
+        out = _IpmHandleP()
+        status = self._lib.cts_ipm_solver_clone(self._h(), ctypes.byref(out))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        return IpmSolver._adopt(self._lib, out)
+
+    # -- sizes and parameters -----------------------------------------------------------------
+
+    @property
+    def num_velocities(self) -> int:
+        """n of the current problem data (0 without data)."""
+        return int(self._lib.cts_ipm_solver_num_velocities(self._h()))
+
+    @property
+    def num_contacts(self) -> int:
+        """nc of the current problem data (0 without data)."""
+        return int(self._lib.cts_ipm_solver_num_contacts(self._h()))
+
+    @property
+    def num_cone_variables(self) -> int:
+        """K, the length of the primal and dual vectors (1, 4 or 6 per contact by model)."""
+        return int(self._lib.cts_ipm_solver_num_cone_variables(self._h()))
+
+    def set_parameters(self, parameters: IpmSolverParameters) -> None:
+        """Validates and sets the parameters (raises ``INVALID_ARGUMENT``, nothing changed)."""
+        c = _IpmParameters()
+        self._lib.cts_ipm_parameters_default(ctypes.byref(c))
+        p = parameters
+        c.rtol, c.btol = float(p.rtol), float(p.btol)
+        c.max_iter = _int32("max_iter", p.max_iter)
+        c.max_ls = _int32("max_ls", p.max_ls)
+        c.undercut = float(p.undercut)
+        c.no_progress_max = _int32("no_progress_max", p.no_progress_max)
+        c.no_progress_undercut = float(p.no_progress_undercut)
+        c.dojo_lagged_kappa = _int32("dojo_lagged_kappa", p.dojo_lagged_kappa)
+        c.fixed_kappa = float(p.fixed_kappa)
+        c.warm_start = _int32("warm_start", p.warm_start)
+        c.newton_solve = _int32("newton_solve", p.newton_solve)
+        self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
+
+    def get_parameters(self) -> IpmSolverParameters:
+        c = _IpmParameters()
+        self._check(self._lib.cts_ipm_solver_get_parameters(self._h(), ctypes.byref(c)))
+        try:
+            newton = IpmNewtonSolve(c.newton_solve)
+        except ValueError:
+            newton = int(c.newton_solve)
+        return IpmSolverParameters(
+            c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
+            c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
+            newton,
+        )
+
+    # -- problem data (borrowed) --------------------------------------------------------------
+
+    def set_problem_data(self, M, Jn, Jt, v0, tau, h: float, phi, mu, models, vt_offset=None,
+                         *, copy=False) -> None:
+        """Sets one time step: ``M`` n×n (kg), ``Jn`` nc×n, ``Jt`` 2nc×n, ``v0`` and ``tau`` n,
+        ``h`` (s), ``phi`` (m), ``mu`` and ``models`` (:class:`IpmContactModel`) nc each, and
+        an optional ``vt_offset`` (2nc, m/s). n is ``len(v0)``, nc is ``len(phi)``. Borrowed
+        (the model kinds are copied by the library); ``copy=True`` snapshots the arrays. On an
+        error the previous data stays set.
+        """
+        v0_a = np.asarray(v0)
+        phi_a = np.asarray(phi)
+        if v0_a.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"v0: shape {v0_a.shape}, expected (n,)")
+        if phi_a.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"phi: shape {phi_a.shape}, expected (nc,)")
+        n, nc = v0_a.shape[0], phi_a.shape[0]
+        m, ld_m = _matrix(M, n, n, "M", copy)
+        jn, ld_jn = _matrix(Jn, nc, n, "Jn", copy)
+        jt, ld_jt = _matrix(Jt, 2 * nc, n, "Jt", copy)
+        vecs = [_vector(v0, n, "v0", copy), _vector(tau, n, "tau", copy),
+                _vector(phi, nc, "phi", copy), _vector(mu, nc, "mu", copy)]
+        kinds = np.asarray(models)
+        if kinds.shape != (nc,) or (nc > 0 and kinds.dtype.kind not in "iu"):
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH,
+                f"models: {kinds.shape} of {kinds.dtype}, expected ({nc},) integers",
+            )
+        kinds = np.ascontiguousarray(kinds, dtype=np.int32)
+        if vt_offset is None:
+            offset, offset_ptr, offset_len = None, None, 0
+        else:
+            offset = _vector(vt_offset, 2 * nc, "vt_offset", copy)
+            offset_ptr, offset_len = _ptr(offset), 2 * nc
+        self._check(
+            self._lib.cts_ipm_solver_set_problem_data(
+                self._h(), n, nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
+                _ptr(vecs[0]), _ptr(vecs[1]), float(h), _ptr(vecs[2]), _ptr(vecs[3]),
+                kinds.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), offset_ptr, offset_len,
+            )
+        )
+        self._borrowed = (m, jn, jt, *vecs, kinds, offset)  # a failed call keeps the old borrow
+
+    # -- solving ------------------------------------------------------------------------------
+
+    def _outcome(self, status: int) -> IpmOutcome:
+        if status < Status.NULL_POINTER:
+            return IpmOutcome(status)
+        raise ContactSolversError(status, self.last_error())
+
+    def solve(self) -> IpmOutcome:
+        """Solves from v = v0; returns the outcome, raises on usage errors."""
+        return self._outcome(self._lib.cts_ipm_solver_solve(self._h()))
+
+    def solve_with_guess(self, v_guess) -> IpmOutcome:
+        """Solves from the velocity guess (n; m/s, rad/s)."""
+        g = np.ascontiguousarray(v_guess, dtype=np.float64)
+        if g.ndim != 1:
+            raise ContactSolversError(Status.DIMENSION_MISMATCH, f"v_guess: shape {g.shape}, expected (n,)")
+        return self._outcome(self._lib.cts_ipm_solver_solve_with_guess(self._h(), _ptr(g), g.shape[0]))
+
+    def _get(self, what: str, n: int) -> np.ndarray:
+        out = np.empty(n, dtype=np.float64)
+        self._check(getattr(self._lib, _IPM_VECTOR_GETTERS[what])(self._h(), _ptr(out), n))
+        return out
+
+    def get_generalized_velocities(self) -> np.ndarray:
+        """v (n; m/s or rad/s) of the last solve."""
+        return self._get("generalized_velocities", self.num_velocities)
+
+    def get_impulses(self) -> np.ndarray:
+        """Contact impulses (3nc; N·s): for contact i, entries 3i, 3i+1, 3i+2 = (normal γn,
+        friction along t1, friction along t2); ``.reshape(-1, 3)`` gives one row per contact."""
+        return self._get("impulses", 3 * self.num_contacts)
+
+    def get_next_gaps(self) -> np.ndarray:
+        """Predicted next gaps φ + h·Jn v (nc; m)."""
+        return self._get("next_gaps", self.num_contacts)
+
+    def get_primal(self) -> np.ndarray:
+        """Raw primal cone variables (K, see the header for the layout)."""
+        return self._get("primal", self.num_cone_variables)
+
+    def get_dual(self) -> np.ndarray:
+        """Raw dual cone variables (K)."""
+        return self._get("dual", self.num_cone_variables)
+
+    def get_stats(self) -> IpmSolverStats:
+        c = _IpmStats()
+        self._check(self._lib.cts_ipm_solver_get_stats(self._h(), ctypes.byref(c)))
+        try:
+            outcome = IpmOutcome(c.status)
+        except ValueError:
+            outcome = int(c.status)
+        return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
+                              int(c.line_search_exhausted), int(c.boundary_hits))
+
+    def _history(self, what: str) -> np.ndarray:
+        get = getattr(self._lib, _IPM_HISTORIES[what])
+        count = ctypes.c_size_t(0)
+        self._check(get(self._h(), None, 0, ctypes.byref(count)))
+        out = np.empty(count.value, dtype=np.float64)
+        self._check(get(self._h(), _ptr(out), out.shape[0], ctypes.byref(count)))
+        return out
+
+    def get_rvio_history(self) -> np.ndarray:
+        """rvio at the start and after every iteration (iterations + 1 entries)."""
+        return self._history("rvio")
+
+    def get_bvio_history(self) -> np.ndarray:
+        """bvio at the start and after every iteration (iterations + 1 entries)."""
+        return self._history("bvio")
+
+    def get_kappa_history(self) -> np.ndarray:
+        """The κ target of every iteration (N·s·m)."""
+        return self._history("kappa")
+
+    def get_alpha_history(self) -> np.ndarray:
+        """The accepted step length of every iteration."""
+        return self._history("alpha")
+
+    # -- sensitivities ------------------------------------------------------------------------
+
+    def compute_sensitivities(self) -> None:
+        """Implicit differentiation at the last solve's iterate (reads the borrowed data)."""
+        self._check(self._lib.cts_ipm_solver_compute_sensitivities(self._h()))
+
+    def _sensitivity(self, name: str, rows: int, parameter) -> np.ndarray:
+        p = IpmSensitivityParameter(parameter)
+        cols = self.num_velocities if p in (IpmSensitivityParameter.kV0,
+                                            IpmSensitivityParameter.kTau) else self.num_contacts
+        out = np.empty((rows, cols), dtype=np.float64, order="F")
+        self._check(getattr(self._lib, name)(self._h(), int(p), _ptr(out), max(1, rows), cols))
+        return out
+
+    def get_velocity_sensitivity(self, parameter: IpmSensitivityParameter) -> np.ndarray:
+        """∂v/∂θ (n × n for v0 and τ, n × nc for φ and μ) of the last compute_sensitivities."""
+        return self._sensitivity("cts_ipm_solver_get_velocity_sensitivity", self.num_velocities,
+                                 parameter)
+
+    def get_impulse_sensitivity(self, parameter: IpmSensitivityParameter) -> np.ndarray:
+        """∂λ/∂θ (3nc rows, λ as in :meth:`get_impulses`)."""
+        return self._sensitivity("cts_ipm_solver_get_impulse_sensitivity",
+                                 3 * self.num_contacts, parameter)

@@ -1,0 +1,1021 @@
+//! The interior-point C API (`cts_ipm_*`): Dojo's primal–dual interior-point contact solver with
+//! second-order-cone friction and solution sensitivities (`specs/ipm.md`), behind an opaque
+//! handle, with the conventions of `specs/c_api.md` and of the TAMSI API.
+//!
+//! One time step in generalized velocities: mass matrix `M` (n×n), pre-step velocity `v0`,
+//! non-contact force `τ`, time step `h`, and per contact a gap `φ`, a normal row of `Jn`, two
+//! tangent rows of `Jt`, a friction coefficient `μ` and a model kind. The unknowns are the next
+//! velocity and the contact **impulses (N·s, not forces)**.
+
+#![allow(non_snake_case)] // argument names follow the spec and the TAMSI API: M, Jn, Jt, ld_M, ...
+
+use std::ffi::c_char;
+
+use super::guard::{ErrorSlot, guard, guard_value};
+use super::handle::{free, into_raw};
+use super::status::{FfiError, cts_status};
+use super::view::{RawMatrix, RawVector, int_slice, output, output_matrix};
+use crate::ipm::{
+    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+};
+
+/// Contact model kind (`models[i]`): frictionless impact; one complementarity pair
+/// (normal impulse γn ⟂ next gap). `Jt` rows and `mu` of such a contact are ignored (but must be
+/// finite).
+pub const CTS_IPM_MODEL_IMPACT: i32 = 0;
+/// Contact model kind: isotropic Coulomb friction on the second-order cone
+/// `|(b1, b2)| <= mu·γn` (Dojo's "nonlinear" model), maximum dissipation. The primary model.
+pub const CTS_IPM_MODEL_SECOND_ORDER_CONE: i32 = 1;
+/// Contact model kind: Dojo's "linear" friction with four directions ±t1, ±t2; the friction set is
+/// the L1 ball `|b1| + |b2| <= mu·γn` (a diamond), which makes sliding bodies drift sideways.
+pub const CTS_IPM_MODEL_LINEAR: i32 = 2;
+
+/// `cts_ipm_parameters::newton_solve`: eliminate every contact's small block and factor the
+/// condensed n×n matrix (partial-pivot LU). The default; cost O(n²·nc + n³) per iteration.
+pub const CTS_IPM_NEWTON_SOLVE_CONDENSED: i32 = 0;
+/// `cts_ipm_parameters::newton_solve`: factor the whole unsymmetric Newton matrix of size
+/// n + 2·Σk_i (partial-pivot LU). Reference path for small problems.
+pub const CTS_IPM_NEWTON_SOLVE_DENSE: i32 = 1;
+
+/// Sensitivity parameter θ = v0 (n columns): derivatives with respect to the pre-step velocity.
+pub const CTS_IPM_SENSITIVITY_V0: i32 = 0;
+/// Sensitivity parameter θ = τ (n columns): derivatives with respect to the generalized force
+/// (N). For a momentum `p* = M v0 + h τ`, divide by h.
+pub const CTS_IPM_SENSITIVITY_TAU: i32 = 1;
+/// Sensitivity parameter θ = φ (nc columns): derivatives with respect to the gaps (m).
+pub const CTS_IPM_SENSITIVITY_PHI: i32 = 2;
+/// Sensitivity parameter θ = μ (nc columns): derivatives with respect to the friction
+/// coefficients (zero columns for impact contacts).
+pub const CTS_IPM_SENSITIVITY_MU: i32 = 3;
+
+/// Opaque interior-point solver handle (Dojo's solver). Create with `cts_ipm_solver_new`,
+/// release with `cts_ipm_solver_free`. Not thread-safe: one handle must not be used by two threads
+/// at once; distinct handles are independent.
+pub struct cts_ipm_solver {
+    error: ErrorSlot,
+    inner: Inner,
+}
+
+/// Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
+/// `cts_ipm_parameters_default`, change fields, pass to `cts_ipm_solver_set_parameters`, which
+/// validates them. Booleans are int32_t 0 or 1.
+///
+/// Units: `rtol` bounds the ∞-norm of the equality residuals, which mix N·s (momentum rows), m
+/// (gap rows) and m/s (tangential-velocity rows); `btol` bounds the ∞-norm of the complementarity
+/// products γ∘s (N·s·m for the normal pair: a resting contact hovers at about btol/γn meters).
+/// Dojo does not normalize them; use btol <= 1e-6 for accuracy work.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_ipm_parameters {
+    /// Tolerance on rvio (∞-norm of the equality residuals); default 1e-6; finite, > 0.
+    pub rtol: f64,
+    /// Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
+    pub btol: f64,
+    /// Maximum number of Newton (predictor–corrector) iterations; default 50; >= 0.
+    pub max_iter: i32,
+    /// Maximum number of backtracking halvings per iteration; default 10; >= 1.
+    pub max_ls: i32,
+    /// The κ floor is btol/undercut; default INFINITY (floor 0); > 0, INFINITY allowed (the paper
+    /// uses 5; 1 makes the final κ equal btol, for smoothed gradients).
+    pub undercut: f64,
+    /// Iterations without progress before undercut is multiplied by no_progress_undercut;
+    /// default 3; >= 0.
+    pub no_progress_max: i32,
+    /// Factor applied to undercut after no_progress_max iterations without progress; default
+    /// 10; finite, >= 1.
+    pub no_progress_undercut: f64,
+    /// 1: Dojo's lagged-κ predictor (compatibility: the predictor uses the previous iteration's κ
+    /// target); 0 (default): textbook Mehrotra predictor with κ = 0.
+    pub dojo_lagged_kappa: i32,
+    /// Fixed-κ mode for smooth gradients when > 0: the solve returns the central-path point of
+    /// this κ (N·s·m), converging on rvio < rtol and ‖γ∘s − κe‖∞ < btol. Default 0 (off); finite,
+    /// >= 0.
+    pub fixed_kappa: f64,
+    /// 1: start the cone variables from the previous solve's solution (then the interior shift)
+    /// when the contact layout (n and the model kinds) is unchanged; 0 (default): from the neutral
+    /// vector, as Dojo does. Velocities always start from v0 or the guess.
+    pub warm_start: i32,
+    /// How the Newton system is solved: CTS_IPM_NEWTON_SOLVE_CONDENSED (0, default) or
+    /// CTS_IPM_NEWTON_SOLVE_DENSE (1).
+    pub newton_solve: i32,
+}
+
+/// Summary of the last solve.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_ipm_stats {
+    /// The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED or
+    /// CTS_STATUS_IPM_NON_FINITE_STEP.
+    pub status: i32,
+    /// Newton (predictor–corrector) iterations taken.
+    pub iterations: i32,
+    /// Final rvio: ∞-norm of the momentum (N·s) and equality residuals.
+    pub rvio: f64,
+    /// Final bvio: ∞-norm of the raw complementarity products γ∘s.
+    pub bvio: f64,
+    /// Last κ target (N·s·m); the fixed κ in fixed-κ mode; 0 before any iteration.
+    pub kappa: f64,
+    /// Iterations whose backtracking accepted no candidate (the smallest step was taken).
+    pub line_search_exhausted: i32,
+    /// Accepted iterates with a cone variable not strictly interior (should stay 0).
+    pub boundary_hits: i32,
+}
+
+fn saturating_i32(x: usize) -> i32 {
+    i32::try_from(x).unwrap_or(i32::MAX)
+}
+
+impl From<IpmParameters> for cts_ipm_parameters {
+    fn from(p: IpmParameters) -> Self {
+        Self {
+            rtol: p.rtol,
+            btol: p.btol,
+            max_iter: saturating_i32(p.max_iter),
+            max_ls: saturating_i32(p.max_ls),
+            undercut: p.undercut,
+            no_progress_max: saturating_i32(p.no_progress_max),
+            no_progress_undercut: p.no_progress_undercut,
+            dojo_lagged_kappa: i32::from(p.dojo_lagged_kappa),
+            fixed_kappa: p.fixed_kappa,
+            warm_start: i32::from(p.warm_start),
+            newton_solve: p.newton_solve as i32,
+        }
+    }
+}
+
+impl TryFrom<&cts_ipm_parameters> for IpmParameters {
+    type Error = FfiError;
+    fn try_from(p: &cts_ipm_parameters) -> Result<Self, FfiError> {
+        let invalid = |detail: String| FfiError::new(cts_status::InvalidArgument, detail);
+        let count = |name: &str, x: i32| {
+            usize::try_from(x).map_err(|_| invalid(format!("{name} = {x} must be >= 0")))
+        };
+        let flag = |name: &str, x: i32| match x {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(invalid(format!("{name} = {x} must be 0 or 1"))),
+        };
+        let newton_solve = NewtonSolve::from_code(p.newton_solve).ok_or_else(|| {
+            invalid(format!(
+                "newton_solve = {} is not CTS_IPM_NEWTON_SOLVE_CONDENSED (0) or CTS_IPM_NEWTON_SOLVE_DENSE (1)",
+                p.newton_solve
+            ))
+        })?;
+        let params = IpmParameters {
+            rtol: p.rtol,
+            btol: p.btol,
+            max_iter: count("max_iter", p.max_iter)?,
+            max_ls: count("max_ls", p.max_ls)?,
+            undercut: p.undercut,
+            no_progress_max: count("no_progress_max", p.no_progress_max)?,
+            no_progress_undercut: p.no_progress_undercut,
+            dojo_lagged_kappa: flag("dojo_lagged_kappa", p.dojo_lagged_kappa)?,
+            fixed_kappa: p.fixed_kappa,
+            warm_start: flag("warm_start", p.warm_start)?,
+            newton_solve,
+        };
+        params.validate()?;
+        Ok(params)
+    }
+}
+
+/// Borrowed problem data, validated when set (the model kinds are converted and kept in
+/// [`Inner::models`]).
+#[derive(Clone, Copy)]
+struct ProblemData {
+    n: usize,
+    nc: usize,
+    m: RawMatrix,
+    jn: RawMatrix,
+    jt: RawMatrix,
+    v0: RawVector,
+    tau: RawVector,
+    h: f64,
+    phi: RawVector,
+    mu: RawVector,
+    vt_offset: Option<RawVector>,
+}
+
+impl ProblemData {
+    /// The data as a problem of the Rust API.
+    ///
+    /// # Safety
+    /// The caller's arrays must still be allocated and unchanged (the borrowing rule).
+    unsafe fn problem<'a>(&self, models: &'a [ContactModel]) -> IpmProblem<'a> {
+        // SAFETY: forwarded contract; the raw parts were validated when set.
+        unsafe {
+            IpmProblem {
+                m: self.m.view(),
+                v0: self.v0.view(),
+                tau: self.tau.view(),
+                h: self.h,
+                jn: self.jn.view(),
+                jt: self.jt.view(),
+                phi: self.phi.view(),
+                mu: self.mu.view(),
+                models,
+                vt_offset: self.vt_offset.map(|o| o.view()),
+            }
+        }
+    }
+
+    /// Total number of cone variables K = Σ k_i (k = 1, 4, 6 for impact, cone, linear).
+    fn cone_variables(models: &[ContactModel]) -> usize {
+        models.iter().map(|m| m.dim()).sum()
+    }
+}
+
+struct Inner {
+    solver: IpmSolver,
+    /// The borrowed problem data of the last successful set call.
+    data: Option<ProblemData>,
+    /// The model kinds of `data` (converted from the caller's int32 codes at the set call).
+    models: Vec<ContactModel>,
+    /// Conversion buffer of the next set call (swapped in on success).
+    models_scratch: Vec<ContactModel>,
+    /// Whether the solver holds the results of a solve of the current data.
+    solved: bool,
+    /// Status of that solve.
+    last_status: cts_status,
+    /// Whether sensitivities of that solve have been computed.
+    sensitivities: bool,
+    /// Largest workspaces (in doubles) known to be allocatable, for solves and sensitivities.
+    probed_solve: usize,
+    probed_sensitivities: usize,
+}
+
+impl Inner {
+    fn new(solver: IpmSolver) -> Self {
+        Self {
+            solver,
+            data: None,
+            models: Vec::new(),
+            models_scratch: Vec::new(),
+            solved: false,
+            last_status: cts_status::Ok,
+            sensitivities: false,
+            probed_solve: 0,
+            probed_sensitivities: 0,
+        }
+    }
+
+    fn data(&self) -> Result<ProblemData, FfiError> {
+        self.data.ok_or_else(|| FfiError::new(cts_status::NoProblemData, "no problem data has been set"))
+    }
+
+    fn results(&self) -> Result<&IpmSolver, FfiError> {
+        if self.solved {
+            Ok(&self.solver)
+        } else {
+            Err(FfiError::new(cts_status::NoSolution, "no solution: solve the current problem data first"))
+        }
+    }
+
+    /// Solves the current data from `v0` or from `guess`.
+    fn solve(&mut self, guess: Option<RawVector>) -> Result<cts_status, FfiError> {
+        let data = self.data()?;
+        let kt = ProblemData::cone_variables(&self.models);
+        let max_iter = self.solver.parameters().max_iter;
+        let mode = self.solver.parameters().newton_solve;
+        let need = solve_workspace(data.n, data.nc, kt, max_iter, mode);
+        probe(&mut self.probed_solve, need)?;
+        // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
+        let problem = unsafe { data.problem(&self.models) };
+        let outcome = match guess {
+            // SAFETY: as above.
+            Some(g) => self.solver.solve_with_guess(&problem, unsafe { g.view() })?,
+            None => self.solver.solve(&problem)?,
+        };
+        self.solved = true;
+        self.sensitivities = false;
+        let status = cts_status::from(outcome);
+        self.last_status = status;
+        if outcome == IpmOutcome::Converged {
+            return Ok(status);
+        }
+        let stats = self.solver.stats();
+        Err(FfiError::new(
+            status,
+            format!(
+                "{outcome:?} after {} iterations (rvio = {:e}, bvio = {:e}); the results hold the last {}iterate",
+                stats.iterations,
+                stats.rvio,
+                stats.bvio,
+                if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
+            ),
+        ))
+    }
+}
+
+/// Doubles a solve of this size keeps in its workspace (an upper bound of the largest items:
+/// Newton factorization, contact blocks, Jacobian copy, iteration vectors, histories); `None`
+/// when not addressable.
+fn solve_workspace(n: usize, nc: usize, kt: usize, max_iter: usize, mode: NewtonSolve) -> Option<usize> {
+    let big = n.checked_add(kt.checked_mul(2)?)?;
+    let lu = match mode {
+        NewtonSolve::Condensed => n.checked_mul(n)?,
+        NewtonSolve::Dense => big.checked_mul(big)?,
+    };
+    let jacobian = nc.checked_mul(3)?.checked_mul(n)?;
+    let blocks = nc.checked_mul(160)?;
+    let vectors = big.checked_mul(12)?;
+    let histories = max_iter.checked_add(1)?.checked_mul(4)?;
+    lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
+}
+
+/// Doubles the sensitivity matrices need: ∂v/∂θ (n × (2n + 2nc)) and ∂λ/∂θ (3nc × (2n + 2nc)).
+fn sensitivity_workspace(n: usize, nc: usize) -> Option<usize> {
+    let cols = n.checked_add(nc)?.checked_mul(2)?;
+    n.checked_add(nc.checked_mul(3)?)?.checked_mul(cols)
+}
+
+/// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
+/// allocation failure would abort the host), remembering the largest size that could.
+fn probe(probed: &mut usize, need: Option<usize>) -> Result<(), FfiError> {
+    let too_large = || {
+        FfiError::new(
+            cts_status::InvalidArgument,
+            "the problem is too large: its workspace cannot be allocated",
+        )
+    };
+    let need = need.ok_or_else(too_large)?;
+    if need <= *probed {
+        return Ok(());
+    }
+    let mut buffer: Vec<f64> = Vec::new();
+    buffer.try_reserve_exact(need).map_err(|_| too_large())?;
+    *probed = need;
+    Ok(())
+}
+
+/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
+/// handle, in the thread-local channel). Messages are prefixed with the function name.
+fn with_mut(
+    solver: *mut cts_ipm_solver,
+    function: &str,
+    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
+    match unsafe { solver.as_mut() } {
+        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// As [`with_mut`] for read-only calls.
+fn with_ref(
+    solver: *const cts_ipm_solver,
+    function: &str,
+    body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: as in `with_mut`.
+    match unsafe { solver.as_ref() } {
+        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+fn prefix(function: &str, e: FfiError) -> FfiError {
+    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+}
+
+/// Fills `*out` with Dojo's code defaults: rtol 1e-6, btol 1e-4, max_iter 50, max_ls 10, undercut
+/// INFINITY, no_progress_max 3, no_progress_undercut 10, dojo_lagged_kappa 0, fixed_kappa 0,
+/// warm_start 0, newton_solve CTS_IPM_NEWTON_SOLVE_CONDENSED. NULL-safe (does nothing).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters) {
+    guard_value((), || {
+        // SAFETY: NULL or a writable struct (the contract).
+        if let Some(out) = unsafe { out.as_mut() } {
+            *out = IpmParameters::default().into();
+        }
+    })
+}
+
+/// Creates an interior-point solver with default parameters and writes the handle to `*out`
+/// (only on success). Sizes come with the problem data; the workspace grows to the largest
+/// problem solved and is reused (no allocation in later solves of at most that size).
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL); failures leave their detail
+/// in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_new(out: *mut *mut cts_ipm_solver) -> cts_status {
+    guard(None, || {
+        if out.is_null() {
+            return Err(FfiError::null("cts_ipm_solver_new: out"));
+        }
+        let handle = cts_ipm_solver { error: ErrorSlot::default(), inner: Inner::new(IpmSolver::default()) };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(handle) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the borrow
+/// of the problem data.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_free(solver: *mut cts_ipm_solver) {
+    // SAFETY: NULL or a live handle from cts_ipm_solver_new/clone (the contract).
+    guard_value((), || unsafe { free(solver) })
+}
+
+/// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+/// for use on another thread. The copy has no problem data and no results to read (set data
+/// before solving); with `warm_start = 1` its first solve may start from the original's last
+/// solution, as the original's next solve would.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
+/// detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_clone(
+    solver: *const cts_ipm_solver,
+    out: *mut *mut cts_ipm_solver,
+) -> cts_status {
+    guard(None, || {
+        // SAFETY: NULL or a live handle (the contract).
+        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_ipm_solver_clone: solver"))?;
+        if out.is_null() {
+            return Err(FfiError::null("cts_ipm_solver_clone: out"));
+        }
+        let mut inner = Inner::new(h.inner.solver.clone());
+        inner.probed_solve = h.inner.probed_solve;
+        inner.probed_sensitivities = h.inner.probed_sensitivities;
+        let copy = cts_ipm_solver { error: ErrorSlot::default(), inner };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(copy) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Validates and sets the parameters (copied): each field must lie in the domain documented on
+/// `cts_ipm_parameters`. Keeps the problem data and the results of the last solve (they take
+/// effect at the next solve or sensitivity computation).
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nothing
+/// changed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
+    solver: *mut cts_ipm_solver,
+    p: *const cts_ipm_parameters,
+) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_set_parameters", |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+        h.solver.set_parameters(IpmParameters::try_from(p)?)?;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the current parameters into `*out`.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_parameters(
+    solver: *const cts_ipm_solver,
+    out: *mut cts_ipm_parameters,
+) -> cts_status {
+    with_ref(solver, "cts_ipm_solver_get_parameters", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        *out = (*h.solver.parameters()).into();
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+/// and the contact impulses with
+///
+/// ```text
+/// M (v − v0) − h τ − Σ_i [ Jn_iᵀ γn_i + Jt_iᵀ b_i ] = 0
+/// 0 <= φ_i + h Jn_i v  ⟂  γn_i >= 0
+/// b_i = −μ_i γn_i vt_i/|vt_i| when sliding, |b_i| <= μ_i γn_i when sticking
+/// ```
+///
+/// with vt_i = Jt_i v (+ vt_offset_i) (second-order cone; the linear model bounds |b1| + |b2|
+/// instead; impact contacts have no friction). Impulses γn (normal) and b (friction) are in N·s.
+///
+/// Sizes (n velocities, nc contacts), each matrix column-major with leading dimension
+/// `ld_* >= max(1, rows)`:
+/// - `M` n×n, mass matrix (kg, kg·m²), symmetric positive definite, read in full;
+/// - `Jn` nc×n: row i maps v to contact i's normal velocity (m/s, positive apart);
+/// - `Jt` 2nc×n: rows 2i, 2i+1 map v to contact i's velocity along its orthonormal tangents t1,
+///   t2 (m/s);
+/// - `v0` n: pre-step velocity (m/s, rad/s); the solve starts from it;
+/// - `tau` n: generalized non-contact force (N, N·m: gravity, Coriolis, controls);
+/// - `h`: time step (s), finite and > 0;
+/// - `phi` nc: signed gaps at the current configuration (m; may be slightly negative); the
+///   predicted next gap is φ + h·Jn v;
+/// - `mu` nc: friction coefficients, >= 0;
+/// - `models` nc: CTS_IPM_MODEL_IMPACT, CTS_IPM_MODEL_SECOND_ORDER_CONE or CTS_IPM_MODEL_LINEAR;
+/// - `vt_offset`, `vt_offset_len`: optional tangential velocity offset added to Jt v (moving
+///   surfaces, conveyor belts), `vt_offset_len` = 2nc; or `vt_offset_len` = 0 (pointer may be
+///   NULL) for none.
+///
+/// Every value must be finite. `nc = 0` is allowed, with NULL contact arrays; so is `n = 0`.
+///
+/// The arrays are **borrowed**: read now (validation) and by every later solve and sensitivity
+/// computation; they must stay allocated and unchanged until the next set call or
+/// `cts_ipm_solver_free`. (The model kinds are copied at this call.) Setting data drops the
+/// previous results and sensitivities; with `warm_start = 1` the next solve can still start from
+/// the previous solution.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
+/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count, a non-finite value, h <= 0, μ < 0,
+/// an unknown model kind, sizes beyond the address space); CTS_STATUS_DIMENSION_MISMATCH
+/// (`vt_offset_len` neither 0 nor 2nc). On error the previous data and results stay set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_set_problem_data(
+    solver: *mut cts_ipm_solver,
+    n: usize,
+    nc: usize,
+    M: *const f64,
+    ld_M: usize,
+    Jn: *const f64,
+    ld_Jn: usize,
+    Jt: *const f64,
+    ld_Jt: usize,
+    v0: *const f64,
+    tau: *const f64,
+    h: f64,
+    phi: *const f64,
+    mu: *const f64,
+    models: *const i32,
+    vt_offset: *const f64,
+    vt_offset_len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_set_problem_data", |inner| {
+        let two_nc =
+            nc.checked_mul(2).ok_or_else(|| FfiError::new(cts_status::InvalidArgument, "nc too large"))?;
+        let data = ProblemData {
+            n,
+            nc,
+            m: RawMatrix::new("M", M, ld_M, n, n)?,
+            jn: RawMatrix::new("Jn", Jn, ld_Jn, nc, n)?,
+            jt: RawMatrix::new("Jt", Jt, ld_Jt, two_nc, n)?,
+            v0: RawVector::new("v0", v0, n)?,
+            tau: RawVector::new("tau", tau, n)?,
+            h,
+            phi: RawVector::new("phi", phi, nc)?,
+            mu: RawVector::new("mu", mu, nc)?,
+            vt_offset: match vt_offset_len {
+                0 => None,
+                len if len == two_nc => Some(RawVector::new("vt_offset", vt_offset, len)?),
+                len => {
+                    return Err(FfiError::new(
+                        cts_status::DimensionMismatch,
+                        format!("vt_offset: length {len}, expected 0 (none) or 2nc = {two_nc}"),
+                    ));
+                }
+            },
+        };
+        // SAFETY: NULL or nc readable int32_t during this call (the contract).
+        let codes = unsafe { int_slice("models", models, nc) }?;
+        let scratch = &mut inner.models_scratch;
+        scratch.clear();
+        for (i, &code) in codes.iter().enumerate() {
+            let model = ContactModel::from_code(code).ok_or_else(|| {
+                FfiError::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "models[{i}] = {code} is not CTS_IPM_MODEL_IMPACT (0), \
+                         CTS_IPM_MODEL_SECOND_ORDER_CONE (1) or CTS_IPM_MODEL_LINEAR (2)"
+                    ),
+                )
+            })?;
+            scratch.push(model);
+        }
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
+        unsafe { data.problem(scratch) }.validate()?;
+        std::mem::swap(&mut inner.models, &mut inner.models_scratch);
+        inner.data = Some(data);
+        inner.solved = false;
+        inner.sensitivities = false;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous
+/// step's solution, which is this step's v0).
+///
+/// Returns CTS_STATUS_OK (converged: rvio < rtol and bvio < btol) or a solver outcome:
+/// CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (the results hold the last iterate) or
+/// CTS_STATUS_IPM_NON_FINITE_STEP (the results hold the last finite iterate); after an outcome
+/// every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
+/// (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
+/// CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
+/// cannot be allocated).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_solve(solver: *mut cts_ipm_solver) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_solve", |h| h.solve(None))
+}
+
+/// Solves the current problem starting from the velocity guess `v_guess` (`n` doubles, m/s or
+/// rad/s; finite; `n` must equal the problem's n). Only the velocities are warm-started; the
+/// cone variables start from the neutral vector (or, with `warm_start = 1`, from the previous
+/// solution).
+///
+/// Returns as `cts_ipm_solver_solve`, plus CTS_STATUS_DIMENSION_MISMATCH (`n`) and
+/// CTS_STATUS_INVALID_ARGUMENT (a non-finite guess).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_solve_with_guess(
+    solver: *mut cts_ipm_solver,
+    v_guess: *const f64,
+    n: usize,
+) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_solve_with_guess", |h| {
+        let guess = RawVector::new("v_guess", v_guess, n)?;
+        h.solve(Some(guess))
+    })
+}
+
+/// Copies one result vector after checking that a solution exists and that `len` is right.
+///
+/// # Safety
+/// `out` NULL or `len` writable doubles.
+unsafe fn copy_result(
+    solver: *const cts_ipm_solver,
+    function: &str,
+    out: *mut f64,
+    len: usize,
+    get: impl FnOnce(&IpmSolver) -> &[f64],
+) -> cts_status {
+    with_ref(solver, function, |h| {
+        let values = get(h.results()?);
+        // SAFETY: forwarded contract.
+        let out = unsafe { output("out", out, len, values.len()) }?;
+        out.copy_from_slice(values);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;
+/// `len` must be n.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+/// CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_ipm_solver_get_generalized_velocities", out, len, |r| r.velocities()) }
+}
+
+/// Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
+/// forces): for contact i, entries 3i, 3i+1, 3i+2 = (normal γn, friction along t1, friction along
+/// t2). Second-order cone: (γn, ξ1, ξ2); linear: (γn, β3 − β4, β1 − β2); impact: (γn, 0, 0).
+/// Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be 3nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_impulses(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_ipm_solver_get_impulses", out, len, |r| r.impulses()) }
+}
+
+/// Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
+/// Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be nc.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_ipm_solver_get_next_gaps", out, len, |r| r.next_gaps()) }
+}
+
+/// Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
+/// dual vectors (k_i = 1 impact, 4 second-order cone, 6 linear); 0 without data or for a NULL
+/// handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_num_cone_variables(s: *const cts_ipm_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || {
+        unsafe { s.as_ref() }
+            .filter(|h| h.inner.data.is_some())
+            .map_or(0, |h| ProblemData::cone_variables(&h.inner.models))
+    })
+}
+
+/// Copies the raw primal cone variables γ of the last solve (K doubles, see
+/// `cts_ipm_solver_num_cone_variables`; contacts one after the other): impact (γn); second-order
+/// cone (γn, ξ0, ξ1, ξ2) with ξ0 = μγn; linear (γn, ψ, β1, β2, β3, β4) with β1..β4 along +t2, −t2,
+/// +t1, −t1. Impulses in N·s. Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len`
+/// must be K.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_primal(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_ipm_solver_get_primal", out, len, |r| r.primal()) }
+}
+
+/// Copies the raw dual cone variables s of the last solve (K doubles, layout of
+/// `cts_ipm_solver_get_primal`): impact (s_n: next gap, m); second-order cone (s_n, η0, η1, η2)
+/// with η0 the slip speed and (η1, η2) the tangential velocity (m/s); linear (s_n, s_ψ, s_β1..4).
+/// Statuses as for `cts_ipm_solver_get_generalized_velocities`; `len` must be K.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_dual(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_ipm_solver_get_dual", out, len, |r| r.dual()) }
+}
+
+/// Copies the statistics of the last solve into `*out`.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_stats(
+    s: *const cts_ipm_solver,
+    out: *mut cts_ipm_stats,
+) -> cts_status {
+    with_ref(s, "cts_ipm_solver_get_stats", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        let stats = h.results()?.stats();
+        *out = cts_ipm_stats {
+            status: h.last_status as i32,
+            iterations: saturating_i32(stats.iterations),
+            rvio: stats.rvio,
+            bvio: stats.bvio,
+            kappa: stats.kappa,
+            line_search_exhausted: saturating_i32(stats.line_search_exhausted),
+            boundary_hits: saturating_i32(stats.boundary_hits),
+        };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies a history: `min(len, count)` entries and its length to `*count`.
+///
+/// # Safety
+/// `out` NULL or `len` writable doubles; `count` NULL or writable.
+unsafe fn copy_history(
+    solver: *const cts_ipm_solver,
+    function: &str,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+    get: impl FnOnce(&IpmSolver) -> &[f64],
+) -> cts_status {
+    with_ref(solver, function, |h| {
+        if count.is_null() {
+            return Err(FfiError::null("count"));
+        }
+        let history = get(h.results()?);
+        let k = len.min(history.len());
+        // SAFETY: NULL only with len 0, else `len >= k` writable doubles (the contract).
+        let out = unsafe { output("out", out, k, k) }?;
+        out.copy_from_slice(&history[..k]);
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *count = history.len() };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// The rvio history of the last solve: rvio at the start and after every iteration (iterations + 1
+/// entries). Writes `min(len, count)` entries to `out` and the history's length to `*count`; `out`
+/// may be NULL when `len` is 0 (to query the length).
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
+/// CTS_STATUS_NO_SOLUTION.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_rvio_history(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_history(s, "cts_ipm_solver_get_rvio_history", out, len, count, |r| r.rvio_history()) }
+}
+
+/// The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
+/// `cts_ipm_solver_get_rvio_history`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_bvio_history(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_history(s, "cts_ipm_solver_get_bvio_history", out, len, count, |r| r.bvio_history()) }
+}
+
+/// The κ target chosen in every iteration (N·s·m; iterations entries). As
+/// `cts_ipm_solver_get_rvio_history`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_kappa_history(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_history(s, "cts_ipm_solver_get_kappa_history", out, len, count, |r| r.kappa_history()) }
+}
+
+/// The accepted step length α of every iteration (iterations entries). As
+/// `cts_ipm_solver_get_rvio_history`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
+    s: *const cts_ipm_solver,
+    out: *mut f64,
+    len: usize,
+    count: *mut usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_history(s, "cts_ipm_solver_get_alpha_history", out, len, count, |r| r.alpha_history()) }
+}
+
+/// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
+/// implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+/// the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
+/// (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
+/// fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after
+/// CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (derivatives at the last iterate). Read them with
+/// `cts_ipm_solver_get_velocity_sensitivity` and `cts_ipm_solver_get_impulse_sensitivity`.
+/// Reads the borrowed problem data.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve of the current
+/// data), CTS_STATUS_INVALID_ARGUMENT (the data became non-finite, or the sensitivity matrices
+/// cannot be allocated).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_ipm_solver) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_compute_sensitivities", |h| {
+        h.results()?;
+        let data = h.data()?;
+        probe(&mut h.probed_sensitivities, sensitivity_workspace(data.n, data.nc))?;
+        h.sensitivities = false;
+        // SAFETY: the borrowing rule keeps the problem data valid for this call.
+        let problem = unsafe { data.problem(&h.models) };
+        h.solver.compute_sensitivities(&problem)?;
+        h.sensitivities = true;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies one sensitivity matrix (rows × cols, column-major) into `(out, ld_out)`.
+///
+/// # Safety
+/// `out` NULL or `ld_out*(cols-1)+rows` writable doubles.
+unsafe fn copy_sensitivity(
+    solver: *const cts_ipm_solver,
+    function: &str,
+    parameter: i32,
+    out: *mut f64,
+    ld_out: usize,
+    cols: usize,
+    impulses: bool,
+) -> cts_status {
+    with_ref(solver, function, |h| {
+        let param = SensitivityParameter::from_code(parameter).ok_or_else(|| {
+            FfiError::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "parameter = {parameter} is not CTS_IPM_SENSITIVITY_V0 (0), _TAU (1), _PHI (2) or _MU (3)"
+                ),
+            )
+        })?;
+        let solver = h.results()?;
+        if !h.sensitivities {
+            return Err(FfiError::new(
+                cts_status::NoSolution,
+                "no sensitivities: call cts_ipm_solver_compute_sensitivities after the solve",
+            ));
+        }
+        let matrix =
+            if impulses { solver.impulse_sensitivity(param)? } else { solver.velocity_sensitivity(param)? };
+        let (rows, want) = (matrix.nrows(), matrix.ncols());
+        if cols != want {
+            return Err(FfiError::new(
+                cts_status::DimensionMismatch,
+                format!("cols = {cols}, expected {want} for parameter {parameter}"),
+            ));
+        }
+        // SAFETY: NULL-checked output of the validated size (the contract).
+        let out = unsafe { output_matrix("out", out, ld_out, rows, cols) }?;
+        if rows > 0 {
+            for (j, column) in matrix.column_iter().enumerate() {
+                out[j * ld_out..j * ld_out + rows].copy_from_slice(column.as_slice());
+            }
+        }
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies ∂v/∂θ from the last `cts_ipm_solver_compute_sensitivities`: an n × cols column-major
+/// matrix into `out` with leading dimension `ld_out >= max(1, n)` (rows n..ld_out−1 untouched).
+/// `parameter` is CTS_IPM_SENSITIVITY_V0 or _TAU (cols = n) or _PHI or _MU (cols = nc); `cols`
+/// must say so. Column j is the derivative of v (m/s) with respect to θ_j: dimensionless for v0,
+/// (m/s)/N for τ, 1/s for φ, m/s for μ.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`,
+/// `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`), CTS_STATUS_NO_SOLUTION (no solve of the
+/// current data, or no sensitivities computed since). Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_velocity_sensitivity(
+    s: *const cts_ipm_solver,
+    parameter: i32,
+    out: *mut f64,
+    ld_out: usize,
+    cols: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_sensitivity(s, "cts_ipm_solver_get_velocity_sensitivity", parameter, out, ld_out, cols, false)
+    }
+}
+
+/// Copies ∂λ/∂θ, λ = the impulses of `cts_ipm_solver_get_impulses` (3 per contact: normal, t1,
+/// t2; N·s): a 3nc × cols column-major matrix into `out` with leading dimension
+/// `ld_out >= max(1, 3nc)` (rows 3nc..ld_out−1 untouched). `parameter` and `cols` as for
+/// `cts_ipm_solver_get_velocity_sensitivity`. Units: N·s per unit of θ (kg for v0, s for τ, N·s/m
+/// for φ, N·s for μ).
+///
+/// Returns as `cts_ipm_solver_get_velocity_sensitivity`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_get_impulse_sensitivity(
+    s: *const cts_ipm_solver,
+    parameter: i32,
+    out: *mut f64,
+    ld_out: usize,
+    cols: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe {
+        copy_sensitivity(s, "cts_ipm_solver_get_impulse_sensitivity", parameter, out, ld_out, cols, true)
+    }
+}
+
+/// Number of generalized velocities n of the current problem data (0 without data or for a NULL
+/// handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_num_velocities(s: *const cts_ipm_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data).map_or(0, |d| d.n))
+}
+
+/// Number of contacts nc of the current problem data (0 without data or for a NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_num_contacts(s: *const cts_ipm_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data).map_or(0, |d| d.nc))
+}
+
+/// Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or a
+/// solver outcome, e.g. "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4)"); "" after a
+/// successful call. Valid until the next call on the handle; never NULL (also "" for a NULL
+/// handle); not to be freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_last_error(s: *const cts_ipm_solver) -> *const c_char {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_round_trip_and_validation() {
+        let mut p = cts_ipm_parameters::from(IpmParameters::default());
+        // SAFETY: a writable struct.
+        unsafe { cts_ipm_parameters_default(&mut p) };
+        assert_eq!(IpmParameters::try_from(&p).unwrap(), IpmParameters::default());
+        for bad in [
+            cts_ipm_parameters { warm_start: 2, ..p },
+            cts_ipm_parameters { dojo_lagged_kappa: -1, ..p },
+            cts_ipm_parameters { newton_solve: 2, ..p },
+            cts_ipm_parameters { max_iter: -1, ..p },
+            cts_ipm_parameters { max_ls: 0, ..p },
+            cts_ipm_parameters { rtol: f64::NAN, ..p },
+            cts_ipm_parameters { undercut: 0.0, ..p },
+        ] {
+            assert_eq!(IpmParameters::try_from(&bad).unwrap_err().status, cts_status::InvalidArgument);
+        }
+    }
+
+    #[test]
+    fn workspace_sizes_overflow_to_none() {
+        assert!(solve_workspace(usize::MAX / 2, 1, 1, 50, NewtonSolve::Condensed).is_none());
+        assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense).is_none());
+        assert!(sensitivity_workspace(usize::MAX / 4, usize::MAX / 4).is_none());
+        let mut probed = 0;
+        assert_eq!(probe(&mut probed, Some(1 << 60)).unwrap_err().status, cts_status::InvalidArgument);
+        assert_eq!(probed, 0);
+        probe(&mut probed, Some(100)).unwrap();
+        assert_eq!(probed, 100);
+    }
+}

@@ -1,0 +1,618 @@
+//! The LCP C API: Drake's `MobyLcpSolver` (Lemke, regularized Lemke, "fast" principal pivoting,
+//! regularized fast) and `UnrevisedLemkeSolver` behind one opaque handle (`specs/rigid.md`
+//! §8–§9).
+//!
+//! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0`; `M` dense column-major
+//! `n×n` with a leading dimension, `q` length n. The problem is read only during the solve call
+//! (nothing is borrowed beyond it); results stay in the handle and are copied out by getters.
+
+#![allow(non_snake_case)] // argument names follow Drake: M, ld_M
+
+use std::ffi::c_char;
+
+use super::guard::{ErrorSlot, guard, guard_value};
+use super::handle::{free, into_raw};
+use super::status::{FfiError, cts_status};
+use super::view::{RawMatrix, RawVector, output};
+use crate::lcp::{
+    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
+    UnrevisedLemkeParameters, UnrevisedLemkeSolver, is_solution, moby_zero_tolerance,
+    unrevised_zero_tolerance,
+};
+
+/// Algorithm of `cts_lcp_solver_solve`: Drake's `MobyLcpSolver::SolveLcpLemke` (covering vector
+/// indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Success
+/// means the artificial variable left the basis; the result is not verified (as in Drake; check
+/// it with `cts_lcp_is_solution` if it matters).
+pub const CTS_LCP_ALGORITHM_LEMKE: i32 = 0;
+/// Algorithm: Drake's `SolveLcpLemkeRegularized`: plain Lemke, then Lemke on `M + 10^e I` for
+/// `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
+/// checked (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol). `w` is reported with the
+/// unregularized M.
+pub const CTS_LCP_ALGORITHM_LEMKE_REGULARIZED: i32 = 1;
+/// Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`
+/// with A positive definite (at most 2n iterations). The only algorithm with a warm start (`z0`).
+pub const CTS_LCP_ALGORITHM_FAST: i32 = 2;
+/// Algorithm: Drake's `SolveLcpFastRegularized`: as `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED` with the
+/// fast solver and the `fast_*_exp` schedule; each attempt is warm-started from the previous one.
+pub const CTS_LCP_ALGORITHM_FAST_REGULARIZED: i32 = 3;
+/// Algorithm: Drake's `UnrevisedLemkeSolver::SolveLcpLemke`: Lemke on index sets with the
+/// all-ones covering vector, cycling-avoiding tie-breaking, at most 50n pivots, result verified
+/// (`IsSolution`). Warm start: a later solve of the same size first tries the final index sets
+/// of the previous unrevised solve on this handle (1 pivot when they solve it).
+pub const CTS_LCP_ALGORITHM_UNREVISED_LEMKE: i32 = 4;
+
+/// `cts_lcp_parameters.lemke_variant`: Drake's pivoting rules (Drake's pivot path).
+pub const CTS_LCP_LEMKE_VARIANT_DRAKE: i32 = 0;
+/// `cts_lcp_parameters.lemke_variant`: lexicographic (anti-cycling) Lemke with an all-ones
+/// covering vector and at most max(1000, 50n) pivots: solves problems on which Drake's rule cycles.
+pub const CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC: i32 = 1;
+
+/// Parameters of the LCP solvers. Fill with `cts_lcp_parameters_default` (Drake's defaults),
+/// change fields, pass to `cts_lcp_solver_set_parameters`, which validates them. LCPs are
+/// unitless: tolerances are in the units of `q`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_lcp_parameters {
+    /// Lemke (Moby) pivot tolerance: a ratio-test candidate needs a pivot-column entry above it.
+    /// `<= 0` (default −1): automatic, `n · max(1, max|Mᵢⱼ|) · eps`. Must be finite.
+    pub pivot_tolerance: f64,
+    /// Zero tolerance of every algorithm. Default −1 (automatic): Moby algorithms
+    /// `n · max|Mᵢⱼ| · 10 eps` (`<= 0` means automatic, except for `CTS_LCP_ALGORITHM_FAST`, where
+    /// only `< 0` does and 0 is a valid tolerance); unrevised Lemke `n · max|Mᵢⱼ| · 2.2 eps`
+    /// (`<= 0` means automatic). Must be finite.
+    pub zero_tolerance: f64,
+    /// Moby Lemke's pivoting rules: `CTS_LCP_LEMKE_VARIANT_DRAKE` (default) or
+    /// `CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC`.
+    pub lemke_variant: i32,
+    /// Moby Lemke's pivot limit, `>= 0`; 0 (default) = the variant's own: min(1000, 50n)
+    /// (Drake's rule) or max(1000, 50n) (lexicographic). Not used by the other algorithms.
+    pub max_pivots: i32,
+    /// The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
+    /// 0 (default) = max(2n, 50).
+    pub refactor_interval: i32,
+    /// `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
+    pub lemke_min_exp: i32,
+    /// Exponent increment, `> 0`; default 1.
+    pub lemke_step_exp: i32,
+    /// Exclusive upper bound of the exponent (Drake's loop: `10^max_exp` itself is never tried);
+    /// default 1, i.e. shifts 1e-20 … 1e0.
+    pub lemke_max_exp: i32,
+    /// `CTS_LCP_ALGORITHM_FAST_REGULARIZED`: first exponent; default −20.
+    pub fast_min_exp: i32,
+    /// Exponent increment, `> 0`; default 4.
+    pub fast_step_exp: i32,
+    /// Exclusive upper bound of the exponent; default 20, i.e. shifts 1e-20, 1e-16, …, 1e16.
+    pub fast_max_exp: i32,
+}
+
+impl Default for cts_lcp_parameters {
+    fn default() -> Self {
+        let m = MobyLcpParameters::default();
+        let (l, f) = (RegularizationSchedule::LEMKE_DEFAULT, RegularizationSchedule::FAST_DEFAULT);
+        Self {
+            pivot_tolerance: m.pivot_tolerance,
+            zero_tolerance: m.zero_tolerance,
+            lemke_variant: CTS_LCP_LEMKE_VARIANT_DRAKE,
+            max_pivots: 0,
+            refactor_interval: 0,
+            lemke_min_exp: l.min_exp,
+            lemke_step_exp: l.step_exp,
+            lemke_max_exp: l.max_exp,
+            fast_min_exp: f.min_exp,
+            fast_step_exp: f.step_exp,
+            fast_max_exp: f.max_exp,
+        }
+    }
+}
+
+/// The validated Rust form of `cts_lcp_parameters`.
+#[derive(Debug, Clone, Copy)]
+struct Parameters {
+    moby: MobyLcpParameters,
+    unrevised: UnrevisedLemkeParameters,
+    lemke: RegularizationSchedule,
+    fast: RegularizationSchedule,
+}
+
+fn invalid(message: String) -> FfiError {
+    FfiError::new(cts_status::InvalidArgument, message)
+}
+
+impl TryFrom<&cts_lcp_parameters> for Parameters {
+    type Error = FfiError;
+    fn try_from(p: &cts_lcp_parameters) -> Result<Self, FfiError> {
+        for (name, x) in [("pivot_tolerance", p.pivot_tolerance), ("zero_tolerance", p.zero_tolerance)] {
+            if !x.is_finite() {
+                return Err(invalid(format!("{name} = {x} must be finite (<= 0 means automatic)")));
+            }
+        }
+        let variant = match p.lemke_variant {
+            CTS_LCP_LEMKE_VARIANT_DRAKE => LemkeVariant::Drake,
+            CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC => LemkeVariant::Lexicographic,
+            v => return Err(invalid(format!("lemke_variant = {v} is not a CTS_LCP_LEMKE_VARIANT_* value"))),
+        };
+        let count = |name: &str, v: i32| {
+            usize::try_from(v).map_err(|_| invalid(format!("{name} = {v} must be >= 0")))
+        };
+        let max_pivots = count("max_pivots", p.max_pivots)?;
+        let refactor_interval = count("refactor_interval", p.refactor_interval)?;
+        let schedule = |name: &str, min_exp: i32, step_exp: i32, max_exp: i32| {
+            if step_exp <= 0 {
+                return Err(invalid(format!("{name}_step_exp = {step_exp} must be > 0")));
+            }
+            Ok(RegularizationSchedule { min_exp, step_exp, max_exp })
+        };
+        let params = Self {
+            moby: MobyLcpParameters {
+                pivot_tolerance: p.pivot_tolerance,
+                zero_tolerance: p.zero_tolerance,
+                variant,
+                max_pivots,
+                refactor_interval,
+            },
+            unrevised: UnrevisedLemkeParameters { zero_tolerance: p.zero_tolerance, refactor_interval },
+            lemke: schedule("lemke", p.lemke_min_exp, p.lemke_step_exp, p.lemke_max_exp)?,
+            fast: schedule("fast", p.fast_min_exp, p.fast_step_exp, p.fast_max_exp)?,
+        };
+        params.moby.validate()?;
+        params.unrevised.validate()?;
+        Ok(params)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Algorithm {
+    Lemke,
+    LemkeRegularized,
+    Fast,
+    FastRegularized,
+    Unrevised,
+}
+
+impl Algorithm {
+    fn from_code(code: i32) -> Result<Self, FfiError> {
+        Ok(match code {
+            CTS_LCP_ALGORITHM_LEMKE => Algorithm::Lemke,
+            CTS_LCP_ALGORITHM_LEMKE_REGULARIZED => Algorithm::LemkeRegularized,
+            CTS_LCP_ALGORITHM_FAST => Algorithm::Fast,
+            CTS_LCP_ALGORITHM_FAST_REGULARIZED => Algorithm::FastRegularized,
+            CTS_LCP_ALGORITHM_UNREVISED_LEMKE => Algorithm::Unrevised,
+            a => return Err(invalid(format!("algorithm = {a} is not a CTS_LCP_ALGORITHM_* value"))),
+        })
+    }
+}
+
+/// Opaque LCP solver handle: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver` with their
+/// workspaces, which only grow (repeated solves of one size allocate nothing). Create with
+/// `cts_lcp_solver_new`, release with `cts_lcp_solver_free`. Not thread-safe: one handle must
+/// not be used by two threads at once; distinct handles are independent.
+pub struct cts_lcp_solver {
+    error: ErrorSlot,
+    inner: LcpInner,
+}
+
+#[derive(Clone)]
+struct LcpInner {
+    moby: MobyLcpSolver,
+    unrevised: UnrevisedLemkeSolver,
+    c_params: cts_lcp_parameters,
+    params: Parameters,
+    /// The algorithm of the last completed solve (its solver holds the results).
+    last: Option<Algorithm>,
+    /// Largest n whose workspace size was checked to be allocatable.
+    checked_n: usize,
+}
+
+impl LcpInner {
+    fn new() -> Self {
+        let c_params = cts_lcp_parameters::default();
+        let params = Parameters::try_from(&c_params).expect("the defaults are valid");
+        Self {
+            moby: MobyLcpSolver::new(),
+            unrevised: UnrevisedLemkeSolver::new(),
+            c_params,
+            params,
+            last: None,
+            checked_n: 0,
+        }
+    }
+
+    /// z, w and pivots of the last solve.
+    fn results(&self) -> Result<(&[f64], &[f64], usize), FfiError> {
+        match self.last {
+            None => {
+                Err(FfiError::new(cts_status::NoSolution, "no solution: call cts_lcp_solver_solve first"))
+            }
+            Some(Algorithm::Unrevised) => {
+                Ok((self.unrevised.z(), self.unrevised.w(), self.unrevised.num_pivots()))
+            }
+            Some(_) => Ok((self.moby.z(), self.moby.w(), self.moby.num_pivots())),
+        }
+    }
+
+    /// The workspaces hold a few n×n matrices: refuse sizes that cannot be allocated instead of
+    /// letting the allocation abort the host. Probes only when n grows.
+    fn check_allocatable(&mut self, n: usize) -> Result<(), FfiError> {
+        if n <= self.checked_n {
+            return Ok(());
+        }
+        let too_large = || invalid(format!("n = {n} is too large to allocate"));
+        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(4)).ok_or_else(too_large)?;
+        let mut probe: Vec<f64> = Vec::new();
+        probe.try_reserve_exact(elements).map_err(|_| too_large())?;
+        self.checked_n = n;
+        Ok(())
+    }
+}
+
+fn prefix(function: &str, e: FfiError) -> FfiError {
+    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+}
+
+/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
+/// handle, in the thread-local channel). Messages are prefixed with the function name.
+fn with_mut(
+    solver: *mut cts_lcp_solver,
+    function: &str,
+    body: impl FnOnce(&mut LcpInner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
+    match unsafe { solver.as_mut() } {
+        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// As [`with_mut`] for read-only calls.
+fn with_ref(
+    solver: *const cts_lcp_solver,
+    function: &str,
+    body: impl FnOnce(&LcpInner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: as in `with_mut`.
+    match unsafe { solver.as_ref() } {
+        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
+/// lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
+/// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+/// NULL-safe (does nothing).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_parameters_default(out: *mut cts_lcp_parameters) {
+    guard_value((), || {
+        // SAFETY: NULL or a writable struct (the contract).
+        if let Some(out) = unsafe { out.as_mut() } {
+            *out = cts_lcp_parameters::default();
+        }
+    })
+}
+
+/// Creates an LCP solver with default parameters and writes the handle to `*out` (only on
+/// success). The solver takes any problem size; its workspace grows with the largest problem.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+/// `cts_last_error_message()`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_new(out: *mut *mut cts_lcp_solver) -> cts_status {
+    guard(None, || {
+        if out.is_null() {
+            return Err(FfiError::null("cts_lcp_solver_new: out"));
+        }
+        let handle = cts_lcp_solver { error: ErrorSlot::default(), inner: LcpInner::new() };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(handle) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_free(solver: *mut cts_lcp_solver) {
+    // SAFETY: NULL or a live handle from cts_lcp_solver_new/clone (the contract).
+    guard_value((), || unsafe { free(solver) })
+}
+
+/// Deep copy of a solver into a new handle `*out` (only on success), e.g. for another thread:
+/// parameters, workspace, the results of the last solve and the unrevised solver's warm-start
+/// index sets.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+/// their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_clone(
+    solver: *const cts_lcp_solver,
+    out: *mut *mut cts_lcp_solver,
+) -> cts_status {
+    guard(None, || {
+        // SAFETY: NULL or a live handle (the contract).
+        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_lcp_solver_clone: solver"))?;
+        if out.is_null() {
+            return Err(FfiError::null("cts_lcp_solver_clone: out"));
+        }
+        let copy = cts_lcp_solver { error: ErrorSlot::default(), inner: h.inner.clone() };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(copy) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Validates and sets the parameters (copied). Keeps the results of the last solve.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a field outside
+/// the domain documented on `cts_lcp_parameters`; nothing changed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_set_parameters(
+    solver: *mut cts_lcp_solver,
+    p: *const cts_lcp_parameters,
+) -> cts_status {
+    with_mut(solver, "cts_lcp_solver_set_parameters", |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+        let params = Parameters::try_from(p)?;
+        h.moby.set_parameters(params.moby)?;
+        h.unrevised.set_parameters(params.unrevised)?;
+        h.params = params;
+        h.c_params = *p;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the current parameters into `*out`.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_get_parameters(
+    solver: *const cts_lcp_solver,
+    out: *mut cts_lcp_parameters,
+) -> cts_status {
+    with_ref(solver, "cts_lcp_solver_get_parameters", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        *out = h.c_params;
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Solves the LCP `w = M z + q, z >= 0, w >= 0, zᵀw = 0` with `algorithm` (a
+/// `CTS_LCP_ALGORITHM_*` value) and the solver's parameters.
+///
+/// `M` is n×n, column-major with leading dimension `ld_M >= max(1, n)` (rows n..ld_M-1 are never
+/// read); `q` has n entries; `n = 0` is allowed (NULL arrays; the empty solution). `z0` is NULL
+/// (cold start) or, for `CTS_LCP_ALGORITHM_FAST` only, n doubles to warm-start from (index i
+/// starts with `zᵢ = 0` iff `|z0ᵢ| < tol`). The arrays are read during this call only; nothing is
+/// borrowed afterwards. Unitless.
+///
+/// Returns CTS_STATUS_OK when the algorithm reports success (for the Moby Lemke and fast
+/// algorithms, as in Drake, this means the algorithm terminated; the regularized variants and the
+/// unrevised solver check the solution), or an outcome: CTS_STATUS_LCP_RAY_TERMINATION,
+/// CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW, CTS_STATUS_LCP_PIVOT_LIMIT,
+/// CTS_STATUS_LCP_CYCLING_DETECTED, CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
+/// CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED. After an outcome the
+/// results hold Drake's failure value (z = 0; the regularized wrappers: the last attempt's z) and
+/// the pivot count. Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+/// CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a warm start for an algorithm without
+/// one, a size too large to allocate).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_solve(
+    solver: *mut cts_lcp_solver,
+    algorithm: i32,
+    n: usize,
+    M: *const f64,
+    ld_M: usize,
+    q: *const f64,
+    z0: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_lcp_solver_solve", |h| {
+        let alg = Algorithm::from_code(algorithm)?;
+        let m = RawMatrix::new("M", M, ld_M, n, n)?;
+        let q = RawVector::new("q", q, n)?;
+        let z0 = if z0.is_null() {
+            None
+        } else if alg == Algorithm::Fast {
+            Some(RawVector::new("z0", z0, n)?)
+        } else {
+            return Err(invalid("z0: only CTS_LCP_ALGORITHM_FAST takes a warm start; pass NULL".into()));
+        };
+        h.check_allocatable(n)?;
+        // SAFETY: the arrays are valid for this call (the contract).
+        let (m, q) = unsafe { (m.view(), q.view()) };
+        let problem = LcpProblem::new(m, q)?;
+        let p = h.params;
+        let outcome = match alg {
+            Algorithm::Lemke => h.moby.solve_lemke(&problem),
+            Algorithm::LemkeRegularized => h.moby.solve_lemke_regularized(&problem, p.lemke)?,
+            Algorithm::Fast => match z0 {
+                // SAFETY: as above.
+                Some(z0) => h.moby.solve_fast_warm(&problem, unsafe { z0.slice() })?,
+                None => h.moby.solve_fast(&problem),
+            },
+            Algorithm::FastRegularized => h.moby.solve_fast_regularized(&problem, p.fast)?,
+            Algorithm::Unrevised => h.unrevised.solve(&problem),
+        };
+        h.last = Some(alg);
+        let status = cts_status::from(outcome);
+        if outcome.is_solved() {
+            Ok(status)
+        } else {
+            let pivots = h.results()?.2;
+            Err(FfiError::new(status, format!("{} (n = {n}, {pivots} pivots)", outcome.message())))
+        }
+    })
+}
+
+/// Copies one result vector of the last solve.
+///
+/// # Safety
+/// `out` NULL or `len` writable doubles.
+unsafe fn copy_result(
+    solver: *const cts_lcp_solver,
+    function: &str,
+    out: *mut f64,
+    len: usize,
+    pick_w: bool,
+) -> cts_status {
+    with_ref(solver, function, |h| {
+        let (z, w, _) = h.results()?;
+        let values = if pick_w { w } else { z };
+        // SAFETY: forwarded contract.
+        let out = unsafe { output("out", out, len, values.len()) }?;
+        out.copy_from_slice(values);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies z (n doubles) of the last solve into `out`; `len` must be n (`cts_lcp_solver_size`).
+/// After an outcome other than CTS_STATUS_OK, z is Drake's failure value (see
+/// `cts_lcp_solver_solve`).
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+/// CTS_STATUS_NO_SOLUTION (no solve yet). Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_get_z(
+    s: *const cts_lcp_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_lcp_solver_get_z", out, len, false) }
+}
+
+/// Copies w = M z + q (n doubles, with the problem's unregularized M) of the last solve into
+/// `out`; `len` must be n. Statuses as for `cts_lcp_solver_get_z`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_get_w(
+    s: *const cts_lcp_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_result(s, "cts_lcp_solver_get_w", out, len, true) }
+}
+
+/// Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast
+/// iterations, or the total over the attempts of a regularized algorithm; 0 for a trivial
+/// solution, 1 for an accepted unrevised warm start. 0 before any solve or for a NULL handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_num_pivots(s: *const cts_lcp_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.results().ok()).map_or(0, |r| r.2))
+}
+
+/// Size n of the last solved problem (0 before any solve or for a NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_size(s: *const cts_lcp_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.results().ok()).map_or(0, |r| r.0.len()))
+}
+
+/// Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error or
+/// an outcome, e.g. "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1,
+/// 1 pivots)"); "" after a successful call. Valid until the next call on the handle; never NULL
+/// (also "" for a NULL handle); not to be freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_last_error(s: *const cts_lcp_solver) -> *const c_char {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+}
+
+/// Drake's `ComputeZeroTolerance(M)` of the algorithm's solver: `n · max|Mᵢⱼ| · 10 eps` for the
+/// Moby algorithms, `n · max|Mᵢⱼ| · 2.2 eps` for `CTS_LCP_ALGORITHM_UNREVISED_LEMKE`. `M` is n×n
+/// column-major with `ld_M >= max(1, n)`. Writes `*out` on success only.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (algorithm,
+/// `ld_M`); failures leave their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_compute_zero_tolerance(
+    algorithm: i32,
+    n: usize,
+    M: *const f64,
+    ld_M: usize,
+    out: *mut f64,
+) -> cts_status {
+    guard(None, || {
+        let name = "cts_lcp_compute_zero_tolerance";
+        let alg = Algorithm::from_code(algorithm).map_err(|e| prefix(name, e))?;
+        let m = RawMatrix::new("M", M, ld_M, n, n).map_err(|e| prefix(name, e))?;
+        if out.is_null() {
+            return Err(prefix(name, FfiError::null("out")));
+        }
+        // SAFETY: validated, valid for this call (the contract).
+        let m = unsafe { m.view() };
+        let tol =
+            if alg == Algorithm::Unrevised { unrevised_zero_tolerance(m) } else { moby_zero_tolerance(m) };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = tol };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
+/// `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
+/// means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
+/// doubles each. Writes `*out` on success only.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
+/// `zero_tol`); failures leave their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_is_solution(
+    n: usize,
+    M: *const f64,
+    ld_M: usize,
+    q: *const f64,
+    z: *const f64,
+    zero_tol: f64,
+    out: *mut i32,
+) -> cts_status {
+    guard(None, || {
+        let name = "cts_lcp_is_solution";
+        let m = RawMatrix::new("M", M, ld_M, n, n).map_err(|e| prefix(name, e))?;
+        let q = RawVector::new("q", q, n).map_err(|e| prefix(name, e))?;
+        let z = RawVector::new("z", z, n).map_err(|e| prefix(name, e))?;
+        if out.is_null() {
+            return Err(prefix(name, FfiError::null("out")));
+        }
+        if zero_tol.is_nan() {
+            return Err(prefix(name, invalid("zero_tol is NaN".into())));
+        }
+        // SAFETY: validated, valid for this call (the contract).
+        let ok = unsafe { is_solution(m.view(), q.view(), z.slice(), zero_tol) };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = i32::from(ok) };
+        Ok(cts_status::Ok)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcome_message_and_status() {
+        let mut h: *mut cts_lcp_solver = std::ptr::null_mut();
+        // SAFETY: test of the C API with valid arguments.
+        unsafe {
+            assert_eq!(cts_lcp_solver_new(&mut h), cts_status::Ok);
+            let (m, q) = ([-1.0], [-1.0]);
+            let s = cts_lcp_solver_solve(
+                h,
+                CTS_LCP_ALGORITHM_LEMKE,
+                1,
+                m.as_ptr(),
+                1,
+                q.as_ptr(),
+                std::ptr::null(),
+            );
+            assert_eq!(s, cts_status::LcpRayTermination);
+            let msg = std::ffi::CStr::from_ptr(cts_lcp_solver_last_error(h)).to_str().unwrap();
+            assert!(msg.starts_with("cts_lcp_solver_solve: LCP: ray termination"), "{msg}");
+            let mut z = [7.0];
+            assert_eq!(cts_lcp_solver_get_z(h, z.as_mut_ptr(), 1), cts_status::Ok);
+            assert_eq!(z, [0.0]);
+            cts_lcp_solver_free(h);
+        }
+    }
+}

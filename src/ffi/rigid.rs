@@ -1,0 +1,1528 @@
+//! The rigid constraint-solver C API: Drake's `ConstraintSolver` with its
+//! `ConstraintAccelProblemData` (forces) and `ConstraintVelProblemData` (impulses, and the
+//! discretized time-stepping problem) behind one opaque handle (`specs/rigid.md`).
+//!
+//! The handle holds one acceleration-level and one velocity-level problem. Each is set in two
+//! steps: `cts_rigid_solver_set_{accel,vel}_problem_data` (sizes, index lists, friction
+//! coefficients, the `k*` and `γ` vectors, `tau` or `Mv`; every operator back to Drake's default,
+//! the zero map), then each operator from a dense matrix or a C callback and `solve_inertia` from
+//! `M`, `M⁻¹` or a callback. All of it is borrowed (Drake's rule) and read again at every solve or
+//! compute call.
+
+#![allow(non_snake_case)] // argument names follow Drake: kN, gammaN, Mv, ...
+
+use std::cell::Cell;
+use std::ffi::{c_char, c_void};
+
+use super::guard::{ErrorSlot, guard, guard_value};
+use super::handle::{free, into_raw};
+use super::status::{FfiError, cts_status};
+use super::view::{RawMatrix, RawVector, output, output_matrix};
+use crate::rigid::{
+    ConstraintAccelProblemData, ConstraintSolver, ConstraintSolverParameters, ConstraintVelProblemData, Dims,
+    InertiaSolve, Operator, RigidOutcome,
+};
+
+/// A linear operator or inertia solve supplied by the caller: computes `out = A · in` for the
+/// operator it was registered as (`in` has `n_in` doubles, `out` has `n_out` doubles and is
+/// zero-filled before the call; either pointer is NULL when its length is 0). `user_data` is the
+/// pointer given at registration, passed through untouched.
+///
+/// Return 0 on success. Any other value reports a failure: the library stops calling callbacks
+/// for the rest of that call, discards what it computed, and the call returns
+/// CTS_STATUS_CALLBACK_FAILED with the operator's name and the value in the handle's last error.
+///
+/// Callbacks run inside solve and compute calls, on the calling thread. They must return
+/// normally: they must not longjmp out of the library, throw a C++ exception through it, or call
+/// any function on the same solver handle (other handles are fine). They must not keep `in` or
+/// `out` after returning.
+pub type cts_rigid_operator_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        r#in: *const f64,
+        n_in: usize,
+        out: *mut f64,
+        n_out: usize,
+    ) -> i32,
+>;
+
+/// Operator `N_mult`: `N·w`, nv → nc (contact normals, all contacts in index order). Matrix form:
+/// N, nc×nv.
+pub const CTS_RIGID_OPERATOR_N_MULT: i32 = 0;
+/// Operator `N_transpose_mult` (velocity level only): `Nᵀ·f`, nc → nv. Matrix form: N itself,
+/// nc×nv.
+pub const CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT: i32 = 1;
+/// Operator `N_minus_muQ_transpose_mult` (acceleration level only): `(N − μQ)ᵀ·f`, nc → nv, the
+/// generalized force of normal-force magnitudes f including the sliding friction `−μ f` they
+/// imply along each sliding contact's slip direction. Matrix form: `N − μQ`, nc×nv.
+pub const CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT: i32 = 2;
+/// Operator `F_mult`: `F·w`, nv → nr (friction spanning directions, grouped per contact;
+/// acceleration level: non-sliding contacts only). Matrix form: F, nr×nv.
+pub const CTS_RIGID_OPERATOR_F_MULT: i32 = 3;
+/// Operator `F_transpose_mult`: `Fᵀ·f`, nr → nv. Matrix form: F itself, nr×nv.
+pub const CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT: i32 = 4;
+/// Operator `L_mult`: `L·w`, nv → nu (generic unilateral constraints). Matrix form: L, nu×nv.
+pub const CTS_RIGID_OPERATOR_L_MULT: i32 = 5;
+/// Operator `L_transpose_mult`: `Lᵀ·f`, nu → nv. Matrix form: L itself, nu×nv.
+pub const CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT: i32 = 6;
+/// Operator `G_mult`: `G·w`, nv → nb (bilateral constraints). Matrix form: G, nb×nv.
+pub const CTS_RIGID_OPERATOR_G_MULT: i32 = 7;
+/// Operator `G_transpose_mult`: `Gᵀ·f`, nb → nv. Matrix form: G itself, nb×nv.
+pub const CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT: i32 = 8;
+/// `solve_inertia`: `M⁻¹·b`, nv → nv (callbacks only; for matrices see
+/// `cts_rigid_solver_set_accel_inertia_matrix`).
+pub const CTS_RIGID_OPERATOR_SOLVE_INERTIA: i32 = 9;
+
+/// Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the generalized inertia
+/// matrix M itself (symmetric positive definite; only its lower triangle is read; factored by
+/// LDLᵀ at every solve or compute call).
+pub const CTS_RIGID_INERTIA_MATRIX: i32 = 0;
+/// Form of the matrix given to `cts_rigid_solver_set_*_inertia_matrix`: the inverse `M⁻¹`,
+/// applied as a dense product.
+pub const CTS_RIGID_INERTIA_INVERSE: i32 = 1;
+
+const OPERATOR_NAMES: [&str; 10] = [
+    "N_mult",
+    "N_transpose_mult",
+    "N_minus_muQ_transpose_mult",
+    "F_mult",
+    "F_transpose_mult",
+    "L_mult",
+    "L_transpose_mult",
+    "G_mult",
+    "G_transpose_mult",
+    "solve_inertia",
+];
+
+/// Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
+/// of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+/// (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct cts_rigid_parameters {
+    /// Q1: 1 builds the LCP's Delassus blocks with plain M⁻¹ even when there are bilateral
+    /// constraints (Drake HEAD) instead of the constrained inverse inertia C. No effect when
+    /// nb = 0.
+    pub drake_inverse_inertia_blocks: i32,
+    /// Q2: 1 makes the acceleration-level LCP's (fL, fN) block `L W Nᵀ` (Drake HEAD) instead of
+    /// `L W (N − μQ)ᵀ`, dropping the sliding-friction term between limits and sliding contacts.
+    pub drake_limit_row_transpose: i32,
+    /// Q3: 1 adds γ twice in the discretized LCP (`h·block + (h+1)·γ`, `2γE`, Drake HEAD) instead
+    /// of once (`h·block + γ`, Drake's documentation).
+    pub drake_double_gamma: i32,
+    /// Q4: 1 makes the acceleration level's "no force needed" exit return an empty force vector
+    /// (Drake HEAD) instead of nc + nr + nu zeros.
+    pub drake_empty_fast_exit: i32,
+}
+
+impl From<ConstraintSolverParameters> for cts_rigid_parameters {
+    fn from(p: ConstraintSolverParameters) -> Self {
+        Self {
+            drake_inverse_inertia_blocks: i32::from(p.drake_inverse_inertia_blocks),
+            drake_limit_row_transpose: i32::from(p.drake_limit_row_transpose),
+            drake_double_gamma: i32::from(p.drake_double_gamma),
+            drake_empty_fast_exit: i32::from(p.drake_empty_fast_exit),
+        }
+    }
+}
+
+/// A C `int32_t` flag that must be 0 or 1.
+fn flag(name: &str, v: i32) -> Result<bool, FfiError> {
+    match v {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(invalid(format!("{name} = {v} must be 0 or 1"))),
+    }
+}
+
+impl TryFrom<&cts_rigid_parameters> for ConstraintSolverParameters {
+    type Error = FfiError;
+    fn try_from(p: &cts_rigid_parameters) -> Result<Self, FfiError> {
+        Ok(Self {
+            drake_inverse_inertia_blocks: flag(
+                "drake_inverse_inertia_blocks",
+                p.drake_inverse_inertia_blocks,
+            )?,
+            drake_limit_row_transpose: flag("drake_limit_row_transpose", p.drake_limit_row_transpose)?,
+            drake_double_gamma: flag("drake_double_gamma", p.drake_double_gamma)?,
+            drake_empty_fast_exit: flag("drake_empty_fast_exit", p.drake_empty_fast_exit)?,
+        })
+    }
+}
+
+fn invalid(message: String) -> FfiError {
+    FfiError::new(cts_status::InvalidArgument, message)
+}
+
+fn no_data(level: &str) -> FfiError {
+    FfiError::new(
+        cts_status::NoProblemData,
+        format!("no {level} problem data: call cts_rigid_solver_set_{level}_problem_data first"),
+    )
+}
+
+/// A borrowed contiguous index list (`const size_t *`), validated.
+#[derive(Debug, Clone, Copy)]
+struct RawIndex {
+    ptr: *const usize,
+    len: usize,
+}
+
+impl RawIndex {
+    fn new(name: &str, ptr: *const usize, len: usize) -> Result<Self, FfiError> {
+        if len > isize::MAX as usize / std::mem::size_of::<usize>() {
+            return Err(invalid(format!("{name}: sizes exceed the address space")));
+        }
+        if ptr.is_null() && len > 0 {
+            return Err(FfiError::null(name));
+        }
+        Ok(Self { ptr, len })
+    }
+
+    /// # Safety
+    /// The caller's array must still be allocated (the borrowing rule).
+    unsafe fn slice<'a>(&self) -> &'a [usize] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: validated non-NULL with `len` readable entries, per the contract.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+/// A registered C callback.
+#[derive(Clone, Copy)]
+struct Callback {
+    f: unsafe extern "C" fn(*mut c_void, *const f64, usize, *mut f64, usize) -> i32,
+    user_data: *mut c_void,
+}
+
+/// How one operator is given.
+#[derive(Clone, Copy)]
+enum OpSlot {
+    /// Drake's default: the zero map.
+    Zero,
+    /// `y = J x`.
+    Matrix(RawMatrix),
+    /// `y = Jᵀ x`.
+    TransposeOf(RawMatrix),
+    Callback(Callback),
+}
+
+#[derive(Clone, Copy)]
+enum InertiaSlot {
+    Unset,
+    Matrix(RawMatrix),
+    Inverse(RawMatrix),
+    Callback(Callback),
+}
+
+/// Sizes of a problem (§1).
+#[derive(Debug, Clone, Copy)]
+struct Sizes {
+    nv: usize,
+    nc: usize,
+    nr: usize,
+    nu: usize,
+    nb: usize,
+}
+
+impl Sizes {
+    /// Rows of the Jacobian behind operator `op` (its matrix form is rows×nv).
+    fn rows(&self, op: i32) -> usize {
+        match op {
+            0..=2 => self.nc,
+            3 | 4 => self.nr,
+            5 | 6 => self.nu,
+            _ => self.nb,
+        }
+    }
+}
+
+/// Operators and inertia of one level.
+#[derive(Clone, Copy)]
+struct Operators {
+    /// Indexed by operator code 0..=8 (code 1 unused at the acceleration level, 2 at the
+    /// velocity level).
+    ops: [OpSlot; 9],
+    inertia: InertiaSlot,
+}
+
+impl Operators {
+    fn new() -> Self {
+        Self { ops: [OpSlot::Zero; 9], inertia: InertiaSlot::Unset }
+    }
+
+    /// The registered callbacks, indexed by operator code (9 = solve_inertia).
+    fn callbacks(&self) -> [Option<Callback>; 10] {
+        std::array::from_fn(|i| match (i, self.ops.get(i)) {
+            (_, Some(OpSlot::Callback(c))) => Some(*c),
+            (9, _) => match self.inertia {
+                InertiaSlot::Callback(c) => Some(c),
+                _ => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// The operator `code` as a Rust operator, callbacks taken from `closures`.
+    ///
+    /// # Safety
+    /// Borrowed matrices must still be valid (the borrowing rule).
+    unsafe fn op<'a, F: Fn(&[f64], &mut [f64]) + 'a>(
+        &self,
+        code: usize,
+        closures: &'a [F; 10],
+    ) -> Operator<'a> {
+        match self.ops[code] {
+            OpSlot::Zero => Operator::Zero,
+            // SAFETY: forwarded contract.
+            OpSlot::Matrix(m) => Operator::Matrix(unsafe { m.view() }),
+            // SAFETY: forwarded contract.
+            OpSlot::TransposeOf(m) => Operator::TransposeOf(unsafe { m.view() }),
+            OpSlot::Callback(_) => Operator::Callback(&closures[code]),
+        }
+    }
+
+    /// # Safety
+    /// As [`Operators::op`].
+    unsafe fn inertia<'a, F: Fn(&[f64], &mut [f64]) + 'a>(&self, closures: &'a [F; 10]) -> InertiaSolve<'a> {
+        match self.inertia {
+            InertiaSlot::Unset => InertiaSolve::Unset,
+            // SAFETY: forwarded contract.
+            InertiaSlot::Matrix(m) => InertiaSolve::Matrix(unsafe { m.view() }),
+            // SAFETY: forwarded contract.
+            InertiaSlot::Inverse(m) => InertiaSolve::Inverse(unsafe { m.view() }),
+            InertiaSlot::Callback(_) => InertiaSolve::Callback(&closures[9]),
+        }
+    }
+}
+
+/// Borrowed acceleration-level data (Drake's `ConstraintAccelProblemData`).
+#[derive(Clone, Copy)]
+struct AccelSlot {
+    sizes: Sizes,
+    use_lcp: bool,
+    sliding: RawIndex,
+    non_sliding: RawIndex,
+    r: RawIndex,
+    mu_sliding: RawVector,
+    mu_non_sliding: RawVector,
+    k_n: RawVector,
+    k_f: RawVector,
+    k_l: RawVector,
+    k_g: RawVector,
+    tau: RawVector,
+    ops: Operators,
+}
+
+impl AccelSlot {
+    /// The data as the Rust API's struct.
+    ///
+    /// # Safety
+    /// The caller's arrays must still be valid (the borrowing rule).
+    unsafe fn view<'a, F: Fn(&[f64], &mut [f64]) + 'a>(
+        &self,
+        cl: &'a [F; 10],
+    ) -> ConstraintAccelProblemData<'a> {
+        let o = &self.ops;
+        // SAFETY: forwarded contract; every raw part was validated when set.
+        unsafe {
+            ConstraintAccelProblemData {
+                use_complementarity_problem_solver: self.use_lcp,
+                sliding_contacts: self.sliding.slice(),
+                non_sliding_contacts: self.non_sliding.slice(),
+                r: self.r.slice(),
+                mu_sliding: self.mu_sliding.view(),
+                mu_non_sliding: self.mu_non_sliding.view(),
+                g_mult: o.op(7, cl),
+                g_transpose_mult: o.op(8, cl),
+                k_g: self.k_g.view(),
+                n_mult: o.op(0, cl),
+                n_minus_muq_transpose_mult: o.op(2, cl),
+                k_n: self.k_n.view(),
+                f_mult: o.op(3, cl),
+                f_transpose_mult: o.op(4, cl),
+                k_f: self.k_f.view(),
+                l_mult: o.op(5, cl),
+                l_transpose_mult: o.op(6, cl),
+                k_l: self.k_l.view(),
+                tau: self.tau.view(),
+                solve_inertia: o.inertia(cl),
+            }
+        }
+    }
+}
+
+/// Borrowed velocity-level data (Drake's `ConstraintVelProblemData`).
+#[derive(Clone, Copy)]
+struct VelSlot {
+    sizes: Sizes,
+    r: RawIndex,
+    mu: RawVector,
+    k_n: RawVector,
+    gamma_n: RawVector,
+    k_f: RawVector,
+    gamma_f: RawVector,
+    gamma_e: RawVector,
+    k_l: RawVector,
+    gamma_l: RawVector,
+    k_g: RawVector,
+    mv: RawVector,
+    ops: Operators,
+}
+
+impl VelSlot {
+    /// The data as the Rust API's struct.
+    ///
+    /// # Safety
+    /// The caller's arrays must still be valid (the borrowing rule).
+    unsafe fn view<'a, F: Fn(&[f64], &mut [f64]) + 'a>(
+        &self,
+        cl: &'a [F; 10],
+    ) -> ConstraintVelProblemData<'a> {
+        let o = &self.ops;
+        // SAFETY: forwarded contract; every raw part was validated when set.
+        unsafe {
+            ConstraintVelProblemData {
+                r: self.r.slice(),
+                mu: self.mu.view(),
+                g_mult: o.op(7, cl),
+                g_transpose_mult: o.op(8, cl),
+                k_g: self.k_g.view(),
+                n_mult: o.op(0, cl),
+                n_transpose_mult: o.op(1, cl),
+                k_n: self.k_n.view(),
+                gamma_n: self.gamma_n.view(),
+                f_mult: o.op(3, cl),
+                f_transpose_mult: o.op(4, cl),
+                k_f: self.k_f.view(),
+                gamma_f: self.gamma_f.view(),
+                gamma_e: self.gamma_e.view(),
+                l_mult: o.op(5, cl),
+                l_transpose_mult: o.op(6, cl),
+                k_l: self.k_l.view(),
+                gamma_l: self.gamma_l.view(),
+                mv: self.mv.view(),
+                solve_inertia: o.inertia(cl),
+            }
+        }
+    }
+}
+
+/// The first failing callback of a call.
+#[derive(Debug, Clone, Copy)]
+struct Failure {
+    op: usize,
+    code: i32,
+}
+
+/// The Rust closure behind a C callback: skips the call once a callback of this call failed
+/// (the output stays zero), records the first failure.
+fn closure<'c>(
+    cb: Option<Callback>,
+    op: usize,
+    failure: &'c Cell<Option<Failure>>,
+) -> impl Fn(&[f64], &mut [f64]) + 'c {
+    move |x: &[f64], y: &mut [f64]| {
+        let Some(cb) = cb else { return };
+        if failure.get().is_some() {
+            y.fill(0.0);
+            return;
+        }
+        let xp = if x.is_empty() { std::ptr::null() } else { x.as_ptr() };
+        let yp = if y.is_empty() { std::ptr::null_mut() } else { y.as_mut_ptr() };
+        // SAFETY: a C function registered by the caller with the documented signature; `xp`,
+        // `yp` are valid for `x.len()`, `y.len()` doubles (or NULL when empty) during the call.
+        let rc = unsafe { (cb.f)(cb.user_data, xp, x.len(), yp, y.len()) };
+        if rc != 0 {
+            failure.set(Some(Failure { op, code: rc }));
+            y.fill(0.0);
+        }
+    }
+}
+
+fn callback_error(f: Failure) -> FfiError {
+    FfiError::new(
+        cts_status::CallbackFailed,
+        format!("the {} callback returned {}; the call was abandoned", OPERATOR_NAMES[f.op], f.code),
+    )
+}
+
+/// Which level the results of the last solve belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Accel,
+    Vel,
+}
+
+/// Opaque handle of Drake's rigid `ConstraintSolver`, with one acceleration-level and one
+/// velocity-level problem (borrowed) and the results of the last solve. Workspaces only grow:
+/// repeated solves of one size allocate nothing. Create with `cts_rigid_solver_new`, release with
+/// `cts_rigid_solver_free`. Not thread-safe: one handle must not be used by two threads at once;
+/// distinct handles are independent.
+pub struct cts_rigid_solver {
+    error: ErrorSlot,
+    inner: RigidInner,
+}
+
+struct RigidInner {
+    solver: ConstraintSolver,
+    accel: Option<AccelSlot>,
+    vel: Option<VelSlot>,
+    /// Packed forces of the last solve and the level they belong to (`None`: no results).
+    cf: Vec<f64>,
+    results: Option<Level>,
+    /// Scratch for compute outputs (copied out only on success).
+    out: Vec<f64>,
+    /// Largest workspace estimate (doubles) checked to be allocatable.
+    checked: usize,
+}
+
+impl RigidInner {
+    fn new(solver: ConstraintSolver) -> Self {
+        Self { solver, accel: None, vel: None, cf: Vec::new(), results: None, out: Vec::new(), checked: 0 }
+    }
+
+    fn accel(&self) -> Result<AccelSlot, FfiError> {
+        self.accel.ok_or_else(|| no_data("accel"))
+    }
+
+    fn vel(&self) -> Result<VelSlot, FfiError> {
+        self.vel.ok_or_else(|| no_data("vel"))
+    }
+
+    fn results(&self) -> Result<Level, FfiError> {
+        self.results.ok_or_else(|| {
+            FfiError::new(cts_status::NoSolution, "no solution: no solve has completed on this handle")
+        })
+    }
+
+    /// Refuses problems whose workspace (dense LCP and Delassus blocks) cannot be allocated,
+    /// instead of letting the allocation abort the host. Probes only when the size grows.
+    fn check_allocatable(&mut self, d: &Dims, n_lcp: usize) -> Result<(), FfiError> {
+        let too_large = || invalid(format!("the problem is too large to allocate (LCP size {n_lcp})"));
+        let cons = d.nc.checked_add(d.nr).and_then(|x| x.checked_add(d.nu)).and_then(|x| x.checked_add(d.nb));
+        let need = n_lcp
+            .checked_mul(n_lcp)
+            .and_then(|a| cons.and_then(|c| c.checked_mul(d.nv)).and_then(|b| a.checked_add(b)))
+            .and_then(|x| x.checked_add(d.nv.checked_mul(d.nv)?))
+            .and_then(|x| x.checked_mul(2))
+            .ok_or_else(too_large)?;
+        if need <= self.checked {
+            return Ok(());
+        }
+        let mut probe: Vec<f64> = Vec::new();
+        probe.try_reserve_exact(need).map_err(|_| too_large())?;
+        self.checked = need;
+        Ok(())
+    }
+
+    /// Records the results of a solve that returned `outcome` (or failed).
+    fn finish(
+        &mut self,
+        level: Level,
+        result: Result<RigidOutcome, crate::rigid::RigidError>,
+        failure: Option<Failure>,
+    ) -> Result<cts_status, FfiError> {
+        self.results = None;
+        if let Some(f) = failure {
+            return Err(callback_error(f));
+        }
+        let outcome = result?;
+        self.cf.clear();
+        self.cf.extend_from_slice(self.solver.cf());
+        self.results = Some(level);
+        let status = cts_status::from(outcome);
+        if outcome == RigidOutcome::Solved {
+            Ok(status)
+        } else {
+            let n = self.solver.lcp_size();
+            let pivots = self.solver.num_pivots();
+            Err(FfiError::new(status, format!("{} (LCP size {n}, {pivots} pivots)", outcome.message())))
+        }
+    }
+}
+
+fn prefix(function: &str, e: FfiError) -> FfiError {
+    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+}
+
+/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
+/// handle, in the thread-local channel). Messages are prefixed with the function name.
+fn with_mut(
+    solver: *mut cts_rigid_solver,
+    function: &str,
+    body: impl FnOnce(&mut RigidInner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
+    match unsafe { solver.as_mut() } {
+        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// As [`with_mut`] for read-only calls.
+fn with_ref(
+    solver: *const cts_rigid_solver,
+    function: &str,
+    body: impl FnOnce(&RigidInner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: as in `with_mut`.
+    match unsafe { solver.as_ref() } {
+        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// Σ r with an overflow check.
+///
+/// # Safety
+/// `r` valid for this call.
+unsafe fn sum_r(r: &RawIndex) -> Result<usize, FfiError> {
+    // SAFETY: forwarded contract.
+    let s = unsafe { r.slice() };
+    s.iter().try_fold(0usize, |a, &x| a.checked_add(x)).ok_or_else(|| invalid("sum of r overflows".into()))
+}
+
+/// An optional γ vector: NULL is Drake's empty vector (no regularization), otherwise `len`
+/// doubles.
+fn gamma(name: &str, ptr: *const f64, len: usize) -> Result<RawVector, FfiError> {
+    RawVector::new(name, ptr, if ptr.is_null() { 0 } else { len })
+}
+
+/// Validates data whose operators are all set to their defaults, with a placeholder inertia
+/// solve (sizes, index lists, γ signs).
+fn noop(_: &[f64], _: &mut [f64]) {}
+
+/// Fills `*out` with the defaults: every Drake-compatibility switch 0 (the corrected behaviour).
+/// NULL-safe (does nothing).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_parameters_default(out: *mut cts_rigid_parameters) {
+    guard_value((), || {
+        // SAFETY: NULL or a writable struct (the contract).
+        if let Some(out) = unsafe { out.as_mut() } {
+            *out = ConstraintSolverParameters::default().into();
+        }
+    })
+}
+
+/// Creates a constraint solver with default parameters and writes the handle to `*out` (only on
+/// success).
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`out` is NULL; detail in
+/// `cts_last_error_message()`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_new(out: *mut *mut cts_rigid_solver) -> cts_status {
+    guard(None, || {
+        if out.is_null() {
+            return Err(FfiError::null("cts_rigid_solver_new: out"));
+        }
+        let handle =
+            cts_rigid_solver { error: ErrorSlot::default(), inner: RigidInner::new(ConstraintSolver::new()) };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(handle) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Releases a solver and ends the borrow of its problem data. NULL is a no-op; freeing a handle
+/// twice is the caller's bug.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_free(solver: *mut cts_rigid_solver) {
+    // SAFETY: NULL or a live handle from cts_rigid_solver_new/clone (the contract).
+    guard_value((), || unsafe { free(solver) })
+}
+
+/// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
+/// e.g. for another thread. The copy has no problem data and no results.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
+/// their detail in `cts_last_error_message()`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_clone(
+    solver: *const cts_rigid_solver,
+    out: *mut *mut cts_rigid_solver,
+) -> cts_status {
+    guard(None, || {
+        // SAFETY: NULL or a live handle (the contract).
+        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_rigid_solver_clone: solver"))?;
+        if out.is_null() {
+            return Err(FfiError::null("cts_rigid_solver_clone: out"));
+        }
+        let copy = cts_rigid_solver {
+            error: ErrorSlot::default(),
+            inner: RigidInner { checked: h.inner.checked, ..RigidInner::new(h.inner.solver.clone()) },
+        };
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = into_raw(copy) };
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Validates and sets the parameters (copied). Keeps problem data and results.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (a switch other
+/// than 0 or 1; nothing changed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_parameters(
+    solver: *mut cts_rigid_solver,
+    p: *const cts_rigid_parameters,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_parameters", |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+        h.solver.set_parameters(ConstraintSolverParameters::try_from(p)?);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the current parameters into `*out`.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_parameters(
+    solver: *const cts_rigid_solver,
+    out: *mut cts_rigid_parameters,
+) -> cts_status {
+    with_ref(solver, "cts_rigid_solver_get_parameters", |h| {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+        *out = (*h.solver.parameters()).into();
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Sets the acceleration-level problem (Drake's `ConstraintAccelProblemData`, forces), all but
+/// its operators, which are reset to Drake's default (the zero map) with `solve_inertia` unset;
+/// set them next with `cts_rigid_solver_set_accel_operator_matrix` / `_callback` and
+/// `cts_rigid_solver_set_accel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+/// callback).
+///
+/// The problem: unknowns v̇ (nv), fN (nc = ns + nns), friction along the nr = Σ r spanning
+/// directions of the non-sliding contacts, fL (nu), fG (nb);
+/// `M v̇ = tau + (N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v̇ + kG = 0`,
+/// `0 <= fN ⊥ N v̇ + kN >= 0`, `0 <= fL ⊥ L v̇ + kL >= 0`, friction in the linearized cone of
+/// each non-sliding contact, the sliding contacts' friction `−μ fN` along their slip directions.
+///
+/// * `nv`: generalized velocities; `tau` (nv): generalized external force, N (N·m).
+/// * `ns` sliding contacts: `sliding_contacts` (ns indices into 0..nc, strictly ascending),
+///   `mu_sliding` (ns Coulomb coefficients, in that order).
+/// * `nns` non-sliding contacts: `non_sliding_contacts` (nns indices, strictly ascending; the two
+///   lists partition 0..nc), `mu_non_sliding` (nns static coefficients), `r` (nns spanning
+///   directions per contact: 1 in 2-D, 2 for a 3-D friction pyramid).
+/// * `kN` (nc, m/s²): `N v̇ + kN >= 0` (e.g. `Ṅ v`); `kF` (nr): `Ḟ v`.
+/// * `nu` limits: `kL` (nu). `nb` bilateral constraints: `kG` (nb).
+/// * `use_complementarity_problem_solver`: 1 (Drake's default) solves the LCP; 0 assumes every
+///   constraint active and solves a linear system (fast; forces may come out negative).
+///
+/// A pointer may be NULL only when its length is 0. The arrays are **borrowed**: read now
+/// (validation) and at every later solve or compute call that uses the acceleration-level data,
+/// until the next call of this function or `cts_rigid_solver_free`; they must stay allocated,
+/// and the index arrays unchanged. The `double` arrays may be updated in place between calls:
+/// each solve reads and validates them again. Keeps the velocity-level data and the results.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (index lists not
+/// a strictly ascending partition of 0..nc, the flag not 0 or 1, sizes too large);
+/// CTS_STATUS_DIMENSION_MISMATCH. On error the previous acceleration-level data stays set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
+    solver: *mut cts_rigid_solver,
+    nv: usize,
+    ns: usize,
+    sliding_contacts: *const usize,
+    mu_sliding: *const f64,
+    nns: usize,
+    non_sliding_contacts: *const usize,
+    mu_non_sliding: *const f64,
+    r: *const usize,
+    kN: *const f64,
+    kF: *const f64,
+    nu: usize,
+    kL: *const f64,
+    nb: usize,
+    kG: *const f64,
+    tau: *const f64,
+    use_complementarity_problem_solver: i32,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_accel_problem_data", |h| {
+        let use_lcp = flag("use_complementarity_problem_solver", use_complementarity_problem_solver)?;
+        let nc = ns.checked_add(nns).ok_or_else(|| invalid("ns + nns overflows".into()))?;
+        let r = RawIndex::new("r", r, nns)?;
+        // SAFETY: the set call's arrays are valid during the call (the contract).
+        let nr = unsafe { sum_r(&r) }?;
+        let slot = AccelSlot {
+            sizes: Sizes { nv, nc, nr, nu, nb },
+            use_lcp,
+            sliding: RawIndex::new("sliding_contacts", sliding_contacts, ns)?,
+            non_sliding: RawIndex::new("non_sliding_contacts", non_sliding_contacts, nns)?,
+            r,
+            mu_sliding: RawVector::new("mu_sliding", mu_sliding, ns)?,
+            mu_non_sliding: RawVector::new("mu_non_sliding", mu_non_sliding, nns)?,
+            k_n: RawVector::new("kN", kN, nc)?,
+            k_f: RawVector::new("kF", kF, nr)?,
+            k_l: RawVector::new("kL", kL, nu)?,
+            k_g: RawVector::new("kG", kG, nb)?,
+            tau: RawVector::new("tau", tau, nv)?,
+            ops: Operators::new(),
+        };
+        let f = noop;
+        let cl: [_; 10] = std::array::from_fn(|_| f);
+        // SAFETY: as above.
+        let mut data = unsafe { slot.view(&cl) };
+        data.solve_inertia = InertiaSolve::Callback(&cl[9]);
+        data.validate()?;
+        h.accel = Some(slot);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Sets the velocity-level problem (Drake's `ConstraintVelProblemData`: impulses for
+/// `cts_rigid_solver_solve_impact_problem`, forces for
+/// `cts_rigid_solver_solve_discretized_problem`), all but its operators, which are reset to
+/// Drake's default (the zero map) with `solve_inertia` unset; set them next with
+/// `cts_rigid_solver_set_vel_operator_matrix` / `_callback` and
+/// `cts_rigid_solver_set_vel_inertia_matrix` (or the `CTS_RIGID_OPERATOR_SOLVE_INERTIA`
+/// callback).
+///
+/// The impact problem: `M v⁺ = Mv + Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG`, `G v⁺ + kG = 0`,
+/// `0 <= fN ⊥ N v⁺ + kN + γN∘fN >= 0`, friction in the linearized cone of every contact (with
+/// γF, γE), `0 <= fL ⊥ L v⁺ + kL + γL∘fL >= 0`.
+///
+/// * `nv`: generalized velocities; `Mv` (nv): generalized momentum `M v⁻` before the impulses,
+///   N·s (discretized problem: `M v(t) + h·(non-constraint forces)`).
+/// * `nc` contacts: `r` (nc spanning directions per contact), `mu` (nc friction coefficients),
+///   `kN` (nc, m/s: stabilization, restitution `e·N v⁻`), `gammaN` (nc, >= 0, or NULL for none).
+/// * Friction (nr = Σ r): `kF` (nr), `gammaF` (nr, >= 0, or NULL), `gammaE` (nc, >= 0, or NULL).
+/// * `nu` limits: `kL` (nu), `gammaL` (nu, >= 0, or NULL). `nb` bilateral: `kG` (nb).
+///
+/// A pointer may be NULL only when its length is 0 (the γ vectors: always). Borrowed as in
+/// `cts_rigid_solver_set_accel_problem_data` (until the next call of this function or free);
+/// keeps the acceleration-level data and the results.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a negative or NaN
+/// γ, sizes too large); CTS_STATUS_DIMENSION_MISMATCH. On error the previous velocity-level data
+/// stays set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_vel_problem_data(
+    solver: *mut cts_rigid_solver,
+    nv: usize,
+    nc: usize,
+    r: *const usize,
+    mu: *const f64,
+    kN: *const f64,
+    gammaN: *const f64,
+    kF: *const f64,
+    gammaF: *const f64,
+    gammaE: *const f64,
+    nu: usize,
+    kL: *const f64,
+    gammaL: *const f64,
+    nb: usize,
+    kG: *const f64,
+    Mv: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_vel_problem_data", |h| {
+        let r = RawIndex::new("r", r, nc)?;
+        // SAFETY: the set call's arrays are valid during the call (the contract).
+        let nr = unsafe { sum_r(&r) }?;
+        let slot = VelSlot {
+            sizes: Sizes { nv, nc, nr, nu, nb },
+            r,
+            mu: RawVector::new("mu", mu, nc)?,
+            k_n: RawVector::new("kN", kN, nc)?,
+            gamma_n: gamma("gammaN", gammaN, nc)?,
+            k_f: RawVector::new("kF", kF, nr)?,
+            gamma_f: gamma("gammaF", gammaF, nr)?,
+            gamma_e: gamma("gammaE", gammaE, nc)?,
+            k_l: RawVector::new("kL", kL, nu)?,
+            gamma_l: gamma("gammaL", gammaL, nu)?,
+            k_g: RawVector::new("kG", kG, nb)?,
+            mv: RawVector::new("Mv", Mv, nv)?,
+            ops: Operators::new(),
+        };
+        let f = noop;
+        let cl: [_; 10] = std::array::from_fn(|_| f);
+        // SAFETY: as above.
+        let mut data = unsafe { slot.view(&cl) };
+        data.solve_inertia = InertiaSolve::Callback(&cl[9]);
+        data.validate()?;
+        h.vel = Some(slot);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Operator codes valid at a level (`accel`: N_minus_muQ_transpose_mult; else N_transpose_mult).
+fn check_op(op: i32, accel: bool, allow_inertia: bool) -> Result<(), FfiError> {
+    let wrong_n = if accel {
+        CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT
+    } else {
+        CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT
+    };
+    if !(0..=9).contains(&op) {
+        return Err(invalid(format!("op = {op} is not a CTS_RIGID_OPERATOR_* value")));
+    }
+    if op == wrong_n {
+        let level = if accel {
+            "the acceleration level (use N_MINUS_MUQ_TRANSPOSE_MULT)"
+        } else {
+            "the velocity level (use N_TRANSPOSE_MULT)"
+        };
+        return Err(invalid(format!("{} is not an operator of {level}", OPERATOR_NAMES[op as usize])));
+    }
+    if op == CTS_RIGID_OPERATOR_SOLVE_INERTIA && !allow_inertia {
+        return Err(invalid(
+            "solve_inertia takes a matrix through cts_rigid_solver_set_*_inertia_matrix".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The Jacobian behind operator `op` (rows×nv): `y = J x` for the `*_mult` operators, `y = Jᵀ x`
+/// for the transpose operators (codes 1, 2, 4, 6, 8).
+fn op_matrix(sizes: &Sizes, op: i32, A: *const f64, ld_A: usize) -> Result<OpSlot, FfiError> {
+    let m = RawMatrix::new(OPERATOR_NAMES[op as usize], A, ld_A, sizes.rows(op), sizes.nv)?;
+    Ok(if matches!(op, 1 | 2 | 4 | 6 | 8) { OpSlot::TransposeOf(m) } else { OpSlot::Matrix(m) })
+}
+
+/// Sizes and operators of one level.
+fn level_ops(h: &mut RigidInner, accel: bool) -> Result<(Sizes, &mut Operators), FfiError> {
+    if accel {
+        let slot = h.accel.as_mut().ok_or_else(|| no_data("accel"))?;
+        Ok((slot.sizes, &mut slot.ops))
+    } else {
+        let slot = h.vel.as_mut().ok_or_else(|| no_data("vel"))?;
+        Ok((slot.sizes, &mut slot.ops))
+    }
+}
+
+fn set_operator_matrix(
+    h: &mut RigidInner,
+    accel: bool,
+    op: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> Result<cts_status, FfiError> {
+    check_op(op, accel, false)?;
+    let (sizes, ops) = level_ops(h, accel)?;
+    ops.ops[op as usize] = op_matrix(&sizes, op, A, ld_A)?;
+    Ok(cts_status::Ok)
+}
+
+fn set_operator_callback(
+    h: &mut RigidInner,
+    accel: bool,
+    op: i32,
+    f: cts_rigid_operator_fn,
+    user_data: *mut c_void,
+) -> Result<cts_status, FfiError> {
+    check_op(op, accel, true)?;
+    let f = f.ok_or_else(|| FfiError::null("fn"))?;
+    let (_, ops) = level_ops(h, accel)?;
+    let cb = Callback { f, user_data };
+    if op == CTS_RIGID_OPERATOR_SOLVE_INERTIA {
+        ops.inertia = InertiaSlot::Callback(cb);
+    } else {
+        ops.ops[op as usize] = OpSlot::Callback(cb);
+    }
+    Ok(cts_status::Ok)
+}
+
+fn set_inertia_matrix(
+    h: &mut RigidInner,
+    accel: bool,
+    form: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> Result<cts_status, FfiError> {
+    let (sizes, ops) = level_ops(h, accel)?;
+    let nv = sizes.nv;
+    ops.inertia = match form {
+        CTS_RIGID_INERTIA_MATRIX => InertiaSlot::Matrix(RawMatrix::new("M", A, ld_A, nv, nv)?),
+        CTS_RIGID_INERTIA_INVERSE => InertiaSlot::Inverse(RawMatrix::new("M_inverse", A, ld_A, nv, nv)?),
+        f => return Err(invalid(format!("form = {f} is not a CTS_RIGID_INERTIA_* value"))),
+    };
+    Ok(cts_status::Ok)
+}
+
+/// Sets one operator of the acceleration-level problem from a dense column-major Jacobian `A`
+/// (leading dimension `ld_A >= max(1, rows)`): for `op` = `CTS_RIGID_OPERATOR_N_MULT`,
+/// `_N_MINUS_MUQ_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`, `_L_TRANSPOSE_MULT`,
+/// `_G_MULT` or `_G_TRANSPOSE_MULT`, `A` is the Jacobian itself — N (nc×nv), N − μQ (nc×nv),
+/// F (nr×nv), L (nu×nv) or G (nb×nv) — applied as `A·x` by a `*_mult` operator and as `Aᵀ·x` by a
+/// `*_transpose_mult` one (pass the same F to `F_MULT` and `F_TRANSPOSE_MULT`). `A` may be NULL
+/// when it has no rows. Borrowed like the rest of the acceleration-level data.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`op` not an
+/// acceleration-level operator — `CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT` is velocity-level,
+/// `solve_inertia` goes through `cts_rigid_solver_set_accel_inertia_matrix` —, `ld_A`);
+/// CTS_STATUS_NO_PROBLEM_DATA (no acceleration-level data set). On error nothing changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_matrix(
+    solver: *mut cts_rigid_solver,
+    op: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_accel_operator_matrix", |h| {
+        set_operator_matrix(h, true, op, A, ld_A)
+    })
+}
+
+/// Sets one operator of the acceleration-level problem, or `solve_inertia`
+/// (`CTS_RIGID_OPERATOR_SOLVE_INERTIA`: `x = M⁻¹ b`, nv → nv), to the C callback `fn` with
+/// `user_data` (see `cts_rigid_operator_fn` for its contract; input and output lengths are those
+/// of the operator, e.g. `N_mult`: nv → nc, `N_minus_muQ_transpose_mult`: nc → nv). `fn` and
+/// `user_data` must stay valid as long as the acceleration-level data.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`fn`); CTS_STATUS_INVALID_ARGUMENT (`op`);
+/// CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_callback(
+    solver: *mut cts_rigid_solver,
+    op: i32,
+    r#fn: cts_rigid_operator_fn,
+    user_data: *mut c_void,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_accel_operator_callback", |h| {
+        set_operator_callback(h, true, op, r#fn, user_data)
+    })
+}
+
+/// Sets `solve_inertia` of the acceleration-level problem from a dense nv×nv column-major matrix
+/// (`ld_A >= max(1, nv)`): `form` = `CTS_RIGID_INERTIA_MATRIX` for M itself (SPD, lower
+/// triangle read, factored at every solve or compute call; kg, kg·m²) or
+/// `CTS_RIGID_INERTIA_INVERSE` for M⁻¹. Borrowed like the rest of the data.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (`form`, `ld_A`);
+/// CTS_STATUS_NO_PROBLEM_DATA. On error nothing changes. A matrix M that cannot be factored is
+/// reported by the solve (CTS_STATUS_INVALID_ARGUMENT).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_accel_inertia_matrix(
+    solver: *mut cts_rigid_solver,
+    form: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_accel_inertia_matrix", |h| {
+        set_inertia_matrix(h, true, form, A, ld_A)
+    })
+}
+
+/// As `cts_rigid_solver_set_accel_operator_matrix`, for the velocity-level problem: `op` is one
+/// of `CTS_RIGID_OPERATOR_N_MULT`, `_N_TRANSPOSE_MULT`, `_F_MULT`, `_F_TRANSPOSE_MULT`, `_L_MULT`,
+/// `_L_TRANSPOSE_MULT`, `_G_MULT`, `_G_TRANSPOSE_MULT`; `A` is N (nc×nv), F (nr×nv), L (nu×nv)
+/// or G (nb×nv). `CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT` is acceleration-level only.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_matrix(
+    solver: *mut cts_rigid_solver,
+    op: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_vel_operator_matrix", |h| {
+        set_operator_matrix(h, false, op, A, ld_A)
+    })
+}
+
+/// As `cts_rigid_solver_set_accel_operator_callback`, for the velocity-level problem (e.g.
+/// `N_transpose_mult`: nc → nv).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_callback(
+    solver: *mut cts_rigid_solver,
+    op: i32,
+    r#fn: cts_rigid_operator_fn,
+    user_data: *mut c_void,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_vel_operator_callback", |h| {
+        set_operator_callback(h, false, op, r#fn, user_data)
+    })
+}
+
+/// As `cts_rigid_solver_set_accel_inertia_matrix`, for the velocity-level problem.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_set_vel_inertia_matrix(
+    solver: *mut cts_rigid_solver,
+    form: i32,
+    A: *const f64,
+    ld_A: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_set_vel_inertia_matrix", |h| {
+        set_inertia_matrix(h, false, form, A, ld_A)
+    })
+}
+
+/// Drake's `SolveConstraintProblem`: contact, friction, limit and bilateral **forces** (N, N·m)
+/// of the acceleration-level problem. On success `cts_rigid_solver_get_constraint_forces` gives
+/// the packed `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]`: fN the normal force magnitudes in
+/// contact order, fF the signed friction along each spanning direction of the non-sliding
+/// contacts (sliding friction is `−μ·fN`, implied), fL the limit forces, fG the bilateral forces.
+/// When no force is needed (nothing violated, nb = 0) cf is nc + nr + nu zeros (empty with the
+/// `drake_empty_fast_exit` switch); with no constraints at all, empty.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
+/// readable), or a usage error: CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data, or
+/// `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT (data invalid now, a non-factorable M),
+/// CTS_STATUS_DIMENSION_MISMATCH; or CTS_STATUS_CALLBACK_FAILED. Every solve first discards the
+/// previous results; after an error there are none (getters return CTS_STATUS_NO_SOLUTION).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_solve_constraint_problem(
+    solver: *mut cts_rigid_solver,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_solve_constraint_problem", |h| {
+        h.results = None;
+        let slot = h.accel()?;
+        let failure = Cell::new(None);
+        let cbs = slot.ops.callbacks();
+        let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
+        // SAFETY: the borrowing rule keeps the data valid for this call.
+        let data = unsafe { slot.view(&cl) };
+        let d = data.validate()?;
+        let n =
+            if data.use_complementarity_problem_solver { d.nc + 2 * d.nr + d.nns + d.nu } else { d.cf_len() };
+        h.check_allocatable(&d, n)?;
+        let result = h.solver.solve_constraint_problem(&data);
+        h.finish(Level::Accel, result, failure.get())
+    })
+}
+
+/// Drake's `SolveImpactProblem`: contact, friction, limit and bilateral **impulses** (N·s) of the
+/// velocity-level problem, packed as `cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]` (all contacts
+/// have friction rows here). If the LCP is not solved to Drake's acceptance test it is solved
+/// again with progressive regularization (`M + 10^e I`, e = −16 … 0), whose result is used
+/// unverified (`cts_rigid_solver_regularization_used` tells). No impact (nothing approaching,
+/// nb = 0): nc + nr + nu zeros.
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED (cf zeros), or an error as for
+/// `cts_rigid_solver_solve_constraint_problem` (for the velocity-level data).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_solve_impact_problem(solver: *mut cts_rigid_solver) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_solve_impact_problem", |h| {
+        h.results = None;
+        let slot = h.vel()?;
+        let failure = Cell::new(None);
+        let cbs = slot.ops.callbacks();
+        let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
+        // SAFETY: the borrowing rule keeps the data valid for this call.
+        let data = unsafe { slot.view(&cl) };
+        let d = data.validate()?;
+        h.check_allocatable(&d, 2 * d.nc + 2 * d.nr + d.nu)?;
+        let result = h.solver.solve_impact_problem(&data);
+        h.finish(Level::Vel, result, failure.get())
+    })
+}
+
+/// The discretized (time-stepping) problem of the velocity-level data over a step `dt` (s,
+/// finite, > 0), by the protocol of Drake's tests: `ConstructBaseDiscretizedTimeLcp`,
+/// `UpdateDiscretizedTimeLcp(dt)` (constraint blocks scaled by dt, γ added once, or twice with
+/// `drake_double_gamma`), a fresh `UnrevisedLemkeSolver` with its default tolerance, and
+/// `PopulatePackedConstraintForcesFromLcpSolution(dt)`. Here `Mv = M v(t) + dt·(non-constraint
+/// forces)` and `kN`, `kL` are the velocity-level constraint offsets for the step (e.g.
+/// `erp·φ/dt`); cf holds **forces** (N) packed as for the impact problem, bilateral forces
+/// included. Reduce dt and solve again when it fails (Drake's protocol).
+///
+/// Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf zeros), or an error as for
+/// `cts_rigid_solver_solve_impact_problem`, CTS_STATUS_INVALID_ARGUMENT for `dt`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_solve_discretized_problem(
+    solver: *mut cts_rigid_solver,
+    dt: f64,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_solve_discretized_problem", |h| {
+        h.results = None;
+        let slot = h.vel()?;
+        if !(dt > 0.0 && dt.is_finite()) {
+            return Err(invalid(format!("dt = {dt} must be finite and > 0")));
+        }
+        let failure = Cell::new(None);
+        let cbs = slot.ops.callbacks();
+        let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
+        // SAFETY: the borrowing rule keeps the data valid for this call.
+        let data = unsafe { slot.view(&cl) };
+        let d = data.validate()?;
+        h.check_allocatable(&d, 2 * d.nc + 2 * d.nr + d.nu)?;
+        let result = h.solver.solve_discretized(&data, dt);
+        h.finish(Level::Vel, result, failure.get())
+    })
+}
+
+/// Length of the packed constraint-force vector of the last solve (0 without results or for a
+/// NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_num_constraint_forces(s: *const cts_rigid_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || {
+        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.cf.len())
+    })
+}
+
+/// Copies the packed constraint forces of the last solve, `cf = [fN | fF | fL | fG]`
+/// (acceleration level and discretized problem: N, N·m; impact problem: N·s), into `out`; `len`
+/// must be `cts_rigid_solver_num_constraint_forces`.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
+/// CTS_STATUS_NO_SOLUTION (no completed solve). Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
+    s: *const cts_rigid_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_ref(s, "cts_rigid_solver_get_constraint_forces", |h| {
+        h.results()?;
+        // SAFETY: NULL or `len` writable doubles (the contract).
+        let out = unsafe { output("out", out, len, h.cf.len()) }?;
+        out.copy_from_slice(&h.cf);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Size n of the LCP of the last solve: nc + 2nr + nns + nu (acceleration level) or
+/// 2nc + 2nr + nu (impact, discretized); 0 when no LCP was solved (a fast exit, the linear-system
+/// path), without results or for a NULL handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_lcp_size(s: *const cts_rigid_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || {
+        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.solver.lcp_size())
+    })
+}
+
+/// Lemke pivots of the last solve's LCP (the total over the regularization attempts of an impact
+/// solve); 0 without results or for a NULL handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_num_pivots(s: *const cts_rigid_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || {
+        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.solver.num_pivots())
+    })
+}
+
+/// 1 if the last impact solve needed the progressively regularized LCP (its impulses solve a
+/// regularized LCP and are not re-verified, as in Drake), else 0 (also without results or for a
+/// NULL handle).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_regularization_used(s: *const cts_rigid_solver) -> i32 {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || {
+        unsafe { s.as_ref() }
+            .filter(|h| h.inner.results.is_some())
+            .map_or(0, |h| i32::from(h.inner.solver.regularization_used()))
+    })
+}
+
+/// Copies the last solve's LCP matrix MM (n×n, n = `cts_rigid_solver_lcp_size`; for the
+/// discretized problem after the dt update) into `out`, column-major with leading dimension
+/// `ld >= max(1, n)`; rows n..ld-1 are not touched. For inspection and debugging.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
+/// CTS_STATUS_NO_SOLUTION. Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_lcp_matrix(
+    s: *const cts_rigid_solver,
+    out: *mut f64,
+    ld: usize,
+) -> cts_status {
+    with_ref(s, "cts_rigid_solver_get_lcp_matrix", |h| {
+        h.results()?;
+        let mm = h.solver.lcp_matrix();
+        let n = mm.nrows();
+        // SAFETY: NULL or a writable buffer of the validated size (the contract).
+        let out = unsafe { output_matrix("out", out, ld, n, n) }?;
+        for j in 0..n {
+            out[j * ld..j * ld + n].copy_from_slice(mm.column(j).as_slice());
+        }
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Which LCP vector a getter copies.
+#[derive(Clone, Copy)]
+enum LcpVector {
+    Q,
+    Z,
+    W,
+}
+
+/// # Safety
+/// `out` NULL or `len` writable doubles.
+unsafe fn copy_lcp_vector(
+    s: *const cts_rigid_solver,
+    function: &str,
+    out: *mut f64,
+    len: usize,
+    which: LcpVector,
+) -> cts_status {
+    with_ref(s, function, |h| {
+        h.results()?;
+        let v = match which {
+            LcpVector::Q => h.solver.lcp_vector(),
+            LcpVector::Z => h.solver.lcp_z(),
+            LcpVector::W => h.solver.lcp_w(),
+        };
+        // SAFETY: forwarded contract.
+        let out = unsafe { output("out", out, len, v.len()) }?;
+        out.copy_from_slice(v);
+        Ok(cts_status::Ok)
+    })
+}
+
+/// Copies the last solve's LCP vector qq (n doubles, `len` = `cts_rigid_solver_lcp_size`).
+/// Statuses as for `cts_rigid_solver_get_constraint_forces`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_lcp_vector(
+    s: *const cts_rigid_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_vector", out, len, LcpVector::Q) }
+}
+
+/// Copies the last solve's LCP solution z (n doubles; after CTS_STATUS_RIGID_LCP_UNSOLVABLE the
+/// rejected z). Variable order: acceleration level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per
+/// non-sliding contact), velocity level `[fN | fD⁺ | fD⁻ | λ | fL]` (λ: one per contact).
+/// Statuses as for `cts_rigid_solver_get_constraint_forces`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_lcp_z(
+    s: *const cts_rigid_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_z", out, len, LcpVector::Z) }
+}
+
+/// Copies the last solve's `w = MM z + qq` (n doubles). Statuses as for
+/// `cts_rigid_solver_get_constraint_forces`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_get_lcp_w(
+    s: *const cts_rigid_solver,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    // SAFETY: forwarded contract.
+    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_w", out, len, LcpVector::W) }
+}
+
+/// Runs a post-processing computation on the data of one level: validates `cf` and `out`, runs
+/// `body` into the scratch, copies the scratch to `out` only if nothing failed.
+///
+/// # Safety
+/// `cf` NULL or `cf_len` readable doubles, `out` NULL or `len` writable doubles, the level's
+/// borrowed data valid (the contract).
+unsafe fn compute<B>(
+    h: &mut RigidInner,
+    accel: bool,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+    body: B,
+) -> Result<cts_status, FfiError>
+where
+    B: FnOnce(&mut ConstraintSolver, Data<'_>, &[f64], &mut [f64]) -> Result<(), crate::rigid::RigidError>,
+{
+    let cf = RawVector::new("cf", cf, cf_len)?;
+    let failure = Cell::new(None);
+    let (accel_slot, vel_slot) = if accel { (Some(h.accel()?), None) } else { (None, Some(h.vel()?)) };
+    let nv = accel_slot.map(|s| s.sizes.nv).or(vel_slot.map(|s| s.sizes.nv)).unwrap_or(0);
+    // SAFETY: forwarded contract.
+    let out = unsafe { output("out", out, len, nv) }?;
+    let cbs =
+        accel_slot.map(|s| s.ops).or(vel_slot.map(|s| s.ops)).unwrap_or_else(Operators::new).callbacks();
+    let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
+    // SAFETY: forwarded contract.
+    let data = unsafe {
+        match (accel_slot, vel_slot) {
+            (Some(s), _) => Data::Accel(s.view(&cl)),
+            (_, Some(s)) => Data::Vel(s.view(&cl)),
+            _ => unreachable!("one level is selected"),
+        }
+    };
+    if h.out.len() < nv {
+        h.out.resize(nv, 0.0);
+    }
+    let RigidInner { solver, out: scratch, .. } = h;
+    // SAFETY: forwarded contract.
+    body(solver, data, unsafe { cf.slice() }, &mut scratch[..nv])?;
+    if let Some(f) = failure.get() {
+        return Err(callback_error(f));
+    }
+    out.copy_from_slice(&scratch[..nv]);
+    Ok(cts_status::Ok)
+}
+
+/// The data a post-processing computation runs on.
+enum Data<'a> {
+    Accel(ConstraintAccelProblemData<'a>),
+    Vel(ConstraintVelProblemData<'a>),
+}
+
+impl<'a> Data<'a> {
+    fn accel(&self) -> &ConstraintAccelProblemData<'a> {
+        match self {
+            Data::Accel(d) => d,
+            Data::Vel(_) => unreachable!("acceleration-level computation"),
+        }
+    }
+    fn vel(&self) -> &ConstraintVelProblemData<'a> {
+        match self {
+            Data::Vel(d) => d,
+            Data::Accel(_) => unreachable!("velocity-level computation"),
+        }
+    }
+}
+
+/// Drake's `ComputeGeneralizedForceFromConstraintForces` (acceleration level): the generalized
+/// force `(N − μQ)ᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N or N·m) of the packed forces `cf`
+/// (`cf_len` must be nc + nr + nu + nb) under the acceleration-level data, into `out` (`len` =
+/// nv). Does not change the results of the last solve.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data or no
+/// `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT,
+/// CTS_STATUS_CALLBACK_FAILED. Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_force_from_constraint_forces(
+    solver: *mut cts_rigid_solver,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_force_from_constraint_forces", |h| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_force_from_constraint_forces(d.accel(), cf, o)
+            })
+        }
+    })
+}
+
+/// Drake's `ComputeGeneralizedAccelerationFromConstraintForces` (acceleration level):
+/// `M⁻¹ ·` the generalized force of `cf` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+/// `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces(
+    solver: *mut cts_rigid_solver,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces", |h| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o)
+            })
+        }
+    })
+}
+
+/// Drake's `ComputeGeneralizedAcceleration` (acceleration level): `v̇ = M⁻¹·(generalized force
+/// of cf) + M⁻¹·tau` (nv doubles, m/s² or rad/s²). Sizes and statuses as for
+/// `cts_rigid_solver_compute_generalized_force_from_constraint_forces`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration(
+    solver: *mut cts_rigid_solver,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration", |h| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_acceleration(d.accel(), cf, o)
+            })
+        }
+    })
+}
+
+/// Drake's velocity-level `ComputeGeneralizedForceFromConstraintForces`: the generalized impulse
+/// `Nᵀ fN + Fᵀ fF + Lᵀ fL + Gᵀ fG` (nv doubles, N·s; or N for the discretized problem's forces)
+/// of `cf` under the velocity-level data; `cf_len` must be nc + nr + nu + nb, or 0 (then zeros,
+/// as in Drake; `cf` may be NULL). Into `out` (`len` = nv). Statuses as for
+/// `cts_rigid_solver_compute_generalized_force_from_constraint_forces` (for the velocity-level
+/// data).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses(
+    solver: *mut cts_rigid_solver,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses", |h| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o)
+            })
+        }
+    })
+}
+
+/// Drake's `ComputeGeneralizedVelocityChange`: `Δv = M⁻¹ ·` the generalized impulse of `cf`
+/// (nv doubles, m/s or rad/s); the post-impact velocity is `M⁻¹ Mv + Δv`. Sizes and statuses as
+/// for `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_velocity_change(
+    solver: *mut cts_rigid_solver,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_velocity_change", |h| {
+        // SAFETY: forwarded contract.
+        unsafe {
+            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_velocity_change(d.vel(), cf, o)
+            })
+        }
+    })
+}
+
+/// Drake's velocity-level `ComputeGeneralizedAcceleration(data, v, cf, dt)` for the discretized
+/// problem's forces `cf`: `v_next = M⁻¹(Mv + dt·(generalized force of cf))` and
+/// `out = (v_next − v)/dt` (nv doubles, m/s²). `v` (nv doubles) is the velocity at the start of
+/// the step; `dt` (s) finite and > 0. Sizes and statuses as for
+/// `cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses`, plus
+/// CTS_STATUS_INVALID_ARGUMENT for `dt`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_discretized(
+    solver: *mut cts_rigid_solver,
+    v: *const f64,
+    cf: *const f64,
+    cf_len: usize,
+    dt: f64,
+    out: *mut f64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration_discretized", |h| {
+        let nv = h.vel()?.sizes.nv;
+        let v = RawVector::new("v", v, nv)?;
+        // SAFETY: forwarded contract.
+        unsafe {
+            let v = v.slice();
+            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
+                s.compute_generalized_acceleration_discretized(d.vel(), v, cf, dt, o)
+            })
+        }
+    })
+}
+
+/// Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error, an
+/// outcome or a failed callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback
+/// returned 3; the call was abandoned"); "" after a successful call. Valid until the next call on
+/// the handle; never NULL (also "" for a NULL handle); not to be freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_rigid_solver_last_error(s: *const cts_rigid_solver) -> *const c_char {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+}

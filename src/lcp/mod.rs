@@ -1,0 +1,33 @@
+//! Linear complementarity problem solvers: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver`
+//! (`specs/rigid.md` §8–9).
+//!
+//! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0` ([`LcpProblem`]: `M`
+//! column-major `n×n`, `q` length n; unitless).
+//!
+//! | solver | method | reference |
+//! |---|---|---|
+//! | [`MobyLcpSolver::solve_lemke`] | Lemke, covering vector `indicator(q < 0)`, Harris ratio test ([`LemkeVariant::Drake`]), or lexicographic anti-cycling Lemke ([`LemkeVariant::Lexicographic`]) | §8.2 |
+//! | [`MobyLcpSolver::solve_lemke_regularized`] | Lemke on `M + 10ᵉ I` for growing e | §8.3 |
+//! | [`MobyLcpSolver::solve_fast`] | Drumwright's principal pivoting | §8.4 |
+//! | [`MobyLcpSolver::solve_fast_regularized`] | principal pivoting on `M + 10ᵉ I`, warm-started | §8.5 |
+//! | [`UnrevisedLemkeSolver::solve`] | Lemke on index sets, all-ones covering vector, cycling-avoiding ties, warm start | §9 |
+//!
+//! Both Lemke implementations keep the basis inverse and update it by one rank-1 column
+//! replacement per pivot (O(n²) per pivot, [`crate::linalg::BasisInverse`]) where Drake
+//! refactors (O(n³)); pivot rules, tolerances and pivot counting are Drake's.
+//!
+//! Outcomes are values ([`LcpOutcome`], C status codes 0 and 10–19); usage errors are
+//! [`LcpError`]. Results stay in the solver and are read with `z()`, `w()`, `num_pivots()`.
+
+mod fast;
+mod lemke;
+mod moby;
+mod problem;
+mod unrevised;
+
+pub use lemke::LemkeVariant;
+pub use moby::{MobyLcpParameters, MobyLcpSolver, RegularizationSchedule};
+pub use problem::{
+    LcpError, LcpOutcome, LcpProblem, is_solution, moby_zero_tolerance, unrevised_zero_tolerance,
+};
+pub use unrevised::{UnrevisedLemkeParameters, UnrevisedLemkeSolver};

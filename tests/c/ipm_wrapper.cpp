@@ -1,0 +1,210 @@
+// The C++ wrapper's cts::IpmSolver (include/contact_solvers.hpp), with Eigen or (CTS_NO_EIGEN)
+// without: usage errors throw cts::Error with the library's status and message, outcomes are
+// returned, results match specs/ipm.md §9 (A2 stick and slip, A6 sensitivities), RAII/move/Clone
+// behave. Exits 0 when every check passes.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "contact_solvers.hpp"
+
+int SecondTranslationUnitIpmContacts(int nc);
+
+static int failures = 0;
+#define CHECK(cond)                                                    \
+  do {                                                                 \
+    if (!(cond)) {                                                     \
+      ++failures;                                                      \
+      std::printf("FAILED line %d: %s\n", __LINE__, #cond);            \
+    }                                                                  \
+  } while (0)
+
+template <typename F>
+static void ExpectError(cts_status want, F&& f) {
+  try {
+    f();
+    ++failures;
+    std::printf("FAILED: no exception, want status %d\n", static_cast<int>(want));
+  } catch (const cts::Error& e) {
+    if (e.status() != want) {
+      ++failures;
+      std::printf("FAILED: status %d (%s), want %d\n", static_cast<int>(e.status()), e.what(),
+                  static_cast<int>(want));
+    }
+  }
+}
+
+// A2 (specs/ipm.md §9): m = 1, h = 0.1, μ = 0.5, a point mass at rest on the ground pushed along x
+// with F; column-major raw arrays, Jn and Jt stored with one padding row (NaN, never read).
+struct PointMass {
+  const double nan = std::nan("");
+  double M[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  double Jn[6] = {0, nan, 0, nan, 1, nan};      // 1×3, ld 2
+  double Jt[9] = {1, 0, nan, 0, 1, nan, 0, 0, nan};  // 2×3, ld 3
+  double v0[3] = {0, 0, 0};
+  double tau[3] = {0, 0, -9.81};
+  double phi[1] = {0}, mu[1] = {0.5};
+  cts::IpmContactModel models[1] = {cts::IpmContactModel::kSecondOrderCone};
+  explicit PointMass(double f) { tau[0] = f; }
+  void Set(cts::IpmSolver& s) const { s.SetProblemData(3, 1, M, 3, Jn, 2, Jt, 3, v0, tau, 0.1, phi, mu, models); }
+};
+
+int main() {
+  CHECK(SecondTranslationUnitIpmContacts(4) == 4);
+
+  cts::IpmSolver solver;
+  const cts::IpmSolverParameters defaults = solver.get_solver_parameters();
+  CHECK(defaults.rtol == 1e-6 && defaults.btol == 1e-4 && defaults.max_iter == 50 && defaults.max_ls == 10);
+  CHECK(std::isinf(defaults.undercut) && !defaults.warm_start && !defaults.dojo_lagged_kappa);
+  CHECK(defaults.newton_solve == cts::IpmNewtonSolve::kCondensed);
+  ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { solver.Solve(); });
+  ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_generalized_velocities(); });
+  ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_stats(); });
+  ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.ComputeSensitivities(); });
+  cts::IpmSolverParameters bad;
+  bad.btol = -1.0;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+  bad = cts::IpmSolverParameters();
+  bad.newton_solve = static_cast<cts::IpmNewtonSolve>(5);
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+  bad = cts::IpmSolverParameters();
+  bad.max_ls = 0;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { cts::IpmSolver s(bad); });
+
+  cts::IpmSolverParameters p;
+  p.rtol = 1e-8;
+  p.btol = 1e-8;
+  solver.set_solver_parameters(p);
+  CHECK(solver.get_solver_parameters().btol == 1e-8);
+
+  // Slip: v+x = h (F − μ m g)/m = 0.1095 m/s, friction impulse −μ m g h = −0.4905 N·s.
+  const PointMass slip(6.0);
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] {
+    solver.SetProblemData(3, 1, slip.M, 3, slip.Jn, 2, slip.Jt, 1, slip.v0, slip.tau, 0.1, slip.phi, slip.mu,
+                          slip.models);  // ld_Jt < 2
+  });
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] {
+    const cts::IpmContactModel wrong[1] = {static_cast<cts::IpmContactModel>(7)};
+    solver.SetProblemData(3, 1, slip.M, 3, slip.Jn, 2, slip.Jt, 3, slip.v0, slip.tau, 0.1, slip.phi, slip.mu, wrong);
+  });
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] {
+    solver.SetProblemData(3, 1, slip.M, 3, slip.Jn, 2, slip.Jt, 3, slip.v0, slip.tau, 0.0, slip.phi, slip.mu,
+                          slip.models);  // h = 0
+  });
+  ExpectError(CTS_STATUS_NULL_POINTER, [&] {
+    solver.SetProblemData(3, 1, slip.M, 3, slip.Jn, 2, slip.Jt, 3, slip.v0, nullptr, 0.1, slip.phi, slip.mu,
+                          slip.models);
+  });
+  CHECK(solver.num_contacts() == 0);
+  slip.Set(solver);
+  CHECK(solver.num_velocities() == 3 && solver.num_contacts() == 1 && solver.num_cone_variables() == 4);
+  CHECK(solver.Solve() == cts::IpmOutcome::kConverged);
+  const cts::IpmSolverStats stats = solver.get_stats();
+  CHECK(stats.outcome == cts::IpmOutcome::kConverged && stats.iterations == 8 && stats.boundary_hits == 0);
+  const cts::Vector& v = solver.get_generalized_velocities();
+  CHECK(v.size() == 3);
+  CHECK(std::fabs(v[0] - 0.1095) < 1e-6 && std::fabs(v[1]) < 1e-6 && std::fabs(v[2]) < 1e-6);
+  const cts::Vector& imp = solver.get_impulses();
+  CHECK(imp.size() == 3 && std::fabs(imp[0] - 0.981) < 1e-6 && std::fabs(imp[1] + 0.4905) < 1e-6);
+  CHECK(solver.get_next_gaps().size() == 1 && std::fabs(solver.get_next_gaps()[0]) < 1e-6);
+  CHECK(std::fabs(solver.get_primal()[1] - 0.4905) < 1e-6);  // ξ0 = μ γn
+  CHECK(std::fabs(solver.get_dual()[1] - 0.1095) < 1e-6);    // η0 = slip speed
+  CHECK(solver.get_rvio_history().size() == 9 && solver.get_bvio_history().size() == 9);
+  CHECK(solver.get_kappa_history().size() == 8 && solver.get_alpha_history().size() == 8);
+  const std::vector<double> guess = {0.1, 0.0, 0.0};
+  CHECK(solver.SolveWithGuess(guess.data(), 3) == cts::IpmOutcome::kConverged);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH, [&] { solver.SolveWithGuess(guess.data(), 2); });
+
+  // Stick: v+ = 0, friction impulse −F h = −0.3 N·s.
+  {
+    const PointMass stick(3.0);
+    cts::IpmSolver s(p);
+    stick.Set(s);
+    CHECK(s.Solve() == cts::IpmOutcome::kConverged);
+    CHECK(std::fabs(s.get_generalized_velocities()[0]) < 1e-6 && std::fabs(s.get_impulses()[1] + 0.3) < 1e-6);
+  }
+
+  // max_iter = 0 is an outcome, not an exception.
+  {
+    cts::IpmSolverParameters q;
+    q.max_iter = 0;
+    cts::IpmSolver s(q);
+    slip.Set(s);
+    CHECK(s.Solve() == cts::IpmOutcome::kMaxIterationsReached);
+    CHECK(s.get_stats().outcome == cts::IpmOutcome::kMaxIterationsReached && s.get_stats().iterations == 0);
+  }
+
+  // A6: fixed κ = 1e-4, F = 1 (the make/break threshold): z+ = h v = 3.162278e-3 and
+  // dz+/dF = h ∂v/∂τ = h²/2 = 5e-3 exactly (1e-8 relative).
+  {
+    cts::IpmSolverParameters q;
+    q.rtol = 1e-14;
+    q.btol = 1e-15;
+    q.max_iter = 200;
+    q.fixed_kappa = 1e-4;
+    cts::IpmSolver s(q);
+    const double M[1] = {1}, Jn[1] = {1}, Jt[2] = {0, 0}, v0[1] = {0}, tau[1] = {0}, phi[1] = {0}, mu[1] = {0};
+    const cts::IpmContactModel impact[1] = {cts::IpmContactModel::kImpact};
+    s.SetProblemData(1, 1, M, 1, Jn, 1, Jt, 2, v0, tau, 0.1, phi, mu, impact);
+    CHECK(s.Solve() == cts::IpmOutcome::kConverged);
+    ExpectError(CTS_STATUS_NO_SOLUTION, [&] { s.get_velocity_sensitivity(cts::IpmSensitivityParameter::kTau); });
+    s.ComputeSensitivities();
+    const double z = 0.1 * s.get_generalized_velocities()[0];
+    CHECK(std::fabs(z / 3.16227766e-3 - 1.0) < 1e-7);
+    const cts::IpmSolver::Matrix dv = s.get_velocity_sensitivity(cts::IpmSensitivityParameter::kTau);
+    CHECK(dv.rows() == 1 && dv.cols() == 1 && std::fabs(0.1 * dv(0, 0) / 5e-3 - 1.0) < 1e-8);
+    const cts::IpmSolver::Matrix dl = s.get_impulse_sensitivity(cts::IpmSensitivityParameter::kPhi);
+    CHECK(dl.rows() == 3 && dl.cols() == 1 && dl(1, 0) == 0.0 && dl(0, 0) < 0.0);
+    CHECK(s.get_velocity_sensitivity(cts::IpmSensitivityParameter::kMu)(0, 0) == 0.0);
+  }
+
+  // Clone: parameters, no data; move: the handle moves.
+  std::unique_ptr<cts::IpmSolver> copy = solver.Clone();
+  CHECK(copy->get_solver_parameters().btol == 1e-8);
+  ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { copy->Solve(); });
+  cts::IpmSolver moved(std::move(*copy));
+  CHECK(moved.get_solver_parameters().rtol == 1e-8);
+  CHECK(copy->c_handle() == nullptr);
+  cts::IpmSolver assigned;
+  assigned = std::move(moved);
+  CHECK(moved.c_handle() == nullptr && assigned.c_handle() != nullptr);
+
+#ifdef CTS_HAVE_EIGEN
+  // Eigen: pointers to Eigen objects (borrowed), Eigen results, the same numbers.
+  const Eigen::MatrixXd Me = Eigen::MatrixXd::Identity(3, 3);
+  Eigen::MatrixXd Jne(1, 3), Jte(2, 3);
+  Jne << 0, 0, 1;
+  Jte << 1, 0, 0, 0, 1, 0;
+  const Eigen::VectorXd v0e = Eigen::VectorXd::Zero(3);
+  Eigen::VectorXd taue(3);
+  taue << 6.0, 0.0, -9.81;
+  const Eigen::VectorXd phie = Eigen::VectorXd::Zero(1), mue = Eigen::VectorXd::Constant(1, 0.5);
+  const std::vector<cts::IpmContactModel> modelse = {cts::IpmContactModel::kSecondOrderCone};
+  cts::IpmSolver eigen_style(p);
+  eigen_style.SetProblemData(&Me, &Jne, &Jte, &v0e, &taue, 0.1, &phie, &mue, modelse);
+  CHECK(eigen_style.Solve() == cts::IpmOutcome::kConverged);
+  solver.Solve();
+  CHECK((eigen_style.get_generalized_velocities() - solver.get_generalized_velocities()).norm() == 0.0);
+  eigen_style.ComputeSensitivities();
+  const Eigen::MatrixXd dv0 = eigen_style.get_velocity_sensitivity(cts::IpmSensitivityParameter::kV0);
+  CHECK(dv0.rows() == 3 && dv0.cols() == 3 && std::fabs(dv0(0, 0) - 1.0) < 1e-3);  // sliding: ∂vx/∂v0x ≈ 1
+  const Eigen::MatrixXd dlmu = eigen_style.get_impulse_sensitivity(cts::IpmSensitivityParameter::kMu);
+  CHECK(dlmu.rows() == 3 && dlmu.cols() == 1 && std::fabs(dlmu(1, 0) + 0.981) < 1e-4);  // ∂ξ1/∂μ = −γn
+  const Eigen::VectorXd offset = Eigen::VectorXd::Zero(2);
+  eigen_style.SetProblemData(&Me, &Jne, &Jte, &v0e, &taue, 0.1, &phie, &mue, modelse, &offset);
+  CHECK(eigen_style.Solve() == cts::IpmOutcome::kConverged);
+  const Eigen::VectorXd wrong = Eigen::VectorXd::Zero(2);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH,
+              [&] { eigen_style.SetProblemData(&Me, &Jne, &Jte, &wrong, &taue, 0.1, &phie, &mue, modelse); });
+  const Eigen::VectorXd short_offset = Eigen::VectorXd::Zero(1);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH,
+              [&] { eigen_style.SetProblemData(&Me, &Jne, &Jte, &v0e, &taue, 0.1, &phie, &mue, modelse, &short_offset); });
+  ExpectError(CTS_STATUS_NULL_POINTER,
+              [&] { eigen_style.SetProblemData(&Me, nullptr, &Jte, &v0e, &taue, 0.1, &phie, &mue, modelse); });
+  std::printf("with Eigen\n");
+#else
+  std::printf("without Eigen\n");
+#endif
+  std::printf("%d failures\n", failures);
+  return failures == 0 ? 0 : 1;
+}

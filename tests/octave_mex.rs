@@ -1,0 +1,97 @@
+//! The Octave/MATLAB MEX gateway (`examples_c/octave/cts_tamsi_mex.c`) built with `mkoctfile
+//! --mex` against the library this test run built, once with the separate-complex API (`mxGetPr`,
+//! Octave's and MATLAB's default) and once with the interleaved one (`mxGetDoubles`, `-R2018a` as
+//! with MATLAB's `mex -R2018a`), each running `examples_c/octave/test_cts_tamsi.m` in `octave-cli`: Drake's
+//! pizza-saver values (all three cases), the two-way sliding cylinder, a non-success outcome and
+//! usage errors carrying the library's message.
+//!
+//! Needs `mkoctfile` and `octave-cli` (`.ci/install-deps tests` installs octave and octave-dev);
+//! without them the test prints `skipped: …`.
+
+mod c_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use c_support::{include_dir, lib_dir, out_dir, skipped};
+
+/// Checks in `test_cts_tamsi.m` (its `checks` list).
+const CHECKS: usize = 9;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+}
+
+fn octave_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples_c/octave")
+}
+
+fn build_and_run(variant: &str, flags: &[&str], reads_with: &str) {
+    let dir = out_dir(&format!("octave-mex-{variant}"));
+    let shared = lib_dir().join("shared");
+    let mex = dir.join("cts_tamsi_mex.mex");
+    let out = Command::new("mkoctfile")
+        .arg("--mex")
+        .args(flags)
+        .arg(format!("-I{}", include_dir().display()))
+        .arg("-o")
+        .arg(&mex)
+        .arg(octave_dir().join("cts_tamsi_mex.c"))
+        .arg(format!("-L{}", shared.display()))
+        .arg("-lcontact_solvers")
+        .arg(format!("-Wl,-rpath,{}", shared.display()))
+        // Warnings are errors for the gateway itself (Octave's headers are system headers).
+        .env("CFLAGS", "-O1 -g -Wall -Wextra -Werror -std=c99")
+        .current_dir(&dir)
+        .output()
+        .expect("mkoctfile runs");
+    assert!(
+        out.status.success(),
+        "mkoctfile --mex {flags:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(mex.exists(), "{} not built", mex.display());
+    // The API the gateway was compiled for: it reads its inputs with mxGetPr or mxGetDoubles.
+    let nm = Command::new("nm").arg("-D").arg("--undefined-only").arg(&mex).output().expect("nm runs");
+    let symbols = String::from_utf8_lossy(&nm.stdout);
+    let reads: Vec<&str> = symbols
+        .lines()
+        .filter_map(|l| l.split_whitespace().last())
+        .filter(|s| s.starts_with("mxGetDoubles") || s.starts_with("mxGetPr"))
+        .collect();
+    assert_eq!(reads, [reads_with], "{variant}: the gateway reads with {reads:?}");
+
+    let script =
+        format!("addpath('{}'); addpath('{}'); test_cts_tamsi", dir.display(), octave_dir().display());
+    let out = Command::new("octave-cli")
+        .args(["--norc", "--no-history", "--quiet", "--no-window-system", "--eval", &script])
+        .current_dir(&dir)
+        .output()
+        .expect("octave-cli runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "test_cts_tamsi.m ({variant}) failed ({:?}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    let last = stdout.lines().last().unwrap_or_default();
+    assert_eq!(last, format!("{CHECKS} passed, 0 failed"), "({variant}):\n{stdout}\n{stderr}");
+}
+
+#[test]
+fn mex_gateway_separate_complex_api() {
+    if !have("mkoctfile") || !have("octave-cli") {
+        return skipped("mkoctfile/octave-cli not installed (apt-get install octave octave-dev)");
+    }
+    build_and_run("separate", &[], "mxGetPr");
+}
+
+#[test]
+fn mex_gateway_interleaved_complex_api() {
+    if !have("mkoctfile") || !have("octave-cli") {
+        return skipped("mkoctfile/octave-cli not installed (apt-get install octave octave-dev)");
+    }
+    build_and_run("interleaved", &["-R2018a"], "mxGetDoubles");
+}

@@ -1,0 +1,86 @@
+//! The Python ctypes binding (`examples_c/python/contact_solvers.py`) against the library this
+//! test run built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
+//! usage errors, borrowing and array conversion) and the rolling-cylinder example, whose printout
+//! is checked against Drake's values like the C example's.
+//!
+//! The interpreter is the one of the venv `.ci/install-deps tests` creates with numpy and pytest
+//! (`<target>/python-venv`), or `CONTACT_SOLVERS_PYTHON`. Without either the tests print
+//! `skipped: …` (CI always has the venv); with one, a missing module or a failing test fails.
+
+mod c_support;
+mod tamsi_support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use c_support::{lib_dir, skipped};
+use tamsi_support::example_output::check_rolling_cylinder;
+
+/// The venv's interpreter: `CONTACT_SOLVERS_PYTHON`, else `python-venv/bin/python` in the target
+/// folder this test binary runs from (`<target>/<profile>/deps/<test>`), else in `./target`.
+fn python() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CONTACT_SOLVERS_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let exe = std::env::current_exe().unwrap();
+    let mut candidates: Vec<PathBuf> =
+        exe.ancestors().skip(1).take(4).map(|d| d.join("python-venv/bin/python")).collect();
+    candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("target/python-venv/bin/python"));
+    candidates.into_iter().find(|p| p.exists())
+}
+
+fn python_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples_c/python")
+}
+
+/// The shared library of this build (under its SONAME, with the `.so` link next to it).
+fn library() -> PathBuf {
+    lib_dir().join("shared/libcontact_solvers.so")
+}
+
+fn run_python(python: &Path, args: &[&str]) -> Output {
+    Command::new(python)
+        .args(args)
+        .current_dir(python_dir())
+        .env("CONTACT_SOLVERS_LIB", library())
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("python runs")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn pytest_suite_passes() {
+    let Some(python) = python() else {
+        return skipped(
+            "no Python venv with numpy and pytest (.ci/install-deps tests creates target/python-venv)",
+        );
+    };
+    let out = run_python(&python, &["-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfEs", "tests"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "pytest failed ({:?}):\n{stdout}\n{stderr}", out.status);
+    // The summary line, e.g. "61 passed in 0.84s": everything passed, nothing was skipped.
+    let summary = stdout.lines().rev().find(|l| l.contains(" passed")).unwrap_or_default();
+    let passed: usize = summary.split_whitespace().next().and_then(|n| n.parse().ok()).unwrap_or(0);
+    assert!(
+        !summary.contains("skipped") && !summary.contains("failed") && !summary.contains("error"),
+        "pytest: {summary}\n{stdout}"
+    );
+    assert!(passed >= 60, "too few Python tests ran: {summary}\n{stdout}");
+    println!("pytest: {summary}");
+}
+
+#[test]
+fn rolling_cylinder_example_prints_drakes_values() {
+    let Some(python) = python() else {
+        return skipped("no Python venv with numpy (.ci/install-deps tests creates target/python-venv)");
+    };
+    let lib = library();
+    let out = run_python(&python, &["rolling_cylinder.py", lib.to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "rolling_cylinder.py failed ({:?}):\n{stdout}\n{stderr}", out.status);
+    check_rolling_cylinder(&stdout);
+}

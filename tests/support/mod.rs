@@ -1,0 +1,2 @@
+pub mod rod2d;
+pub mod scene;
