@@ -177,8 +177,8 @@ impl PartialPivLu {
     }
 }
 
-/// Factors a small `n×n` column-major matrix in place with the unblocked kernel (the
-/// panel-delayed elimination below), writing the row permutation (`perm[i]` = original row of
+/// Factors a small `n×n` column-major matrix in place with the unblocked kernels (textbook
+/// below [`PANEL_MIN_DIM`], panel-delayed from there; the same bits), writing the row permutation (`perm[i]` = original row of
 /// row i of `P A`). For callers that manage their own storage, e.g. many small blocks.
 pub(crate) fn factor_small_in_place(a: &mut [f64], perm: &mut [usize], n: usize) {
     super::simd::dispatch(FactorUnblocked { a, perm, n });
