@@ -5,11 +5,10 @@
 //! non-finite values, which is what Drake's two-way TAMSI relies on (the NaN flows on into the
 //! limiter).
 //!
-//! Three kernels, one contract:
-//! * below [`BLOCKED_MIN_DIM`] an unblocked right-looking elimination in Eigen's order (the pivot
-//!   is the first largest |entry|; a zero pivot column is left unscaled, as Eigen does): the
-//!   textbook one-step-at-a-time loop below [`PANEL_MIN_DIM`], where its low overhead wins, and
-//!   from there a panel-delayed version of it with the same arithmetic;
+//! Two kernels, one contract:
+//! * below [`BLOCKED_MIN_DIM`] the textbook unblocked right-looking elimination in Eigen's order
+//!   (the pivot is the first largest |entry|; a zero pivot column is left unscaled, as Eigen
+//!   does), compiled inside the AVX2 dispatch;
 //! * from [`BLOCKED_MIN_DIM`] up, faer's recursive blocked LU (matrix-multiply updates, runtime
 //!   SIMD dispatch), which is 2–4× faster than any unblocked LU at n ≥ 100 and allocates nothing
 //!   with a preallocated scratch stack. On a zero pivot column it scales by 1/0, so its factors
@@ -26,10 +25,6 @@ use super::simd::{Simd, WithSimd};
 /// Size from which the blocked kernel is used (measured crossover on the project's machine kind:
 /// faer is slower below ~50 and faster above ~60).
 pub const BLOCKED_MIN_DIM: usize = 64;
-
-/// Size from which the unblocked elimination delays its updates by panels (measured: the
-/// textbook loop is faster up to about 24).
-pub const PANEL_MIN_DIM: usize = 24;
 
 /// Partial-pivot LU factorization in owned, grow-only storage.
 ///
@@ -177,9 +172,9 @@ impl PartialPivLu {
     }
 }
 
-/// Factors a small `n×n` column-major matrix in place with the unblocked kernels (textbook
-/// below [`PANEL_MIN_DIM`], panel-delayed from there; the same bits), writing the row permutation (`perm[i]` = original row of
-/// row i of `P A`). For callers that manage their own storage, e.g. many small blocks.
+/// Factors a small `n×n` column-major matrix in place with the unblocked kernel, writing the row
+/// permutation (`perm[i]` = original row of row i of `P A`). For callers that manage their own
+/// storage, e.g. many small blocks.
 pub(crate) fn factor_small_in_place(a: &mut [f64], perm: &mut [usize], n: usize) {
     super::simd::dispatch(FactorUnblocked { a, perm, n });
 }
@@ -194,11 +189,7 @@ impl WithSimd for FactorUnblocked<'_> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
-        if self.n < PANEL_MIN_DIM {
-            factor_textbook(self.a, self.perm, self.n)
-        } else {
-            factor_unblocked(self.a, self.perm, self.n)
-        }
+        factor_unblocked(self.a, self.perm, self.n)
     }
 }
 
@@ -213,82 +204,6 @@ impl WithSimd for Solve<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         self.lu.solve_kernel(self.b, self.tmp)
-    }
-}
-
-/// Columns per panel of [`factor_unblocked`].
-const PANEL: usize = 4;
-
-/// Right-looking LU with row partial pivoting in Eigen's order: the pivot is the first largest
-/// |entry| of the column (NaN never wins), whole rows are swapped, a zero pivot column is neither
-/// swapped nor scaled.
-///
-/// The updates of [`PANEL`] consecutive steps are delayed and applied to each trailing column in
-/// one pass (a column is loaded and stored once per panel instead of once per step). Every entry
-/// still receives its updates `a[r][c] -= l[r][j]·u[j][c]` one by one in increasing `j`, so the
-/// factors are bit-identical to those of the textbook one-step-at-a-time elimination
-/// ([`factor_textbook`]).
-#[inline(always)]
-fn factor_unblocked(a: &mut [f64], perm: &mut [usize], n: usize) {
-    for (i, p) in perm.iter_mut().enumerate() {
-        *p = i;
-    }
-    let mut k0 = 0;
-    while k0 < n {
-        let k1 = (k0 + PANEL).min(n);
-        // The panel, left-looking: column k gets the updates of steps k0..k, then is pivoted and
-        // scaled.
-        for k in k0..k1 {
-            for j in k0..k {
-                let (left, right) = a.split_at_mut(k * n);
-                let l = &left[j * n + j + 1..(j + 1) * n];
-                let col = &mut right[..n];
-                let u = col[j];
-                for (x, &lr) in col[j + 1..].iter_mut().zip(l) {
-                    *x -= lr * u;
-                }
-            }
-            pivot_and_scale(a, perm, n, k);
-        }
-        // Trailing columns: first the panel rows (the U block, a small triangular solve), then
-        // all panel updates of the rows below in one fused pass.
-        let (left, right) = a.split_at_mut(k1 * n);
-        let panel = &left[k0 * n..];
-        for col in right.chunks_exact_mut(n) {
-            let mut u = [0.0; PANEL];
-            for j in k0..k1 {
-                u[j - k0] = col[j];
-                for r in j + 1..k1 {
-                    col[r] -= panel[(j - k0) * n + r] * u[j - k0];
-                }
-            }
-            let rows = &mut col[k1..];
-            if k1 - k0 == PANEL {
-                fused_update::<PANEL>(rows, panel, n, k1, &u);
-            } else {
-                for (j, &uj) in u.iter().enumerate().take(k1 - k0) {
-                    let l = &panel[j * n + k1..(j + 1) * n];
-                    for (x, &lr) in rows.iter_mut().zip(l) {
-                        *x -= lr * uj;
-                    }
-                }
-            }
-        }
-        k0 = k1;
-    }
-}
-
-/// `rows[r] -= Σ_j panel_j[k1 + r]·u[j]`, the updates subtracted one by one in increasing `j`,
-/// for the rows below a full panel (`panel_j` is column j of the panel, leading dimension `n`).
-#[inline(always)]
-fn fused_update<const P: usize>(rows: &mut [f64], panel: &[f64], n: usize, k1: usize, u: &[f64; PANEL]) {
-    let l: [&[f64]; P] = std::array::from_fn(|j| &panel[j * n + k1..(j + 1) * n]);
-    for (r, x) in rows.iter_mut().enumerate() {
-        let mut v = *x;
-        for j in 0..P {
-            v -= l[j][r] * u[j];
-        }
-        *x = v;
     }
 }
 
@@ -321,11 +236,14 @@ fn pivot_and_scale(a: &mut [f64], perm: &mut [usize], n: usize, k: usize) {
     }
 }
 
-/// The textbook unblocked elimination: one step at a time, a rank-1 update of the trailing block
-/// per step. The kernel for small matrices, and the reference the panel-delayed kernel must
-/// reproduce bit for bit.
+/// Right-looking LU with row partial pivoting in Eigen's order, one step at a time: pivot and
+/// scale column k, then a rank-1 update of the trailing block. Every entry receives its updates
+/// `a[r][c] -= l[r][j]·u[j][c]` one by one in increasing `j`.
+///
+/// (A panel-delayed variant with the same bits, 4 steps per pass over a column, measured slower
+/// than this loop at every n below [`BLOCKED_MIN_DIM`] inside the AVX2 dispatch.)
 #[inline(always)]
-fn factor_textbook(a: &mut [f64], perm: &mut [usize], n: usize) {
+fn factor_unblocked(a: &mut [f64], perm: &mut [usize], n: usize) {
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
@@ -370,30 +288,6 @@ mod tests {
             f.solve_in_place(&mut x, &mut tmp);
             for (xi, ti) in x.iter().zip(&x_true) {
                 assert!((xi - ti).abs() < 1e-10, "n = {n}: {xi} vs {ti}");
-            }
-        }
-    }
-
-    #[test]
-    fn panel_kernel_is_bit_identical_to_the_textbook_elimination() {
-        for &n in &[1usize, 2, 3, 4, 5, 7, 8, 9, 13, 30, 63] {
-            for seed in 0..4 {
-                let mut m = test_matrix(n, 100 + seed + n as u64);
-                if seed == 1 && n > 3 {
-                    m.column_mut(2).fill(0.0); // a zero pivot column
-                }
-                if seed == 2 && n > 3 {
-                    let c = m.column(0).clone_owned();
-                    m.set_column(3, &c); // ties and a singular matrix
-                }
-                let (mut a, mut b) = (m.as_slice().to_vec(), m.as_slice().to_vec());
-                let (mut pa, mut pb) = (vec![0; n], vec![0; n]);
-                factor_unblocked(&mut a, &mut pa, n);
-                factor_textbook(&mut b, &mut pb, n);
-                assert_eq!(pa, pb, "n = {n}, seed = {seed}");
-                for (x, y) in a.iter().zip(&b) {
-                    assert!(x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()), "n = {n}: {x} vs {y}");
-                }
             }
         }
     }
