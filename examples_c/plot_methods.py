@@ -111,7 +111,11 @@ def plot(runs, output):
 def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
-    text = sys.stdin.read() if argv[1] == "-" else open(argv[1], encoding="utf-8").read()
+    if argv[1] == "-":
+        text = sys.stdin.read()
+    else:
+        with open(argv[1], encoding="utf-8") as f:
+            text = f.read()
     plot(parse(text), argv[2])
 
 
