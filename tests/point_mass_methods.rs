@@ -476,12 +476,9 @@ fn plot_methods_writes_the_png() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "plot_methods.py failed:\n{}", String::from_utf8_lossy(&out.stderr));
     let bytes = std::fs::read(&png).expect("the PNG was written");
-    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
     assert!(bytes.len() > 50_000, "a plot, not an empty image: {} bytes", bytes.len());
-    // Its size in the IHDR chunk: 14 × 15 inches at 90 dpi.
-    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
-    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
-    assert_eq!((width, height), (1260, 1350));
+    // 14 × 15 inches at 90 dpi.
+    assert_eq!(png_size(&bytes), (1260, 1350));
 
     // The summary-only printout has no trajectories to plot: the script says so and fails.
     let summary = run_args(&exe, &["--summary"], false);
@@ -499,4 +496,30 @@ fn plot_methods_writes_the_png() {
     let out = child.wait_with_output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no CSV rows"));
+}
+
+/// Width and height from a PNG's IHDR chunk (after checking the signature).
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "a PNG file");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+/// The committed plot exists, is the script's 1260×1350 PNG, and the README shows it with the
+/// command that regenerates it (the one `plot_methods_writes_the_png` runs).
+#[test]
+fn committed_plot_is_in_the_readme() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let bytes = std::fs::read(root.join("docs/point_mass_methods.png")).expect("docs/point_mass_methods.png");
+    assert_eq!(png_size(&bytes), (1260, 1350));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("## Three ways to simulate contact"));
+    assert!(readme.contains("](docs/point_mass_methods.png)"), "the README shows the plot");
+    assert!(
+        readme.contains(
+            "target/examples_c/point_mass_methods | target/python-venv/bin/python \
+             examples_c/plot_methods.py - docs/point_mass_methods.png"
+        ),
+        "the README documents the command"
+    );
 }
