@@ -74,6 +74,7 @@ fn parse(stdout: &str) -> HashMap<String, Run> {
             let values = values.split_whitespace().map(|t| t.parse::<f64>().unwrap()).collect();
             run.summary.insert(label.trim().to_string(), values);
         } else if line == "k,t,z,v,F" || line.is_empty() {
+            // The CSV header of every run.
         } else if let (false, Some(run)) = (in_summary, runs.last_mut()) {
             let row: Vec<f64> = line.split(',').map(|t| t.parse::<f64>().unwrap()).collect();
             run.rows.push(row.try_into().unwrap_or_else(|r| panic!("{}: row {r:?}", run.name)));
