@@ -52,6 +52,24 @@ grep -A4 'box sliding on a plane' "$out/box_cone_vs_pyramid.txt"
 grep -A9 '^summary' "$out/box_cone_vs_pyramid.txt"
 
 echo
+echo "== point_mass_methods.c (C99: hybrid, smooth and time-stepping contact on one point mass) =="
+"$CC" -std=c99 -Wall -Wextra -Wpedantic -O2 -Iinclude examples_c/point_mass_methods.c \
+  -L"$lib" -lcontact_solvers $rpath -lm -o "$out/point_mass_methods"
+# 9 runs of 1000 or 5000 CSV lines: print the summaries; the whole output is in
+# $out/point_mass_methods.txt, and its plot (when a Python with matplotlib is there) in
+# $out/point_mass_methods.png (docs/point_mass_methods.png is the committed copy).
+"$out/point_mass_methods" > "$out/point_mass_methods.txt"
+awk '/^summary: /{p=1} /^run: /{p=0} p' "$out/point_mass_methods.txt"
+python=target/python-venv/bin/python
+[ -x "$python" ] || python=python3
+if "$python" -c 'import matplotlib, numpy' 2>/dev/null; then
+  "$python" examples_c/plot_methods.py "$out/point_mass_methods.txt" "$out/point_mass_methods.png"
+  echo "plot: $out/point_mass_methods.png"
+else
+  echo "plot skipped: no Python with matplotlib and numpy (.ci/install-deps tests)"
+fi
+
+echo
 echo "== pizza_saver.cpp (C++17 with Eigen, through include/contact_solvers.hpp) =="
 if [ -e /usr/include/eigen3/Eigen/Core ]; then
   "$CXX" -std=c++17 -Wall -Wextra -O2 -Iinclude -isystem /usr/include/eigen3 examples_c/pizza_saver.cpp \
