@@ -190,7 +190,7 @@ fn load(name: &str) -> Option<Mapped> {
         // up to 1.5e-2 of max|W| for the Capsules). W_s = V Λ Vᵀ (kept eigenvalues λ > 1e-13 λ_max),
         // A = V (σΛ)^½, and with K = σ (σΛ)^-½ Vᵀ W_a V (σΛ)^-½ (antisymmetric):
         // A (I + K) Aᵀ = σ V Vᵀ (W_s + W_a) V Vᵀ = σ W whenever W_a lives in the range of W_s (true
-        // for every file here: the part of W_a outside it is ≤ 4e-14). So J = A, M = (I + K)⁻¹
+        // for every file here: ‖W_a − V Vᵀ W_a V Vᵀ‖_F ≤ 4e-14). So J = A, M = (I + K)⁻¹
         // (well conditioned: I + K has singular values ≥ 1), u = J M⁻¹ Jᵀ r̂ + q = W r + q.
         let ws = 0.5 * (&wm + wm.transpose());
         let wa = 0.5 * (&wm - wm.transpose());
