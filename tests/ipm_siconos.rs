@@ -4,10 +4,12 @@
 //! * Global problems `M v = f + H r`, `u = Hᵀ v + w` (`GFC3D_*`): `J = Hᵀ`, `τ = f`, `v0 = 0`,
 //!   gap `φ_i = w_n,i`, tangential offset `w_t,i`. Exact mapping.
 //! * Local problems `u = W r + q` (`FC3D_*`, `Rover*`, `NESpheres*`, `Capsules*`, `Confeti*`,
-//!   `BoxesStack*`, `OneObject*`, `KaplasTower*`, `RockPile*`): `W = A Aᵀ` (symmetric eigen-
-//!   decomposition, rank-revealing), `M = I`, `J = A`, `v0 = τ = 0`, `φ_i = q_n,i`, offset `q_t,i`.
-//!   Exact mapping for symmetric positive semi-definite `W`; a non-symmetric invertible `W`
-//!   (`GFC3D_TwoRods1-condensed`, a local problem) maps with `M = W⁻¹`, `J = I`.
+//!   `BoxesStack*`, `OneObject*`, `KaplasTower*`, `RockPile*`, `GFC3D_TwoRods1-condensed`):
+//!   `W = W_s + W_a` (symmetric and antisymmetric parts), `W_s = V Λ Vᵀ` (rank-revealing), `J = A =
+//!   V (σΛ)^½`, `M = (I + K)⁻¹` with `K = σ (σΛ)^-½ Vᵀ W_a V (σΛ)^-½` antisymmetric, `v0 = τ = 0`,
+//!   `φ_i = q_n,i`, offset `q_t,i`, impulses scaled by σ (see [`load`]). Exact whenever `W_s` is
+//!   positive semi-definite and `W_a` lives in its range, which holds for every file mapped here;
+//!   the error below is measured with the file's own `W` anyway.
 //!
 //! Both are Coulomb friction with the velocity-level Signorini condition, which is the κ → 0 limit
 //! of the SOC model (§1.3). The accuracy measure is Siconos' natural-map residual
@@ -109,6 +111,9 @@ struct Mapped {
     global: bool,
     /// Physical impulses = solver impulses × this.
     impulse_scale: f64,
+    /// Local problems: the file's Delassus matrix `W`; the error is measured with `u = W r + q`
+    /// (not with the mapped problem, so a lossy mapping would show).
+    delassus: Option<DMatrix<f64>>,
 }
 
 fn map(
@@ -149,6 +154,7 @@ fn map(
         norm: if norm > f64::EPSILON { norm } else { 1.0 },
         global,
         impulse_scale: 1.0,
+        delassus: None,
     }
 }
 
@@ -180,34 +186,48 @@ fn load(name: &str) -> Option<Mapped> {
         assert_eq!(wm.nrows(), 3 * nc);
         let q = t.vec(3 * nc);
         let mu = t.vec(nc);
-        let asym = (&wm - wm.transpose()).amax();
-        // Several files print W with 7 significant digits: asymmetry below 1e-4 relative is
-        // rounding, and W is symmetrized.
-        if asym > 1e-4 * wm.amax() {
-            // Non-symmetric W (invertible): M = W⁻¹, J = I gives u = W r + q as well.
-            let n = 3 * nc;
-            let minv = wm.clone().try_inverse()?;
-            return Some(map(DMatrix::identity(n, n), q, minv, DVector::zeros(n), mu, false));
-        }
-        let eig = SymmetricEigen::new(0.5 * (&wm + wm.transpose()));
+        // W = W_s + W_a (symmetric and antisymmetric parts; several files' W are not symmetric,
+        // up to 1.5e-2 of max|W| for the Capsules). W_s = V Λ Vᵀ (kept eigenvalues λ > 1e-13 λ_max),
+        // A = V (σΛ)^½, and with K = σ (σΛ)^-½ Vᵀ W_a V (σΛ)^-½ (antisymmetric):
+        // A (I + K) Aᵀ = σ V Vᵀ (W_s + W_a) V Vᵀ = σ W whenever W_a lives in the range of W_s (true
+        // for every file here: ‖W_a − V Vᵀ W_a V Vᵀ‖_F ≤ 4e-14). So J = A, M = (I + K)⁻¹
+        // (well conditioned: I + K has singular values ≥ 1), u = J M⁻¹ Jᵀ r̂ + q = W r + q.
+        let ws = 0.5 * (&wm + wm.transpose());
+        let wa = 0.5 * (&wm - wm.transpose());
+        let eig = SymmetricEigen::new(ws);
         let lmax = eig.eigenvalues.amax();
         let keep: Vec<usize> = (0..3 * nc).filter(|&i| eig.eigenvalues[i] > 1e-13 * lmax).collect();
+        let n = keep.len();
         // Impulse scaling r = σ r̂ with σ = max(‖q‖, ε)/λ_max(W) makes the unknowns O(1) (the IPM's
         // start point and absolute tolerances are not scale-invariant, §5).
         let sigma = q.norm().max(f64::EPSILON) / lmax;
-        let a = DMatrix::from_fn(3 * nc, keep.len(), |r, c| {
-            eig.eigenvectors[(r, keep[c])] * (sigma * eig.eigenvalues[keep[c]]).sqrt()
-        });
-        let n = keep.len();
-        let mut m = map(a, q, DMatrix::identity(n, n), DVector::zeros(n), mu, false);
+        let vk = DMatrix::from_fn(3 * nc, n, |r, c| eig.eigenvectors[(r, keep[c])]);
+        let d = DVector::from_fn(n, |c, _| (sigma * eig.eigenvalues[keep[c]]).sqrt());
+        let a = DMatrix::from_fn(3 * nc, n, |r, c| vk[(r, c)] * d[c]);
+        let mut k = vk.transpose() * &wa * &vk;
+        for c in 0..n {
+            for r in 0..n {
+                k[(r, c)] *= sigma / (d[r] * d[c]);
+            }
+        }
+        let mass = if k.amax() == 0.0 {
+            DMatrix::identity(n, n)
+        } else {
+            (DMatrix::identity(n, n) + k).try_inverse()?
+        };
+        let mut m = map(a, q, mass, DVector::zeros(n), mu, false);
         m.impulse_scale = sigma;
+        m.delassus = Some(wm);
         Some(m)
     }
 }
 
 /// Siconos-style relative natural-map error of the solution `v`, `r` (local impulses).
 fn natural_map_error(p: &Mapped, v: &[f64], r: &[f64]) -> f64 {
-    let u = &p.jfull * DVector::from_column_slice(v) + &p.w;
+    let u = match &p.delassus {
+        Some(w) => w * (p.impulse_scale * DVector::from_column_slice(r)) + &p.w,
+        None => &p.jfull * DVector::from_column_slice(v) + &p.w,
+    };
     let mut sum = 0.0;
     for i in 0..p.mu.len() {
         let mu = p.mu[i];
@@ -236,16 +256,59 @@ struct Run {
     error: f64,
     nc: usize,
     n: usize,
+    rvio: f64,
+    bvio: f64,
+    kappa: f64,
+    ls_exhausted: usize,
+    /// btol / ‖q‖² of the reported solve.
+    btol: f64,
+    /// Solves done (btol continuation, see [`run`]) and their total time.
+    solves: usize,
+    seconds: f64,
 }
 
+fn fmt(x: &[f64]) -> String {
+    x.iter().map(|v| format!("{v:.1e}")).collect::<Vec<_>>().join(" ")
+}
+
+/// Solves with `rtol = 1e-12‖q‖` and `btol = 1e-14‖q‖²`; if that converges to a natural-map error
+/// above 1e-8, solves again with btol 10×, 100×, … 1e6× smaller (stopping at the first solve that
+/// does not converge). Why: the natural map error of a normal pair is about
+/// `min(σγ_n, s_n) ≤ √(σ·γ_n s_n)`, so with a large impulse scale σ (1e5–1e6 for the Confeti
+/// problems) a fixed btol leaves it at 1e-6–1e-5, while a btol small enough for them is below the
+/// round-off floor of others (Rover*, stall at bvio ≈ 3e-16‖q‖²). Siconos' solvers likewise stop
+/// on their own error measure. Each solve starts from scratch with the solver's defaults otherwise.
 fn run(p: &Mapped) -> Run {
+    let mut total = 0.0;
+    let mut last = None;
+    for (k, factor) in [1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6].into_iter().enumerate() {
+        let mut r = solve_once(p, 1e-14 * factor);
+        total += r.seconds;
+        r.seconds = total;
+        r.solves = k + 1;
+        let done = r.outcome != IpmOutcome::Converged || r.error <= 1e-8;
+        last = Some(r);
+        if done {
+            break;
+        }
+    }
+    last.unwrap()
+}
+
+fn solve_once(p: &Mapped, btol_rel: f64) -> Run {
     // Tolerances relative to the problem's scale (Dojo's are absolute, §5).
     let params = IpmParameters {
         rtol: 1e-12 * p.norm,
-        btol: 1e-14 * p.norm * p.norm,
+        btol: btol_rel * p.norm * p.norm,
         max_iter: 100,
+        // Opt-in, not Dojo's rule: with Dojo's backtracking Capsules-i101-404 crawls for ~80
+        // iterations with every halving rejected (rvio at its round-off floor, far below rtol,
+        // cannot decrease, and bvio rises at every candidate, so α/2⁹ is taken) and converges at
+        // iteration 105 (max_iter 200); with the option, in 22. No other problem here changes.
+        rvio_floor_in_backtracking: true,
         ..Default::default()
     };
+    let t0 = std::time::Instant::now();
     let mut s = IpmSolver::new(params).unwrap();
     let prob = IpmProblem {
         m: p.m.as_view(),
@@ -260,17 +323,18 @@ fn run(p: &Mapped) -> Run {
         vt_offset: Some(p.offset.as_view()),
     };
     let outcome = s.solve(&prob).unwrap();
+    let seconds = t0.elapsed().as_secs_f64();
     if std::env::var("IPM_DEBUG").is_ok() {
         eprintln!(
-            "  norm {:e} rtol {:e} btol {:e} stats {:?}\n  r {:?}\n  b {:?}\n  a {:?}\n  imp {:?}",
+            "  norm {:e} rtol {:e} btol {:e} stats {:?}\n  r {}\n  b {}\n  a {}\n  k {}",
             p.norm,
             params.rtol,
             params.btol,
             s.stats(),
-            &s.rvio_history()[..s.rvio_history().len().min(30)],
-            &s.bvio_history()[..s.bvio_history().len().min(30)],
-            &s.alpha_history()[..s.alpha_history().len().min(30)],
-            s.impulses()
+            fmt(s.rvio_history()),
+            fmt(s.bvio_history()),
+            fmt(s.alpha_history()),
+            fmt(s.kappa_history()),
         );
     }
     if p.global {
@@ -285,18 +349,39 @@ fn run(p: &Mapped) -> Run {
         error: natural_map_error(p, s.velocities(), s.impulses()),
         nc: p.mu.len(),
         n: p.m.nrows(),
+        rvio: s.stats().rvio / p.norm,
+        bvio: s.stats().bvio / (p.norm * p.norm),
+        kappa: s.stats().kappa / (p.norm * p.norm),
+        ls_exhausted: s.stats().line_search_exhausted,
+        btol: btol_rel,
+        solves: 1,
+        seconds,
     }
 }
 
 fn report(names: &[&str]) -> Vec<(String, Option<Run>)> {
+    let only = std::env::var("IPM_ONLY").ok();
     names
         .iter()
+        .filter(|name| only.as_ref().is_none_or(|o| name.contains(o.as_str())))
         .map(|&name| {
             let r = load(name).map(|p| run(&p));
             match &r {
                 Some(r) => eprintln!(
-                    "{name:40} nc {:4} n {:5} {:?} iterations {:3} natural-map error {:.2e}",
-                    r.nc, r.n, r.outcome, r.iterations, r.error
+                    "{name:36} nc {:4} n {:5} {:?} it {:3} nm-err {:.2e} rvio/|q| {:.1e} bvio/|q|² {:.1e} \
+                     κ/|q|² {:.1e} ls-exh {} btol/|q|² {:.0e} solves {} {:.2} s",
+                    r.nc,
+                    r.n,
+                    r.outcome,
+                    r.iterations,
+                    r.error,
+                    r.rvio,
+                    r.bvio,
+                    r.kappa,
+                    r.ls_exhausted,
+                    r.btol,
+                    r.solves,
+                    r.seconds
                 ),
                 None => eprintln!("{name:40} does not map"),
             }
@@ -338,7 +423,11 @@ fn small_siconos_3d_problems_are_solved_to_1e_8() {
         "Rover9770.dat",
         "NESpheres_10_1.dat",
     ];
-    let results = report(&names);
+    assert_solved(&names);
+}
+
+fn assert_solved(names: &[&str]) {
+    let results = report(names);
     let failed: Vec<&String> = results
         .iter()
         .filter(|(_, r)| !matches!(r, Some(r) if r.outcome == IpmOutcome::Converged && r.error <= 1e-8))
@@ -347,12 +436,10 @@ fn small_siconos_3d_problems_are_solved_to_1e_8() {
     assert!(failed.is_empty(), "not solved to 1e-8: {failed:?}");
 }
 
-/// The large local problems (n up to 1710): run with `cargo test --release --test ipm_siconos --
-/// --ignored --nocapture`; prints which are solved.
+/// Mid-size local problems (up to 107 contacts, 0.1 s each in a release build).
 #[test]
-#[ignore = "large problems: minutes in a debug build"]
-fn large_siconos_3d_problems_report() {
-    report(&[
+fn mid_size_siconos_3d_problems_are_solved_to_1e_8() {
+    assert_solved(&[
         "NESpheres_30_1.dat",
         "OneObject-i1028-138.hdf5.dat",
         "OneObject-i100000-499.hdf5.dat",
@@ -360,14 +447,30 @@ fn large_siconos_3d_problems_report() {
         "BoxesStack1-i100000-32.hdf5.dat",
         "Confeti-ex03-Fc3D-SBM.dat",
         "Confeti-ex13-Fc3D-SBM.dat",
+    ]);
+}
+
+/// Large local problems (225–570 contacts, n up to 584, about 1 s each in a release build):
+/// `cargo test --release --test ipm_siconos -- --ignored --nocapture`.
+#[test]
+#[ignore = "large problems: about 7 s in a release build, minutes in a debug build"]
+fn large_siconos_3d_problems_are_solved_to_1e_8() {
+    assert_solved(&[
         "Capsules-i101-404.dat",
         "Capsules-i103-990.dat",
         "Capsules-i100-1090.dat",
         "Capsules-i100-889.dat",
         "Capsules-i122-1617.dat",
-        "RockPile_tob1.dat",
         "KaplasTower-i1061-4.hdf5.dat",
     ]);
+}
+
+/// The large problem not solved, `RockPile_tob1` (no Siconos solver solves it either): prints the
+/// outcome.
+#[test]
+#[ignore = "large problem: about 15 s in a release build"]
+fn unsolved_siconos_3d_problem_report() {
+    report(&["RockPile_tob1.dat"]);
 }
 
 #[test]

@@ -173,6 +173,8 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             fixed_kappa: p.fixed_kappa,
             warm_start: flag("warm_start", p.warm_start)?,
             newton_solve,
+            // Rust-only option for now (off, Dojo's rule).
+            rvio_floor_in_backtracking: false,
         };
         params.validate()?;
         Ok(params)

@@ -35,7 +35,8 @@
 //!   at a central-path point with κ = btol (undercut = 1), which Dojo can never accept (§7
 //!   caveat).
 //! * Optional tangential velocity offset, optional warm start of the cone variables, fixed-κ
-//!   mode (none of them on by default).
+//!   mode, optional `rtol` floor in the backtracking's residual comparison
+//!   ([`IpmParameters::rvio_floor_in_backtracking`]) (none of them on by default).
 
 mod cone;
 mod error;

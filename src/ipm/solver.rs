@@ -492,6 +492,8 @@ impl IpmSolver {
             // Step 7: backtracking on the violations; accept unless both got worse.
             let mut accepted = None;
             let mut cand = viol;
+            let rvio_accept =
+                if prm.rvio_floor_in_backtracking { viol.rvio.max(0.1 * prm.rtol) } else { viol.rvio };
             let mut step = alpha;
             for k in 0..prm.max_ls {
                 step = alpha / f64::from(1u32 << k.min(31) as u32);
@@ -518,7 +520,7 @@ impl IpmSolver {
                     &mut ws.scratch[..n],
                     &mut ws.rc[..big],
                 );
-                if cand.rvio <= viol.rvio || measure(&cand) <= m_now {
+                if cand.rvio <= rvio_accept || measure(&cand) <= m_now {
                     accepted = Some(step);
                     break;
                 }
@@ -892,6 +894,21 @@ mod tests {
             assert!(s.set_parameters(bad).is_err());
         }
         assert_eq!(*s.parameters(), IpmParameters::default());
+    }
+
+    #[test]
+    fn rvio_floor_in_backtracking_is_off_by_default_and_reaches_the_same_solution() {
+        assert!(!IpmParameters::default().rvio_floor_in_backtracking);
+        let d = data(9, 6, 5);
+        let p = d.problem();
+        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
+        let mut a = IpmSolver::new(tight).unwrap();
+        let mut b = IpmSolver::new(IpmParameters { rvio_floor_in_backtracking: true, ..tight }).unwrap();
+        assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
+        assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
+        for (x, y) in a.velocities().iter().zip(b.velocities()) {
+            assert!((x - y).abs() < 1e-6, "{x} {y}");
+        }
     }
 
     #[test]
