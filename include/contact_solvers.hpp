@@ -1129,6 +1129,8 @@ struct IpmSolverParameters {
   bool warm_start{false};
   /** Condensed (default) or dense Newton solves. */
   IpmNewtonSolve newton_solve{IpmNewtonSolve::kCondensed};
+  /** Backtracking treats rvio at or below max(rvio, 0.1·rtol) as not worse (not Dojo's rule). */
+  bool rvio_floor_in_backtracking{false};
 };
 
 /** Statistics of the last interior-point solve. */
@@ -1214,6 +1216,7 @@ class IpmSolver {
     c.fixed_kappa = p.fixed_kappa;
     c.warm_start = p.warm_start ? 1 : 0;
     c.newton_solve = static_cast<int32_t>(p.newton_solve);
+    c.rvio_floor_in_backtracking = p.rvio_floor_in_backtracking ? 1 : 0;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -1233,6 +1236,7 @@ class IpmSolver {
     p.fixed_kappa = c.fixed_kappa;
     p.warm_start = c.warm_start != 0;
     p.newton_solve = static_cast<IpmNewtonSolve>(c.newton_solve);
+    p.rvio_floor_in_backtracking = c.rvio_floor_in_backtracking != 0;
     return p;
   }
 

@@ -552,6 +552,7 @@ Base.@kwdef struct IpmSolverParameters
     fixed_kappa::Cdouble = 0.0
     warm_start::Int32 = 0
     newton_solve::Int32 = 0
+    rvio_floor_in_backtracking::Int32 = 0
 end
 
 "`cts_ipm_stats` (same layout): `status` is 0, 41 or 42 (`IpmOutcome(stats.status)`)."

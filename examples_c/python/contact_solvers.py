@@ -181,6 +181,7 @@ class _IpmParameters(ctypes.Structure):
         ("fixed_kappa", ctypes.c_double),
         ("warm_start", ctypes.c_int32),
         ("newton_solve", ctypes.c_int32),
+        ("rvio_floor_in_backtracking", ctypes.c_int32),
     ]
 
 
@@ -824,6 +825,8 @@ class IpmSolverParameters:
     warm_start: bool = False
     #: Condensed (default) or dense Newton solves.
     newton_solve: IpmNewtonSolve = IpmNewtonSolve.kCondensed
+    #: Backtracking treats rvio at or below max(rvio, 0.1·rtol) as not worse (not Dojo's rule).
+    rvio_floor_in_backtracking: bool = False
 
 
 @dataclasses.dataclass
@@ -947,6 +950,7 @@ class IpmSolver:
         c.fixed_kappa = float(p.fixed_kappa)
         c.warm_start = _int32("warm_start", p.warm_start)
         c.newton_solve = _int32("newton_solve", p.newton_solve)
+        c.rvio_floor_in_backtracking = _int32("rvio_floor_in_backtracking", p.rvio_floor_in_backtracking)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -959,7 +963,7 @@ class IpmSolver:
         return IpmSolverParameters(
             c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
             c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
-            newton,
+            newton, bool(c.rvio_floor_in_backtracking),
         )
 
     # -- problem data (borrowed) --------------------------------------------------------------

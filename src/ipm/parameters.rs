@@ -72,7 +72,7 @@ pub struct IpmParameters {
     /// below `rtol` accepts only steps that lower `bvio`; when the centring direction raises the
     /// largest product, every halving is rejected and the smallest step `α/2^(max_ls−1)` is taken,
     /// iteration after iteration (Siconos' `Capsules-i101-404`: 80 such iterations, 105 in all;
-    /// 22 with this option). Default false. Not in the C API (`cts_ipm_parameters`) yet.
+    /// 22 with this option). Default false. C: `cts_ipm_parameters::rvio_floor_in_backtracking`.
     pub rvio_floor_in_backtracking: bool,
 }
 

@@ -195,7 +195,7 @@ static void test_parameters(void) {
   CHECK(p.rtol == 1e-6 && p.btol == 1e-4 && p.max_iter == 50 && p.max_ls == 10);
   CHECK(isinf(p.undercut) && p.undercut > 0 && p.no_progress_max == 3 && p.no_progress_undercut == 10.0);
   CHECK(p.dojo_lagged_kappa == 0 && p.fixed_kappa == 0.0 && p.warm_start == 0);
-  CHECK(p.newton_solve == CTS_IPM_NEWTON_SOLVE_CONDENSED);
+  CHECK(p.newton_solve == CTS_IPM_NEWTON_SOLVE_CONDENSED && p.rvio_floor_in_backtracking == 0);
   OK(cts_ipm_solver_get_parameters(h, &got)); /* a new solver has the defaults */
   CHECK(got.rtol == p.rtol && got.btol == p.btol && got.max_iter == p.max_iter);
   EXPECT_HANDLE(h, cts_ipm_solver_set_parameters(h, NULL), CTS_STATUS_NULL_POINTER);
@@ -229,6 +229,7 @@ static void test_parameters(void) {
   BAD(warm_start, 7)
   BAD(newton_solve, 2)
   BAD(newton_solve, -1)
+  BAD(rvio_floor_in_backtracking, 2)
 #undef BAD
 
   EXPECT_HANDLE(h, cts_ipm_solver_get_parameters(h, NULL), CTS_STATUS_NULL_POINTER);
@@ -237,17 +238,19 @@ static void test_parameters(void) {
   CHECK(got.rtol == p.rtol && got.btol == p.btol && got.max_iter == p.max_iter && got.max_ls == p.max_ls &&
         got.undercut == p.undercut && got.no_progress_max == p.no_progress_max &&
         got.no_progress_undercut == p.no_progress_undercut && got.dojo_lagged_kappa == p.dojo_lagged_kappa &&
-        got.fixed_kappa == p.fixed_kappa && got.warm_start == p.warm_start && got.newton_solve == p.newton_solve);
+        got.fixed_kappa == p.fixed_kappa && got.warm_start == p.warm_start && got.newton_solve == p.newton_solve &&
+        got.rvio_floor_in_backtracking == p.rvio_floor_in_backtracking);
   p.max_iter = 7;
   p.undercut = 5.0;
   p.warm_start = 1;
   p.dojo_lagged_kappa = 1;
   p.newton_solve = CTS_IPM_NEWTON_SOLVE_DENSE;
+  p.rvio_floor_in_backtracking = 1;
   OK(cts_ipm_solver_set_parameters(h, &p));
   CHECK(strcmp(cts_ipm_solver_last_error(h), "") == 0); /* a successful call clears it */
   OK(cts_ipm_solver_get_parameters(h, &got));
   CHECK(got.max_iter == 7 && got.undercut == 5.0 && got.warm_start == 1 && got.dojo_lagged_kappa == 1 &&
-        got.newton_solve == CTS_IPM_NEWTON_SOLVE_DENSE);
+        got.newton_solve == CTS_IPM_NEWTON_SOLVE_DENSE && got.rvio_floor_in_backtracking == 1);
   cts_ipm_solver_free(h);
 }
 

@@ -56,7 +56,7 @@ int main() {
   const cts::IpmSolverParameters defaults = solver.get_solver_parameters();
   CHECK(defaults.rtol == 1e-6 && defaults.btol == 1e-4 && defaults.max_iter == 50 && defaults.max_ls == 10);
   CHECK(std::isinf(defaults.undercut) && !defaults.warm_start && !defaults.dojo_lagged_kappa);
-  CHECK(defaults.newton_solve == cts::IpmNewtonSolve::kCondensed);
+  CHECK(defaults.newton_solve == cts::IpmNewtonSolve::kCondensed && !defaults.rvio_floor_in_backtracking);
   ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { solver.Solve(); });
   ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_generalized_velocities(); });
   ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_stats(); });

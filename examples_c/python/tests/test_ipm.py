@@ -51,7 +51,8 @@ def test_parameters_default_to_dojos(lib):
     with cts.IpmSolver(library=lib) as s:
         assert s.get_parameters() == cts.IpmSolverParameters()
         p = cts.IpmSolverParameters(rtol=1e-9, btol=1e-8, max_iter=80, fixed_kappa=1e-3,
-                                    warm_start=True, newton_solve=cts.IpmNewtonSolve.kDense)
+                                    warm_start=True, newton_solve=cts.IpmNewtonSolve.kDense,
+                                    rvio_floor_in_backtracking=True)
         s.set_parameters(p)
         assert s.get_parameters() == p
 
