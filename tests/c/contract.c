@@ -4,65 +4,9 @@
  * Each misuse must return its documented status with a non-empty message, write nothing to the
  * outputs, and never crash. Prints one line per failed check; exits 1 if any failed. */
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "contract_support.h"
 
-#include "contact_solvers.h"
-
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    ++checks;                                                                    \
-    if (!(cond)) {                                                               \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                   \
-    }                                                                            \
-  } while (0)
-
-/* A call on a handle returned `want` and left a non-empty message there. */
-#define EXPECT_HANDLE(h, call, want)                                             \
-  do {                                                                           \
-    cts_status got_ = (call);                                                    \
-    ++checks;                                                                    \
-    if (got_ != (want) || strlen(cts_tamsi_solver_last_error(h)) == 0) {         \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s returned %d (%s), message \"%s\", want %d\n",      \
-             __FILE__, __LINE__, #call, (int)got_, cts_status_string(got_),       \
-             cts_tamsi_solver_last_error(h), (int)(want));                        \
-    }                                                                            \
-  } while (0)
-
-/* A call without a usable handle returned `want` and left a thread-local message. */
-#define EXPECT_GLOBAL(call, want)                                                \
-  do {                                                                           \
-    cts_status got_ = (call);                                                    \
-    ++checks;                                                                    \
-    if (got_ != (want) || strlen(cts_last_error_message()) == 0) {               \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s returned %d, message \"%s\", want %d\n",           \
-             __FILE__, __LINE__, #call, (int)got_, cts_last_error_message(),      \
-             (int)(want));                                                        \
-    }                                                                            \
-  } while (0)
-
-#define OK(call) CHECK((call) == CTS_STATUS_OK)
-
-#define SENTINEL 12345.0
-
-static int untouched(const double *x, size_t n) {
-  size_t i;
-  for (i = 0; i < n; ++i)
-    if (x[i] != SENTINEL) return 0;
-  return 1;
-}
-
-static void fill(double *x, size_t n, double value) {
-  size_t i;
-  for (i = 0; i < n; ++i) x[i] = value;
-}
+#define EXPECT_HANDLE(h, call, want) EXPECT_ON(cts_tamsi_solver_last_error, h, call, want)
 
 /* The one-contact rolling cylinder of specs/tamsi_cases.md §3 (nv = 3, two-way), stored with a
  * leading dimension `pad` rows larger than needed and the padding filled with `padding`. */

@@ -4,72 +4,17 @@
  * Each misuse must return its documented status with a non-empty message, write nothing to the
  * outputs, and never crash. Prints one line per failed check; exits 1 if any failed. */
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
+#include "contract_support.h"
 
-#include "contact_solvers.h"
+#define EXPECT_HANDLE(h, call, want) EXPECT_ON(cts_baraff_solver_last_error, h, call, want)
 
-static int failures = 0;
-static int checks = 0;
-
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    ++checks;                                                                    \
-    if (!(cond)) {                                                               \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond);                   \
-    }                                                                            \
-  } while (0)
-
-/* A call on a handle returned `want` and left a non-empty message there. */
-#define EXPECT_HANDLE(h, call, want)                                             \
-  do {                                                                           \
-    cts_status got_ = (call);                                                    \
-    ++checks;                                                                    \
-    if (got_ != (want) || strlen(cts_baraff_solver_last_error(h)) == 0) {        \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s returned %d (%s), message \"%s\", want %d\n",      \
-             __FILE__, __LINE__, #call, (int)got_, cts_status_string(got_),       \
-             cts_baraff_solver_last_error(h), (int)(want));                       \
-    }                                                                            \
-  } while (0)
-
-/* A call without a usable handle returned `want` and left a thread-local message. */
-#define EXPECT_GLOBAL(call, want)                                                \
-  do {                                                                           \
-    cts_status got_ = (call);                                                    \
-    ++checks;                                                                    \
-    if (got_ != (want) || strlen(cts_last_error_message()) == 0) {               \
-      ++failures;                                                                \
-      printf("FAILED %s:%d: %s returned %d, message \"%s\", want %d\n",           \
-             __FILE__, __LINE__, #call, (int)got_, cts_last_error_message(),      \
-             (int)(want));                                                        \
-    }                                                                            \
-  } while (0)
-
-#define OK(call) CHECK((call) == CTS_STATUS_OK)
-
-#define SENTINEL 12345.0
 #define ISENTINEL 4242
-
-static int untouched(const double *x, size_t n) {
-  size_t i;
-  for (i = 0; i < n; ++i)
-    if (x[i] != SENTINEL) return 0;
-  return 1;
-}
 
 static int untouched_int(const int32_t *x, size_t n) {
   size_t i;
   for (i = 0; i < n; ++i)
     if (x[i] != ISENTINEL) return 0;
   return 1;
-}
-
-static void fill(double *x, size_t n, double value) {
-  size_t i;
-  for (i = 0; i < n; ++i) x[i] = value;
 }
 
 static void fill_int(int32_t *x, size_t n, int32_t value) {
