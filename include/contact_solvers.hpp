@@ -99,6 +99,28 @@ struct TamsiSolverIterationStats {
   }
 };
 
+#ifdef CTS_HAVE_EIGEN
+/** Matrix type of the matrix getters: Eigen::MatrixXd when Eigen is available. */
+using DenseMatrix = Eigen::MatrixXd;
+#else
+/** Matrix type of the matrix getters without Eigen: a column-major rows×cols array. */
+class DenseMatrix {
+ public:
+  DenseMatrix() = default;
+  DenseMatrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
+  std::size_t rows() const noexcept { return rows_; }
+  std::size_t cols() const noexcept { return cols_; }
+  double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
+  double* data() noexcept { return data_.data(); }
+  const double* data() const noexcept { return data_.data(); }
+
+ private:
+  std::size_t rows_{0};
+  std::size_t cols_{0};
+  std::vector<double> data_;
+};
+#endif
+
 namespace internal {
 
 inline Vector make_vector(std::size_t n) {
@@ -1153,27 +1175,8 @@ struct IpmSolverStats {
  */
 class IpmSolver {
  public:
-#ifdef CTS_HAVE_EIGEN
-  /** Matrix type of the sensitivity getters: Eigen::MatrixXd when Eigen is available. */
-  using Matrix = Eigen::MatrixXd;
-#else
-  /** Matrix type of the sensitivity getters without Eigen: a column-major rows×cols array. */
-  class Matrix {
-   public:
-    Matrix() = default;
-    Matrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
-    std::size_t rows() const noexcept { return rows_; }
-    std::size_t cols() const noexcept { return cols_; }
-    double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
-    double* data() noexcept { return data_.data(); }
-    const double* data() const noexcept { return data_.data(); }
-
-   private:
-    std::size_t rows_{0};
-    std::size_t cols_{0};
-    std::vector<double> data_;
-  };
-#endif
+  /** Matrix type of the sensitivity getters (cts::DenseMatrix). */
+  using Matrix = DenseMatrix;
 
   /** A solver with default parameters. */
   IpmSolver() { check_global(cts_ipm_solver_new(&handle_)); }
@@ -1536,27 +1539,8 @@ class BaraffRows {
  */
 class BaraffSolver {
  public:
-#ifdef CTS_HAVE_EIGEN
-  /** Matrix type of composed_matrix(): Eigen::MatrixXd when Eigen is available. */
-  using Matrix = Eigen::MatrixXd;
-#else
-  /** Matrix type of composed_matrix() without Eigen: a column-major rows×cols array. */
-  class Matrix {
-   public:
-    Matrix() = default;
-    Matrix(std::size_t rows, std::size_t cols) : rows_(rows), cols_(cols), data_(rows * cols, 0.0) {}
-    std::size_t rows() const noexcept { return rows_; }
-    std::size_t cols() const noexcept { return cols_; }
-    double operator()(std::size_t i, std::size_t j) const { return data_[i + j * rows_]; }
-    double* data() noexcept { return data_.data(); }
-    const double* data() const noexcept { return data_.data(); }
-
-   private:
-    std::size_t rows_{0};
-    std::size_t cols_{0};
-    std::vector<double> data_;
-  };
-#endif
+  /** Matrix type of composed_matrix() (cts::DenseMatrix). */
+  using Matrix = DenseMatrix;
 
   /** A solver with default parameters. */
   BaraffSolver() { check_global(cts_baraff_solver_new(&handle_)); }
