@@ -461,38 +461,7 @@ fn a6_z(f: f64, v0: f64, phi: f64, params: IpmParameters) -> f64 {
 fn a6_sensitivities_through_the_c_abi() {
     // §9.A6: fixed-κ central-path solution m v = h(F − m g) + κ/(h v), z⁺ = h v,
     // dz⁺/dF = (h²/2m)[1 + h²(F − mg)/√(h⁴(F − mg)² + 4 m h κ)]; the table to 7 digits.
-    let table = [
-        (
-            1e-2,
-            [
-                (2.922144e-2, 4.605945e-3),
-                (3.112673e-2, 4.920953e-3),
-                (3.162278e-2, 5.000000e-3),
-                (3.212673e-2, 5.079047e-3),
-                (3.422144e-2, 5.394055e-3),
-            ],
-        ),
-        (
-            1e-4,
-            [
-                (1.531129e-3, 1.899132e-3),
-                (2.701562e-3, 4.219131e-3),
-                (3.162278e-3, 5.000000e-3),
-                (3.701562e-3, 5.780869e-3),
-                (6.531129e-3, 8.100868e-3),
-            ],
-        ),
-        (
-            1e-6,
-            [
-                (1.992063e-5, 3.952631e-5),
-                (9.160798e-5, 7.742287e-4),
-                (3.162278e-4, 5.000000e-3),
-                (1.091608e-3, 9.225771e-3),
-                (5.019921e-3, 9.960474e-3),
-            ],
-        ),
-    ];
+    let table = ipm_common::A6_TABLE;
     let (m, g, h) = (1.0f64, 1.0f64, 0.1f64);
     for mode in [NewtonSolve::Condensed, NewtonSolve::Dense] {
         for (kappa, row) in table {
