@@ -469,30 +469,20 @@ class TamsiSolverIterationStats:
         return float(self.residuals[-1]) if len(self.residuals) else math.nan
 
 
-class TamsiSolver:
-    """Drake's ``TamsiSolver<double>``: compliant contact with regularized friction.
+class _SolverHandle:
+    """What every solver object shares: the owned C handle of ``cts_<name>_solver_*`` (freed by
+    :meth:`close`, a ``with`` block or the garbage collector), the borrowed arrays kept alive
+    beside it, and the error channel. Subclasses set ``_name`` and ``_handle_p``."""
 
-    Solves ``M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)`` for the next-step generalized velocities ``v``
-    (``nv``), with ``nc`` contacts: ``fn`` given (one-way coupling) or
-    ``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊`` (two-way). ``M`` is nv×nv, ``Jn`` nc×nv, ``Jt``
-    2nc×nv (two tangent rows per contact), the per-contact vectors have nc entries. SI units,
-    forces in N. See the module docstring for the array, borrowing and error rules.
-    """
+    _name: str
+    _handle_p: type
 
-    def __init__(self, nv: int, library: Library | str | os.PathLike | None = None):
-        self._lib = _library(library)
-        self._handle = None
-        self._borrowed: tuple = ()
-        if int(nv) < 0:
-            raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
-        handle = _TamsiHandleP()
-        status = self._lib.cts_tamsi_solver_new(int(nv), ctypes.byref(handle))
-        if status != Status.OK:
-            raise ContactSolversError(status, self._lib.last_error_message())
-        self._handle = handle
+    def _fn(self, suffix: str):
+        """The C function ``cts_<name>_solver_<suffix>``."""
+        return getattr(self._lib, f"cts_{self._name}_solver_{suffix}")
 
     @classmethod
-    def _adopt(cls, library: Library, handle) -> TamsiSolver:
+    def _adopt(cls, library: Library, handle):
         self = cls.__new__(cls)
         self._lib = library
         self._handle = handle
@@ -502,16 +492,16 @@ class TamsiSolver:
     # -- lifetime -----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Frees the C handle (``cts_tamsi_solver_free``) and drops the borrowed arrays.
+        """Frees the C handle (``cts_<name>_solver_free``) and drops the borrowed arrays.
 
         Idempotent; any later call on this object raises :class:`ContactSolversError`.
         """
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
-            self._lib.cts_tamsi_solver_free(handle)
+            self._fn("free")(handle)
         self._borrowed = ()
 
-    def __enter__(self) -> TamsiSolver:
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc) -> None:
@@ -537,16 +527,42 @@ class TamsiSolver:
             raise ContactSolversError(status, self.last_error())
 
     def last_error(self) -> str:
-        """``cts_tamsi_solver_last_error``: detail of the last call that did not return OK."""
-        return self._lib.cts_tamsi_solver_last_error(self._h()).decode("utf-8", "replace")
+        """``cts_<name>_solver_last_error``: detail of the last call that did not return OK."""
+        return self._fn("last_error")(self._h()).decode("utf-8", "replace")
 
-    def clone(self) -> TamsiSolver:
+    def clone(self):
         """A deep copy of the parameters and workspace, without problem data (for a thread)."""
-        out = _TamsiHandleP()
-        status = self._lib.cts_tamsi_solver_clone(self._h(), ctypes.byref(out))
+        out = self._handle_p()
+        status = self._fn("clone")(self._h(), ctypes.byref(out))
         if status != Status.OK:
             raise ContactSolversError(status, self._lib.last_error_message())
-        return TamsiSolver._adopt(self._lib, out)
+        return type(self)._adopt(self._lib, out)
+
+
+class TamsiSolver(_SolverHandle):
+    """Drake's ``TamsiSolver<double>``: compliant contact with regularized friction.
+
+    Solves ``M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)`` for the next-step generalized velocities ``v``
+    (``nv``), with ``nc`` contacts: ``fn`` given (one-way coupling) or
+    ``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊`` (two-way). ``M`` is nv×nv, ``Jn`` nc×nv, ``Jt``
+    2nc×nv (two tangent rows per contact), the per-contact vectors have nc entries. SI units,
+    forces in N. See the module docstring for the array, borrowing and error rules.
+    """
+
+    _name = "tamsi"
+    _handle_p = _TamsiHandleP
+
+    def __init__(self, nv: int, library: Library | str | os.PathLike | None = None):
+        self._lib = _library(library)
+        self._handle = None
+        self._borrowed: tuple = ()
+        if int(nv) < 0:
+            raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
+        handle = _TamsiHandleP()
+        status = self._lib.cts_tamsi_solver_new(int(nv), ctypes.byref(handle))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        self._handle = handle
 
     def resize(self, nv: int) -> None:
         """Changes nv (> 0), as Drake's ``ResizeIfNeeded``; drops problem data and results."""
@@ -842,7 +858,7 @@ class IpmSolverStats:
     boundary_hits: int
 
 
-class IpmSolver:
+class IpmSolver(_SolverHandle):
     """Dojo's interior-point contact solver (``cts_ipm_*``): one time step in generalized
     velocities,
 
@@ -854,6 +870,9 @@ class IpmSolver:
     problem data. Arrays, borrowing and errors as in the module docstring.
     """
 
+    _name = "ipm"
+    _handle_p = _IpmHandleP
+
     def __init__(self, library: Library | str | os.PathLike | None = None):
         self._lib = _library(library)
         self._handle = None
@@ -863,60 +882,6 @@ class IpmSolver:
         if status != Status.OK:
             raise ContactSolversError(status, self._lib.last_error_message())
         self._handle = handle
-
-    @classmethod
-    def _adopt(cls, library: Library, handle) -> IpmSolver:
-        self = cls.__new__(cls)
-        self._lib = library
-        self._handle = handle
-        self._borrowed = ()
-        return self
-
-    # -- lifetime (as TamsiSolver) ---------------------------------------------------------------
-
-    def close(self) -> None:
-        """Frees the C handle and drops the borrowed arrays; idempotent."""
-        handle, self._handle = getattr(self, "_handle", None), None
-        if handle:
-            self._lib.cts_ipm_solver_free(handle)
-        self._borrowed = ()
-
-    def __enter__(self) -> IpmSolver:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    @property
-    def closed(self) -> bool:
-        return not self._handle
-
-    def _h(self):
-        if not self._handle:
-            raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
-        return self._handle
-
-    def _check(self, status: int) -> None:
-        if status != Status.OK:
-            raise ContactSolversError(status, self.last_error())
-
-    def last_error(self) -> str:
-        """``cts_ipm_solver_last_error``: detail of the last call that did not return OK."""
-        return self._lib.cts_ipm_solver_last_error(self._h()).decode("utf-8", "replace")
-
-    def clone(self) -> IpmSolver:
-        """A deep copy of the parameters and workspace, without problem data."""
-        out = _IpmHandleP()
-        status = self._lib.cts_ipm_solver_clone(self._h(), ctypes.byref(out))
-        if status != Status.OK:
-            raise ContactSolversError(status, self._lib.last_error_message())
-        return IpmSolver._adopt(self._lib, out)
 
     # -- sizes and parameters -----------------------------------------------------------------
 
