@@ -141,9 +141,15 @@ impl ContactBlocks {
 
 /// `out = m·v` for a column-major `m` (any column stride), summed column by column: each entry is
 /// `((0 + m₀v₀) + m₁v₁) + …`, the order of a row-by-row dot product over increasing columns.
-/// Four columns are applied per pass over `out`.
+/// Four columns are applied per pass over `out`. With `FUSED` each step is one fused multiply-add
+/// (correctly rounded on every CPU pulp dispatches to) instead of a rounded product and a sum.
 #[inline(always)]
-pub(crate) fn mul_columns<S: Simd>(simd: S, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+pub(crate) fn mul_columns<S: Simd, const FUSED: bool>(
+    simd: S,
+    out: &mut [f64],
+    m: &DMatrixView<'_, f64>,
+    v: &[f64],
+) {
     let rows = out.len();
     out.fill(0.0);
     let mut c = 0;
@@ -157,7 +163,11 @@ pub(crate) fn mul_columns<S: Simd>(simd: S, out: &mut [f64], m: &DMatrixView<'_,
         for (r, o) in head.iter_mut().enumerate() {
             let mut x = *o;
             for k in 0..4 {
-                x = simd.add_f64s(x, simd.mul_f64s(heads[k][r], vs[k]));
+                x = if FUSED {
+                    simd.mul_add_f64s(heads[k][r], vs[k], x)
+                } else {
+                    simd.add_f64s(x, simd.mul_f64s(heads[k][r], vs[k]))
+                };
             }
             *o = x;
         }
@@ -165,7 +175,7 @@ pub(crate) fn mul_columns<S: Simd>(simd: S, out: &mut [f64], m: &DMatrixView<'_,
         for (r, o) in tail.iter_mut().enumerate() {
             let mut x = *o;
             for k in 0..4 {
-                x += cols[k][base + r] * vc[k];
+                x = if FUSED { cols[k][base + r].mul_add(vc[k], x) } else { x + cols[k][base + r] * vc[k] };
             }
             *o = x;
         }
@@ -173,7 +183,7 @@ pub(crate) fn mul_columns<S: Simd>(simd: S, out: &mut [f64], m: &DMatrixView<'_,
     }
     for (c, &vc) in v.iter().enumerate().skip(c) {
         for (o, &x) in out.iter_mut().zip(m.column(c).as_slice()) {
-            *o += x * vc;
+            *o = if FUSED { x.mul_add(vc, *o) } else { *o + x * vc };
         }
     }
 }
@@ -236,14 +246,33 @@ mod tests {
             let m = DMatrix::<f64>::from_fn(rows, cols, |r, c| ((r * 7 + c * 3) % 11) as f64 * 0.1 - 0.4);
             let v: Vec<f64> = (0..cols).map(|k| 1.0 / (1.0 + k as f64)).collect();
             let mut out = vec![0.0; rows];
-            mul_columns(Scalar::new(), &mut out, &m.as_view(), &v);
+            mul_columns::<_, false>(Scalar::new(), &mut out, &m.as_view(), &v);
+            let mut fused = vec![0.0; rows];
+            crate::linalg::simd::dispatch(MulFused { out: &mut fused, m: &m.as_view(), v: &v });
             for r in 0..rows {
-                let mut want = 0.0;
+                let (mut want, mut want_fused) = (0.0, 0.0f64);
                 for c in 0..cols {
                     want += m[(r, c)] * v[c];
+                    want_fused = m[(r, c)].mul_add(v[c], want_fused);
                 }
                 assert_eq!(out[r].to_bits(), want.to_bits());
+                assert_eq!(fused[r].to_bits(), want_fused.to_bits());
             }
+        }
+    }
+
+    /// The fused product in the best instruction set of the CPU (the one the solver uses).
+    struct MulFused<'a, 'm> {
+        out: &'a mut [f64],
+        m: &'a DMatrixView<'m, f64>,
+        v: &'a [f64],
+    }
+
+    impl crate::linalg::simd::WithSimd for MulFused<'_, '_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            mul_columns::<S, true>(simd, self.out, self.m, self.v)
         }
     }
 }

@@ -127,6 +127,13 @@ impl NewtonMatrix {
     /// Writes `J` into `j` (column-major nv×nv, leading dimension nv) for the problem last
     /// prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
     /// column can be nonzero (two-way scheme).
+    ///
+    /// `fused = false` adds each contact's terms in Eigen's order, `d += (a₀x₀ + a₁x₁) + a₂x₂`,
+    /// with separately rounded products (bit-identical to Drake's dense products). `fused = true`
+    /// adds them as three fused multiply-adds, `d = fma(a₂, x₂, fma(a₁, x₁, fma(a₀, x₀, d)))`:
+    /// half the floating-point operations, results differing from the unfused ones in round-off
+    /// only. Either way the result does not depend on the tiling or on the CPU.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn assemble<S: Simd>(
         &mut self,
@@ -135,6 +142,7 @@ impl NewtonMatrix {
         m: &DMatrixView<'_, f64>,
         blocks: &ContactBlocks,
         coupled: bool,
+        fused: bool,
         coefficients: impl Fn(usize) -> UpdateCoefficients,
     ) {
         let nc = self.nc;
@@ -148,15 +156,21 @@ impl NewtonMatrix {
                 fill_b(simd, blocks, r, i, &c, out, coupled);
             }
         }
-        if coupled {
-            self.sweep::<S, true>(simd, j, m);
-        } else {
-            self.sweep::<S, false>(simd, j, m);
+        match (coupled, fused) {
+            (true, true) => self.sweep::<S, true, true>(simd, j, m),
+            (true, false) => self.sweep::<S, true, false>(simd, j, m),
+            (false, true) => self.sweep::<S, false, true>(simd, j, m),
+            (false, false) => self.sweep::<S, false, false>(simd, j, m),
         }
     }
 
     #[inline(always)]
-    fn sweep<S: Simd, const COUPLED: bool>(&self, simd: S, j: &mut [f64], m: &DMatrixView<'_, f64>) {
+    fn sweep<S: Simd, const COUPLED: bool, const FUSED: bool>(
+        &self,
+        simd: S,
+        j: &mut [f64],
+        m: &DMatrixView<'_, f64>,
+    ) {
         let nv = self.nv;
         let ncb = nv.div_ceil(BLOCK);
         let j = &mut j[..nv * nv];
@@ -167,10 +181,10 @@ impl NewtonMatrix {
                 let list = &self.tile_contacts[pairs.clone()];
                 let a = &self.pair_a[pairs.start * BLOCK_LEN..pairs.end * BLOCK_LEN];
                 match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED>(simd, j, m, r, c, p0, list, a),
-                    2 => self.tile::<S, 2, COUPLED>(simd, j, m, r, c, p0, list, a),
-                    3 => self.tile::<S, 3, COUPLED>(simd, j, m, r, c, p0, list, a),
-                    _ => self.tile::<S, BLOCK, COUPLED>(simd, j, m, r, c, p0, list, a),
+                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
+                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
+                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
+                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
                 }
             }
         }
@@ -180,7 +194,7 @@ impl NewtonMatrix {
     /// first `W` columns of the block; `list` are its contacts and `pair_a` their `dt·Aᵢ`.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn tile<S: Simd, const W: usize, const COUPLED: bool>(
+    fn tile<S: Simd, const W: usize, const COUPLED: bool, const FUSED: bool>(
         &self,
         simd: S,
         j: &mut [f64],
@@ -211,7 +225,19 @@ impl NewtonMatrix {
             let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
             for (w, acc) in acc.iter_mut().enumerate() {
                 let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
-                if COUPLED {
+                if FUSED {
+                    // `mul_add_f64s` is a correctly rounded fma in every instruction set pulp
+                    // dispatches to (software fma in the scalar fallback), so this path too gives
+                    // the same bits on every CPU.
+                    for v in 0..nvec {
+                        let mut t = simd.mul_add_f64s(c0, x0[v], acc[v]);
+                        t = simd.mul_add_f64s(c1, x1[v], t);
+                        if COUPLED {
+                            t = simd.mul_add_f64s(simd.splat_f64s(a[2 * BLOCK + w]), x2[v], t);
+                        }
+                        acc[v] = t;
+                    }
+                } else if COUPLED {
                     let c2 = simd.splat_f64s(a[2 * BLOCK + w]);
                     for v in 0..nvec {
                         let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));

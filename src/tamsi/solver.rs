@@ -1,6 +1,6 @@
 //! The TAMSI solver: workspace, Newton iteration and results (`specs/tamsi.md` §4, §5, §7).
 
-use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
+use nalgebra::{DMatrixView, DMatrixViewMut, DVectorView, DVectorViewMut};
 
 use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
 use super::friction::ContactFriction;
@@ -10,7 +10,7 @@ use super::problem::{NormalForceData, check_len};
 use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
 use crate::linalg::scalar::{cxx_max, cxx_min};
 use crate::linalg::simd::{self, Simd, WithSimd};
-use crate::linalg::{Ldlt, PartialPivLu};
+use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
 
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
@@ -96,6 +96,10 @@ struct ContactState {
     dvn: Vec<f64>,
     dvt: Vec<f64>,
     blocks: ContactBlocks,
+    /// Whether the per-iteration products use fused multiply-adds: two-way problems from
+    /// `BLOCKED_MIN_DIM` velocities up, whose Newton matrix goes to the blocked LU and so differs
+    /// from Eigen's in round-off anyway. Everywhere else Eigen's rounding, and so Drake's bits.
+    fused: bool,
 }
 
 /// Iteration state.
@@ -153,7 +157,7 @@ impl Workspace {
         let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
         self.contacts.generalized_forces(simd, tau_n, tau_t);
         // M v, column by column.
-        mul_columns(simd, &mut self.rhs[..nv], &problem.m, &self.v);
+        mul_dense(simd, self.contacts.fused, &mut self.rhs[..nv], &problem.m, &self.v);
         for (((r, &p), &tn), &tt) in
             self.rhs.iter_mut().zip(problem.p_star.as_slice()).zip(tau_n.iter()).zip(tau_t.iter())
         {
@@ -167,6 +171,18 @@ impl Workspace {
         let blocks = &mut self.contacts.blocks;
         blocks.prepare(&problem.jt, &problem.jn);
         self.newton.prepare(blocks, self.v.len(), nc, dt);
+        self.contacts.fused =
+            problem.coupling_scheme() == CouplingScheme::TwoWay && self.v.len() >= BLOCKED_MIN_DIM;
+    }
+}
+
+/// `out = m·v` column by column (see `mul_columns`), fused or in Eigen's rounding.
+#[inline(always)]
+fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+    if fused {
+        mul_columns::<S, true>(simd, out, m, v);
+    } else {
+        mul_columns::<S, false>(simd, out, m, v);
     }
 }
 
@@ -198,8 +214,8 @@ impl ContactState {
         eps_v: f64,
     ) {
         let nc = problem.num_contacts();
-        mul_columns(simd, &mut self.vt[..2 * nc], &problem.jt, v);
-        mul_columns(simd, &mut self.vn[..nc], &problem.jn, v);
+        mul_dense(simd, self.fused, &mut self.vt[..2 * nc], &problem.jt, v);
+        mul_dense(simd, self.fused, &mut self.vn[..nc], &problem.jn, v);
         let mu = problem.mu.as_slice();
         for i in 0..nc {
             let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
@@ -249,7 +265,7 @@ impl ContactState {
             };
             UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
         };
-        newton.assemble(simd, j, &problem.m, &self.blocks, two_way, coefficients);
+        newton.assemble(simd, j, &problem.m, &self.blocks, two_way, self.fused, coefficients);
     }
 }
 
@@ -455,8 +471,9 @@ impl TamsiSolver {
             let dv = &ws.rhs;
 
             // Errors of the full (un-limited) step.
-            mul_columns(simd, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
-            mul_columns(simd, &mut contacts.dvn[..nc], &problem.jn, dv);
+            let fused = contacts.fused;
+            mul_dense(simd, fused, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
+            mul_dense(simd, fused, &mut contacts.dvn[..nc], &problem.jn, dv);
             let (mut dvt2, mut dvn2) = (0.0, 0.0);
             for i in 0..nc {
                 let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
