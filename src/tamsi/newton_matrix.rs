@@ -225,6 +225,8 @@ impl NewtonMatrix {
             let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
             for (w, acc) in acc.iter_mut().enumerate() {
                 let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
+                // Third row's coefficient (zero and unused without coupling).
+                let c2 = simd.splat_f64s(if COUPLED { a[2 * BLOCK + w] } else { 0.0 });
                 if FUSED {
                     // `mul_add_f64s` is a correctly rounded fma in every instruction set pulp
                     // dispatches to (software fma in the scalar fallback), so this path too gives
@@ -233,12 +235,11 @@ impl NewtonMatrix {
                         let mut t = simd.mul_add_f64s(c0, x0[v], acc[v]);
                         t = simd.mul_add_f64s(c1, x1[v], t);
                         if COUPLED {
-                            t = simd.mul_add_f64s(simd.splat_f64s(a[2 * BLOCK + w]), x2[v], t);
+                            t = simd.mul_add_f64s(c2, x2[v], t);
                         }
                         acc[v] = t;
                     }
                 } else if COUPLED {
-                    let c2 = simd.splat_f64s(a[2 * BLOCK + w]);
                     for v in 0..nvec {
                         let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
                         let t = simd.add_f64s(t, simd.mul_f64s(c2, x2[v]));

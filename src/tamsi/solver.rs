@@ -471,9 +471,8 @@ impl TamsiSolver {
             let dv = &ws.rhs;
 
             // Errors of the full (un-limited) step.
-            let fused = contacts.fused;
-            mul_dense(simd, fused, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
-            mul_dense(simd, fused, &mut contacts.dvn[..nc], &problem.jn, dv);
+            mul_dense(simd, contacts.fused, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
+            mul_dense(simd, contacts.fused, &mut contacts.dvn[..nc], &problem.jn, dv);
             let (mut dvt2, mut dvn2) = (0.0, 0.0);
             for i in 0..nc {
                 let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
