@@ -6,33 +6,10 @@
 
 mod c_support;
 
-use c_support::{Link, build, eigen_include, have_sanitizers, have_valgrind, out_dir, run_ok, skipped};
-
-fn sources() -> [std::path::PathBuf; 2] {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
-    [dir.join("lcp_rigid_wrapper.cpp"), dir.join("wrapper_second.cpp")]
-}
+use c_support::{eigen_include, skipped};
 
 fn build_and_run(name: &str, extra: &[&str], expect: &str) {
-    let [a, b] = sources();
-    let flags = [&["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-g"][..], extra].concat();
-    let exe = out_dir(name).join("wrapper");
-    build(&[&a, &b], &exe, true, &flags, Link::Shared);
-    let out = run_ok(&exe, false);
-    assert!(out.contains(expect) && out.contains("0 failures"), "{out}");
-    if have_valgrind() {
-        assert!(run_ok(&exe, true).contains("0 failures"));
-    } else {
-        skipped("valgrind not installed");
-    }
-    if have_sanitizers() {
-        let exe = out_dir(&format!("{name}-asan")).join("wrapper");
-        let flags = [&flags[..], c_support::SANITIZE].concat();
-        build(&[&a, &b], &exe, true, &flags, Link::Shared);
-        assert!(run_ok(&exe, false).contains("0 failures"));
-    } else {
-        skipped("AddressSanitizer/UBSan runtime not installed");
-    }
+    c_support::run_cpp_wrapper("lcp_rigid_wrapper.cpp", "wrapper_second.cpp", name, extra, expect);
 }
 
 #[test]

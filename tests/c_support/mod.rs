@@ -203,3 +203,30 @@ pub fn eigen_include() -> Option<PathBuf> {
 pub fn skipped(what: &str) {
     println!("skipped: {what}");
 }
+
+/// Builds a C++ wrapper test program from `tests/c/{main_src}` and `tests/c/{second_src}` (two
+/// translation units, so ODR violations would show) with warnings as errors plus `extra` flags,
+/// runs it (its output must contain `expect` and end its count with `0 failures`), then again
+/// under valgrind and rebuilt with ASan/UBSan when those are installed.
+pub fn run_cpp_wrapper(main_src: &str, second_src: &str, name: &str, extra: &[&str], expect: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+    let (a, b) = (dir.join(main_src), dir.join(second_src));
+    let flags = [&["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-g"][..], extra].concat();
+    let exe = out_dir(name).join("wrapper");
+    build(&[&a, &b], &exe, true, &flags, Link::Shared);
+    let out = run_ok(&exe, false);
+    assert!(out.contains(expect) && out.contains("\n0 failures"), "{out}");
+    if have_valgrind() {
+        assert!(run_ok(&exe, true).contains("\n0 failures"));
+    } else {
+        skipped("valgrind not installed");
+    }
+    if have_sanitizers() {
+        let exe = out_dir(&format!("{name}-asan")).join("wrapper");
+        let flags = [&flags[..], SANITIZE].concat();
+        build(&[&a, &b], &exe, true, &flags, Link::Shared);
+        assert!(run_ok(&exe, false).contains("\n0 failures"));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}
