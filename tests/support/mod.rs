@@ -1,2 +1,3 @@
+pub mod engine_scenes;
 pub mod rod2d;
 pub mod scene;
