@@ -71,7 +71,8 @@ pub struct cts_ipm_parameters {
     pub rtol: f64,
     /// Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
     pub btol: f64,
-    /// Maximum number of Newton (predictor–corrector) iterations; default 50; >= 0.
+    /// Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
+    /// >= 0.
     pub max_iter: i32,
     /// Maximum number of backtracking halvings per iteration; default 10; >= 1.
     pub max_ls: i32,
@@ -104,6 +105,21 @@ pub struct cts_ipm_parameters {
     /// Dojo behaviour; hard problems such as Siconos' Capsules converge in ~20 instead of ~100
     /// iterations); 0 (default): Dojo's rule.
     pub rvio_floor_in_backtracking: i32,
+    /// 1: Dojo's reference iteration with the absolute tolerances rtol/btol and Dojo's verdict
+    /// (the options max_ls … rvio_floor_in_backtracking apply to it only); 0 (default): the engine
+    /// iteration (Nesterov–Todd scaled, velocity-level gap rows, scale-invariant convergence on
+    /// tolerance/complementarity_tolerance, best iterate on failure). fixed_kappa > 0 always
+    /// runs the reference iteration.
+    pub dojo_compatible: i32,
+    /// Engine iteration: relative tolerance of the equality residuals: ‖momentum residual‖∞ ≤
+    /// tolerance·P, ‖velocity rows‖∞ ≤ tolerance·V, ‖μγn − ξ0‖∞ ≤ tolerance·P, with the momentum
+    /// scale P (N·s) and velocity scale V (m/s) reported in cts_ipm_stats. Default 1e-8; finite,
+    /// > 0.
+    pub tolerance: f64,
+    /// Engine iteration: relative tolerance of the complementarity, ‖γ∘s‖∞ ≤
+    /// complementarity_tolerance·P·V (normal pair: impulse × predicted separating velocity).
+    /// Default 1e-6; finite, > 0.
+    pub complementarity_tolerance: f64,
 }
 
 /// Summary of the last solve.
@@ -146,6 +162,9 @@ impl From<IpmParameters> for cts_ipm_parameters {
             warm_start: i32::from(p.warm_start),
             newton_solve: p.newton_solve as i32,
             rvio_floor_in_backtracking: i32::from(p.rvio_floor_in_backtracking),
+            dojo_compatible: i32::from(p.dojo_compatible),
+            tolerance: p.tolerance,
+            complementarity_tolerance: p.complementarity_tolerance,
         }
     }
 }
@@ -181,6 +200,9 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             warm_start: flag("warm_start", p.warm_start)?,
             newton_solve,
             rvio_floor_in_backtracking: flag("rvio_floor_in_backtracking", p.rvio_floor_in_backtracking)?,
+            dojo_compatible: flag("dojo_compatible", p.dojo_compatible)?,
+            tolerance: p.tolerance,
+            complementarity_tolerance: p.complementarity_tolerance,
         };
         params.validate()?;
         Ok(params)
