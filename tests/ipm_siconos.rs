@@ -306,7 +306,7 @@ fn solve_once(p: &Mapped, btol_rel: f64) -> Run {
         // cannot decrease, and bvio rises at every candidate, so α/2⁹ is taken) and converges at
         // iteration 105 (max_iter 200); with the option, in 22. No other problem here changes.
         rvio_floor_in_backtracking: true,
-        ..Default::default()
+        ..IpmParameters::dojo()
     };
     let t0 = std::time::Instant::now();
     let mut s = IpmSolver::new(params).unwrap();

@@ -141,6 +141,20 @@ pub struct cts_ipm_stats {
     pub line_search_exhausted: i32,
     /// Accepted iterates with a cone variable not strictly interior (should stay 0).
     pub boundary_hits: i32,
+    /// Engine iteration: scaled equality residual of the returned iterate,
+    /// max(‖momentum residual‖∞/P, ‖velocity rows‖∞/V, ‖μγn − ξ0‖∞/P); 0 for Dojo's iteration.
+    pub residual: f64,
+    /// Engine iteration: scaled complementarity ‖γ∘s‖∞/(P·V) of the returned iterate; 0 for
+    /// Dojo's iteration.
+    pub complementarity: f64,
+    /// Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
+    /// of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
+    /// the one of smallest merit, the start included); 0 for Dojo's iteration.
+    pub merit: f64,
+    /// Engine iteration: the momentum scale P (N·s) of the problem; 0 for Dojo's iteration.
+    pub momentum_scale: f64,
+    /// Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
+    pub velocity_scale: f64,
 }
 
 fn saturating_i32(x: usize) -> i32 {
@@ -324,16 +338,22 @@ impl Inner {
             return Ok(status);
         }
         let stats = self.solver.stats();
-        Err(FfiError::new(
-            status,
+        let detail = if self.solver.parameters().uses_reference_iteration() {
             format!(
                 "{outcome:?} after {} iterations (rvio = {:e}, bvio = {:e}); the results hold the last {}iterate",
                 stats.iterations,
                 stats.rvio,
                 stats.bvio,
                 if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
-            ),
-        ))
+            )
+        } else {
+            format!(
+                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {:e} \
+                 (scaled residual {:e}, scaled complementarity {:e}; rvio = {:e}, bvio = {:e})",
+                stats.iterations, stats.merit, stats.residual, stats.complementarity, stats.rvio, stats.bvio
+            )
+        };
+        Err(FfiError::new(status, detail))
     }
 }
 
@@ -347,8 +367,8 @@ fn solve_workspace(n: usize, nc: usize, kt: usize, max_iter: usize, mode: Newton
         NewtonSolve::Dense => big.checked_mul(big)?,
     };
     let jacobian = nc.checked_mul(3)?.checked_mul(n)?;
-    let blocks = nc.checked_mul(160)?;
-    let vectors = big.checked_mul(12)?;
+    let blocks = nc.checked_mul(182)?;
+    let vectors = big.checked_mul(16)?;
     let histories = max_iter.checked_add(1)?.checked_mul(4)?;
     lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
 }
@@ -782,6 +802,11 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
             kappa: stats.kappa,
             line_search_exhausted: saturating_i32(stats.line_search_exhausted),
             boundary_hits: saturating_i32(stats.boundary_hits),
+            residual: stats.residual,
+            complementarity: stats.complementarity,
+            merit: stats.merit,
+            momentum_scale: stats.momentum_scale,
+            velocity_scale: stats.velocity_scale,
         };
         Ok(cts_status::Ok)
     })
