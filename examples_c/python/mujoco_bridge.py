@@ -132,7 +132,7 @@ def contact_step(model, data) -> ContactStep:
     for k, (first, n) in enumerate(tr):
         tree_of_dof[first:first + n] = k
     full = np.zeros((nv, nv))
-    mujoco.mj_fullM(model, full, data.qM)
+    mujoco.mj_fullM(model, data, full)
     blocks = [full[f:f + n, f:f + n].copy() for f, n in tr]
     jacp = np.zeros((3, nv))
     jacr = np.zeros((3, nv))
@@ -179,7 +179,7 @@ def energy(model, data) -> float:
     """Kinetic plus gravitational potential energy (J) of ``data``'s state."""
     mujoco.mj_fwdPosition(model, data)
     full = np.zeros((model.nv, model.nv))
-    mujoco.mj_fullM(model, full, data.qM)
+    mujoco.mj_fullM(model, data, full)
     kinetic = 0.5 * data.qvel @ full @ data.qvel
     g = np.array(model.opt.gravity)
     potential = -float(np.sum(model.body_mass[:, None] * data.xipos * g[None, :]))

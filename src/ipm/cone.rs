@@ -137,7 +137,8 @@ pub(crate) fn nt_scaling(x: &[f64], y: &[f64]) -> ([f64; 9], [f64; 9], [f64; 3])
     let xb = [x[0] / xn, x[1] / xn, x[2] / xn];
     let yb = [y[0] / yn, y[1] / yn, y[2] / yn];
     let gamma = (0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2])).sqrt();
-    let wb = [(yb[0] + xb[0]) / (2.0 * gamma), (yb[1] - xb[1]) / (2.0 * gamma), (yb[2] - xb[2]) / (2.0 * gamma)];
+    let wb =
+        [(yb[0] + xb[0]) / (2.0 * gamma), (yb[1] - xb[1]) / (2.0 * gamma), (yb[2] - xb[2]) / (2.0 * gamma)];
     let c = (2.0 * (wb[0] + 1.0)).sqrt();
     let v = [(wb[0] + 1.0) / c, wb[1] / c, wb[2] / c];
     let beta = (yn / xn).sqrt();

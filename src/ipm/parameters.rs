@@ -145,7 +145,12 @@ impl IpmParameters {
         let check = |what, value: f64, ok: bool, requirement| {
             if ok { Ok(()) } else { Err(IpmError::OutOfRange { what, value, requirement }) }
         };
-        check("tolerance", self.tolerance, self.tolerance > 0.0 && self.tolerance.is_finite(), "finite, > 0")?;
+        check(
+            "tolerance",
+            self.tolerance,
+            self.tolerance > 0.0 && self.tolerance.is_finite(),
+            "finite, > 0",
+        )?;
         check(
             "complementarity_tolerance",
             self.complementarity_tolerance,

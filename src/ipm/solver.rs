@@ -186,9 +186,15 @@ impl IpmWorkspace {
         for buf in [&mut self.v, &mut self.vc, &mut self.p_star, &mut self.v_free, &mut self.best_v] {
             grow(buf, n);
         }
-        for buf in
-            [&mut self.s, &mut self.g, &mut self.sc, &mut self.gc, &mut self.e, &mut self.best_s, &mut self.best_g]
-        {
+        for buf in [
+            &mut self.s,
+            &mut self.g,
+            &mut self.sc,
+            &mut self.gc,
+            &mut self.e,
+            &mut self.best_s,
+            &mut self.best_g,
+        ] {
             grow(buf, k);
         }
         for buf in [&mut self.r, &mut self.rc, &mut self.daff, &mut self.delta, &mut self.scratch] {

@@ -27,10 +27,12 @@
 //!    `max(residual/tolerance, complementarity/complementarity_tolerance)` (the start included) is
 //!    returned.
 
-use super::{IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality, residual};
+use super::{
+    IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality, residual,
+};
 use crate::ipm::ContactModel;
-use crate::ipm::newton::SystemData;
 use crate::ipm::cone;
+use crate::ipm::newton::SystemData;
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
 const NEIGHBOURHOOD: f64 = 1e-4;
@@ -129,7 +131,15 @@ fn central_start(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, pscale: f64, vscale:
 
 /// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
 /// (scale-invariant second-order-cone step).
-fn cone_search(models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], tau: f64) -> f64 {
+fn cone_search(
+    models: &[ContactModel],
+    offsets: &[usize],
+    s: &[f64],
+    g: &[f64],
+    ds: &[f64],
+    dg: &[f64],
+    tau: f64,
+) -> f64 {
     let mut alpha: f64 = 1.0;
     for (&model, &off) in models.iter().zip(offsets) {
         let r = off..off + model.dim();
@@ -332,15 +342,8 @@ pub(super) fn iterate_engine(
             break;
         }
         let (ds, dg) = ws.delta[n..big].split_at(kt);
-        let alpha = cone_search(
-            &ws.models,
-            &ws.offsets,
-            &ws.s[..kt],
-            &ws.g[..kt],
-            ds,
-            dg,
-            FRACTION_TO_BOUNDARY,
-        );
+        let alpha =
+            cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
         // Neighbourhood safeguard: halve the step while a pair leaves the neighbourhood.
         let mut step = alpha;
         let mut accepted = false;
