@@ -18,13 +18,17 @@ use engine::iterate_engine;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum IpmOutcome {
-    /// Code 40: `rvio < rtol` and `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
+    /// Code 40. Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
+    /// complementarity ≤ `complementarity_tolerance`. Dojo's iteration: `rvio < rtol` and
+    /// `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
     Converged = 40,
-    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the last
-    /// iterate (Dojo's "failed" status, §4 step 1).
+    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the
+    /// iterate of smallest merit (engine iteration) or the last iterate (Dojo's "failed" status,
+    /// §4 step 1).
     MaxIterationsReached = 41,
     /// Code 42: a Newton direction was not finite (singular or overflowing system, e.g. a
-    /// singular `M` with a contact-free direction); results hold the last finite iterate.
+    /// singular `M`); results hold the iterate of smallest merit (engine) or the last finite
+    /// iterate (Dojo).
     NonFiniteStep = 42,
 }
 

@@ -1,5 +1,5 @@
 """The interior-point solver as MuJoCo's contact step, at its DEFAULT parameters (the engine
-iteration, docs/ipm_engine.md): MuJoCo 4.0.0 gives M, the smooth forces, the contacts (gaps,
+iteration, docs/ipm.md §11): MuJoCo 4.0.0 gives M, the smooth forces, the contacts (gaps,
 Jacobians) through ``mujoco_bridge``; the solver returns the next velocities; MuJoCo integrates
 the positions. Scenes as in tests/data/README.md: 0.2 m boxes of 1 kg, μ = 0.5, dt = 1 ms,
 geom margin 5 mm (pairs closer than 1 cm are contacts, as in the engine scenes).
