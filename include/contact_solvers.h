@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+
 #ifndef CONTACT_SOLVERS_H
 #define CONTACT_SOLVERS_H
 

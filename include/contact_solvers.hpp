@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* contact_solvers.hpp: header-only C++17 wrapper over the C ABI of libcontact_solvers.
  *
  * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to cts::TamsiSolver,

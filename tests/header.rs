@@ -1,7 +1,8 @@
 //! The committed header is what cbindgen generates from `src/ffi`, byte for byte; it compiles as
 //! C99 (pedantic, warnings as errors) and as C++17, alone and included twice; the library's
 //! exported dynamic symbols are exactly the header's functions; the version macros match
-//! `Cargo.toml` and the library; the build folder's SONAME is the file's own name.
+//! `Cargo.toml` and the library; the build folder's SONAME is the file's own name; the license
+//! (`MIT OR Apache-2.0`) is declared in the manifest, both license files and both headers.
 //!
 //! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`.
 
@@ -181,3 +182,20 @@ fn build_folder_library_has_its_file_name_as_soname() {
     assert_eq!(soname.split_whitespace().nth(1), Some("libcontact_solvers.so"));
 }
 
+/// `MIT OR Apache-2.0`: both license texts, the Cargo.toml field, and the SPDX identifier as the
+/// first line of both headers (the generated one gets it from cbindgen.toml's `header`).
+#[test]
+fn license_is_declared_in_the_manifest_and_the_headers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(read("LICENSE-MIT").contains("Copyright (c) the contact_solvers developers"));
+    assert!(
+        read("LICENSE-APACHE")
+            .contains("Apache License\n                           Version 2.0, January 2004")
+    );
+    assert!(read("Cargo.toml").lines().any(|l| l == r#"license = "MIT OR Apache-2.0""#));
+    for header in ["include/contact_solvers.h", "include/contact_solvers.hpp"] {
+        let text = read(header);
+        assert_eq!(text.lines().next(), Some("/* SPDX-License-Identifier: MIT OR Apache-2.0 */"), "{header}");
+    }
+}
