@@ -2,7 +2,8 @@
 //! C99 (pedantic, warnings as errors) and as C++17, alone and included twice; the library's
 //! exported dynamic symbols are exactly the header's functions; the version macros match
 //! `Cargo.toml` and the library; the build folder's SONAME is the file's own name; the license
-//! (`MIT OR Apache-2.0`) is declared in the manifest, both license files and both headers.
+//! (`MIT OR Apache-2.0`) is declared in the manifest, both license files and both headers;
+//! CHANGELOG.md records this version's ABI.
 //!
 //! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`.
 
@@ -198,4 +199,19 @@ fn license_is_declared_in_the_manifest_and_the_headers() {
         let text = read(header);
         assert_eq!(text.lines().next(), Some("/* SPDX-License-Identifier: MIT OR Apache-2.0 */"), "{header}");
     }
+}
+
+/// CHANGELOG.md has a section for this crate version that names its ABI version and SONAME (a
+/// release renames `[Unreleased]` and states both), and an `[Unreleased]` section for what follows.
+#[test]
+fn changelog_records_this_versions_abi() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("CHANGELOG.md")).unwrap();
+    assert!(text.contains("\n## [Unreleased]\n"), "CHANGELOG.md has no [Unreleased] section");
+    let heading = format!("\n## [{}]", env!("CARGO_PKG_VERSION"));
+    let start = text.find(&heading).unwrap_or_else(|| panic!("CHANGELOG.md has no section{heading}"));
+    let section = &text[start + heading.len()..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    let minor = env!("CARGO_PKG_VERSION_MINOR");
+    assert!(section.contains(&format!("`libcontact_solvers.so.0.{minor}`")), "{section}");
+    assert!(section.contains(&format!("`CTS_ABI_VERSION {minor}`")), "{section}");
 }
