@@ -146,8 +146,8 @@ using Matrix3 = Eigen::Matrix<T, 3, 3>;
  * Layouts the library cannot read without a copy are refused, never copied behind the caller's
  * back: a row-major matrix with more than one row, or a vector whose entries are not adjacent,
  * is a compile error when its type says so and a cts::Error (CTS_STATUS_INVALID_ARGUMENT) from the
- * setter otherwise. (Drake's EigenPtr would copy such data into a temporary that dies with the
- * call, leaving the solver a dangling reference.)
+ * setter otherwise. (An Eigen::Ref<const MatrixXd> would bind such data through a temporary
+ * copy, which a solver that borrows its data cannot keep.)
  */
 template <typename PlainObjectType>
 class EigenPtr {
@@ -361,7 +361,7 @@ class TamsiSolver {
   /** A solver for nv generalized velocities (0 allowed). */
   explicit TamsiSolver(int nv) {
     check_global(cts_tamsi_solver_new(to_size(nv), &handle_));
-    reset_results();
+    adopt_handle();
   }
 
   ~TamsiSolver() { cts_tamsi_solver_free(handle_); }
@@ -561,7 +561,17 @@ class TamsiSolver {
 
   TamsiSolver(cts_tamsi_solver* handle, const TamsiSolverParameters& parameters)
       : handle_(handle), parameters_(parameters) {
-    reset_results();
+    adopt_handle();
+  }
+
+  /** Sizes the results for a new handle; frees it if that throws (no destructor runs then). */
+  void adopt_handle() {
+    try {
+      reset_results();
+    } catch (...) {
+      cts_tamsi_solver_free(std::exchange(handle_, nullptr));
+      throw;
+    }
   }
 
   static std::size_t to_size(int n) {
