@@ -96,6 +96,10 @@ pub enum cts_status {
     WrongCouplingScheme = 104,
     /// A result getter was called before any solve (or after the data changed).
     NoSolution = 105,
+    /// TAMSI sensitivities asked of a solve that has none: it did not converge (only a converged
+    /// solve satisfies R(v) = 0, which implicit differentiation needs), or the Newton matrix at
+    /// its solution is singular.
+    NoSensitivities = 107,
     /// An internal panic was caught; the handle should be freed.
     Panic = 199,
 }
@@ -197,6 +201,13 @@ impl From<TamsiError> for FfiError {
             | TamsiError::InvalidSize => cts_status::InvalidArgument,
             TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
             TamsiError::BlockSparse(e) => return e.into(),
+            TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix => {
+                cts_status::NoSensitivities
+            }
+            TamsiError::SensitivitiesNotComputed => cts_status::NoSolution,
+            TamsiError::NotASensitivityParameter { .. }
+            | TamsiError::NonFiniteGradient { .. }
+            | TamsiError::SensitivityAllocation { .. } => cts_status::InvalidArgument,
         };
         Self::new(status, e.to_string())
     }
@@ -306,6 +317,7 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         103 => c"no problem data",
         104 => c"wrong coupling scheme",
         105 => c"no solution",
+        107 => c"no sensitivities (the solve did not converge)",
         199 => c"internal panic (free the handle)",
         _ => c"unknown status",
     };

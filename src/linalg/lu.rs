@@ -185,6 +185,48 @@ impl PartialPivLu {
         }
         b.copy_from_slice(tmp);
     }
+
+    /// Solves `Aᵀ x = b` in place with the factors of `A` (one factorization serves both
+    /// systems, e.g. adjoint solves). `b.len()` must be the matrix size; `tmp` is scratch of at
+    /// least the same length. As for [`solve_in_place`](Self::solve_in_place), a singular matrix
+    /// gives non-finite values.
+    pub fn solve_transposed_in_place(&self, b: &mut [f64], tmp: &mut [f64]) {
+        super::simd::dispatch(SolveTransposed { lu: self, b, tmp })
+    }
+
+    /// `P A = L U` gives `Aᵀ = Uᵀ Lᵀ P`: solve `Uᵀ z = b` forward, `Lᵀ y = z` backward, then
+    /// `x = Pᵀ y`. Both triangular solves run along the columns of the stored factors (dot
+    /// products over contiguous memory).
+    #[inline(always)]
+    fn solve_transposed_kernel(&self, b: &mut [f64], tmp: &mut [f64]) {
+        let n = self.n;
+        assert_eq!(b.len(), n, "PartialPivLu::solve_transposed_in_place: right-hand side length");
+        let tmp = &mut tmp[..n];
+        let lu = &self.lu[..n * n];
+        tmp.copy_from_slice(b);
+        // Uᵀ z = b: row j of Uᵀ is column j of U above the diagonal.
+        for j in 0..n {
+            let col = &lu[j * n..j * n + j];
+            let mut dot = 0.0;
+            for (&u, &z) in col.iter().zip(&tmp[..j]) {
+                dot += u * z;
+            }
+            tmp[j] = (tmp[j] - dot) / lu[j + j * n];
+        }
+        // Lᵀ y = z: row j of Lᵀ is column j of L below the (unit) diagonal.
+        for j in (0..n).rev() {
+            let col = &lu[j * n + j + 1..(j + 1) * n];
+            let mut dot = 0.0;
+            for (&l, &y) in col.iter().zip(&tmp[j + 1..]) {
+                dot += l * y;
+            }
+            tmp[j] -= dot;
+        }
+        // Row i of P A is row perm[i] of A, so (P x)_i = x[perm[i]] = y_i.
+        for (&p, &y) in self.perm[..n].iter().zip(tmp.iter()) {
+            b[p] = y;
+        }
+    }
 }
 
 /// Factors a small `n×n` column-major matrix in place with the unblocked kernel, writing the row
@@ -219,6 +261,20 @@ impl WithSimd for Solve<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         self.lu.solve_kernel(self.b, self.tmp)
+    }
+}
+
+struct SolveTransposed<'a> {
+    lu: &'a PartialPivLu,
+    b: &'a mut [f64],
+    tmp: &'a mut [f64],
+}
+
+impl WithSimd for SolveTransposed<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        self.lu.solve_transposed_kernel(self.b, self.tmp)
     }
 }
 
@@ -301,6 +357,24 @@ mod tests {
             let mut x = b.as_slice().to_vec();
             let mut tmp = vec![0.0; n];
             f.solve_in_place(&mut x, &mut tmp);
+            for (xi, ti) in x.iter().zip(&x_true) {
+                assert!((xi - ti).abs() < 1e-10, "n = {n}: {xi} vs {ti}");
+            }
+        }
+    }
+
+    #[test]
+    fn both_kernels_solve_transposed_systems() {
+        for &n in &[0usize, 1, 2, 5, 17, 63, 64, 65, 130] {
+            let a = test_matrix(n, 3 * n as u64 + 5);
+            let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos()).collect();
+            let b = a.transpose() * nalgebra::DVector::from_column_slice(&x_true);
+            let mut f = PartialPivLu::with_capacity(n);
+            f.matrix_mut(n).copy_from(&a);
+            f.factor();
+            let mut x = b.as_slice().to_vec();
+            let mut tmp = vec![0.0; n];
+            f.solve_transposed_in_place(&mut x, &mut tmp);
             for (xi, ti) in x.iter().zip(&x_true) {
                 assert!((xi - ti).abs() < 1e-10, "n = {n}: {xi} vs {ti}");
             }
