@@ -233,10 +233,12 @@ impl Form for DenseForm<'_, '_> {
         factored.is_ok()
     }
 
+    #[inline(always)]
     fn prepare_products(&mut self) {
         self.ws.blocks.prepare(&self.jt, &self.jn);
     }
 
+    #[inline(always)]
     fn factor_newton_matrix<S: Simd>(
         &mut self,
         simd: S,
@@ -257,6 +259,7 @@ impl Form for DenseForm<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn solve_factored(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
         if two_way {
             self.ws.lu.solve_in_place(b, tmp);
@@ -265,6 +268,7 @@ impl Form for DenseForm<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn solve_factored_transposed(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
         if two_way {
             self.ws.lu.solve_transposed_in_place(b, tmp);
@@ -273,6 +277,7 @@ impl Form for DenseForm<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn add_contact_force(&self, i: usize, (ft0, ft1, fn_): (f64, f64, f64), out: &mut [f64]) {
         let blocks = &self.ws.blocks;
         for &b in blocks.blocks_of(i) {
@@ -395,10 +400,12 @@ impl Form for BlockForm<'_, '_> {
         self.start(p_star, v)
     }
 
+    #[inline(always)]
     fn prepare_products(&mut self) {
         // The products read the system directly; the islands are those of the last `prepare`.
     }
 
+    #[inline(always)]
     fn factor_newton_matrix<S: Simd>(
         &mut self,
         _simd: S,
@@ -411,14 +418,17 @@ impl Form for BlockForm<'_, '_> {
         newton.factor()
     }
 
+    #[inline(always)]
     fn solve_factored(&mut self, _two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
         self.solve_islands_and_free_trees(b, tmp, false);
     }
 
+    #[inline(always)]
     fn solve_factored_transposed(&mut self, _two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
         self.solve_islands_and_free_trees(b, tmp, true);
     }
 
+    #[inline(always)]
     fn add_contact_force(&self, i: usize, (ft0, ft1, fn_): (f64, f64, f64), out: &mut [f64]) {
         self.system.add_contact_force(i, [fn_, ft0, ft1], out);
     }

@@ -192,9 +192,30 @@ impl ContactPartials {
     }
 }
 
+/// Identity of dense problem data: the addresses and column strides of M, Jn and Jt.
+type DenseKey = [usize; 6];
+
+/// The [`DenseKey`] of `problem`, `None` for block-sparse data.
+fn dense_key(problem: &TamsiProblem<'_>) -> Option<DenseKey> {
+    match &problem.data {
+        ProblemData::Dense { m, jn, jt } => Some([
+            m.as_ptr() as usize,
+            m.strides().1,
+            jn.as_ptr() as usize,
+            jn.strides().1,
+            jt.as_ptr() as usize,
+            jt.strides().1,
+        ]),
+        ProblemData::Blocks(_) => None,
+    }
+}
+
 /// Sensitivity state and grow-only storage of a [`TamsiSolver`].
 #[derive(Debug, Clone, Default)]
 pub(super) struct Sensitivities {
+    /// The dense form's workspace (blocked Jacobian rows, assembly lists) was prepared by the
+    /// last solve for the arrays with this key, and nothing prepared it since.
+    prepared: Option<DenseKey>,
     /// The workspace holds J factored at the last solve's solution, in the dense (`false`) or
     /// the block (`true`) form.
     factored: Option<bool>,
@@ -238,12 +259,19 @@ fn product(a: usize, b: usize) -> Result<usize, TamsiError> {
 impl Sensitivities {
     /// Forgets everything of the last solve (a new solve, a resize).
     pub(super) fn invalidate(&mut self) {
+        self.prepared = None;
         self.factored = None;
         self.computed = false;
     }
 
-    /// Forgets the factorization only (an evaluation reused the form's storage).
+    /// Records that a solve of `problem` prepared the form's workspace.
+    pub(super) fn solved(&mut self, problem: &TamsiProblem<'_>) {
+        self.prepared = dense_key(problem);
+    }
+
+    /// Forgets the factorization and the preparation (an evaluation reused the form's storage).
     pub(super) fn invalidate_factorization(&mut self) {
+        self.prepared = None;
         self.factored = None;
     }
 
@@ -284,6 +312,7 @@ impl Sensitivities {
     }
 
     /// The per-contact partials at the contact state `c` (evaluated at the solution).
+    #[inline(always)]
     fn fill_partials(&mut self, c: &ContactState, problem: &TamsiProblem<'_>, dt: f64, vs: f64) {
         let nc = problem.num_contacts();
         let mu = problem.mu.as_slice();
@@ -343,11 +372,16 @@ impl FormOp for SensitivityOp<'_, '_, '_> {
         let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
         let blocks = matches!(problem.data, ProblemData::Blocks(_));
         let reuse = sens.factored == Some(blocks);
-        if reuse {
-            form.prepare_products();
-        } else {
+        // The dense preparation (O(nc·nv) copies and the assembly's lists) made by the solve of
+        // the same arrays is still in place unless an evaluation ran since.
+        let prepared = sens.prepared.is_some() && sens.prepared == dense_key(problem);
+        if !reuse {
             sens.factored = None;
-            form.prepare(nc, dt, two_way)?;
+        }
+        match (prepared, reuse) {
+            (true, _) => {}
+            (false, true) => form.prepare_products(),
+            (false, false) => form.prepare(nc, dt, two_way)?,
         }
         it.v.copy_from_slice(v);
         it.contacts.evaluate(simd, &form, problem, v, dt, vs, eps_v);
@@ -372,6 +406,7 @@ impl FormOp for SensitivityOp<'_, '_, '_> {
 impl Sensitivities {
     /// Every full Jacobian (`docs/tamsi_sensitivities.md` §3): one solve with J per column.
     /// Returns whether every value is finite.
+    #[inline(always)]
     fn jacobians<S: Simd, F: Form>(
         &mut self,
         simd: S,
@@ -443,6 +478,7 @@ impl Sensitivities {
     /// The force changes of the velocity change in `col` into `unit_fn` and `unit_ft`, with
     /// explicit terms `explicit_fn(i, partials_i)` (normal) and `explicit_ft(i, partials_i)`
     /// (friction, besides the change through fn).
+    #[inline(always)]
     fn forces_of_column<S: Simd, F: Form>(
         &mut self,
         simd: S,
@@ -463,6 +499,7 @@ impl Sensitivities {
     }
 
     /// Column `j` of parameter `q` = `scale` × (`col`, `unit_fn`, `unit_ft`).
+    #[inline(always)]
     fn copy_column(&mut self, q: TamsiSensitivityParameter, j: usize, scale: f64) {
         let (nv, nc) = (self.nv, self.nc);
         let sources: [&[f64]; 3] = [&self.col[..nv], &self.unit_fn[..nc], &self.unit_ft[..2 * nc]];
@@ -478,6 +515,7 @@ impl Sensitivities {
     /// `∂L/∂θ` for every θ with one solve with Jᵀ (`docs/tamsi_sensitivities.md` §4). Returns
     /// whether every value is finite.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn vjp<S: Simd, F: Form>(
         &mut self,
         simd: S,

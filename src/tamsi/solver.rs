@@ -612,7 +612,9 @@ impl TamsiSolver {
         self.ws.iter.v.copy_from_slice(v_guess.as_slice());
         let TamsiSolver { params, cos_theta_max, ws, results, stats, .. } = self;
         let op = SolveOp { problem, dt, params, cos_theta_max: *cos_theta_max, stats, results };
-        run_in_form(ws, problem, op)
+        let outcome = run_in_form(ws, problem, op)?;
+        self.sens.solved(problem);
+        Ok(outcome)
     }
 
     /// The Newton matrix `J = ∂R/∂v` (§4) of `problem` at velocities `v` (nv, m/s) with time step
