@@ -146,7 +146,7 @@ fn sensitivity_round_allocations(
         DVector::from_element(nc, 0.5),
         DVector::from_element(2 * nc, -0.25),
     ];
-    let mut round = |solver: &mut TamsiSolver| {
+    let round = |solver: &mut TamsiSolver| {
         assert_eq!(solver.solve_with_guess(problem, dt, guess.as_view()).unwrap(), TamsiOutcome::Success);
         solver.compute_sensitivities(problem).unwrap();
         let mut sum = 0.0;
