@@ -2,7 +2,8 @@
 //! converged solve's results by implicit differentiation, as full Jacobians and as
 //! vector–Jacobian products.
 
-use super::{cts_tamsi_solver, with_mut, with_ref};
+use super::{NormalData, cts_tamsi_solver, with_mut, with_ref};
+use crate::ffi::guard::guard_value;
 use crate::ffi::status::{FfiError, cts_status};
 use crate::ffi::view::{RawVector, output, output_matrix};
 use crate::tamsi::{CouplingScheme, TamsiSensitivityOutput, TamsiSensitivityParameter};
@@ -21,6 +22,29 @@ pub const CTS_TAMSI_SENSITIVITY_DISSIPATION: i32 = 4;
 pub const CTS_TAMSI_SENSITIVITY_MU: i32 = 5;
 /// Sensitivity parameter θ = dt (1 column; s), with p* held fixed.
 pub const CTS_TAMSI_SENSITIVITY_DT: i32 = 6;
+
+/// `cts_tamsi_solver_coupling_scheme`: no problem data (or a NULL handle).
+pub const CTS_TAMSI_COUPLING_NONE: i32 = 0;
+/// `cts_tamsi_solver_coupling_scheme`: one-way coupled data (normal forces given).
+pub const CTS_TAMSI_COUPLING_ONE_WAY: i32 = 1;
+/// `cts_tamsi_solver_coupling_scheme`: two-way coupled data (normal forces from fn0, k, d).
+pub const CTS_TAMSI_COUPLING_TWO_WAY: i32 = 2;
+
+/// The coupling scheme of the current problem data, which decides the sensitivity parameters
+/// that exist (FN one-way; FN0, STIFFNESS, DISSIPATION two-way): CTS_TAMSI_COUPLING_ONE_WAY or
+/// _TWO_WAY, CTS_TAMSI_COUPLING_NONE without data or for a NULL handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_coupling_scheme(s: *const cts_tamsi_solver) -> i32 {
+    guard_value(CTS_TAMSI_COUPLING_NONE, || {
+        // SAFETY: NULL or a live handle (the contract).
+        let data = unsafe { s.as_ref() }.and_then(|h| h.inner.data.as_ref());
+        match data.map(|d| d.normal) {
+            None => CTS_TAMSI_COUPLING_NONE,
+            Some(NormalData::OneWay { .. }) => CTS_TAMSI_COUPLING_ONE_WAY,
+            Some(NormalData::TwoWay { .. }) => CTS_TAMSI_COUPLING_TWO_WAY,
+        }
+    })
+}
 
 /// Computes the full Jacobians of the last solve's results (v, fn, ft) with respect to every
 /// parameter of its scheme by implicit differentiation: the Newton matrix is assembled and
@@ -257,6 +281,8 @@ mod tests {
             assert_eq!(p as i32, code);
         }
         assert_eq!(parameter_of(7).unwrap_err().status, cts_status::InvalidArgument);
+        // SAFETY: a NULL handle is allowed.
+        assert_eq!(unsafe { cts_tamsi_solver_coupling_scheme(std::ptr::null()) }, CTS_TAMSI_COUPLING_NONE);
         assert_eq!(parameter_of(-1).unwrap_err().status, cts_status::InvalidArgument);
     }
 }
