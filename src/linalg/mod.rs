@@ -26,6 +26,7 @@
 
 mod basis_inverse;
 mod block_lu;
+mod block_sparse;
 mod cholesky;
 mod cod;
 mod ldlt;
@@ -36,6 +37,7 @@ pub mod simd;
 
 pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
+pub use block_sparse::{BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError};
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
