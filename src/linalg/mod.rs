@@ -10,6 +10,9 @@
 //!   failure (`specs/tamsi.md` §5.2).
 //! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
 //!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
+//! * [`BlockSparseLu`], [`BlockSparseLdlt`]: sparse LU / LDLᵀ of a matrix made of dense blocks
+//!   on a block pattern (the Newton matrix of a large contact island), symbolic analysis once
+//!   per pattern, values assembled in place, pivoting inside supernodes.
 //! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
 //!   non-positive pivot (`specs/baraff.md` §2).
 //! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
