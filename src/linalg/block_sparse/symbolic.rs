@@ -232,21 +232,23 @@ impl Symbolic {
         let mut mark = try_filled(nb, usize::MAX)?;
         for k in 0..nb {
             let start = st.len();
+            let kids = &children[children_ptr[k]..children_ptr[k + 1]];
+            let bound = adj_ptr[perm[k] + 1] - adj_ptr[perm[k]]
+                + kids.iter().map(|&c| st_ptr[c + 1] - st_ptr[c]).sum::<usize>();
+            try_reserve(&mut st, bound)?;
             mark[k] = k;
             for &o in &adj[adj_ptr[perm[k]]..adj_ptr[perm[k] + 1]] {
                 let q = pos[o];
                 if q > k && mark[q] != k {
                     mark[q] = k;
-                    try_reserve(&mut st, 1)?;
                     st.push(q);
                 }
             }
-            for &c in &children[children_ptr[k]..children_ptr[k + 1]] {
+            for &c in kids {
                 for i in st_ptr[c]..st_ptr[c + 1] {
                     let q = st[i];
                     if mark[q] != k {
                         mark[q] = k;
-                        try_reserve(&mut st, 1)?;
                         st.push(q);
                     }
                 }
@@ -380,10 +382,19 @@ impl Symbolic {
         // lower storage (p's supernode ≥ q's) and, for LU, the upper storage.
         // Offset of block q in the row list of supernode t, in scalar rows below the diagonal
         // block.
+        let mut st_off = try_filled(st.len(), 0usize)?;
+        for k in 0..nb {
+            let mut o = 0;
+            for i in st_ptr[k]..st_ptr[k + 1] {
+                st_off[i] = o;
+                o += key.dims[perm[st[i]]];
+            }
+        }
         let row_offset = |t: usize, q: usize| -> usize {
-            let list = sn_rows(t);
+            let last = sn_block[t + 1] - 1;
+            let list = &st[st_ptr[last]..st_ptr[last + 1]];
             let i = list.binary_search(&q).expect("fill structure: block must be in the row list");
-            list[..i].iter().map(|&b| key.dims[perm[b]]).sum()
+            st_off[st_ptr[last] + i]
         };
         let w_of = |t: usize| sn_col[t + 1] - sn_col[t];
         let r_of = |t: usize| row_ptr[t + 1] - row_ptr[t];
@@ -438,8 +449,10 @@ impl Symbolic {
         let mut runs: Vec<Run> = Vec::new();
         for s in 0..nsn {
             let list = sn_rows(s);
+            try_reserve(&mut groups, list.len())?;
             let mut src_col = 0;
             for (jj, &q) in list.iter().enumerate() {
+                try_reserve(&mut runs, list.len())?;
                 let dq = key.dims[perm[q]];
                 let run_start = runs.len();
                 let mut src_row = 0;
@@ -461,7 +474,6 @@ impl Symbolic {
                             run.nrows += dp;
                         }
                         _ => {
-                            try_reserve(&mut runs, 1)?;
                             runs.push(Run {
                                 src_row,
                                 nrows: dp,
@@ -473,7 +485,6 @@ impl Symbolic {
                     }
                     src_row += dp;
                 }
-                try_reserve(&mut groups, 1)?;
                 groups.push(ColGroup { src_col, ncols: dq, run_start, run_end: runs.len() });
                 src_col += dq;
             }
