@@ -9,7 +9,9 @@
 //!
 //! Groups:
 //! * `largest_island/{sparse_lu,dense_lu,sparse_ldlt,dense_ldlt}/{factor,solve}`: the largest
-//!   island of `pile50_seed1_t1.0`, `pile100_seed1_t3.0`, `pile200_seed1_t3.0`;
+//!   island of `pile50_seed1_t1.0`, `pile100_seed1_t3.0`, `pile200_seed1_t3.0`, and
+//!   `largest_island/faer_sparse_lu/factor`: faer's own sparse LU (numeric part) on the same
+//!   matrix, the alternative this module was measured against;
 //! * `threshold/{sparse_lu,dense_lu,sparse_ldlt,dense_ldlt}/nv<n>`: assemble (from dense
 //!   blocks) + factor + one solve, for islands of every size found in the scenes, to choose the
 //!   island size from which the sparse factorization pays off;
@@ -25,7 +27,6 @@ use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
 #[path = "../tests/support/engine_scenes.rs"]
-#[allow(dead_code)]
 mod engine_scenes;
 
 /// One island's matrix, block by block.
@@ -268,6 +269,39 @@ fn largest_islands(c: &mut Criterion) {
                 dlu.solve_in_place(&mut x, &mut tmp)
             })
         });
+
+        // faer's own sparse LU (COLAMD ordering, supernodal with dynamic fill) on the same
+        // matrix: its symbolic analysis once, then numeric factorizations.
+        {
+            use faer::dyn_stack::{MemBuffer, MemStack};
+            use faer::sparse::linalg::lu::{LuSymbolicParams, NumericLu, factorize_symbolic_lu};
+            use faer::sparse::{SparseColMat, Triplet};
+            let trip: Vec<_> = (0..n)
+                .flat_map(|j| (0..n).map(move |i| (i, j)))
+                .filter(|&(i, j)| dense_a[i + j * n] != 0.0)
+                .map(|(i, j)| Triplet::new(i, j, dense_a[i + j * n]))
+                .collect();
+            let a = SparseColMat::<usize, f64>::try_new_from_triplets(n, n, &trip).unwrap();
+            let symbolic = factorize_symbolic_lu(a.symbolic(), LuSymbolicParams::default()).unwrap();
+            let mut numeric = NumericLu::<usize, f64>::new();
+            let mut mem = MemBuffer::new(
+                symbolic.factorize_numeric_lu_scratch::<f64>(faer::Par::Seq, faer::Spec::default()),
+            );
+            group.bench_function(BenchmarkId::new("faer_sparse_lu/factor", &isl.label), |b| {
+                b.iter(|| {
+                    symbolic
+                        .factorize_numeric_lu(
+                            &mut numeric,
+                            a.as_ref(),
+                            faer::Par::Seq,
+                            MemStack::new(&mut mem),
+                            faer::Spec::default(),
+                        )
+                        .map(|_| ())
+                        .unwrap()
+                })
+            });
+        }
 
         isl.assemble_dense(&mut dense_a, true);
         let mut dldlt = Ldlt::with_capacity(n);

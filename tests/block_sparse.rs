@@ -259,9 +259,9 @@ fn assemble_lu(f: &mut BlockSparseLu, p: &Pattern, a: &DMatrix<f64>) {
 fn assemble_ldlt(f: &mut BlockSparseLdlt, p: &Pattern, a: &DMatrix<f64>, rng: &mut Rng) {
     let off = p.offsets();
     f.clear_values();
-    for b in 0..p.dims.len() {
+    for (b, &d) in p.dims.iter().enumerate() {
         let mut v = f.block_mut(b, b).unwrap();
-        v += a.view((off[b], off[b]), (p.dims[b], p.dims[b]));
+        v += a.view((off[b], off[b]), (d, d));
     }
     for &(x, y) in &p.unique_pairs() {
         let (i, j) = if rng.below(2) == 0 { (x, y) } else { (y, x) };

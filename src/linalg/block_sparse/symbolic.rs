@@ -342,8 +342,8 @@ impl Symbolic {
             row_ptr[s + 1] = row_ptr[s] + sn_rows(s).iter().map(|&q| key.dims[perm[q]]).sum::<usize>();
         }
         let mut row_idx = try_filled(row_ptr[nsn], 0usize)?;
-        for s in 0..nsn {
-            let mut i = row_ptr[s];
+        for (s, &start) in row_ptr[..nsn].iter().enumerate() {
+            let mut i = start;
             for &q in sn_rows(s) {
                 for c in bstart[q]..bstart[q + 1] {
                     row_idx[i] = c;
@@ -423,10 +423,10 @@ impl Symbolic {
         let mut nbr = try_filled(nbr_ptr[nb], 0usize)?;
         let mut loc = try_filled(nbr_ptr[nb], BlockLoc { upper_panel: false, offset: 0, rs: 1, cs: 1 })?;
         for a in 0..nb {
-            let mut i = nbr_ptr[a];
             let list = &adj[adj_ptr[a]..adj_ptr[a + 1]];
             let split = list.partition_point(|&b| b < a);
-            for &b in list[..split].iter().chain(std::iter::once(&a)).chain(&list[split..]) {
+            let with_self = list[..split].iter().chain(std::iter::once(&a)).chain(&list[split..]);
+            for (i, &b) in (nbr_ptr[a]..).zip(with_self) {
                 let (p, q) = (pos[a], pos[b]);
                 nbr[i] = b;
                 loc[i] = match kind {
@@ -438,7 +438,6 @@ impl Symbolic {
                         BlockLoc { rs: l.cs, cs: l.rs, ..l }
                     }
                 };
-                i += 1;
             }
         }
 
@@ -543,8 +542,7 @@ fn etree(
     let nb = order.len();
     let mut parent = try_filled(nb, usize::MAX)?;
     let mut ancestor = try_filled(nb, usize::MAX)?;
-    for k in 0..nb {
-        let b = order[k];
+    for (k, &b) in order.iter().enumerate() {
         for &o in &adj[adj_ptr[b]..adj_ptr[b + 1]] {
             let mut i = order_inv[o];
             if i >= k {
@@ -585,8 +583,8 @@ fn postorder(parent: &[usize]) -> Result<Vec<usize>, SparseError> {
     let mut post = try_filled(n, 0usize)?;
     let mut stack = try_filled(n, 0usize)?;
     let mut count = 0;
-    for root in 0..n {
-        if parent[root] != usize::MAX {
+    for (root, &p) in parent.iter().enumerate() {
+        if p != usize::MAX {
             continue;
         }
         let mut top = 0;
