@@ -188,7 +188,8 @@ struct Engine {
     piv_inv: Vec<usize>,
     /// Largest |entry| of each (permuted) column of the assembled matrix.
     colmax: Vec<f64>,
-    /// Update matrix `W` (`r × r`) and, for LDLᵀ, `L21·D` (`r × w`).
+    /// Update matrix `W` (`r × r`; also the row maxima of a panel while scanning) and, for
+    /// LDLᵀ, `L21·D` (`r × w`).
     work: Vec<f64>,
     work2: Vec<f64>,
     /// The right-hand side in the permuted order, and one supernode's segment.
@@ -287,7 +288,9 @@ impl Engine {
         try_grow(&mut self.uval, s.u_len, 0.0)?;
         try_grow(&mut self.piv, n, 0)?;
         try_grow(&mut self.colmax, n, 0.0)?;
-        try_grow(&mut self.work, r.checked_mul(r).ok_or(SparseError::OutOfMemory)?, 0.0)?;
+        // `work` doubles as the row maxima of one panel in `factor`'s scan (w + r values).
+        let work_len = r.checked_mul(r).ok_or(SparseError::OutOfMemory)?.max(w + r);
+        try_grow(&mut self.work, work_len, 0.0)?;
         if self.kind == Kind::Ldlt {
             try_grow(&mut self.work2, r.checked_mul(w).ok_or(SparseError::OutOfMemory)?, 0.0)?;
         }

@@ -52,7 +52,7 @@ impl WithSimd for Factor<'_> {
     fn with_simd<S: Simd>(self, _: S) -> Self::Output {
         let e = self.0;
         let s = &e.cache[0];
-        scan(s, &e.lval, &e.uval, &mut e.colmax)?;
+        scan(s, &e.lval, &e.uval, &mut e.colmax, &mut e.work)?;
         let (nsn, kind) = (s.n_supernodes(), s.kind);
         // Pivot threshold relative to the column's largest entry (module docs).
         let tol = s.n as f64 * f64::EPSILON;
@@ -66,44 +66,61 @@ impl WithSimd for Factor<'_> {
     }
 }
 
-/// Checks that every stored (read) value is finite and computes each column's largest |entry|.
+/// Checks that every stored (read) value is finite and computes each column's largest |entry|
+/// (for LDLᵀ, of the symmetric matrix: the lower triangle's rows count for their columns too).
 #[inline(always)]
-fn scan(s: &Symbolic, lval: &[f64], uval: &[f64], colmax: &mut [f64]) -> Result<(), SparseError> {
+fn scan(
+    s: &Symbolic,
+    lval: &[f64],
+    uval: &[f64],
+    colmax: &mut [f64],
+    rowmax: &mut [f64],
+) -> Result<(), SparseError> {
     let colmax = &mut colmax[..s.n];
     colmax.fill(0.0);
-    let lower_only = s.kind == Kind::Ldlt;
+    let sym = s.kind == Kind::Ldlt;
     for sn in 0..s.n_supernodes() {
         let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
         let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
         let ld = w + rows.len();
         let panel = &lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
-        let row_of = |i: usize| if i < w { c0 + i } else { rows[i - w] };
+        let rowmax = &mut rowmax[..ld];
+        if sym {
+            rowmax.fill(0.0);
+        }
         for j in 0..w {
-            let start = if lower_only { j } else { 0 };
+            let start = if sym { j } else { 0 };
             let col = &panel[j * ld + start..(j + 1) * ld];
             let mut m = 0.0f64;
             let mut probe = 0.0;
-            for &v in col {
-                m = m.max(v.abs());
-                probe += v * 0.0;
+            if sym {
+                for (&v, rm) in col.iter().zip(&mut rowmax[start..]) {
+                    m = m.max(v.abs());
+                    *rm = rm.max(v.abs());
+                    probe += v * 0.0;
+                }
+            } else {
+                for &v in col {
+                    m = m.max(v.abs());
+                    probe += v * 0.0;
+                }
             }
             if probe.is_nan() {
                 let i = start + col.iter().position(|v| !v.is_finite()).unwrap_or(0);
-                return Err(SparseError::NonFinite {
-                    row: s.scalar_perm[row_of(i)],
-                    col: s.scalar_perm[c0 + j],
-                });
+                let row = if i < w { c0 + i } else { rows[i - w] };
+                return Err(SparseError::NonFinite { row: s.scalar_perm[row], col: s.scalar_perm[c0 + j] });
             }
             colmax[c0 + j] = colmax[c0 + j].max(m);
-            if lower_only {
-                // By symmetry, entry (i, j) is also in column i.
-                for (i, &v) in col.iter().enumerate().skip(1) {
-                    let c = &mut colmax[row_of(start + i)];
-                    *c = c.max(v.abs());
-                }
-            }
         }
-        if s.kind == Kind::Lu {
+        if sym {
+            // By symmetry, entry (i, j) of the lower triangle is also in column i.
+            for (c, &m) in colmax[c0..c0 + w].iter_mut().zip(&rowmax[..w]) {
+                *c = c.max(m);
+            }
+            for (&row, &m) in rows.iter().zip(&rowmax[w..]) {
+                colmax[row] = colmax[row].max(m);
+            }
+        } else {
             let upanel = &uval[s.u_ptr[sn]..s.u_ptr[sn + 1]];
             for (c, col) in upanel.chunks_exact(w.max(1)).enumerate().take(rows.len()) {
                 let mut m = 0.0f64;
@@ -189,7 +206,10 @@ fn factor_ldlt_supernode(e: &mut Engine, sn: usize, tol: f64) -> Result<(), Spar
     let ld = w + r;
     let panel = &mut e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
     let perm = &mut e.piv[c0..c0 + w];
-    ldlt_panel(panel, ld, w, perm);
+    // Narrow supernodes: the rows below go through the same rank-1 updates; wide ones get them
+    // from one triangular solve afterwards.
+    let narrow = w < LDLT_PANEL_W;
+    ldlt_panel(panel, ld, w, if narrow { ld } else { w }, perm);
     for k in 0..w {
         let d = panel[k + k * ld];
         if !(d.abs() > tol * e.colmax[c0 + perm[k]]) {
@@ -199,12 +219,25 @@ fn factor_ldlt_supernode(e: &mut Engine, sn: usize, tol: f64) -> Result<(), Spar
     if r == 0 {
         return Ok(());
     }
-    // T = L21·D11, then W = L21·Tᵀ (lower triangle).
+    // T = L21·D11 (= A21 Pᵀ L11⁻ᵀ), then L21 = T·D11⁻¹ and W = L21·Tᵀ (lower triangle).
     let t = &mut e.work2[..r * w];
-    for (k, tcol) in t.chunks_exact_mut(r).enumerate() {
-        let d = panel[k + k * ld];
-        for (x, &l) in tcol.iter_mut().zip(&panel[k * ld + w..(k + 1) * ld]) {
-            *x = l * d;
+    if narrow {
+        for (k, tcol) in t.chunks_exact_mut(r).enumerate() {
+            let d = panel[k + k * ld];
+            for (x, &l) in tcol.iter_mut().zip(&panel[k * ld + w..(k + 1) * ld]) {
+                *x = l * d;
+            }
+        }
+    } else {
+        let panel_mat = MatMut::from_column_major_slice_with_stride_mut(&mut panel[..], ld, w, ld);
+        let (l11, a21) = panel_mat.split_at_row_mut(w);
+        tri::solve_unit_lower_triangular_in_place(l11.into_const(), a21.transpose_mut(), Par::Seq);
+        for (k, tcol) in t.chunks_exact_mut(r).enumerate() {
+            let inv = 1.0 / panel[k + k * ld];
+            for (x, l) in tcol.iter_mut().zip(&mut panel[k * ld + w..(k + 1) * ld]) {
+                *x = *l;
+                *l *= inv;
+            }
         }
     }
     let l21 = MatRef::from_column_major_slice_with_stride(&panel[w..], r, w, ld);
@@ -283,13 +316,19 @@ fn lu_unblocked(a: &mut [f64], ld: usize, w: usize, perm: &mut [usize]) {
     }
 }
 
+/// Supernodes from this width on compute L21 with a triangular solve after the diagonal block
+/// (BLAS-3) instead of inside its rank-1 updates.
+const LDLT_PANEL_W: usize = 32;
+
 /// Right-looking LDLᵀ of a `(w + r) × w` panel (lower triangle of the `w × w` diagonal block,
 /// then `r` rows below) with symmetric diagonal pivoting inside the diagonal block: step k takes
-/// the largest |diagonal| of the trailing block (first index on ties, NaN never wins). After it,
-/// the diagonal holds D, the strictly lower part L11 (unit diagonal implied) and the rows below
-/// L21, all in the pivoted column order; `perm[i]` is the original local index of position i.
+/// the largest |diagonal| of the trailing block (first index on ties, NaN never wins). Rows
+/// `0..rows` get the eliminations (`rows = w + r`: all; `rows = w`: the diagonal block only, the
+/// rows below are then only permuted). After it, the diagonal holds D, the strictly lower part
+/// L11 (unit diagonal implied) and the eliminated rows below L21, all in the pivoted column
+/// order; `perm[i]` is the original local index of position i.
 #[inline(always)]
-fn ldlt_panel(a: &mut [f64], ld: usize, w: usize, perm: &mut [usize]) {
+fn ldlt_panel(a: &mut [f64], ld: usize, w: usize, rows: usize, perm: &mut [usize]) {
     for (i, p) in perm.iter_mut().enumerate() {
         *p = i;
     }
@@ -317,12 +356,12 @@ fn ldlt_panel(a: &mut [f64], ld: usize, w: usize, perm: &mut [usize]) {
         for (jj, colj) in right.chunks_mut(ld).take(w - k - 1).enumerate() {
             let j = k + 1 + jj;
             let t = colk[j] / d;
-            for (x, &l) in colj[j..].iter_mut().zip(&colk[j..]) {
+            for (x, &l) in colj[j..rows].iter_mut().zip(&colk[j..rows]) {
                 *x -= l * t;
             }
         }
         let inv = 1.0 / d;
-        for x in &mut a[k * ld + k + 1..(k + 1) * ld] {
+        for x in &mut a[k * ld + k + 1..k * ld + rows] {
             *x *= inv;
         }
     }
