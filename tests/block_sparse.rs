@@ -327,28 +327,36 @@ fn test_patterns(rng: &mut Rng) -> Vec<(String, Pattern)> {
 fn lu_solves_random_block_patterns() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
     let mut f = BlockSparseLu::new();
+    let mut widest = 0;
     for (name, p) in test_patterns(&mut rng) {
         f.analyze(&p.dims, &p.pairs).unwrap();
         assert_eq!(f.dim(), p.n());
+        widest = widest.max(f.stats().unwrap().max_supernode);
         for values in [Values::Dominant, Values::Contact, Values::NeedsPivoting] {
             let a = matrix(&mut rng, &p, values);
             check_lu(&mut f, &p, &a, &mut rng, &format!("{name}, {values:?}"));
         }
     }
+    // Both diagonal-block kernels ran (the blocked one from this width on).
+    assert!(widest >= contact_solvers::linalg::BLOCKED_MIN_DIM, "widest supernode {widest}");
 }
 
 #[test]
 fn ldlt_solves_random_block_patterns() {
     let mut rng = Rng(0x0fed_cba9_8765_4321);
     let mut f = BlockSparseLdlt::new();
+    let mut widest = 0;
     for (name, p) in test_patterns(&mut rng) {
         f.analyze(&p.dims, &p.pairs).unwrap();
+        widest = widest.max(f.stats().unwrap().max_supernode);
         for values in [Values::Symmetric, Values::SymmetricNeedsPivoting] {
             let a = matrix(&mut rng, &p, values);
             assert!(a == a.transpose(), "{name}: test matrix not symmetric");
             check_ldlt(&mut f, &p, &a, &mut rng, &format!("{name}, {values:?}"));
         }
     }
+    // Narrow and wide supernodes (L21 by rank-1 updates, and by a triangular solve).
+    assert!(widest >= 64, "widest supernode {widest}");
 }
 
 #[test]
@@ -522,6 +530,13 @@ fn analysis_is_reused_while_the_pattern_holds() {
 }
 
 #[test]
+fn factorizations_can_move_between_threads() {
+    fn send<T: Send>() {}
+    send::<BlockSparseLu>();
+    send::<BlockSparseLdlt>();
+}
+
+#[test]
 fn invalid_use_is_an_error() {
     let mut f = BlockSparseLu::new();
     // Nothing analysed yet.
@@ -542,6 +557,12 @@ fn invalid_use_is_an_error() {
         }
     }
     assert_eq!(f.dim(), 0, "a failed analysis leaves no pattern");
+    assert_eq!(f.factor(), Err(SparseError::NotAnalyzed));
+    // An empty pattern is a 0×0 matrix.
+    assert_eq!(f.analyze(&[], &[]), Ok(Reuse::Analyzed));
+    f.clear_values();
+    assert_eq!(f.factor(), Ok(()));
+    assert_eq!(f.solve_in_place(&mut []), Ok(()));
     // A valid pattern: blocks outside it, right-hand sides of the wrong length, solving without
     // a factorization.
     let p = Pattern { dims: vec![6, 7, 8], pairs: vec![(0, 1)] };
