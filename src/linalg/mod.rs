@@ -40,7 +40,9 @@ pub mod simd;
 
 pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
-pub use block_sparse::{BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError};
+pub use block_sparse::{
+    BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
+};
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
