@@ -29,21 +29,15 @@ struct Inner {
     /// Whether the outputs hold the results of a solve of the current data.
     solved: bool,
     /// The structure of the current block-sparse data (valid while `data` holds block data).
+    /// A new structure is validated into the layout's spare tables and swapped in; when a later
+    /// check of the set call fails, the previous structure is swapped back, so a failed set keeps
+    /// the previous data usable. Its storage only grows.
     layout: BlockSparseLayout,
-    /// Where a new block structure is validated; swapped with `layout` when a set succeeds, so a
-    /// failed set keeps the previous data usable. Both only grow.
-    candidate: BlockSparseLayout,
 }
 
 impl Inner {
     fn new(solver: TamsiSolver) -> Self {
-        Self {
-            solver,
-            data: None,
-            solved: false,
-            layout: BlockSparseLayout::new(),
-            candidate: BlockSparseLayout::new(),
-        }
+        Self { solver, data: None, solved: false, layout: BlockSparseLayout::new() }
     }
 }
 
@@ -254,31 +248,42 @@ impl Inner {
         Ok(cts_status::Ok)
     }
 
-    /// Checks block-sparse data — structure (into the candidate layout), sizes, values (finite
-    /// M, J, p*; mu and the normal-force data >= 0) — and binds it, then keeps it with its
-    /// structure. On any error the previous data, structure and results stay as they were.
+    /// Checks block-sparse data — structure, sizes, values (finite M, J, p*; mu and the
+    /// normal-force data >= 0) — and binds it, then keeps it with its structure. On any error the
+    /// previous data, structure and results stay as they were.
     fn set_block_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         let Matrices::Blocks(blocks) = data.matrices else { unreachable!("set_block_data takes block data") };
-        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
-        unsafe { blocks.set_layout(&mut self.candidate) }?;
-        let (nv, trees_nv) = (self.solver.num_velocities(), self.candidate.num_velocities());
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule). A
+        // structure error leaves the layout as it was.
+        unsafe { blocks.set_layout(&mut self.layout) }?;
+        let checked = self.check_and_bind(&data, blocks);
+        if checked.is_err() {
+            self.layout.restore_previous();
+        }
+        checked?;
+        self.data = Some(data);
+        self.solved = false;
+        Ok(cts_status::Ok)
+    }
+
+    /// The checks of [`set_block_data`](Self::set_block_data) after the structure: the trees'
+    /// dofs against nv, the values, the coupling scheme.
+    fn check_and_bind(&mut self, data: &ProblemData, blocks: RawBlockSparse) -> Result<(), FfiError> {
+        let (nv, trees_nv) = (self.solver.num_velocities(), self.layout.num_velocities());
         if trees_nv != nv {
             return Err(FfiError::new(
                 cts_status::DimensionMismatch,
                 format!(
                     "data->tree_dofs: the {} trees have {trees_nv} dofs in all, expected the solver's nv = {nv}",
-                    self.candidate.num_trees()
+                    self.layout.num_trees()
                 ),
             ));
         }
-        // SAFETY: as above.
-        let problem = unsafe { data.problem_with(Some(blocks.system(&self.candidate)?)) }?;
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
+        let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
         problem.validate()?;
         self.solver.bind_problem(&problem)?;
-        std::mem::swap(&mut self.layout, &mut self.candidate);
-        self.data = Some(data);
-        self.solved = false;
-        Ok(cts_status::Ok)
+        Ok(())
     }
 
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
