@@ -162,9 +162,12 @@ struct Results {
     outputs: Vec<(&'static str, Vec<f64>)>,
 }
 
+/// Iterations, residual bits and output bits of a solve.
+type Bits = (usize, Vec<u64>, Vec<(&'static str, Vec<u64>)>);
+
 impl Results {
     /// Bit patterns, so that `==` is bit-for-bit equality (NaN included).
-    fn bits(&self) -> (usize, Vec<u64>, Vec<(&'static str, Vec<u64>)>) {
+    fn bits(&self) -> Bits {
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         let outputs = self.outputs.iter().map(|(n, v)| (*n, bits(v))).collect();
         (self.iterations, bits(&self.residuals), outputs)
