@@ -607,7 +607,8 @@ typedef struct cts_ipm_parameters {
    */
   double btol;
   /**
-   * Maximum number of Newton (predictor–corrector) iterations; default 50; >= 0.
+   * Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
+   * >= 0.
    */
   int32_t max_iter;
   /**
@@ -659,6 +660,27 @@ typedef struct cts_ipm_parameters {
    * iterations); 0 (default): Dojo's rule.
    */
   int32_t rvio_floor_in_backtracking;
+  /**
+   * 1: Dojo's reference iteration with the absolute tolerances rtol/btol and Dojo's verdict
+   * (the options max_ls … rvio_floor_in_backtracking apply to it only); 0 (default): the engine
+   * iteration (Nesterov–Todd scaled, velocity-level gap rows, scale-invariant convergence on
+   * tolerance/complementarity_tolerance, best iterate on failure). fixed_kappa > 0 always
+   * runs the reference iteration.
+   */
+  int32_t dojo_compatible;
+  /**
+   * Engine iteration: relative tolerance of the equality residuals: ‖momentum residual‖∞ ≤
+   * tolerance·P, ‖velocity rows‖∞ ≤ tolerance·V, ‖μγn − ξ0‖∞ ≤ tolerance·P, with the momentum
+   * scale P (N·s) and velocity scale V (m/s) reported in cts_ipm_stats. Default 1e-8; finite,
+   * > 0.
+   */
+  double tolerance;
+  /**
+   * Engine iteration: relative tolerance of the complementarity, ‖γ∘s‖∞ ≤
+   * complementarity_tolerance·P·V (normal pair: impulse × predicted separating velocity).
+   * Default 1e-6; finite, > 0.
+   */
+  double complementarity_tolerance;
 } cts_ipm_parameters;
 
 /**
@@ -694,6 +716,30 @@ typedef struct cts_ipm_stats {
    * Accepted iterates with a cone variable not strictly interior (should stay 0).
    */
   int32_t boundary_hits;
+  /**
+   * Engine iteration: scaled equality residual of the returned iterate,
+   * max(‖momentum residual‖∞/P, ‖velocity rows‖∞/V, ‖μγn − ξ0‖∞/P); 0 for Dojo's iteration.
+   */
+  double residual;
+  /**
+   * Engine iteration: scaled complementarity ‖γ∘s‖∞/(P·V) of the returned iterate; 0 for
+   * Dojo's iteration.
+   */
+  double complementarity;
+  /**
+   * Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
+   * of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
+   * the one of smallest merit, the start included); 0 for Dojo's iteration.
+   */
+  double merit;
+  /**
+   * Engine iteration: the momentum scale P (N·s) of the problem; 0 for Dojo's iteration.
+   */
+  double momentum_scale;
+  /**
+   * Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
+   */
+  double velocity_scale;
 } cts_ipm_stats;
 
 /**

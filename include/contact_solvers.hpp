@@ -1632,14 +1632,23 @@ enum class IpmSensitivityParameter : int32_t {
   kMu = CTS_IPM_SENSITIVITY_MU,
 };
 
-/** Interior-point parameters (defaults are Dojo's code defaults). Validated when set. */
+/**
+ * Interior-point parameters (the defaults of cts_ipm_parameters_default: the engine iteration).
+ * Validated when set.
+ */
 struct IpmSolverParameters {
-  /** Tolerance on rvio (∞-norm of the equality residuals), > 0. */
+  /** Dojo's reference iteration with the absolute rtol/btol (true) or the engine iteration. */
+  bool dojo_compatible{false};
+  /** Engine iteration: relative tolerance of the equality residuals (see the C header), > 0. */
+  double tolerance{1.0e-8};
+  /** Engine iteration: relative tolerance of the complementarity ‖γ∘s‖∞/(P·V), > 0. */
+  double complementarity_tolerance{1.0e-6};
+  /** Dojo's iteration: tolerance on rvio (∞-norm of the equality residuals), > 0. */
   double rtol{1.0e-6};
-  /** Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0. */
+  /** Dojo's iteration: tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0. */
   double btol{1.0e-4};
-  /** Maximum number of Newton iterations, >= 0. */
-  int max_iter{50};
+  /** Maximum number of Newton iterations, >= 0 (Dojo's code: 50). */
+  int max_iter{100};
   /** Maximum number of backtracking halvings per iteration, >= 1. */
   int max_ls{10};
   /** κ floor = btol / undercut; > 0, infinity allowed. */
@@ -1669,6 +1678,13 @@ struct IpmSolverStats {
   double kappa{0.0};
   int line_search_exhausted{0};
   int boundary_hits{0};
+  /** Engine iteration: scaled residual, complementarity and merit of the returned iterate. */
+  double residual{0.0};
+  double complementarity{0.0};
+  double merit{0.0};
+  /** Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s). */
+  double momentum_scale{0.0};
+  double velocity_scale{0.0};
 };
 
 /**
@@ -1725,6 +1741,9 @@ class IpmSolver {
     c.warm_start = p.warm_start ? 1 : 0;
     c.newton_solve = static_cast<int32_t>(p.newton_solve);
     c.rvio_floor_in_backtracking = p.rvio_floor_in_backtracking ? 1 : 0;
+    c.dojo_compatible = p.dojo_compatible ? 1 : 0;
+    c.tolerance = p.tolerance;
+    c.complementarity_tolerance = p.complementarity_tolerance;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -1745,6 +1764,9 @@ class IpmSolver {
     p.warm_start = c.warm_start != 0;
     p.newton_solve = static_cast<IpmNewtonSolve>(c.newton_solve);
     p.rvio_floor_in_backtracking = c.rvio_floor_in_backtracking != 0;
+    p.dojo_compatible = c.dojo_compatible != 0;
+    p.tolerance = c.tolerance;
+    p.complementarity_tolerance = c.complementarity_tolerance;
     return p;
   }
 
@@ -1836,6 +1858,11 @@ class IpmSolver {
     s.kappa = c.kappa;
     s.line_search_exhausted = c.line_search_exhausted;
     s.boundary_hits = c.boundary_hits;
+    s.residual = c.residual;
+    s.complementarity = c.complementarity;
+    s.merit = c.merit;
+    s.momentum_scale = c.momentum_scale;
+    s.velocity_scale = c.velocity_scale;
     return s;
   }
 

@@ -209,6 +209,9 @@ class _IpmParameters(ctypes.Structure):
         ("warm_start", ctypes.c_int32),
         ("newton_solve", ctypes.c_int32),
         ("rvio_floor_in_backtracking", ctypes.c_int32),
+        ("dojo_compatible", ctypes.c_int32),
+        ("tolerance", ctypes.c_double),
+        ("complementarity_tolerance", ctypes.c_double),
     ]
 
 
@@ -223,6 +226,11 @@ class _IpmStats(ctypes.Structure):
         ("kappa", ctypes.c_double),
         ("line_search_exhausted", ctypes.c_int32),
         ("boundary_hits", ctypes.c_int32),
+        ("residual", ctypes.c_double),
+        ("complementarity", ctypes.c_double),
+        ("merit", ctypes.c_double),
+        ("momentum_scale", ctypes.c_double),
+        ("velocity_scale", ctypes.c_double),
     ]
 
 
@@ -1027,14 +1035,15 @@ class IpmSensitivityParameter(enum.IntEnum):
 
 @dataclasses.dataclass
 class IpmSolverParameters:
-    """``cts_ipm_parameters`` (defaults are Dojo's code defaults); validated when set."""
+    """``cts_ipm_parameters`` (defaults: the engine iteration; ``dojo_compatible=True`` with rtol,
+    btol for Dojo's reference iteration); validated when set."""
 
     #: Tolerance on rvio (∞-norm of the equality residuals), > 0.
     rtol: float = 1.0e-6
     #: Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0.
     btol: float = 1.0e-4
-    #: Maximum number of Newton iterations, >= 0.
-    max_iter: int = 50
+    #: Maximum number of Newton iterations, >= 0 (Dojo's code: 50).
+    max_iter: int = 100
     #: Maximum number of backtracking halvings per iteration, >= 1.
     max_ls: int = 10
     #: κ floor = btol / undercut; > 0, infinity allowed.
@@ -1053,6 +1062,12 @@ class IpmSolverParameters:
     newton_solve: IpmNewtonSolve = IpmNewtonSolve.kCondensed
     #: Backtracking treats rvio at or below max(rvio, 0.1·rtol) as not worse (not Dojo's rule).
     rvio_floor_in_backtracking: bool = False
+    #: Dojo's reference iteration with the absolute rtol/btol (True) or the engine iteration.
+    dojo_compatible: bool = False
+    #: Engine iteration: relative tolerance of the equality residuals (momentum /P, velocity /V).
+    tolerance: float = 1.0e-8
+    #: Engine iteration: relative tolerance of the complementarity ‖γ∘s‖∞/(P·V).
+    complementarity_tolerance: float = 1.0e-6
 
 
 @dataclasses.dataclass
@@ -1066,6 +1081,13 @@ class IpmSolverStats:
     kappa: float
     line_search_exhausted: int
     boundary_hits: int
+    #: Engine iteration: scaled residual, complementarity and merit of the returned iterate.
+    residual: float = 0.0
+    complementarity: float = 0.0
+    merit: float = 0.0
+    #: Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s).
+    momentum_scale: float = 0.0
+    velocity_scale: float = 0.0
 
 
 class IpmSolver(_SolverHandle):
@@ -1127,6 +1149,9 @@ class IpmSolver(_SolverHandle):
         c.warm_start = _int32("warm_start", p.warm_start)
         c.newton_solve = _int32("newton_solve", p.newton_solve)
         c.rvio_floor_in_backtracking = _int32("rvio_floor_in_backtracking", p.rvio_floor_in_backtracking)
+        c.dojo_compatible = _int32("dojo_compatible", p.dojo_compatible)
+        c.tolerance = float(p.tolerance)
+        c.complementarity_tolerance = float(p.complementarity_tolerance)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -1139,7 +1164,8 @@ class IpmSolver(_SolverHandle):
         return IpmSolverParameters(
             c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
             c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
-            newton, bool(c.rvio_floor_in_backtracking),
+            newton, bool(c.rvio_floor_in_backtracking), bool(c.dojo_compatible), c.tolerance,
+            c.complementarity_tolerance,
         )
 
     # -- problem data (borrowed) --------------------------------------------------------------
@@ -1240,7 +1266,8 @@ class IpmSolver(_SolverHandle):
         except ValueError:
             outcome = int(c.status)
         return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
-                              int(c.line_search_exhausted), int(c.boundary_hits))
+                              int(c.line_search_exhausted), int(c.boundary_hits), c.residual,
+                              c.complementarity, c.merit, c.momentum_scale, c.velocity_scale)
 
     def _history(self, what: str) -> np.ndarray:
         get = getattr(self._lib, _IPM_HISTORIES[what])
