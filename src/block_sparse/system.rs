@@ -107,6 +107,7 @@ impl<'a> BlockSparseSystem<'a> {
     }
 
     /// `M v` block by block into `out` (both nv).
+    #[inline(always)]
     pub fn mul_m(&self, v: &[f64], out: &mut [f64]) {
         for t in 0..self.layout.num_trees() {
             let r = self.layout.tree_range(t);
@@ -116,7 +117,7 @@ impl<'a> BlockSparseSystem<'a> {
             out.fill(0.0);
             for (col, &x) in m.chunks_exact(n).zip(&v[r]) {
                 for (o, &a) in out.iter_mut().zip(col) {
-                    *o += a * x;
+                    *o = a.mul_add(x, *o);
                 }
             }
         }
