@@ -63,7 +63,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_compute_sensitivities(solver: *mut cts
         h.results()?;
         let data = *h.data()?;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
-        let problem = unsafe { data.problem()? };
+        let problem = unsafe { data.problem(&h.layout)? };
         h.solver.compute_sensitivities(&problem)?;
         Ok(cts_status::Ok)
     })
@@ -223,7 +223,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_vjp(
         // SAFETY: the borrowing rule keeps the problem data valid, and the gradients are `nv`,
         // `nc` and `2nc` readable doubles, for this call.
         let (problem, dl_dv, dl_dfn, dl_dft) =
-            unsafe { (data.problem()?, dl_dv.view(), dl_dfn.map(|g| g.view()), dl_dft.map(|g| g.view())) };
+            unsafe { (data.problem(&h.layout)?, dl_dv.view(), dl_dfn.map(|g| g.view()), dl_dft.map(|g| g.view())) };
         let scheme = problem.coupling_scheme();
         if scheme == CouplingScheme::OneWay {
             for (name, p) in [("grad_stiffness", grad_stiffness), ("grad_dissipation", grad_dissipation)] {
