@@ -1,22 +1,27 @@
 //! TAMSI sensitivities through the C ABI (`cts_tamsi_solver_compute_sensitivities`, the three
 //! getters, `cts_tamsi_solver_vjp`), called from Rust exactly as C calls them: the same numbers
 //! as the Rust API to the last bit, padded leading dimensions left untouched, NULL outputs
-//! skipped, and a status with a message for every misuse (`docs/tamsi_sensitivities.md` §6).
+//! skipped, block-sparse data (`cts_tamsi_solver_set_*_coupled_block_problem_data`) like dense
+//! data, and a status with a message for every misuse (`docs/tamsi_sensitivities.md` §6).
 #![allow(unsafe_code)]
 
+mod support;
 mod tamsi_support;
 
 use std::ffi::CStr;
 use std::ptr::{null, null_mut};
 
+use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::status::cts_status_string;
 use contact_solvers::ffi::tamsi as c;
 use contact_solvers::ffi::tamsi::sensitivity as cs;
 use contact_solvers::tamsi::{
-    TamsiParameters, TamsiSensitivityOutput, TamsiSensitivityParameter, TamsiSolver,
+    TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
+    TamsiSolver,
 };
 use nalgebra::DVector;
+use support::tamsi_blocks::{BlockProblem, random};
 use tamsi_support::scenes::{Scene, pizza_saver, rolling_cylinder};
 
 /// Rows of NaN padding below every matrix read through the C ABI.
@@ -325,4 +330,134 @@ fn misuse_gets_a_status_and_a_message() {
             cts_status::NoSolution
         );
     }
+}
+
+/// Block-sparse data set through the C ABI: `cts_tamsi_solver_coupling_scheme` names the scheme,
+/// every getter returns the Rust API's block-form sensitivities bit for bit, and the VJP its
+/// gradient, on random multi-tree problems of both schemes.
+#[test]
+fn block_data_sensitivities_equal_the_rust_block_api() {
+    let params = TamsiParameters { stiction_tolerance: 1e-3, relative_tolerance: 1e-6, ..Default::default() };
+    let mut compared = 0;
+    for seed in 0..6u64 {
+        let p = random(300 + seed, 3 + seed as usize, 2 + 2 * seed as usize);
+        let (nv, nc) = (p.nv(), p.nc());
+        let l = &p.layout;
+        let tree_dofs: Vec<i32> = (0..l.num_trees()).map(|t| l.tree_dofs(t) as i32).collect();
+        let contact_trees: Vec<i32> = (0..nc)
+            .flat_map(|i| {
+                let (a, b) = l.contact_trees(i);
+                [a as i32, b.map_or(-1, |b| b as i32)]
+            })
+            .collect();
+        let data = cts_block_sparse_data {
+            num_trees: tree_dofs.len(),
+            tree_dofs: tree_dofs.as_ptr(),
+            M_len: p.m_packed.len(),
+            M: p.m_packed.as_ptr(),
+            num_contacts: nc,
+            contact_trees: contact_trees.as_ptr(),
+            J_len: p.j_packed.len(),
+            J: p.j_packed.as_ptr(),
+        };
+        for two_way in [false, true] {
+            let problem = rust_block_problem(&p, two_way);
+            let mut rust = TamsiSolver::new(nv);
+            rust.set_parameters(params).unwrap();
+            if rust.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap() != TamsiOutcome::Success {
+                continue;
+            }
+            rust.compute_sensitivities(&problem).unwrap();
+            let mut h = null_mut();
+            unsafe {
+                assert_eq!(c::cts_tamsi_solver_new(nv, &mut h), cts_status::Ok);
+                let h = Handle(h);
+                assert_eq!(cs::cts_tamsi_solver_coupling_scheme(h.0), cs::CTS_TAMSI_COUPLING_NONE);
+                let mut cp = std::mem::zeroed();
+                c::cts_tamsi_parameters_default(&mut cp);
+                cp.stiction_tolerance = params.stiction_tolerance;
+                cp.relative_tolerance = params.relative_tolerance;
+                assert_eq!(c::cts_tamsi_solver_set_parameters(h.0, &cp), cts_status::Ok);
+                let status = if two_way {
+                    c::cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+                        h.0,
+                        &data,
+                        p.p_star.as_ptr(),
+                        p.fn0.as_ptr(),
+                        p.stiffness.as_ptr(),
+                        p.dissipation.as_ptr(),
+                        p.mu.as_ptr(),
+                    )
+                } else {
+                    c::cts_tamsi_solver_set_one_way_coupled_block_problem_data(
+                        h.0,
+                        &data,
+                        p.p_star.as_ptr(),
+                        p.fn0.as_ptr(),
+                        p.mu.as_ptr(),
+                    )
+                };
+                assert_eq!(status, cts_status::Ok, "{}", h.last_error());
+                let want_scheme = if two_way { cs::CTS_TAMSI_COUPLING_TWO_WAY } else { cs::CTS_TAMSI_COUPLING_ONE_WAY };
+                assert_eq!(cs::cts_tamsi_solver_coupling_scheme(h.0), want_scheme);
+                assert_eq!(c::cts_tamsi_solver_solve_with_guess(h.0, p.dt, p.v0.as_ptr(), nv), cts_status::Ok);
+                assert_eq!(cs::cts_tamsi_solver_compute_sensitivities(h.0), cts_status::Ok, "{}", h.last_error());
+                let scheme = problem.coupling_scheme();
+                for q in TamsiSensitivityParameter::ALL.into_iter().filter(|q| q.applies_to(scheme)) {
+                    for (o, get) in GETTERS {
+                        let (rows, cols) = (o.rows(nv, nc), q.columns(nv, nc));
+                        let mut out = vec![f64::NAN; rows.max(1) * cols];
+                        assert_eq!(get(h.0, q as i32, out.as_mut_ptr(), rows.max(1), cols), cts_status::Ok);
+                        let want = rust.sensitivity(o, q).unwrap();
+                        for j in 0..cols {
+                            for r in 0..rows {
+                                let got = out[j * rows.max(1) + r];
+                                assert_eq!(got.to_bits(), want[(r, j)].to_bits(), "{} {q:?} {o:?}", p.name);
+                            }
+                        }
+                    }
+                }
+                let g = DVector::from_fn(nv, |r, _| (r as f64 * 0.3).cos());
+                let mut grad_mu = vec![f64::NAN; nc];
+                let mut grad_dt = f64::NAN;
+                let status = cs::cts_tamsi_solver_vjp(
+                    h.0,
+                    g.as_ptr(),
+                    nv,
+                    null(),
+                    null(),
+                    nc,
+                    null_mut(),
+                    null_mut(),
+                    null_mut(),
+                    null_mut(),
+                    grad_mu.as_mut_ptr(),
+                    &mut grad_dt,
+                );
+                assert_eq!(status, cts_status::Ok, "{}", h.last_error());
+                let want = rust.vjp(&problem, g.as_view(), None, None).unwrap();
+                assert_eq!(grad_mu, want.mu(), "{}", p.name);
+                assert_eq!(grad_dt.to_bits(), want.dt().to_bits());
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "{compared} problems converged");
+}
+
+/// `p` as a block-sparse problem of the Rust API (one-way takes fn0 as fn).
+fn rust_block_problem(p: &BlockProblem, two_way: bool) -> TamsiProblem<'_> {
+    if two_way {
+        TamsiProblem::two_way_blocks(
+            p.system(),
+            p.p_star.as_view(),
+            p.fn0.as_view(),
+            p.stiffness.as_view(),
+            p.dissipation.as_view(),
+            p.mu.as_view(),
+        )
+    } else {
+        TamsiProblem::one_way_blocks(p.system(), p.p_star.as_view(), p.fn0.as_view(), p.mu.as_view())
+    }
+    .unwrap()
 }
