@@ -349,6 +349,49 @@ fn block_problem(p: &BlockProblem, two_way: bool, blocks: bool) -> TamsiProblem<
     .unwrap()
 }
 
+/// Compares the dense and block forms' sensitivities and products on `p`; returns whether both
+/// solves converged (and so something was compared).
+fn compare_forms(p: &BlockProblem, two_way: bool) -> bool {
+    let mut solvers = [false, true].map(|blocks| {
+        let problem = block_problem(p, two_way, blocks);
+        let mut solver = TamsiSolver::new(p.nv());
+        solver.set_parameters(tight(1e-3)).unwrap();
+        let outcome = solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
+        (outcome == TamsiOutcome::Success).then(|| {
+            solver.compute_sensitivities(&problem).unwrap();
+            solver
+        })
+    });
+    let [Some(dense), Some(block)] = &mut solvers else { return false };
+    let s = if two_way { CouplingScheme::TwoWay } else { CouplingScheme::OneWay };
+    for q in parameters(s) {
+        for o in Out::ALL {
+            let (a, b) = (block.sensitivity(o, q).unwrap(), dense.sensitivity(o, q).unwrap());
+            let err = (a - b).amax();
+            assert!(
+                err <= 1e-9 * b.amax().max(1e-300),
+                "{} two_way {two_way}: d{o:?}/d{q:?} differs by {err:e} (scale {:e})",
+                p.name,
+                b.amax()
+            );
+        }
+    }
+    // The products too (the block form solves Jᵀ island by island, free trees by M_t).
+    let g = DVector::from_fn(p.nv(), |r, _| (r as f64 * 0.7).sin());
+    let gft = DVector::from_fn(2 * p.nc(), |r, _| (r as f64 * 1.3).cos());
+    let want: Vec<f64> = dense
+        .vjp(&block_problem(p, two_way, false), g.as_view(), None, Some(gft.as_view()))
+        .unwrap()
+        .p_star()
+        .to_vec();
+    let got = block.vjp(&block_problem(p, two_way, true), g.as_view(), None, Some(gft.as_view())).unwrap();
+    let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    for (a, b) in got.p_star().iter().zip(&want) {
+        assert!((a - b).abs() <= 1e-9 * scale, "{} two_way {two_way}: vjp {a} vs {b}", p.name);
+    }
+    true
+}
+
 #[test]
 fn dense_and_block_forms_agree() {
     let mut compared = 0;
@@ -356,48 +399,55 @@ fn dense_and_block_forms_agree() {
         let (ntree, nc) = (2 + (seed as usize * 5) % 11, 1 + (seed as usize * 7) % 13);
         let p = random(100 + seed, ntree, nc);
         for two_way in [false, true] {
-            let mut solvers = [false, true].map(|blocks| {
-                let problem = block_problem(&p, two_way, blocks);
-                let mut solver = TamsiSolver::new(p.nv());
-                solver.set_parameters(tight(1e-3)).unwrap();
-                let outcome = solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
-                (outcome == TamsiOutcome::Success).then(|| {
-                    solver.compute_sensitivities(&problem).unwrap();
-                    solver
-                })
-            });
-            let [Some(dense), Some(block)] = &mut solvers else { continue };
-            let s = if two_way { CouplingScheme::TwoWay } else { CouplingScheme::OneWay };
-            for q in parameters(s) {
-                for o in Out::ALL {
-                    let (a, b) = (block.sensitivity(o, q).unwrap(), dense.sensitivity(o, q).unwrap());
-                    let err = (a - b).amax();
-                    assert!(
-                        err <= 1e-9 * b.amax().max(1e-300),
-                        "{} two_way {two_way}: d{o:?}/d{q:?} differs by {err:e} (scale {:e})",
-                        p.name,
-                        b.amax()
-                    );
-                }
-            }
-            // The products too (the block form solves Jᵀ island by island, free trees by M_t).
-            let g = DVector::from_fn(p.nv(), |r, _| (r as f64 * 0.7).sin());
-            let gft = DVector::from_fn(2 * p.nc(), |r, _| (r as f64 * 1.3).cos());
-            let want: Vec<f64> = dense
-                .vjp(&block_problem(&p, two_way, false), g.as_view(), None, Some(gft.as_view()))
-                .unwrap()
-                .p_star()
-                .to_vec();
-            let got =
-                block.vjp(&block_problem(&p, two_way, true), g.as_view(), None, Some(gft.as_view())).unwrap();
-            let scale = want.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-            for (a, b) in got.p_star().iter().zip(&want) {
-                assert!((a - b).abs() <= 1e-9 * scale, "{} two_way {two_way}: vjp {a} vs {b}", p.name);
-            }
-            compared += 1;
+            compared += compare_forms(&p, two_way) as usize;
         }
     }
     assert!(compared >= 24, "{compared} problems converged in both forms");
+}
+
+/// The dofs of the largest island of `p` with more than one tree (trees joined by contacts).
+fn largest_multi_tree_island(p: &BlockProblem) -> usize {
+    let l = &p.layout;
+    let mut root: Vec<usize> = (0..l.num_trees()).collect();
+    fn find(root: &mut [usize], mut t: usize) -> usize {
+        while root[t] != t {
+            root[t] = root[root[t]];
+            t = root[t];
+        }
+        t
+    }
+    for i in 0..l.num_contacts() {
+        if let (a, Some(b)) = l.contact_trees(i) {
+            let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+            root[ra] = rb;
+        }
+    }
+    let (mut dofs, mut trees) = (vec![0; l.num_trees()], vec![0; l.num_trees()]);
+    for t in 0..l.num_trees() {
+        let r = find(&mut root, t);
+        dofs[r] += l.tree_dofs(t);
+        trees[r] += 1;
+    }
+    (0..l.num_trees()).filter(|&r| trees[r] > 1).map(|r| dofs[r]).max().unwrap_or(0)
+}
+
+/// Islands of at least `BLOCK_SPARSE_MIN_DIM` dofs get the block-sparse factorization (LU
+/// two-way, LDLᵀ one-way), whose transposed solve the products use.
+#[test]
+fn dense_and_block_forms_agree_on_sparse_factored_islands() {
+    let mut compared = 0;
+    for seed in 0..6u64 {
+        let p = random(700 + seed, 12, 24);
+        assert!(
+            largest_multi_tree_island(&p) >= contact_solvers::linalg::BLOCK_SPARSE_MIN_DIM,
+            "{}: no island large enough for the sparse factorization",
+            p.name
+        );
+        for two_way in [false, true] {
+            compared += compare_forms(&p, two_way) as usize;
+        }
+    }
+    assert!(compared >= 8, "{compared} problems converged in both forms");
 }
 
 /// One-sided derivative of `f` at `x` towards `side` (±1): forward differences with Richardson

@@ -347,10 +347,19 @@ impl BlockNewtonMatrix {
                 let r = layout.tree_range(t as usize);
                 local[off..off + r.len()].copy_from_slice(&b[r]);
             }
-            let f = &self.factors[k];
-            match kind {
-                Factorization::Lu => f.lu.solve_transposed_in_place(local, &mut self.tmp[..n]),
-                Factorization::Ldlt => f.ldlt.solve_transposed_in_place(local),
+            let f = &mut self.factors[k];
+            let sparse = f.backend == Backend::Sparse && !f.dense_fallback;
+            match (sparse, kind) {
+                (false, Factorization::Lu) => f.lu.solve_transposed_in_place(local, &mut self.tmp[..n]),
+                (false, Factorization::Ldlt) => f.ldlt.solve_transposed_in_place(local),
+                (true, Factorization::Lu) => {
+                    let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
+                    lu.solve_transposed_in_place(local).expect("a factored island of the right size")
+                }
+                (true, Factorization::Ldlt) => {
+                    let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
+                    ldlt.solve_transposed_in_place(local).expect("a factored island of the right size")
+                }
             }
             for &t in self.islands.trees(k) {
                 let off = self.islands.local_offset(t as usize);

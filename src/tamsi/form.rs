@@ -424,8 +424,7 @@ impl Form for BlockForm<'_, '_> {
     ) -> bool {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
         let newton = &mut self.ws.newton;
-        newton.assemble(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
-        newton.factor()
+        newton.assemble_and_factor(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)))
     }
 
     #[inline(always)]
