@@ -398,10 +398,19 @@ fn block_data_sensitivities_equal_the_rust_block_api() {
                     )
                 };
                 assert_eq!(status, cts_status::Ok, "{}", h.last_error());
-                let want_scheme = if two_way { cs::CTS_TAMSI_COUPLING_TWO_WAY } else { cs::CTS_TAMSI_COUPLING_ONE_WAY };
+                let want_scheme =
+                    if two_way { cs::CTS_TAMSI_COUPLING_TWO_WAY } else { cs::CTS_TAMSI_COUPLING_ONE_WAY };
                 assert_eq!(cs::cts_tamsi_solver_coupling_scheme(h.0), want_scheme);
-                assert_eq!(c::cts_tamsi_solver_solve_with_guess(h.0, p.dt, p.v0.as_ptr(), nv), cts_status::Ok);
-                assert_eq!(cs::cts_tamsi_solver_compute_sensitivities(h.0), cts_status::Ok, "{}", h.last_error());
+                assert_eq!(
+                    c::cts_tamsi_solver_solve_with_guess(h.0, p.dt, p.v0.as_ptr(), nv),
+                    cts_status::Ok
+                );
+                assert_eq!(
+                    cs::cts_tamsi_solver_compute_sensitivities(h.0),
+                    cts_status::Ok,
+                    "{}",
+                    h.last_error()
+                );
                 let scheme = problem.coupling_scheme();
                 for q in TamsiSensitivityParameter::ALL.into_iter().filter(|q| q.applies_to(scheme)) {
                     for (o, get) in GETTERS {

@@ -222,8 +222,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_vjp(
         let dl_dft = (!dl_dft.is_null()).then(|| RawVector::new("dl_dft", dl_dft, two_nc)).transpose()?;
         // SAFETY: the borrowing rule keeps the problem data valid, and the gradients are `nv`,
         // `nc` and `2nc` readable doubles, for this call.
-        let (problem, dl_dv, dl_dfn, dl_dft) =
-            unsafe { (data.problem(&h.layout)?, dl_dv.view(), dl_dfn.map(|g| g.view()), dl_dft.map(|g| g.view())) };
+        let (problem, dl_dv, dl_dfn, dl_dft) = unsafe {
+            (data.problem(&h.layout)?, dl_dv.view(), dl_dfn.map(|g| g.view()), dl_dft.map(|g| g.view()))
+        };
         let scheme = problem.coupling_scheme();
         if scheme == CouplingScheme::OneWay {
             for (name, p) in [("grad_stiffness", grad_stiffness), ("grad_dissipation", grad_dissipation)] {
