@@ -179,18 +179,21 @@ fn sensitivities_do_not_allocate_once_grown() {
     let n = sensitivity_round_allocations(&mut two_way, &scene.problem(), scene.dt, &scene.v0);
     assert_eq!(n, 0, "two-way");
 
-    // Block-sparse, with islands and free trees.
-    let p = support::tamsi_blocks::random(3, 12, 10);
-    let problem = TamsiProblem::two_way_blocks(
-        p.system(),
-        p.p_star.as_view(),
-        p.fn0.as_view(),
-        p.stiffness.as_view(),
-        p.dissipation.as_view(),
-        p.mu.as_view(),
-    )
-    .unwrap();
-    let mut block = TamsiSolver::new(p.nv());
-    let n = sensitivity_round_allocations(&mut block, &problem, p.dt, &p.v0);
-    assert_eq!(n, 0, "block-sparse two-way");
+    // Block-sparse, with islands and free trees; the second problem has an island large enough
+    // for the sparse factorization (its transposed solve included).
+    for (seed, nc) in [(3, 10), (700, 24)] {
+        let p = support::tamsi_blocks::random(seed, 12, nc);
+        let problem = TamsiProblem::two_way_blocks(
+            p.system(),
+            p.p_star.as_view(),
+            p.fn0.as_view(),
+            p.stiffness.as_view(),
+            p.dissipation.as_view(),
+            p.mu.as_view(),
+        )
+        .unwrap();
+        let mut block = TamsiSolver::new(p.nv());
+        let n = sensitivity_round_allocations(&mut block, &problem, p.dt, &p.v0);
+        assert_eq!(n, 0, "block-sparse two-way, {}", p.name);
+    }
 }
