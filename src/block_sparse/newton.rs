@@ -155,6 +155,24 @@ impl BlockNewtonMatrix {
         self.kind = Some(kind);
     }
 
+    /// Adds `shift` to the diagonal of every island's assembled matrix (between
+    /// [`assemble`](Self::assemble) and [`factor`](Self::factor)): the interior point's Dojo
+    /// iteration regularizes `M` by `REG·I` (`docs/ipm.md` §2.1). Free trees keep their `M_t`.
+    pub fn add_to_diagonal(&mut self, shift: f64) {
+        let kind = self.kind.expect("BlockNewtonMatrix::add_to_diagonal before assemble");
+        for k in 0..self.islands.count() {
+            let n = self.islands.dofs(k);
+            let f = &mut self.factors[k];
+            let a = match kind {
+                Factorization::Lu => f.lu.storage_mut(n),
+                Factorization::Ldlt => f.ldlt.storage_mut(n),
+            };
+            for j in 0..n {
+                a[j * n + j] += shift;
+            }
+        }
+    }
+
     /// Factors every island's assembled matrix. Returns `false` when some island's LDLᵀ failed
     /// (its factors are still usable, as the dense path's are); LU never reports failure.
     pub fn factor(&mut self) -> bool {

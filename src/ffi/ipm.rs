@@ -16,7 +16,8 @@ use super::handle::{free, into_raw};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, int_slice, output, output_matrix};
 use crate::ipm::{
-    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    SensitivityParameter,
 };
 
 /// Contact model kind (`models[i]`): frictionless impact; one complementarity pair
@@ -249,12 +250,10 @@ impl ProblemData {
         // SAFETY: forwarded contract; the raw parts were validated when set.
         unsafe {
             IpmProblem {
-                m: self.m.view(),
+                data: IpmData::Dense { m: self.m.view(), jn: self.jn.view(), jt: self.jt.view() },
                 v0: self.v0.view(),
                 tau: self.tau.view(),
                 h: self.h,
-                jn: self.jn.view(),
-                jt: self.jt.view(),
                 phi: self.phi.view(),
                 mu: self.mu.view(),
                 models,
