@@ -44,6 +44,12 @@ pub(crate) trait Form {
     /// its directly solved velocities (see [`Form::start`]) at 0: their Newton step is 0.
     fn solve_condensed(&mut self, b: &mut [f64]);
 
+    /// For the velocities the form solves directly (see [`Form::start`]): `x_t = M_t⁻¹ b_t`,
+    /// with `b` overwritten; the other entries of `x` are left as they are. `solve_condensed`
+    /// leaves those entries at 0, which is right for a Newton step but not for a sensitivity
+    /// column. The dense form has none.
+    fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]);
+
     /// Dense M and the packed `Jᵀ` (n×3nc, column-major: normal, t1, t2 per contact) for the
     /// full Newton matrix (`NewtonSolve::Dense`); `None` for a form without them.
     fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])>;
@@ -199,6 +205,8 @@ impl Form for DenseForm<'_, '_> {
         ws.lu.factor();
     }
 
+    fn solve_direct(&mut self, _b: &mut [f64], _x: &mut [f64]) {}
+
     fn solve_condensed(&mut self, b: &mut [f64]) {
         let n = self.m.nrows();
         self.ws.lu.solve_in_place(b, &mut self.ws.tmp[..n]);
@@ -244,7 +252,7 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 impl Form for BlockForm<'_, '_> {
     #[inline]
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
-        let mut u = self.system.contact_velocity(i, v);
+        let mut u = self.ws.newton.rows().velocity(&self.system, i, v);
         u[dirs..].fill(0.0);
         u
     }
@@ -253,7 +261,7 @@ impl Form for BlockForm<'_, '_> {
     fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
         let mut f = [-b[0], -b[1], -b[2]];
         f[dirs..].fill(0.0);
-        self.system.add_contact_force(i, f, out);
+        self.ws.newton.rows().add_force(&self.system, i, f, out);
     }
 
     fn add_mass_product(&self, x: &[f64], out: &mut [f64]) {
@@ -328,6 +336,16 @@ impl Form for BlockForm<'_, '_> {
 
     fn solve_condensed(&mut self, b: &mut [f64]) {
         self.ws.newton.solve_in_place(&self.system, b);
+    }
+
+    fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]) {
+        // A failed M_t factorization was reported by `start` already.
+        let _ = self.ws.newton.solve_free_trees(&self.system, b);
+        let layout = self.system.layout();
+        for &t in self.ws.newton.islands().free_trees() {
+            let r = layout.tree_range(t as usize);
+            x[r.clone()].copy_from_slice(&b[r]);
+        }
     }
 
     fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])> {

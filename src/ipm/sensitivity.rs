@@ -147,10 +147,13 @@ fn sensitivities<F: Form>(ws: &mut IpmWorkspace, problem: &IpmProblem<'_>, form:
                     }
                 }
             }
+            ws.p_star[..n].copy_from_slice(&rhs[..n]);
             {
                 let data = system_data!(ws);
                 ws.newton.solve_in_place(&data, form, rhs);
             }
+            // Velocities without contact (the block form's free trees): Δv_t = M_t⁻¹ rhs_t.
+            form.solve_direct(&mut ws.p_star[..n], &mut rhs[..n]);
             sens.dv[q][j * n..(j + 1) * n].copy_from_slice(&rhs[..n]);
             let dg = &rhs[n + kt..big];
             let dl = &mut sens.dl[q][j * 3 * nc..(j + 1) * 3 * nc];
