@@ -323,15 +323,11 @@ impl Form for BlockForm<'_, '_> {
     }
 
     fn factor_condensed(&mut self, reg: f64, _models: &[ContactModel], d: &[f64]) {
-        let newton = &mut self.ws.newton;
-        newton.assemble(&self.system, 1.0, Factorization::Lu, |i| {
+        // LU never reports failure (as the dense form's).
+        self.ws.newton.assemble_shifted_and_factor(&self.system, 1.0, reg, Factorization::Lu, |i| {
             let di = &d[9 * i..9 * i + 9];
             [[di[0], di[3], di[6]], [di[1], di[4], di[7]], [di[2], di[5], di[8]]]
         });
-        if reg != 0.0 {
-            newton.add_to_diagonal(reg);
-        }
-        newton.factor();
     }
 
     fn solve_condensed(&mut self, b: &mut [f64]) {
