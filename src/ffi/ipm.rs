@@ -1183,8 +1183,8 @@ mod tests {
 
     #[test]
     fn workspace_sizes_overflow_to_none() {
-        assert!(solve_workspace(usize::MAX / 2, 1, 1, 50, NewtonSolve::Condensed).is_none());
-        assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense).is_none());
+        assert!(solve_workspace(usize::MAX / 2, 1, 1, 50, NewtonSolve::Condensed, false).is_none());
+        assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense, false).is_none());
         assert!(sensitivity_workspace(usize::MAX / 4, usize::MAX / 4).is_none());
         let mut probed = 0;
         assert_eq!(probe(&mut probed, Some(1 << 60)).unwrap_err().status, cts_status::InvalidArgument);
