@@ -2713,9 +2713,10 @@ int32_t cts_tamsi_solver_coupling_scheme(const struct cts_tamsi_solver *s);
  * Memory: (nv + 3nc)·(nv + 2nc + 1) doubles one-way, (nv + 3nc)·(nv + 4nc + 1) two-way, kept for
  * later calls.
  *
- * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_SOLUTION (no solve of the current
- * data); CTS_STATUS_NO_SENSITIVITIES (the last solve did not converge, or the Newton matrix at its
- * solution is singular); CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA;
+ * CTS_STATUS_NO_SOLUTION (no solve of the current data); CTS_STATUS_NO_SENSITIVITIES (the last
+ * solve did not converge, or the Newton matrix at its solution is singular);
+ * CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
  */
 cts_status cts_tamsi_solver_compute_sensitivities(struct cts_tamsi_solver *solver);
 
@@ -2778,9 +2779,10 @@ cts_status cts_tamsi_solver_get_friction_force_sensitivity(const struct cts_tams
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`dl_dv` with nv > 0); CTS_STATUS_DIMENSION_MISMATCH
  * (`nv`, `nc`); CTS_STATUS_INVALID_ARGUMENT (a non-finite gradient entry, a stiffness or
- * dissipation output of one-way data, storage that cannot be allocated); CTS_STATUS_NO_SOLUTION;
- * CTS_STATUS_NO_SENSITIVITIES (the last solve did not converge, or the Newton matrix at its
- * solution is singular). Nothing is written on error.
+ * dissipation output of one-way data, storage that cannot be allocated);
+ * CTS_STATUS_NO_PROBLEM_DATA; CTS_STATUS_NO_SOLUTION; CTS_STATUS_NO_SENSITIVITIES (the last solve
+ * did not converge, or the Newton matrix at its solution is singular). Nothing is written on
+ * error.
  */
 cts_status cts_tamsi_solver_vjp(struct cts_tamsi_solver *solver,
                                 const double *dl_dv,

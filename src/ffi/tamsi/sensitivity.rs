@@ -55,8 +55,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_coupling_scheme(s: *const cts_tamsi_so
 /// later calls.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA;
-/// CTS_STATUS_NO_SOLUTION (no solve of the current data); CTS_STATUS_NO_SENSITIVITIES (the last solve did not converge, or the Newton matrix at its
-/// solution is singular); CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
+/// CTS_STATUS_NO_SOLUTION (no solve of the current data); CTS_STATUS_NO_SENSITIVITIES (the last
+/// solve did not converge, or the Newton matrix at its solution is singular);
+/// CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_compute_sensitivities(solver: *mut cts_tamsi_solver) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_compute_sensitivities", |h| {
@@ -186,10 +187,10 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_force_sensitivity(
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`dl_dv` with nv > 0); CTS_STATUS_DIMENSION_MISMATCH
 /// (`nv`, `nc`); CTS_STATUS_INVALID_ARGUMENT (a non-finite gradient entry, a stiffness or
-/// dissipation output of one-way data, storage that cannot be allocated); CTS_STATUS_NO_PROBLEM_DATA;
-/// CTS_STATUS_NO_SOLUTION;
-/// CTS_STATUS_NO_SENSITIVITIES (the last solve did not converge, or the Newton matrix at its
-/// solution is singular). Nothing is written on error.
+/// dissipation output of one-way data, storage that cannot be allocated);
+/// CTS_STATUS_NO_PROBLEM_DATA; CTS_STATUS_NO_SOLUTION; CTS_STATUS_NO_SENSITIVITIES (the last solve
+/// did not converge, or the Newton matrix at its solution is singular). Nothing is written on
+/// error.
 #[allow(clippy::too_many_arguments)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_vjp(
