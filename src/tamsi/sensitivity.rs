@@ -95,7 +95,8 @@ impl TamsiSensitivityParameter {
     }
 }
 
-/// A result whose sensitivities are available (C: `CTS_TAMSI_OUTPUT_*`, the same codes).
+/// A result whose sensitivities are available (C: one getter per output,
+/// `cts_tamsi_solver_get_{velocity,normal_force,friction_force}_sensitivity`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum TamsiSensitivityOutput {
