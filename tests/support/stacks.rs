@@ -93,8 +93,8 @@ fn row<const D: usize>(bodies: &[Body<D>], c: &Contact<D>, d: [f64; D]) -> Vec<(
     for (body, sign) in [(Some(c.upper), 1.0), (c.lower, -1.0)] {
         let Some(b) = body else { continue };
         let r: Vec<f64> = (0..D).map(|k| c.p[k] - bodies[b].c[k]).collect();
-        for k in 0..D {
-            out.push((dof * b + k, sign * d[k]));
+        for (k, dk) in d.iter().enumerate() {
+            out.push((dof * b + k, sign * dk));
         }
         if D == 2 {
             // v(p) = v + ω × r, ω × r = ω (−r_y, r_x).
@@ -102,8 +102,8 @@ fn row<const D: usize>(bodies: &[Body<D>], c: &Contact<D>, d: [f64; D]) -> Vec<(
         } else {
             // d · (ω × r) = ω · (r × d).
             let rxd = [r[1] * d[2] - r[2] * d[1], r[2] * d[0] - r[0] * d[2], r[0] * d[1] - r[1] * d[0]];
-            for k in 0..3 {
-                out.push((dof * b + 3 + k, sign * rxd[k]));
+            for (k, a) in rxd.iter().enumerate() {
+                out.push((dof * b + 3 + k, sign * a));
             }
         }
     }
