@@ -190,7 +190,7 @@ fn ok_iff_residual_test_on_siconos_files() {
     let solved: Vec<usize> = tallies.iter().map(|t| t.solved).collect();
     assert!(solved[1] >= 15, "lexicographic Lemke solves what Siconos' Lemke solves: {tallies:?}");
     assert!(solved.iter().all(|&s| s >= 11), "{tallies:?}");
-    // The unshifted algorithms' answers pass with a wide margin (measured: below 2e-6 of the
+    // The unshifted algorithms' answers pass with a wide margin (measured: below 3e-6 of the
     // bound); a regularized wrapper's answer solves M + 10^e I and may come closer.
     for k in [0, 1, 3, 5] {
         assert!(tallies[k].worst_solved < 1e-4, "margin of the residual test: {tallies:?}");
@@ -245,7 +245,7 @@ fn ok_iff_residual_test_on_random_contact_lcps() {
     let failed: usize = tallies.iter().map(|t| t.residual_failed).sum();
     let non_finite: usize = tallies.iter().map(|t| t.non_finite).sum();
     assert!(failed > 0 && non_finite > 0, "{tallies:?}");
-    // The unshifted algorithms' answers pass with a wide margin (measured: below 2e-6 of the
+    // The unshifted algorithms' answers pass with a wide margin (measured: below 3e-6 of the
     // bound); a regularized wrapper's answer solves M + 10^e I and may come closer.
     for k in [0, 1, 3, 5] {
         assert!(tallies[k].worst_solved < 1e-4, "margin of the residual test: {tallies:?}");

@@ -4,8 +4,8 @@
 use super::fast::{FastWorkspace, fast};
 use super::lemke::{LemkeRun, LemkeSettings, LemkeVariant, LemkeWorkspace, lemke};
 use super::problem::{
-    DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LcpResidual, copy_matrix, mat_vec_plus,
-    max_abs, moby_zero_tolerance, verdict,
+    DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LcpResidual, copy_matrix_max_abs,
+    mat_vec_plus, moby_zero_tolerance, verdict,
 };
 
 /// Parameters of [`MobyLcpSolver`]. `Default` = Drake's defaults (automatic tolerances, Drake's
@@ -183,6 +183,8 @@ pub struct MobyLcpSolver {
     regularization: Option<i32>,
     used_pivot_tolerance: f64,
     used_zero_tolerance: f64,
+    /// `max |Mᵢⱼ|` of the problem.
+    max_m: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -294,7 +296,7 @@ impl MobyLcpSolver {
         let n = problem.dim();
         self.reserve(n);
         self.n = n;
-        copy_matrix(problem.m(), &mut self.m);
+        self.max_m = copy_matrix_max_abs(problem.m(), &mut self.m);
         for (d, s) in self.q[..n].iter_mut().zip(problem.q().iter()) {
             *d = *s;
         }
@@ -310,7 +312,7 @@ impl MobyLcpSolver {
         let n = self.n;
         mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
         self.residual = LcpResidual::evaluate(
-            max_abs(&self.m[..n * n]),
+            self.max_m,
             &self.q[..n],
             &self.z[..n],
             &self.w[..n],
@@ -335,6 +337,7 @@ impl MobyLcpSolver {
             variant: self.params.variant,
             max_pivots: self.params.max_pivots,
             refactor_interval: self.params.refactor_interval,
+            max_m: self.max_m,
         }
     }
 
@@ -427,19 +430,23 @@ impl MobyLcpSolver {
             return self.finish(LcpOutcome::Solved, 0);
         }
         let zt = self.params.zero_tolerance;
-        let tol = if zt > 0.0 { zt } else { moby_zero_tolerance(problem.m()) };
+        // ComputeZeroTolerance of the unregularized M (§8.3 step 2): n · max|Mᵢⱼ| · 10 eps.
+        let tol = if zt > 0.0 { zt } else { n as f64 * self.max_m * 10.0 * super::problem::EPS };
         self.used_zero_tolerance = tol;
         let s = self.settings(tol);
         let Self { lemke_ws, fast_ws, m, q, m_shift, scratch, z, used_pivot_tolerance, .. } = self;
         let (m, q, z, scratch) = (&m[..n * n], &q[..n], &mut z[..n], &mut scratch[..n]);
-        let mut attempt = |ws_m: &[f64], warm: bool, z: &mut [f64]| match method {
+        let mut attempt = |ws_m: &[f64], shifted: bool, z: &mut [f64]| match method {
             Method::Lemke => {
+                // A shifted matrix has its own max |Mᵢⱼ|.
+                let s = LemkeSettings { max_m: if shifted { -1.0 } else { s.max_m }, ..s };
                 let run = lemke(lemke_ws, ws_m, q, &s, z);
                 *used_pivot_tolerance = run.piv_tol;
                 (run.outcome, run.pivots)
             }
             Method::Fast => {
-                let (o, p, _) = fast(fast_ws, ws_m, q, tol, warm, z);
+                // Later attempts are warm-started from the previous z (§8.5).
+                let (o, p, _) = fast(fast_ws, ws_m, q, tol, shifted, z);
                 (o, p)
             }
         };
