@@ -303,7 +303,10 @@ fn lexicographic_lemke_on_a_frictionless_brick_wall() {
         let mut d = MobyLcpSolver::new();
         let o = d.solve_lemke(&p);
         assert_eq!(o == LcpOutcome::Solved, passes(&m, &q, d.z()), "seed {seed}");
-        assert_eq!(d.drake_verdict(), o == LcpOutcome::Solved, "seed {seed}: {o:?}");
+        if d.drake_verdict() && o != LcpOutcome::Solved {
+            // Drake's rule ended on a z Drake accepts and the test rejects.
+            assert_eq!(o, LcpOutcome::ResidualTestFailed, "seed {seed}");
+        }
         drake_solved += usize::from(o == LcpOutcome::Solved);
     }
     assert!(drake_solved >= 7, "{drake_solved}");
@@ -348,7 +351,7 @@ fn regularized_lemke_on_a_box_tower_accepts_the_unshifted_answer() {
     }
 }
 
-/// Regularized Lemke on two 3-D box stacks: plain Lemke ends on a ray (with refactoring too);
+/// Regularized Lemke on two 3-D box stacks: plain Lemke fails (a ray, with refactoring too);
 /// the wrapper then accepts a solution of a shifted problem whose residual for M is far above
 /// round-off: Drake's verdict, not OK.
 #[test]
@@ -357,7 +360,9 @@ fn regularized_lemke_on_3d_stacks_is_not_ok_with_a_large_residual() {
         let (m, q) = stacks::box_stack_3d(boxes, seed).impact_lcp();
         let p = problem(&m, &q);
         let mut s = MobyLcpSolver::new();
-        assert_eq!(s.solve_lemke(&p), LcpOutcome::RayTermination);
+        let o = s.solve_lemke(&p);
+        assert!(!s.drake_verdict(), "{boxes} boxes: {o:?}");
+        assert!(matches!(o, LcpOutcome::RayTermination | LcpOutcome::ZeroToleranceTooLow), "{o:?}");
         let o = s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
         assert_eq!(o == LcpOutcome::Solved, passes(&m, &q, s.z()));
         if o != LcpOutcome::Solved {

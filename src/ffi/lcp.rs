@@ -79,7 +79,8 @@ pub struct cts_lcp_parameters {
     /// (Drake's rule) or max(10000, 50n) (lexicographic). Not used by the other algorithms.
     pub max_pivots: i32,
     /// The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
-    /// 0 (default) = max(2n, 50).
+    /// 0 (default) = max(2n, 50). 1 gives Moby Lemke Drake's arithmetic (a fresh LU at every
+    /// pivot, O(n³) each).
     pub refactor_interval: i32,
     /// `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
     /// Both schedules: `|min_exp|, |max_exp| <= 300`, `step_exp >= 1`, and at most 100 shifts
@@ -365,7 +366,8 @@ fn with_ref(
 
 /// Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
 /// lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
-/// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+/// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20,
+/// drake_compatible_verdict 0 (OK requires the residual test), residual_tolerance −1 (1e-11).
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_parameters_default(out: *mut cts_lcp_parameters) {

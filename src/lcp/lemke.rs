@@ -22,8 +22,9 @@
 //!   iterative refinement against the exact basis columns (`x += B⁻¹ (−q − B x)`,
 //!   `d += B⁻¹ (a − B d)`, O(n²)) and the test is run again;
 //! * if the tiny pivot moved by more than 1% in the refinement (round-off, a zero of the exact
-//!   `d`) or there is still no pivot (the solve would end), the basis is refactored and the test
-//!   is run on `x` and `d` from the fresh factors.
+//!   `d`) and the inverse has had n/2 updates since its last factorization, or there is still no
+//!   pivot (the solve would end), the basis is refactored and the test is run on `x` and `d` from
+//!   the fresh factors.
 //!
 //! With `refactor_interval = 1` every `d` comes from a fresh LU and `x` is updated incrementally:
 //! Drake's arithmetic, O(n³) per pivot, and its decisions are taken as they come. The default
@@ -306,10 +307,13 @@ pub(crate) fn lemke(
             let unstable = tiny_pivot
                 && (slot != tiny_before.0 || (d[slot] - tiny_before.1).abs() > 1e-2 * d[slot].abs());
             // Refactoring at every pivot is Drake's arithmetic: its decisions are taken as is.
+            // Fresh factors for an unstable pivot only when the inverse has aged (n/2 updates,
+            // about the cost of the refactorization): a young one is as good, and degenerate
+            // cycling would otherwise refactor at every other pivot.
             let escalate = refactor_every > 1
                 && match stage {
                     0 => near || tiny_pivot || ends,
-                    1 => unstable || ends,
+                    1 => (unstable && binv.updates() >= (n / 2).max(1)) || ends,
                     _ => false,
                 };
             if tiny_pivot {

@@ -25,8 +25,8 @@ pub struct MobyLcpParameters {
     /// `min(1000, 50n)` for Drake's rules, `max(10000, 50n)` for the lexicographic rule).
     /// Default 0.
     pub max_pivots: usize,
-    /// Lemke refactors its basis inverse after this many rank-1 updates; 0 = `max(2n, 50)`.
-    /// Default 0.
+    /// Lemke refactors its basis inverse after this many rank-1 updates; 0 = `max(2n, 50)`; 1 is
+    /// Drake's arithmetic (a fresh LU at every pivot, O(n³) each). Default 0.
     pub refactor_interval: usize,
     /// Relative tolerance `τ` of the residual test ([`LcpResidual`]) every returned z must pass
     /// to be `Solved`; `≤ 0` means [`DEFAULT_RESIDUAL_TOLERANCE`]. Default −1.
