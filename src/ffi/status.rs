@@ -3,6 +3,7 @@
 use std::ffi::{CStr, c_char};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
+use crate::block_sparse::BlockSparseError;
 use crate::ipm::{IpmError, IpmOutcome};
 use crate::lcp::{LcpError, LcpOutcome};
 use crate::rigid::{RigidError, RigidOutcome};
@@ -53,7 +54,7 @@ pub enum cts_status {
     /// A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
     /// abandoned and produced no results (later callbacks of that call were not invoked).
     CallbackFailed = 19,
-    /// Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+    /// Baraff pivoting (20..26; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
     /// pivoting finished but the worst violation of the row conditions exceeds the tolerance
     /// (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
     /// are readable.
@@ -205,6 +206,23 @@ impl From<TamsiError> for FfiError {
             | TamsiError::InvalidTimeStep(_)
             | TamsiError::InvalidSize => cts_status::InvalidArgument,
             TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
+            TamsiError::BlockSparse(e) => return e.into(),
+            TamsiError::InvalidEntry { what, index: (r, c), matrix, value, expected } => {
+                let at = if matrix { format!("[{r}, {c}] (row {r}, column {c})") } else { format!("[{r}]") };
+                let message = format!("{what}{at} = {value} is outside its domain: expected {expected}");
+                return Self::new(cts_status::InvalidArgument, message);
+            }
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from block-sparse structure and value errors to status codes.
+impl From<BlockSparseError> for FfiError {
+    fn from(e: BlockSparseError) -> Self {
+        let status = match e {
+            BlockSparseError::Length { .. } => cts_status::DimensionMismatch,
+            _ => cts_status::InvalidArgument,
         };
         Self::new(status, e.to_string())
     }
