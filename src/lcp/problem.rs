@@ -315,7 +315,8 @@ fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
 /// when its shift moved `w` by less than `tol`.
 pub const DEFAULT_RESIDUAL_TOLERANCE: f64 = 1e-11;
 
-/// The residual test every LCP answer passes before a solver calls it solved, and its figures.
+/// The residual test every LCP answer passes before a solver calls it solved, and its figures
+/// (`docs/rigid.md` §8.7).
 ///
 /// For the returned `z` and `w = M z + q` (recomputed with the problem's **unregularized** `M`,
 /// column by column in double precision):
