@@ -2,13 +2,13 @@
 //! `cargo run --release --example profile_lcp -- <problem> <algorithm> <reps>` with `<problem>` a
 //! file of `tests/data/siconos/lcp` or `contact10`, `contact50`, `contact200` (the impact LCPs of
 //! the `lcp` benchmark), and `<algorithm>` one of `unrevised` (default), `lemke`,
-//! `lexicographic`, `fast`.
+//! `lexicographic`, `fast`, `regularized` (Lemke's regularized wrapper, default schedule).
 
 #[path = "../tests/support/scene.rs"]
 mod scene;
 
 use contact_solvers::lcp::{
-    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, UnrevisedLemkeSolver,
+    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use contact_solvers::rigid::ConstraintSolver;
 use nalgebra::{DMatrix, DVector};
@@ -52,6 +52,9 @@ fn main() {
         let o = match algorithm {
             "lemke" | "lexicographic" => moby.solve_lemke(std::hint::black_box(&p)),
             "fast" => moby.solve_fast(std::hint::black_box(&p)),
+            "regularized" => moby
+                .solve_lemke_regularized(std::hint::black_box(&p), RegularizationSchedule::LEMKE_DEFAULT)
+                .unwrap(),
             _ => {
                 s.clear_warm_start();
                 s.solve(std::hint::black_box(&p))
