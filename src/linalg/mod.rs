@@ -39,7 +39,7 @@ pub use block_lu::BlockDiagLu;
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
-pub use lu::{BLOCKED_MIN_DIM, PartialPivLu};
+pub use lu::{BLOCKED_MIN_DIM, PartialPivLu, padded_dim};
 pub use qr_update::UpdatableQr;
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.

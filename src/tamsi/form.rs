@@ -9,7 +9,7 @@ use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
 use crate::linalg::simd::Simd;
-use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
+use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu, padded_dim};
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc.
@@ -165,14 +165,15 @@ impl Form for DenseForm<'_, '_> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         if two_way {
-            let j = ws.lu.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, true, ws.fused, coefficients);
+            let j = ws.lu.padded_storage_mut(nv);
+            let ld = padded_dim(nv);
+            ws.newton.assemble(simd, j, ld, &self.m, &ws.blocks, true, ws.fused, coefficients);
             ws.lu.factor();
             ws.lu.solve_in_place(rhs, tmp);
             true
         } else {
             let j = ws.ldlt.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, false, ws.fused, coefficients);
+            ws.newton.assemble(simd, j, nv, &self.m, &ws.blocks, false, ws.fused, coefficients);
             // Drake solves first and checks the factorization afterwards.
             let factored = ws.ldlt.factor();
             ws.ldlt.solve_in_place(rhs);
@@ -190,7 +191,7 @@ impl Form for DenseForm<'_, '_> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         let j = ws.lu.storage_mut(nv);
-        ws.newton.assemble(simd, j, &self.m, &ws.blocks, two_way, ws.fused, coefficients);
+        ws.newton.assemble(simd, j, nv, &self.m, &ws.blocks, two_way, ws.fused, coefficients);
         for (c, src) in j.chunks_exact(nv.max(1)).take(nv).enumerate() {
             out.column_mut(c).as_mut_slice().copy_from_slice(src);
         }

@@ -124,8 +124,8 @@ impl NewtonMatrix {
         }
     }
 
-    /// Writes `J` into `j` (column-major nv×nv, leading dimension nv) for the problem last
-    /// prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
+    /// Writes `J` into `j` (column-major nv×nv, leading dimension `ld ≥ nv`; rows nv..ld are left
+    /// as they are) for the problem last prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
     /// column can be nonzero (two-way scheme).
     ///
     /// `fused = false` adds each contact's terms in Eigen's order, `d += (a₀x₀ + a₁x₁) + a₂x₂`,
@@ -139,6 +139,7 @@ impl NewtonMatrix {
         &mut self,
         simd: S,
         j: &mut [f64],
+        ld: usize,
         m: &DMatrixView<'_, f64>,
         blocks: &ContactBlocks,
         coupled: bool,
@@ -157,10 +158,10 @@ impl NewtonMatrix {
             }
         }
         match (coupled, fused) {
-            (true, true) => self.sweep::<S, true, true>(simd, j, m),
-            (true, false) => self.sweep::<S, true, false>(simd, j, m),
-            (false, true) => self.sweep::<S, false, true>(simd, j, m),
-            (false, false) => self.sweep::<S, false, false>(simd, j, m),
+            (true, true) => self.sweep::<S, true, true>(simd, j, ld, m),
+            (true, false) => self.sweep::<S, true, false>(simd, j, ld, m),
+            (false, true) => self.sweep::<S, false, true>(simd, j, ld, m),
+            (false, false) => self.sweep::<S, false, false>(simd, j, ld, m),
         }
     }
 
@@ -169,11 +170,12 @@ impl NewtonMatrix {
         &self,
         simd: S,
         j: &mut [f64],
+        ld: usize,
         m: &DMatrixView<'_, f64>,
     ) {
         let nv = self.nv;
         let ncb = nv.div_ceil(BLOCK);
-        let j = &mut j[..nv * nv];
+        let j = &mut j[..ld * nv];
         for (r, p0) in (0..nv).step_by(TILE_ROWS).enumerate() {
             for c in 0..ncb {
                 let t = r * ncb + c;
@@ -181,10 +183,10 @@ impl NewtonMatrix {
                 let list = &self.tile_contacts[pairs.clone()];
                 let a = &self.pair_a[pairs.start * BLOCK_LEN..pairs.end * BLOCK_LEN];
                 match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
+                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
                 }
             }
         }
@@ -198,6 +200,7 @@ impl NewtonMatrix {
         &self,
         simd: S,
         j: &mut [f64],
+        ld: usize,
         m: &DMatrixView<'_, f64>,
         r: usize,
         c: usize,
@@ -254,7 +257,7 @@ impl NewtonMatrix {
             }
         }
         for (w, acc) in acc.iter().enumerate() {
-            let col = &mut j[(q0 + w) * nv + p0..(q0 + w) * nv + p0 + rows];
+            let col = &mut j[(q0 + w) * ld + p0..(q0 + w) * ld + p0 + rows];
             store_rows(simd, col, &acc[..nvec]);
         }
     }
