@@ -215,19 +215,19 @@ impl PartialPivLu {
         let (n, ld) = (self.n, self.ld);
         assert_eq!(b.len(), n, "PartialPivLu::solve_in_place: right-hand side length");
         let lu = &self.lu[..ld * n];
+        let piv = &self.piv[..n.min(self.piv.len())];
         if n < BLOCKED_MIN_DIM {
-            // L y = P b, unit lower, the swaps panel by panel.
-            for k0 in (0..n).step_by(CHUNK) {
-                let panel = k0..(k0 + CHUNK).min(n);
-                for (j, &p) in self.piv[panel.clone()].iter().enumerate() {
-                    b.swap(k0 + j, p);
-                }
-                for j in panel {
-                    let yj = b[j];
-                    axpy_rows(&mut b[j + 1..], &lu[j * ld + j + 1..j * ld + n], yj);
-                }
+            match n {
+                1 => solve_small::<1>(lu, piv, b),
+                2 => solve_small::<2>(lu, piv, b),
+                3 => solve_small::<3>(lu, piv, b),
+                4 => solve_small::<4>(lu, piv, b),
+                5 => solve_small::<5>(lu, piv, b),
+                6 => solve_small::<6>(lu, piv, b),
+                7 => solve_small::<7>(lu, piv, b),
+                8 => solve_small::<8>(lu, piv, b),
+                _ => solve_small::<0>(lu, piv, b),
             }
-            back_substitute(lu, ld, b);
         } else {
             let tmp = &mut tmp[..n];
             for (t, &p) in tmp.iter_mut().zip(&self.perm[..n]) {
@@ -241,6 +241,28 @@ impl PartialPivLu {
             b.copy_from_slice(tmp);
         }
     }
+}
+
+/// The solve in the layout of the kernels below [`BLOCKED_MIN_DIM`] (see
+/// [`PartialPivLu::solve_in_place`]), in place in `b`. `N > 0` is the size known at compile time
+/// (every loop unrolls); `N = 0` takes it from `b`.
+#[inline(always)]
+fn solve_small<const N: usize>(lu: &[f64], piv: &[usize], b: &mut [f64]) {
+    let n = if N > 0 { N } else { b.len() };
+    let ld = padded_dim(n);
+    let (lu, piv, b) = (&lu[..ld * n], &piv[..n], &mut b[..n]);
+    // L y = P b, unit lower, the swaps panel by panel.
+    for k0 in (0..n).step_by(CHUNK) {
+        let panel = k0..(k0 + CHUNK).min(n);
+        for (j, &p) in piv[panel.clone()].iter().enumerate() {
+            b.swap(k0 + j, p);
+        }
+        for j in panel {
+            let yj = b[j];
+            axpy_rows(&mut b[j + 1..], &lu[j * ld + j + 1..j * ld + n], yj);
+        }
+    }
+    back_substitute(lu, ld, b);
 }
 
 /// `U x = y` in place (U upper triangular in `lu`, leading dimension `ld`).
@@ -280,6 +302,9 @@ pub const fn padded_dim(n: usize) -> usize {
 /// Size from which [`factor_panels`] beats the unblocked loop (measured: 14 and below the
 /// unblocked loop is faster, 16 and up the panels).
 const PANELS_MIN_DIM: usize = 16;
+/// Size from which [`factor_chunks`] beats the scalar loop (measured: 10 and below the scalar loop
+/// is faster, 12 and up the chunks).
+const CHUNKS_MIN_DIM: usize = 11;
 
 struct FactorPanels<'a> {
     a: &'a mut [f64],
@@ -293,8 +318,21 @@ impl WithSimd for FactorPanels<'_> {
     fn with_simd<S: Simd>(self, simd: S) {
         if S::F64_LANES == CHUNK && self.n >= PANELS_MIN_DIM {
             factor_panels(simd, self.a, self.piv, self.n)
+        } else if S::F64_LANES == CHUNK && self.n >= CHUNKS_MIN_DIM {
+            factor_chunks(simd, self.a, self.piv, self.n)
         } else {
-            factor_unblocked_piv(self.a, self.piv, self.n, padded_dim(self.n))
+            match self.n {
+                0 => {}
+                1 => factor_fixed::<1>(self.a, self.piv),
+                2 => factor_fixed::<2>(self.a, self.piv),
+                3 => factor_fixed::<3>(self.a, self.piv),
+                4 => factor_fixed::<4>(self.a, self.piv),
+                5 => factor_fixed::<5>(self.a, self.piv),
+                6 => factor_fixed::<6>(self.a, self.piv),
+                7 => factor_fixed::<7>(self.a, self.piv),
+                8 => factor_fixed::<8>(self.a, self.piv),
+                n => factor_unblocked_piv(self.a, self.piv, n, padded_dim(n)),
+            }
         }
     }
 }
@@ -377,6 +415,27 @@ fn factor_panels<S: Simd>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
         if next > 0 {
             update_trailing::<S, CHUNK>(simd, panel, &mut later[..next * nq], piv_panel, k0, nq);
         }
+    }
+}
+
+/// The unblocked loop on whole chunks, for matrices below [`PANELS_MIN_DIM`]: step k is
+/// [`factor_step`] on the columns from the start of k's group of 4 to the last, so the layout is
+/// that of [`factor_panels`].
+#[inline(always)]
+fn factor_chunks<S: Simd>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
+    let ld = padded_dim(n);
+    let nq = ld / CHUNK;
+    let (cols, _) = a.as_chunks_mut::<CHUNK>();
+    let cols = &mut cols[..nq * n];
+    if !n.is_multiple_of(CHUNK) {
+        for col in cols.chunks_exact_mut(nq) {
+            col[nq - 1][n % CHUNK..].fill(0.0);
+        }
+    }
+    let iota = load::<S>(&[0.0, 1.0, 2.0, 3.0]);
+    for k in 0..n {
+        let k0 = k / CHUNK * CHUNK;
+        factor_step(simd, &mut cols[k0 * nq..], &mut piv[k0..], k0, k - k0, nq, iota);
     }
 }
 
@@ -604,6 +663,18 @@ fn factor_unblocked_piv(a: &mut [f64], piv: &mut [usize], n: usize, ld: usize) {
     for (k, p) in piv.iter_mut().enumerate().take(n) {
         *p = pivot_and_scale(a, n, ld, k, k / CHUNK * CHUNK);
         rank1_update(a, n, ld, k);
+    }
+}
+
+/// [`factor_unblocked_piv`] with the size known at compile time, so that every loop unrolls
+/// (the loop overhead outweighs the arithmetic at these sizes).
+#[inline(always)]
+fn factor_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize]) {
+    let ld = padded_dim(N);
+    let a = &mut a[..ld * N];
+    for (k, p) in piv[..N].iter_mut().enumerate() {
+        *p = pivot_and_scale(a, N, ld, k, k / CHUNK * CHUNK);
+        rank1_update(a, N, ld, k);
     }
 }
 
