@@ -319,7 +319,14 @@ impl WithSimd for FactorPanels<'_> {
         if S::F64_LANES == CHUNK && self.n >= PANELS_MIN_DIM {
             factor_panels(simd, self.a, self.piv, self.n)
         } else if S::F64_LANES == CHUNK && self.n >= CHUNKS_MIN_DIM {
-            factor_chunks(simd, self.a, self.piv, self.n)
+            match self.n {
+                11 => factor_chunks::<S, 11>(simd, self.a, self.piv, 11),
+                12 => factor_chunks::<S, 12>(simd, self.a, self.piv, 12),
+                13 => factor_chunks::<S, 13>(simd, self.a, self.piv, 13),
+                14 => factor_chunks::<S, 14>(simd, self.a, self.piv, 14),
+                15 => factor_chunks::<S, 15>(simd, self.a, self.piv, 15),
+                n => factor_chunks::<S, 0>(simd, self.a, self.piv, n),
+            }
         } else {
             match self.n {
                 0 => {}
@@ -420,9 +427,11 @@ fn factor_panels<S: Simd>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
 
 /// The unblocked loop on whole chunks, for matrices below [`PANELS_MIN_DIM`]: step k is
 /// [`factor_step`] on the columns from the start of k's group of 4 to the last, so the layout is
-/// that of [`factor_panels`].
+/// that of [`factor_panels`]. `N > 0` is the size known at compile time (the loops over chunks
+/// unroll); `N = 0` takes it from `n`.
 #[inline(always)]
-fn factor_chunks<S: Simd>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
+fn factor_chunks<S: Simd, const N: usize>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
+    let n = if N > 0 { N } else { n };
     let ld = padded_dim(n);
     let nq = ld / CHUNK;
     let (cols, _) = a.as_chunks_mut::<CHUNK>();
@@ -787,16 +796,16 @@ mod tests {
                     f.factor();
                     let ld = f.leading_dim();
                     assert_eq!(ld, padded_dim(n));
-                    let mut fallback = f.storage().to_vec();
-                    if !padded {
-                        // The portable kernel on the same input, in the same layout.
-                        for c in 0..n {
-                            fallback[c * ld..c * ld + n].copy_from_slice(a.column(c).as_slice());
-                        }
-                        let mut piv = vec![0; n];
-                        factor_unblocked_piv(&mut fallback, &mut piv, n, ld);
-                        assert_eq!(piv, f.piv[..n], "n = {n}, variant {variant}: portable kernel");
+                    // The kernel that the dispatch picks on CPUs without 4-wide vectors, on the
+                    // same input in the same layout: same pivots and bits, and its solve too.
+                    let mut fallback = f.clone();
+                    for c in 0..n {
+                        fallback.lu[c * ld..c * ld + n].copy_from_slice(a.column(c).as_slice());
                     }
+                    let scalar = pulp::Scalar::new();
+                    FactorPanels { a: &mut fallback.lu[..ld * n], piv: &mut fallback.piv[..n], n }
+                        .with_simd(scalar);
+                    assert_eq!(fallback.piv[..n], f.piv[..n], "n = {n}, variant {variant}: fallback");
                     // The kernel leaves the swaps of later panels off the columns of L.
                     let mut factors = f.storage().to_vec();
                     let mut rows: Vec<usize> = (0..n).collect();
@@ -811,17 +820,19 @@ mod tests {
                         for r in 0..n {
                             let (x, y) = (factors[r + c * ld], reference[r + c * n]);
                             assert!(same(x, y), "n = {n}, variant {variant}, ({r}, {c}): {x} vs {y}");
-                            if !padded {
-                                let z = fallback[r + c * ld];
-                                let x = f.storage()[r + c * ld];
-                                assert!(same(x, z), "n = {n}, variant {variant}, ({r}, {c}): portable {z}");
-                            }
+                            let (x, z) = (f.storage()[r + c * ld], fallback.storage()[r + c * ld]);
+                            assert!(same(x, z), "n = {n}, variant {variant}, ({r}, {c}): fallback {z}");
                         }
                     }
                     let mut x = b.clone();
                     f.solve_in_place(&mut x, &mut vec![0.0; n]);
                     for (x, y) in x.iter().zip(&want) {
                         assert!(same(*x, *y), "n = {n}, variant {variant}: solve {x} vs {y}");
+                    }
+                    let mut z = b.clone();
+                    Solve { lu: &fallback, b: &mut z, tmp: &mut vec![0.0; n] }.with_simd(scalar);
+                    for (z, y) in z.iter().zip(&want) {
+                        assert!(same(*z, *y), "n = {n}, variant {variant}: fallback solve {z} vs {y}");
                     }
                 }
             }
