@@ -25,19 +25,23 @@ pub(crate) struct PaddedMatrix {
 }
 
 impl PaddedMatrix {
-    /// Copies `m`. Allocates only when `m` is larger than any matrix copied before.
-    pub fn copy_from(&mut self, m: &DMatrixView<'_, f64>) {
+    /// Copies `m`. Allocates only when `m` is larger than any matrix copied before, fallibly (the
+    /// size is the caller's): on `Err` (the entries that could not be allocated) nothing changed.
+    pub fn copy_from(&mut self, m: &DMatrixView<'_, f64>) -> Result<(), usize> {
         let (rows, cols) = m.shape();
         let ld = rows.div_ceil(PAD) * PAD;
-        (self.rows, self.cols, self.ld) = (rows, cols, ld);
-        if self.data.len() < ld * cols {
-            self.data.resize(ld * cols, 0.0);
+        let len = ld.checked_mul(cols).ok_or(usize::MAX)?;
+        if self.data.len() < len {
+            self.data.try_reserve_exact(len - self.data.len()).map_err(|_| len)?;
+            self.data.resize(len, 0.0);
         }
+        (self.rows, self.cols, self.ld) = (rows, cols, ld);
         for (c, dst) in self.data[..ld * cols].chunks_exact_mut(ld.max(1)).enumerate() {
             let (body, pad) = dst.split_at_mut(rows);
             body.copy_from_slice(m.column(c).as_slice());
             pad.fill(0.0);
         }
+        Ok(())
     }
 
     /// Leading dimension: rows per stored column.
@@ -129,7 +133,7 @@ mod tests {
         let mut p = PaddedMatrix::default();
         for (rows, cols) in [(4, 7), (9, 8), (2, 3), (13, 13), (33, 5), (0, 3), (5, 0)] {
             let m = DMatrix::<f64>::from_fn(rows, cols, |r, c| ((r * 7 + c * 3) % 11) as f64 * 0.1 - 0.4);
-            p.copy_from(&m.as_view());
+            p.copy_from(&m.as_view()).unwrap();
             assert_eq!(p.ld() % PAD, 0);
             let v: Vec<f64> = (0..cols).map(|k| 1.0 / (1.0 + k as f64)).collect();
             let (mut out, mut scalar, mut fused) =

@@ -123,9 +123,10 @@ impl Form for DenseForm<'_, '_> {
     fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), BlockSparseError> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
-        ws.m.copy_from(&self.m);
-        ws.jt.copy_from(&self.jt);
-        ws.jn.copy_from(&self.jn);
+        let failed = |what| move |len| BlockSparseError::Allocation { what, len };
+        ws.m.copy_from(&self.m).map_err(failed("padded copy of M"))?;
+        ws.jt.copy_from(&self.jt).map_err(failed("padded copy of Jt"))?;
+        ws.jn.copy_from(&self.jn).map_err(failed("padded copy of Jn"))?;
         ws.blocks.prepare(&self.jt, &self.jn);
         ws.newton.prepare(&ws.blocks, nv, nc, dt);
         ws.fused = two_way && nv >= BLOCKED_MIN_DIM;
