@@ -900,7 +900,10 @@ struct MatrixRef {
 #endif
 };
 
-/** How an LCP solve ended: kSolved (CTS_STATUS_OK) or one of the LCP outcomes 10..16. */
+/**
+ * How an LCP solve ended: kSolved (CTS_STATUS_OK: z passed the residual test of
+ * cts_lcp_solver_solve) or one of the LCP outcomes 10..16, 27, 28.
+ */
 enum class LcpOutcome : int32_t {
   kSolved = CTS_STATUS_OK,
   kRayTermination = CTS_STATUS_LCP_RAY_TERMINATION,
@@ -910,6 +913,10 @@ enum class LcpOutcome : int32_t {
   kLinearSolveFailed = CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
   kNotASolution = CTS_STATUS_LCP_NOT_A_SOLUTION,
   kRegularizationFailed = CTS_STATUS_LCP_REGULARIZATION_FAILED,
+  /** Drake's method returned true but z failed the residual test (z readable). */
+  kResidualTestFailed = CTS_STATUS_LCP_RESIDUAL_TEST_FAILED,
+  /** Drake's method returned true but z or w is not finite (z readable). */
+  kNonFiniteSolution = CTS_STATUS_LCP_NON_FINITE_SOLUTION,
 };
 
 /** The algorithms of cts_lcp_solver_solve (see CTS_LCP_ALGORITHM_* in contact_solvers.h). */
@@ -935,8 +942,12 @@ struct LcpSolverParameters {
   int refactor_interval{0};
   /** SolveLcpLemkeRegularized's shifts 10^e, e = min, min + step, ... while e < max. */
   int lemke_min_exp{-20}, lemke_step_exp{1}, lemke_max_exp{1};
-  /** SolveLcpFastRegularized's shifts. */
+  /** SolveLcpFastRegularized's shifts (both: |e| <= 300, step >= 1, at most 100 shifts). */
   int fast_min_exp{-20}, fast_step_exp{4}, fast_max_exp{20};
+  /** true: OK (and Drake's bool) on Drake's verdict alone; false: z must pass the residual test. */
+  bool drake_compatible_verdict{false};
+  /** Relative tolerance of the residual test; <= 0: 1e-11. */
+  double residual_tolerance{-1.0};
 };
 
 /**
@@ -984,6 +995,8 @@ class LcpSolver {
     c.fast_min_exp = p.fast_min_exp;
     c.fast_step_exp = p.fast_step_exp;
     c.fast_max_exp = p.fast_max_exp;
+    c.drake_compatible_verdict = p.drake_compatible_verdict ? 1 : 0;
+    c.residual_tolerance = p.residual_tolerance;
     check(cts_lcp_solver_set_parameters(handle_, &c));
     params_ = p;
   }
@@ -1010,6 +1023,23 @@ class LcpSolver {
   const Vector& w() const { return fetch(w_, cts_lcp_solver_get_w); }
   /** Pivots of the last solve (Drake's get_num_pivots). */
   int get_num_pivots() const { return static_cast<int>(cts_lcp_solver_num_pivots(handle_)); }
+  /**
+   * What the last solve decided on: Drake's verdict, the residual test's figures, the accepted
+   * regularization and the tolerances used (cts_lcp_solve_info). Throws before the first solve.
+   */
+  cts_lcp_solve_info solve_info() const {
+    cts_lcp_solve_info info;
+    check(cts_lcp_solver_get_solve_info(handle_, &info));
+    return info;
+  }
+  /** Drake's own verdict on the last solve (true where Drake's method returns true). */
+  bool drake_verdict() const { return solve_info().drake_verdict == 1; }
+  /** The shift 10^e a regularized solve accepted (0: none). */
+  double regularization() const { return solve_info().regularization; }
+  /** Moby Lemke's pivot tolerance in the last solve (NaN for fast and unrevised). */
+  double pivot_tolerance_used() const { return solve_info().pivot_tolerance; }
+  /** The zero tolerance of the last solve. */
+  double zero_tolerance_used() const { return solve_info().zero_tolerance; }
 
   /** Drake's ComputeZeroTolerance: n·max|M|·10 eps (Moby) or n·max|M|·2.2 eps (unrevised). */
   static double ComputeZeroTolerance(const MatrixRef& M, LcpAlgorithm algorithm = LcpAlgorithm::kLemke) {
@@ -1076,8 +1106,11 @@ class LcpSolver {
 
 /**
  * Drake's solvers::MobyLcpSolver: the same method names, arguments and defaults (the methods
- * are not const here: the handle keeps its workspace). Each returns true when the algorithm
- * reports success and writes z (the zero vector, or the last attempt's z, otherwise).
+ * are not const here: the handle keeps its workspace). Each returns true when the solve is OK,
+ * i.e. Drake's method succeeded and z passed the residual test (Drake's bool exactly with
+ * parameters().drake_compatible_verdict; drake_verdict() reports it either way), and writes z
+ * (the zero vector after Drake's failures, the last attempt's z after a regularized one, the
+ * algorithm's z when only the residual test failed).
  */
 class MobyLcpSolver : public LcpSolver {
  public:
