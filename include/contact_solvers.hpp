@@ -1839,7 +1839,8 @@ class IpmSolver {
    * SetBlockProblemData from pointers to cts::Vector (Eigen::VectorXd, or std::vector<double>
    * under CTS_NO_EIGEN) that must outlive the solves that use them: v0, tau n; phi, mu nc =
    * models.size() = data.num_contacts(); vt_offset 2nc or nullptr; n = the sum of the tree sizes
-   * (checked here: the C call takes v0 and tau without lengths).
+   * (checked here: the C call takes v0 and tau without lengths; throws
+   * CTS_STATUS_DIMENSION_MISMATCH).
    */
   void SetBlockProblemData(const BlockSparseData& data, const Vector* v0, const Vector* tau, double h,
                            const Vector* phi, const Vector* mu, const std::vector<IpmContactModel>& models,
@@ -1847,7 +1848,10 @@ class IpmSolver {
     if (!(v0 && tau && phi && mu)) {
       throw Error(CTS_STATUS_NULL_POINTER, "SetBlockProblemData: a problem-data pointer is null");
     }
-    const std::size_t n = block_velocities(data), nc = data.num_contacts();
+    // A tree size < 1 is the library's to refuse, with its message (it checks the structure
+    // before it reads v0): then n is v0's size.
+    const std::size_t trees_n = block_velocities(data), nc = data.num_contacts();
+    const std::size_t n = trees_n != 0 ? trees_n : internal::vector_size(*v0);
     if (models.size() != nc || internal::vector_size(*v0) != n || internal::vector_size(*tau) != n || internal::vector_size(*phi) != nc ||
         internal::vector_size(*mu) != nc || (vt_offset != nullptr && internal::vector_size(*vt_offset) != 2 * nc)) {
       throw Error(CTS_STATUS_DIMENSION_MISMATCH,
@@ -1939,12 +1943,15 @@ class IpmSolver {
  private:
   explicit IpmSolver(cts_ipm_solver* handle) : handle_(handle) {}
 
-  // n of block data: the sum of the tree sizes (a negative size is left to the library to refuse).
+  // n of block data: the sum of the tree sizes; 0 when a tree has < 1 dof or the sizes are
+  // missing (the library refuses such data).
   static std::size_t block_velocities(const BlockSparseData& data) {
     const cts_block_sparse_data* c = data.c_data();
+    if (c->tree_dofs == nullptr) return 0;
     std::size_t n = 0;
-    for (std::size_t t = 0; t < c->num_trees && c->tree_dofs != nullptr; ++t) {
-      if (c->tree_dofs[t] > 0) n += static_cast<std::size_t>(c->tree_dofs[t]);
+    for (std::size_t t = 0; t < c->num_trees; ++t) {
+      if (c->tree_dofs[t] < 1) return 0;
+      n += static_cast<std::size_t>(c->tree_dofs[t]);
     }
     return n;
   }

@@ -148,6 +148,10 @@ static void BlockProblemData() {
               [&] { blocks.SetBlockProblemData(bad, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models); });
   ExpectError(CTS_STATUS_INVALID_ARGUMENT,
               [&] { blocks.SetBlockProblemData(data, &p.v0, &p.tau, 0.0, &p.phi, &p.mu, p.models); });  // h = 0
+  std::vector<int32_t> empty_tree{6, 6, 0};
+  cts::BlockSparseData no_dofs(empty_tree, p.M, p.contact_trees, p.J);
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT,
+              [&] { blocks.SetBlockProblemData(no_dofs, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models); });
   const cts::Vector short_mu = cts::internal::make_vector(1);
   ExpectError(CTS_STATUS_DIMENSION_MISMATCH,
               [&] { blocks.SetBlockProblemData(data, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &short_mu, p.models); });
