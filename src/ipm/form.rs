@@ -251,14 +251,14 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 }
 
 impl Form for BlockForm<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
         let mut u = self.ws.newton.rows().velocity(&self.system, i, v);
         u[dirs..].fill(0.0);
         u
     }
 
-    #[inline]
+    #[inline(always)]
     fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
         let mut f = [-b[0], -b[1], -b[2]];
         f[dirs..].fill(0.0);
