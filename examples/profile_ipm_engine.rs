@@ -4,6 +4,7 @@
 //! `cargo run --release --example profile_ipm_engine -- [scene-name-substring] [repetitions]`
 //! prints per scene: converged or not, iterations, the final scaled residual and complementarity,
 //! the median thread CPU time per solve beside MuJoCo's time on the same state, and their ratio.
+//! `HISTORY=1` also prints each iteration's rvio, bvio, κ and step length.
 use contact_solvers::block_sparse::Islands;
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
 
@@ -21,7 +22,17 @@ fn main() {
     let blocks = std::env::var_os("DENSE").is_none();
     println!(
         "{:26} {:>4} {:>4} {:>7} {:>9} {:>3} {:>9} {:>9} {:>11} {:>10} {:>7}",
-        "scene", "nv", "nc", "islands", "converged", "it", "residual", "compl", "us/solve", "MuJoCo us", "ratio"
+        "scene",
+        "nv",
+        "nc",
+        "islands",
+        "converged",
+        "it",
+        "residual",
+        "compl",
+        "us/solve",
+        "MuJoCo us",
+        "ratio"
     );
     for s in engine_scenes::read_scenes().into_iter().filter(|s| s.name.contains(&filter)) {
         let scene = ipm_blocks::IpmScene::new(&s);
@@ -57,6 +68,46 @@ fn main() {
             s.mujoco_us,
             med / s.mujoco_us
         );
+        if std::env::var_os("HISTORY").is_some() {
+            let (r, b) = (solver.rvio_history(), solver.bvio_history());
+            for (k, (kappa, alpha)) in solver.kappa_history().iter().zip(solver.alpha_history()).enumerate() {
+                println!(
+                    "  it {k:3} rvio {:9.2e} bvio {:9.2e} kappa {kappa:9.2e} alpha {alpha:9.2e}",
+                    r[k], b[k]
+                );
+            }
+            // The pairs with the largest complementarity products at the returned iterate
+            // (normal: s_n γ_n; cone: η·ξ), beside the mean.
+            let (g, d) = (solver.primal(), solver.dual());
+            let mut prods: Vec<(f64, f64, usize)> = (0..scene.b.nc())
+                .map(|i| {
+                    let o = solver.contact_offset(i).unwrap();
+                    let cone: f64 = (1..4).map(|j| g[o + j] * d[o + j]).sum();
+                    (g[o] * d[o], cone, i)
+                })
+                .collect();
+            let mean = prods.iter().map(|p| p.0 + p.1).sum::<f64>() / (2 * prods.len()) as f64;
+            prods.sort_by(|a, b| (b.0.max(b.1)).total_cmp(&a.0.max(a.1)));
+            println!(
+                "  line searches exhausted {}, boundary hits {}; mean product {mean:9.2e}; largest:",
+                st.line_search_exhausted, st.boundary_hits
+            );
+            for &(pn, pc, i) in prods.iter().take(6) {
+                let o = solver.contact_offset(i).unwrap();
+                println!(
+                    "    contact {i:4} phi {:9.2e} normal {pn:9.2e} (s {:9.2e} g {:9.2e}) cone {pc:9.2e} (eta {:9.2e} {:9.2e} {:9.2e}, xi {:9.2e} {:9.2e} {:9.2e})",
+                    scene.phi[i],
+                    d[o],
+                    g[o],
+                    d[o + 1],
+                    d[o + 2],
+                    d[o + 3],
+                    g[o + 1],
+                    g[o + 2],
+                    g[o + 3]
+                );
+            }
+        }
     }
 }
 

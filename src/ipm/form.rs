@@ -8,8 +8,8 @@ use nalgebra::DMatrixView;
 
 use super::{ContactModel, IpmError};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
-use crate::linalg::{Ldlt, PartialPivLu, grow};
 use crate::linalg::simd::{self, Simd, WithSimd};
+use crate::linalg::{Ldlt, PartialPivLu, grow};
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
 /// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).

@@ -20,8 +20,8 @@
 
 use super::form::Form;
 use super::{ContactModel, NewtonSolve};
-use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 use crate::linalg::simd::{self, Simd, WithSimd};
+use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 
 /// What the Newton matrix depends on besides the cone variables and the data form (M and J,
 /// [`Form`]).
