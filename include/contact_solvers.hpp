@@ -1846,6 +1846,56 @@ class IpmSolver {
   }
 #endif
 
+  /**
+   * Problem data in block-sparse form (docs/block_sparse.md; see
+   * cts_ipm_solver_set_block_problem_data): M and the contact Jacobians per tree in `data` (the
+   * three rows of a contact's block are normal, tangent 1, tangent 2, as the rows i of Jn and 2i,
+   * 2i+1 of Jt in the dense setter); v0, tau n = the sum of the tree sizes (m/s, N); h (s); phi
+   * (m), mu, models nc = data.num_contacts(); vt_offset 2nc or nullptr. The same iteration as on
+   * dense data (iterates equal to round-off), with the Newton matrix factored per island; a tree
+   * no contact touches gets v_t = v0_t + M_t⁻¹ h τ_t. Needs IpmNewtonSolve::kCondensed. Borrowed
+   * (the model kinds are copied); the library validates everything and throws cts::Error with
+   * its message, keeping the previous data.
+   */
+  void SetBlockProblemData(const BlockSparseData& data, const double* v0, const double* tau, double h,
+                           const double* phi, const double* mu, const IpmContactModel* models,
+                           const double* vt_offset = nullptr) {
+    const std::size_t ncs = data.num_contacts();
+    std::vector<int32_t> codes(ncs);
+    for (std::size_t i = 0; i < ncs && models != nullptr; ++i) codes[i] = static_cast<int32_t>(models[i]);
+    check(cts_ipm_solver_set_block_problem_data(handle_, data.c_data(), v0, tau, h, phi, mu,
+                                                models != nullptr ? codes.data() : nullptr, vt_offset,
+                                                vt_offset != nullptr ? 2 * ncs : 0));
+  }
+
+  /**
+   * SetBlockProblemData from pointers to cts::Vector (Eigen::VectorXd, or std::vector<double>
+   * under CTS_NO_EIGEN) that must outlive the solves that use them: v0, tau n; phi, mu nc =
+   * models.size() = data.num_contacts(); vt_offset 2nc or nullptr; n = the sum of the tree sizes
+   * (checked here: the C call takes v0 and tau without lengths; throws
+   * CTS_STATUS_DIMENSION_MISMATCH).
+   */
+  void SetBlockProblemData(const BlockSparseData& data, const Vector* v0, const Vector* tau, double h,
+                           const Vector* phi, const Vector* mu, const std::vector<IpmContactModel>& models,
+                           const Vector* vt_offset = nullptr) {
+    if (!(v0 && tau && phi && mu)) {
+      throw Error(CTS_STATUS_NULL_POINTER, "SetBlockProblemData: a problem-data pointer is null");
+    }
+    // A tree size < 1 is the library's to refuse, with its message (it checks the structure
+    // before it reads v0): then n is v0's size.
+    const std::size_t trees_n = block_velocities(data), nc = data.num_contacts();
+    const std::size_t n = trees_n != 0 ? trees_n : internal::vector_size(*v0);
+    if (models.size() != nc || internal::vector_size(*v0) != n || internal::vector_size(*tau) != n || internal::vector_size(*phi) != nc ||
+        internal::vector_size(*mu) != nc || (vt_offset != nullptr && internal::vector_size(*vt_offset) != 2 * nc)) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+                  "SetBlockProblemData: sizes of v0, tau, phi, mu, models, vt_offset do not match n = " +
+                      std::to_string(n) + " (the tree sizes' sum) and nc = data.num_contacts() = " +
+                      std::to_string(nc));
+    }
+    SetBlockProblemData(data, v0->data(), tau->data(), h, phi->data(), mu->data(), models.data(),
+                        vt_offset != nullptr ? vt_offset->data() : nullptr);
+  }
+
   /** Solves from v = v0. Returns the outcome; usage errors throw cts::Error. */
   IpmOutcome Solve() { return outcome(cts_ipm_solver_solve(handle_)); }
 
@@ -1925,6 +1975,19 @@ class IpmSolver {
 
  private:
   explicit IpmSolver(cts_ipm_solver* handle) : handle_(handle) {}
+
+  // n of block data: the sum of the tree sizes; 0 when a tree has < 1 dof or the sizes are
+  // missing (the library refuses such data).
+  static std::size_t block_velocities(const BlockSparseData& data) {
+    const cts_block_sparse_data* c = data.c_data();
+    if (c->tree_dofs == nullptr) return 0;
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < c->num_trees; ++t) {
+      if (c->tree_dofs[t] < 1) return 0;
+      n += static_cast<std::size_t>(c->tree_dofs[t]);
+    }
+    return n;
+  }
 
   static std::size_t to_size(int n) {
     if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size");
