@@ -583,6 +583,9 @@ fn update_trailing<S: Simd, const W: usize>(
         }
     }
 
+}
+
+impl PartialPivLu {
     /// Solves `Aᵀ x = b` in place with the factors of `A` (one factorization serves both
     /// systems, e.g. adjoint solves). `b.len()` must be the matrix size; `tmp` is scratch of at
     /// least the same length. As for [`solve_in_place`](Self::solve_in_place), a singular matrix
@@ -591,38 +594,52 @@ fn update_trailing<S: Simd, const W: usize>(
         super::simd::dispatch(SolveTransposed { lu: self, b, tmp })
     }
 
-    /// `P A = L U` gives `Aᵀ = Uᵀ Lᵀ P`: solve `Uᵀ z = b` forward, `Lᵀ y = z` backward, then
-    /// `x = Pᵀ y`. Both triangular solves run along the columns of the stored factors (dot
-    /// products over contiguous memory).
+    /// The solve of [`solve_kernel`](Self::solve_kernel) transposed. From [`BLOCKED_MIN_DIM`]
+    /// (`P A = L U`, L fully swapped): `Uᵀ z = b`, `Lᵀ y = z`, `x = Pᵀ y`. Below it the forward
+    /// solve is `b ← L̃ₚ⁻¹ Sₚ ⋯ L̃₀⁻¹ S₀ b` panel by panel (Sₚ the panel's swaps in order, L̃ₚ its
+    /// columns of L), so the transposed one runs `Uᵀ z = b`, then the panels last first: each
+    /// column's `z_j −= l_jᵀ z` in decreasing j, then the panel's swaps in reverse order. Both
+    /// triangular solves are dot products over contiguous columns of the stored factors.
     #[inline(always)]
     fn solve_transposed_kernel(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let n = self.n;
+        let (n, ld) = (self.n, self.ld);
         assert_eq!(b.len(), n, "PartialPivLu::solve_transposed_in_place: right-hand side length");
-        let tmp = &mut tmp[..n];
-        let lu = &self.lu[..n * n];
-        tmp.copy_from_slice(b);
-        // Uᵀ z = b: row j of Uᵀ is column j of U above the diagonal.
-        for j in 0..n {
-            let col = &lu[j * n..j * n + j];
-            let mut dot = 0.0;
-            for (&u, &z) in col.iter().zip(&tmp[..j]) {
-                dot += u * z;
+        let lu = &self.lu[..ld * n];
+        let dot = |col: &[f64], z: &[f64]| col.iter().zip(z).fold(0.0, |acc, (&a, &x)| acc + a * x);
+        if n >= BLOCKED_MIN_DIM {
+            let z = &mut tmp[..n];
+            z.copy_from_slice(b);
+            upper_transposed_solve(lu, ld, z, dot);
+            // Lᵀ y = z, then row i of P A is row perm[i] of A, so x[perm[i]] = y_i.
+            for j in (0..n).rev() {
+                z[j] -= dot(&lu[j * ld + j + 1..j * ld + n], &z[j + 1..]);
             }
-            tmp[j] = (tmp[j] - dot) / lu[j + j * n];
-        }
-        // Lᵀ y = z: row j of Lᵀ is column j of L below the (unit) diagonal.
-        for j in (0..n).rev() {
-            let col = &lu[j * n + j + 1..(j + 1) * n];
-            let mut dot = 0.0;
-            for (&l, &y) in col.iter().zip(&tmp[j + 1..]) {
-                dot += l * y;
+            for (&p, &y) in self.perm[..n].iter().zip(z.iter()) {
+                b[p] = y;
             }
-            tmp[j] -= dot;
+        } else {
+            upper_transposed_solve(lu, ld, b, dot);
+            let piv = &self.piv[..n];
+            for k0 in (0..n).step_by(CHUNK).rev() {
+                let panel = k0..(k0 + CHUNK).min(n);
+                for j in panel.clone().rev() {
+                    b[j] -= dot(&lu[j * ld + j + 1..j * ld + n], &b[j + 1..]);
+                }
+                for j in panel.rev() {
+                    b.swap(j, piv[j]);
+                }
+            }
         }
-        // Row i of P A is row perm[i] of A, so (P x)_i = x[perm[i]] = y_i.
-        for (&p, &y) in self.perm[..n].iter().zip(tmp.iter()) {
-            b[p] = y;
-        }
+    }
+}
+
+/// `Uᵀ z = b` in place in `z` (U upper triangular in `lu`, leading dimension `ld`): row j of Uᵀ is
+/// column j of U above the diagonal.
+#[inline(always)]
+fn upper_transposed_solve(lu: &[f64], ld: usize, z: &mut [f64], dot: impl Fn(&[f64], &[f64]) -> f64) {
+    for j in 0..z.len() {
+        let d = dot(&lu[j * ld..j * ld + j], &z[..j]);
+        z[j] = (z[j] - d) / lu[j + j * ld];
     }
 }
 

@@ -203,23 +203,10 @@ impl Form for DenseForm<'_, '_> {
         rhs: &mut [f64],
         tmp: &mut [f64],
     ) -> bool {
-        let nv = self.m.nrows();
-        let ws = &mut *self.ws;
-        if two_way {
-            let j = ws.lu.padded_storage_mut(nv);
-            let ld = padded_dim(nv);
-            ws.newton.assemble(simd, j, ld, &ws.m, &ws.blocks, true, ws.fused, coefficients);
-            ws.lu.factor();
-            ws.lu.solve_in_place(rhs, tmp);
-            true
-        } else {
-            let j = ws.ldlt.storage_mut(nv);
-            ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, false, ws.fused, coefficients);
-            // Drake solves first and checks the factorization afterwards.
-            let factored = ws.ldlt.factor();
-            ws.ldlt.solve_in_place(rhs);
-            factored.is_ok()
-        }
+        // Drake solves first and checks the one-way factorization afterwards.
+        let factored = self.factor_newton_matrix(simd, two_way, coefficients);
+        self.solve_factored(two_way, rhs, tmp);
+        factored
     }
 
     #[inline(always)]
@@ -266,13 +253,14 @@ impl Form for DenseForm<'_, '_> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         if two_way {
-            let j = ws.lu.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, true, ws.fused, coefficients);
+            let j = ws.lu.padded_storage_mut(nv);
+            let ld = padded_dim(nv);
+            ws.newton.assemble(simd, j, ld, &ws.m, &ws.blocks, true, ws.fused, coefficients);
             ws.lu.factor();
             true
         } else {
             let j = ws.ldlt.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, false, ws.fused, coefficients);
+            ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, false, ws.fused, coefficients);
             ws.ldlt.factor().is_ok()
         }
     }
