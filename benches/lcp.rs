@@ -1,6 +1,6 @@
-//! Lemke benchmarks (`specs/performance.md`, "Lemke against Drake and Siconos"):
+//! Lemke benchmarks (`docs/performance.md` §5, "Lemke against Drake and Siconos"):
 //! * impact LCPs of random planar contact scenes, n = 10, 50, 200;
-//! * the Siconos files of the performance table (`../shared/data/siconos/lcp/`).
+//! * the Siconos files of the performance table (`tests/data/siconos/lcp/`).
 //!
 //! Each case prints its pivot count once, so "pivots, µs" compare with the table.
 
@@ -62,7 +62,7 @@ fn random_contact_lcps(c: &mut Criterion) {
 }
 
 fn read_siconos(name: &str) -> (DMatrix<f64>, DVector<f64>) {
-    let path = format!("{}/../shared/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t: Vec<&str> = text.split_whitespace().collect();
     let n: usize = t[0].parse().unwrap();

@@ -1,5 +1,7 @@
 //! Repeats one unrevised Lemke solve of a Siconos LCP file, for profilers (callgrind, perf).
-//! `cargo run --release --example profile_lcp -- <file in ../shared/data/siconos/lcp> <reps>`
+//! `cargo run --release --example profile_lcp -- <file> <reps>`: `<file>` is a name in
+//! `tests/data/siconos/lcp/` (default `lcp_exp_murty2.dat`) or the path of another dense Siconos
+//! LCP file.
 use contact_solvers::lcp::{LcpProblem, UnrevisedLemkeSolver};
 use nalgebra::{DMatrix, DVector};
 
@@ -7,7 +9,11 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let name = args.get(1).map(String::as_str).unwrap_or("lcp_exp_murty2.dat");
     let reps: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10000);
-    let path = format!("{}/../shared/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = if std::path::Path::new(name).is_file() {
+        name.to_owned()
+    } else {
+        format!("{}/tests/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"))
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t: Vec<&str> = text.split_whitespace().collect();
     let n: usize = t[0].parse().unwrap();

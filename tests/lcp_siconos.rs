@@ -1,15 +1,15 @@
-//! Siconos' LCP test problems (`../shared/data/siconos/lcp/`, read at test time): the 17 dense
+//! Siconos' LCP test problems (`tests/data/siconos/lcp/`, read at test time): the 17 dense
 //! files. Siconos' own Lemke (`lcp_lexicolemke`, tolerance 1e-10) solves 15 of them; every one of
 //! those must be solved here by the lexicographic Lemke, with the solution checked to explicit
 //! tolerances. Drake's rules are also run: their pivot counts must equal Drake's on the files of
-//! `specs/performance.md`.
+//! `docs/performance.md` §5.
 
 use contact_solvers::lcp::{
     LcpOutcome, LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, UnrevisedLemkeSolver,
 };
 use nalgebra::{DMatrix, DVector};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/lcp/");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/siconos/lcp/");
 
 /// Dense Siconos LCP file: `n`, storage `0`, `n`, `n`, `n n`, then M column by column, then q.
 /// `None` for the sparse-block files.
@@ -81,7 +81,7 @@ fn lexicographic_lemke_solves_what_siconos_lemke_solves() {
     assert_eq!(solved, 15);
 }
 
-/// Drake's pivot counts from `specs/performance.md` ("pivots, µs" columns).
+/// Drake's pivot counts from `docs/performance.md` §5 ("pivots, µs" columns).
 #[test]
 fn drake_rules_take_drakes_pivot_counts() {
     let table =
