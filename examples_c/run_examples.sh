@@ -11,7 +11,7 @@ out=target/examples_c
 mkdir -p "$out"
 # The shared library's SONAME is libcontact_solvers.so.0.<minor>; `cargo cinstall` installs that
 # name, here a link next to the build product does the same.
-soname=$(objdump -p "$lib/libcontact_solvers.so" | awk '/SONAME/{print $2}')
+soname=$(objdump -p "$lib/libcontact_solvers.so" | awk '$1 == "SONAME" {print $2}')
 ln -sf libcontact_solvers.so "$lib/$soname"
 
 CC=${CC:-cc}
