@@ -1,12 +1,12 @@
 //! Build script: forwards the target triple to the tests (they compile C with the `cc` crate)
-//! and gives the shared library its versioned SONAME (`specs/packaging.md` §4).
+//! and gives the shared library its versioned SONAME (`docs/packaging.md` §4).
 
 fn main() {
     let target = std::env::var("TARGET").unwrap_or_default();
     println!("cargo:rustc-env=CONTACT_SOLVERS_TARGET={target}");
 
     // cargo-c sets its own SONAME and turns the `capi` feature on; a second `-soname` would
-    // win and leave a name for which cargo-c installs no symlink (packaging.md §5, trap 2).
+    // win and leave a name for which cargo-c installs no symlink (docs/packaging.md §5, trap 2).
     let capi = std::env::var_os("CARGO_FEATURE_CAPI").is_some();
     let linux = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux");
     if !capi && linux {

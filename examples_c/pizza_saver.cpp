@@ -1,4 +1,4 @@
-// Pizza saver (Drake's PizzaSaver test, specs/tamsi_cases.md §2), written the way a Drake user
+// Pizza saver (Drake's PizzaSaver test, docs/tamsi_cases.md §2), written the way a Drake user
 // writes it: Eigen matrices, SetOneWayCoupledProblemData with pointers, SolveWithGuess, getters.
 // Only the include and the namespace differ from Drake:
 //   #include <drake/multibody/plant/tamsi_solver.h>  ->  #include "contact_solvers.hpp"

@@ -1,5 +1,5 @@
 //! A repeated solve (and sensitivity computation) allocates nothing once the workspace has grown
-//! (DESIGN.md: "No allocation inside a solve once the workspace has grown").
+//! (`docs/README.md` §2: "No allocation inside a solve once the workspace has grown").
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,5 +1,5 @@
 //! A counting global allocator: once a solver's workspace has grown to a problem's size,
-//! repeating the solve allocates nothing (DESIGN.md: "No allocation inside a solve once the
+//! repeating the solve allocates nothing (`docs/README.md` §2: "No allocation inside a solve once the
 //! workspace has grown"). One test function, so no other test thread allocates meanwhile.
 
 mod support;

@@ -1,5 +1,5 @@
 //! Discretized (time-stepping) LCP tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §4), every case, through `construct_base_discretized_time_lcp`,
+//! (`docs/rigid_cases.md` §4), every case, through `construct_base_discretized_time_lcp`,
 //! `update_discretized_time_lcp`, a fresh unrevised Lemke solve and
 //! `populate_packed_constraint_forces_from_lcp_solution` (the fixture's
 //! `SolveDiscretizationProblem`, §1.4), with corrected defaults and Drake HEAD's switches.

@@ -1,5 +1,5 @@
 //! Velocity-level `SolveImpactProblem` tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
+//! (`docs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
 //! compatibility switches.
 
 mod support;

@@ -1,5 +1,5 @@
 //! The LCP C API: Drake's `MobyLcpSolver` (Lemke, regularized Lemke, "fast" principal pivoting,
-//! regularized fast) and `UnrevisedLemkeSolver` behind one opaque handle (`specs/rigid.md`
+//! regularized fast) and `UnrevisedLemkeSolver` behind one opaque handle (`docs/rigid.md`
 //! §8–§9).
 //!
 //! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0`; `M` dense column-major

@@ -1,8 +1,8 @@
-//! Solver parameters with the defaults of Dojo's code (`specs/ipm.md` §4 table, §7, §10 item 7).
+//! Solver parameters with the defaults of Dojo's code (`docs/ipm.md` §4 table, §7, §10 item 7).
 
 use super::IpmError;
 
-/// How the Newton system of every iteration is solved (`specs/ipm.md` §2.2).
+/// How the Newton system of every iteration is solved (`docs/ipm.md` §2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(i32)]
 pub enum NewtonSolve {

@@ -1,10 +1,10 @@
-//! The engine-agnostic per-step problem (`specs/ipm.md` §1.2).
+//! The engine-agnostic per-step problem (`docs/ipm.md` §1.2).
 
 use nalgebra::{DMatrixView, DVectorView};
 
 use super::{ContactModel, IpmError};
 
-/// One time step's contact problem in generalized velocities (`specs/ipm.md` §1.2), borrowed.
+/// One time step's contact problem in generalized velocities (`docs/ipm.md` §1.2), borrowed.
 ///
 /// Unknowns: the next generalized velocity `v` (n) and, per contact, impulses (N·s, not forces)
 /// with their dual slacks. At the solution (κ → 0)

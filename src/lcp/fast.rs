@@ -1,5 +1,5 @@
 //! Drake `MobyLcpSolver::SolveLcpFast`: Drumwright's principal pivoting method for LCPs with
-//! `M = P A Pᵀ` (A SPD) and few nonzero `z` (`specs/rigid.md` §8.4).
+//! `M = P A Pᵀ` (A SPD) and few nonzero `z` (`docs/rigid.md` §8.4).
 //!
 //! Two sorted index sets: `nonbas` (z free, w = 0) and `bas` (z = 0). Each iteration solves
 //! `M[nonbas, nonbas] zz = −q[nonbas]` with a partial-pivot LU that never refuses a singular

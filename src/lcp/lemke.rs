@@ -1,4 +1,4 @@
-//! Lemke's complementary pivoting in Drake `MobyLcpSolver`'s revised form (`specs/rigid.md`
+//! Lemke's complementary pivoting in Drake `MobyLcpSolver`'s revised form (`docs/rigid.md`
 //! §8.2), with the basis inverse updated from pivot to pivot instead of refactored.
 //!
 //! Variables: `z₀…z_{n−1}` are 0…n−1, `w₀…w_{n−1}` are n…2n−1, the artificial `t` is 2n. The

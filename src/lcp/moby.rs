@@ -1,4 +1,4 @@
-//! [`MobyLcpSolver`]: Drake's `MobyLcpSolver` (`specs/rigid.md` §8) — Lemke, its progressively
+//! [`MobyLcpSolver`]: Drake's `MobyLcpSolver` (`docs/rigid.md` §8) — Lemke, its progressively
 //! regularized wrapper, the "fast" principal pivoting solver and its regularized wrapper.
 
 use super::fast::{FastWorkspace, fast};

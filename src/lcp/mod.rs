@@ -1,5 +1,5 @@
 //! Linear complementarity problem solvers: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver`
-//! (`specs/rigid.md` §8–9).
+//! (`docs/rigid.md` §8–9).
 //!
 //! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0` ([`LcpProblem`]: `M`
 //! column-major `n×n`, `q` length n; unitless).

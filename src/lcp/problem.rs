@@ -1,5 +1,5 @@
 //! What every LCP solver of [`crate::lcp`] shares: the problem view, the usage-error enum, the
-//! outcome enum with its status codes, the tolerances of `specs/rigid.md` §8.1/§9.4 and the
+//! outcome enum with its status codes, the tolerances of `docs/rigid.md` §8.1/§9.4 and the
 //! numerical helpers of §8.6.
 
 use nalgebra::{DMatrixView, DVectorView};
@@ -70,7 +70,7 @@ pub enum LcpError {
 /// zero vector (Drake's convention, PR #6947) unless stated otherwise.
 ///
 /// Status codes for the C ABI: `Solved` is `CTS_STATUS_OK` (0); the failures use the range
-/// 10–19, inside the 4–99 range `specs/c_api.md` reserves for solver outcomes.
+/// 10–19, inside the 4–99 range `docs/c_api.md` §2 reserves for solver outcomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum LcpOutcome {
@@ -123,7 +123,7 @@ impl LcpOutcome {
     }
 }
 
-/// IEEE double machine epsilon (`specs/rigid.md` §1).
+/// IEEE double machine epsilon (`docs/rigid.md` §1).
 pub(crate) const EPS: f64 = f64::EPSILON;
 
 /// `max |Mᵢⱼ|` (NaN entries are skipped, as `std::max`-style comparisons skip them).

@@ -1,6 +1,6 @@
 //! Explicit inverse of a simplex-style basis matrix, updated column by column.
 //!
-//! Pivoting LCP solvers (Lemke, `specs/rigid.md` §8.2 and §9) replace one column of an `n×n`
+//! Pivoting LCP solvers (Lemke, `docs/rigid.md` §8.2 and §9) replace one column of an `n×n`
 //! basis matrix `B` per pivot and then need `B⁻¹·a` for the next entering column. Drake's Moby
 //! Lemke refactors `B` at every pivot (O(n³)); this kernel keeps `B⁻¹` explicitly and applies the
 //! rank-1 product-form update of a column replacement (O(n²)):

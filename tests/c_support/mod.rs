@@ -1,4 +1,4 @@
-//! Compiling and running C and C++ against the library from tests (`specs/packaging.md` §6).
+//! Compiling and running C and C++ against the library from tests (`docs/packaging.md` §6).
 //!
 //! `cargo test` leaves the cdylib and staticlib in `target/<profile>/deps/`; the shared library
 //! is linked (hard link, or copied) into a private folder under its SONAME
