@@ -3,6 +3,7 @@
 use std::ffi::{CStr, c_char};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
+use crate::block_sparse::BlockSparseError;
 use crate::ipm::{IpmError, IpmOutcome};
 use crate::lcp::{LcpError, LcpOutcome};
 use crate::rigid::{RigidError, RigidOutcome};
@@ -195,6 +196,18 @@ impl From<TamsiError> for FfiError {
             | TamsiError::InvalidTimeStep(_)
             | TamsiError::InvalidSize => cts_status::InvalidArgument,
             TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
+            TamsiError::BlockSparse(e) => return e.into(),
+        };
+        Self::new(status, e.to_string())
+    }
+}
+
+/// The one mapping from block-sparse structure and value errors to status codes.
+impl From<BlockSparseError> for FfiError {
+    fn from(e: BlockSparseError) -> Self {
+        let status = match e {
+            BlockSparseError::Length { .. } => cts_status::DimensionMismatch,
+            _ => cts_status::InvalidArgument,
         };
         Self::new(status, e.to_string())
     }
