@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+
 #ifndef CONTACT_SOLVERS_H
 #define CONTACT_SOLVERS_H
 
@@ -2385,6 +2387,14 @@ size_t cts_tamsi_solver_num_velocities(const struct cts_tamsi_solver *s);
  * Number of contacts of the current problem data (0 without data or for a NULL handle).
  */
 size_t cts_tamsi_solver_num_contacts(const struct cts_tamsi_solver *s);
+
+/**
+ * Contacts the solver's per-contact workspace holds (Drake's workspace capacity, which its
+ * tests read): 128 from creation, then the largest `nc` solved so far, kept by
+ * `cts_tamsi_solver_resize`; a solve with at most this many contacts allocates nothing. It grows
+ * at the solve that first needs it (Drake: at the set call). 0 for a NULL handle.
+ */
+size_t cts_tamsi_solver_contact_capacity(const struct cts_tamsi_solver *s);
 
 /**
  * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or

@@ -33,7 +33,7 @@ fn python_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples_c/python")
 }
 
-/// The shared library of this build (under its SONAME, with the `.so` link next to it).
+/// The shared library of this build.
 fn library() -> PathBuf {
     lib_dir().join("shared/libcontact_solvers.so")
 }
