@@ -321,7 +321,7 @@ fn section_list(s: &str) -> Vec<String> {
 }
 
 /// Every citation of a document in `text`. Outside `docs/`, a document is `docs/<name>.md`; inside,
-/// also a bare `<name>.md` (a relative link).
+/// also a bare `<name>.md` that is a link target (`[…](name.md)`) or followed by a section.
 fn citations(text: &str, inside_docs: bool) -> Vec<Citation> {
     let flat = flatten(text);
     let mut out = Vec::new();
@@ -344,6 +344,11 @@ fn citations(text: &str, inside_docs: bool) -> Vec<Citation> {
         let after = flat[from..].trim_start_matches(['`', ')', ']']);
         let after = after.strip_prefix(',').unwrap_or(after).trim_start();
         let sections = section_list(after);
+        // Inside `docs/`, a bare name is a document only as a link target or with a section
+        // (`CHANGELOG.md` in prose is the repository's file).
+        if !in_docs && sections.is_empty() && !prefix.ends_with("](") {
+            continue;
+        }
         if sections.is_empty() {
             out.push(Citation { doc: name.to_owned(), section: None });
         }
@@ -460,6 +465,9 @@ fn citation_parser_reads_the_forms_in_use() {
         .filter_map(|c| c.section.map(|s| format!("{}:{s}", c.doc)))
         .collect();
     assert_eq!(inside, ["tamsi:7.2", "c_api:3"]);
+    let linked: Vec<_> =
+        citations("[`ipm.md`](ipm.md); see `CHANGELOG.md`", true).into_iter().map(|c| c.doc).collect();
+    assert_eq!(linked, ["ipm"]);
     let doc = headings("# T\n## 0. Sources\n## 7. Loop\n### 7.1 Main\n## 9. Cases\n### A1 — x\n| B2 | y |\n");
     for id in ["0", "7", "7.1", "9", "9.A1", "9.B2"] {
         assert!(section_exists(id, &doc), "{id}");
