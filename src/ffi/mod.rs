@@ -21,13 +21,14 @@
 //!
 //! Layout of this module: [`status`] (codes and the error type), [`guard`] (panic guard and error
 //! channels), [`handle`] (boxed handles), [`view`] (raw pointers to validated views),
-//! [`version`], and one file per solver ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
+//! [`version`], [`block_sparse`] (the block-sparse problem form shared by the solvers that take it), and one file per solver ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
 
 #![allow(unsafe_code)]
 #![allow(non_camel_case_types)] // C type names: cts_tamsi_solver, cts_status, ...
 #![allow(clippy::missing_safety_doc)] // the safety contract is the C API's, documented above
 
 pub mod baraff;
+pub mod block_sparse;
 pub mod guard;
 pub mod handle;
 pub mod ipm;

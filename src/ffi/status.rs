@@ -197,6 +197,11 @@ impl From<TamsiError> for FfiError {
             | TamsiError::InvalidSize => cts_status::InvalidArgument,
             TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
             TamsiError::BlockSparse(e) => return e.into(),
+            TamsiError::InvalidEntry { what, index: (r, c), matrix, value, expected } => {
+                let at = if matrix { format!("[{r}, {c}] (row {r}, column {c})") } else { format!("[{r}]") };
+                let message = format!("{what}{at} = {value} is outside its domain: expected {expected}");
+                return Self::new(cts_status::InvalidArgument, message);
+            }
         };
         Self::new(status, e.to_string())
     }

@@ -63,6 +63,22 @@ pub enum TamsiError {
     /// `resize` needs at least one generalized velocity (Drake's `ResizeIfNeeded` throws).
     #[error("resize: nv must be > 0")]
     InvalidSize,
+    /// An entry of the problem data outside its domain (NaN or infinite anywhere; a negative
+    /// friction coefficient, normal force, stiffness or dissipation). Found by
+    /// [`TamsiProblem::validate`](super::TamsiProblem::validate).
+    #[error("{what} entry {index:?} = {value} is outside its domain: expected {expected}")]
+    InvalidEntry {
+        /// Which argument.
+        what: &'static str,
+        /// Its first offending entry: `(i, 0)` for a vector, `(row, column)` for a matrix.
+        index: (usize, usize),
+        /// Whether `what` is a matrix (the index is a (row, column) pair).
+        matrix: bool,
+        /// The offending value.
+        value: f64,
+        /// The domain.
+        expected: &'static str,
+    },
     /// Problem data of one coupling scheme given to a solver that was used with the other
     /// (Drake throws; a solver keeps its scheme until it is resized or cloned).
     #[error("the solver is {solver}; it cannot take {data} problem data")]
