@@ -150,12 +150,14 @@ fn outside_paths(line: &str) -> Vec<String> {
         if c == '~' && rest[1..].starts_with('/') && starts_token(before) {
             found.push(path_token(rest));
         }
-        // An absolute path: a slash at the start of a token, followed by a path component.
+        // An absolute path: a slash at the start of a token, followed by a path component of
+        // two or more characters or by several components (a lone `/P` is a fraction in prose).
         // Strings appended to the repository's own root (`CARGO_MANIFEST_DIR`) are inside it.
         if c == '/' && starts_token(before) {
             let token = path_token(rest);
-            let component =
-                token[1..].chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+            let first = token[1..].split('/').next().unwrap_or("");
+            let starts = first.chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+            let component = starts && (first.len() >= 2 || token[1..].contains('/'));
             if component && !before.contains("CARGO_MANIFEST_DIR") && !allowed_absolute(&token) {
                 found.push(token);
             }
@@ -188,6 +190,7 @@ fn outside_path_rule_flags_what_it_should() {
         "//! (`specs@tamsi.md` §5.1)",
         r#"std::fs::read("@work@data@x")"#,
         "cp x @tmp@y",
+        "ls @x@y and @srv",
         "# built in @home@user@src",
         "open('~@data.txt')",
         "cc -I@opt@include x.c",
@@ -205,6 +208,7 @@ fn outside_path_rule_flags_what_it_should() {
         "see <https:@@github.com@RobotLocomotion@drake> and target@<profile>@deps",
         "make install PREFIX=@usr DESTDIR=stage",
         "wrong `kN`@`kF`@γ@`cf`@output length, Drake's@ours, \"a\"@\"b\"",
+        "relative tolerance (momentum @P, velocity @V)",
     ] {
         let line = slash(line);
         assert!(outside_paths(&line).is_empty(), "flagged: {line}: {:?}", outside_paths(&line));
