@@ -356,7 +356,8 @@ fn two_point_as_limit_discretized() {
     }
 }
 
-/// §7.2 quirk Q3: γ once (`h·block + γ`) by default, Drake's doubled form with the switch.
+/// `docs/rigid.md` §7.2, quirk Q3 (§12): γ once (`h·block + γ`) by default, Drake's doubled form
+/// with the switch.
 #[test]
 fn discretized_gamma_once_or_doubled() {
     let mut rod = Rod2D::resting_horizontal();

@@ -324,7 +324,7 @@ fn bilateral_only() {
     }
 }
 
-/// §2.2 / §11: usage errors of the velocity level.
+/// `docs/rigid.md` §2.2 / §11: usage errors of the velocity level.
 #[test]
 fn usage_errors() {
     let rod = Rod2D::sliding_impacting_horizontal(true);
