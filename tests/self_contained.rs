@@ -1,7 +1,7 @@
 //! The repository explains and tests itself without anything beside it:
 //!
 //! * no text file under `src/`, `tests/`, `benches/`, `examples/`, `examples_c/`, `include/`,
-//!   `docs/`, `.ci/` or the top-level build files and README names a path outside the
+//!   `docs/`, `.ci/` or the top-level build files, README and CHANGELOG names a path outside the
 //!   repository: the reference folder `shared` that used to sit beside it (or any path into it),
 //!   the old `specs` documents (cited as `docs/<name>.md` now), a path in the home folder (`~`),
 //!   or an absolute path other than the few system paths of [`ALLOWED_ABSOLUTE`];
@@ -13,6 +13,13 @@
 //! that builds and tools create (`target`, `__pycache__`, hidden folders such as
 //! `.pytest_cache`). The patterns below are assembled at run time so that this file does not
 //! name what it forbids.
+//!
+//! For authors, the rules in short: cite a document as `` `docs/<name>.md` §N `` (inside `docs/`
+//! also `` `<name>.md` §N `` or a link `[…](<name>.md)`), where `N` is a numbered heading of that
+//! document (`## N.`, `### N.M`; a lettered case such as `§9 A9` may be a sub-heading, a table row
+//! or a bold label of section 9); a bare `§N` with no document name is not checked, so name the
+//! document. Name files by paths relative to the repository root, and build paths from
+//! `CARGO_MANIFEST_DIR` or a temporary folder at run time rather than writing them out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +27,7 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// What is scanned, relative to the repository root.
-const SCANNED: [&str; 13] = [
+const SCANNED: [&str; 14] = [
     "src",
     "tests",
     "benches",
@@ -30,6 +37,7 @@ const SCANNED: [&str; 13] = [
     "docs",
     ".ci",
     "README.md",
+    "CHANGELOG.md",
     "Cargo.toml",
     "build.rs",
     "cbindgen.toml",
