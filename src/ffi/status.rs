@@ -238,6 +238,7 @@ impl From<IpmError> for FfiError {
             IpmError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
             IpmError::NonFinite { .. } | IpmError::OutOfRange { .. } => cts_status::InvalidArgument,
             IpmError::NoSolution => cts_status::NoSolution,
+            IpmError::Blocks(b) => return b.into(),
         };
         Self::new(status, e.to_string())
     }
