@@ -12,7 +12,7 @@
 //! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `docs/c_api.md` |
 //! | [`lcp`] | LCP solvers: Lemke (Moby, regularized, lexicographic), principal pivoting, unrevised Lemke | Drake `MobyLcpSolver`, `UnrevisedLemkeSolver` |
 //! | [`rigid`] | rigid contact/friction/limit/bilateral constraint forces and impulses as LCPs, discretized time stepping | Drake `ConstraintSolver` |
-//! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) and its islands, which TAMSI takes for large problems | MuJoCo trees, Drake SAP cliques |
+//! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) and its islands, which TAMSI and the interior point take for large problems | MuJoCo trees, Drake SAP cliques |
 //! | [`linalg`] | the dense kernels the solvers share (Eigen-compatible LDLᵀ, partial-pivot LU) and a block-sparse supernodal LU / LDLᵀ for large islands | Eigen; supernodal factorization |
 //!
 //! ## Conventions (all modules)
