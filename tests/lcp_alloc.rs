@@ -1,10 +1,11 @@
 //! A counting global allocator: once a solver's workspace has grown to a problem's size,
-//! repeating the solve allocates nothing (`docs/README.md` §2: "No allocation inside a solve once the
-//! workspace has grown"). Only the test thread's allocations are counted.
+//! repeating the solve allocates nothing (DESIGN.md: "No allocation inside a solve once the
+//! workspace has grown"). One test function, so no other test thread allocates meanwhile.
 
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use contact_solvers::lcp::{
@@ -20,13 +21,14 @@ struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// Only the measuring thread's allocations count: libtest's main thread allocates while it
-    /// waits for the test thread (its channel's blocking receive), at times inside a measurement.
-    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while `count` runs its closure on this thread: only this thread's allocations count
+    /// (the test harness's main thread allocates while the test thread starts, on a loaded
+    /// machine sometimes inside the first counted solve).
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 
-fn record() {
-    if COUNTING.try_with(|c| c.get()).unwrap_or(false) {
+fn note_allocation() {
+    if COUNTING.with(Cell::get) {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
     }
 }
@@ -34,14 +36,14 @@ fn record() {
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
+        note_allocation();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
+        note_allocation();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

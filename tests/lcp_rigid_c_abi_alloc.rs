@@ -1,14 +1,15 @@
 //! Through the C ABI, a handle keeps its workspace: once it has grown to a problem's size,
 //! repeated successful solves, getters and post-processing allocate nothing (`cts_lcp_*` with every
 //! algorithm; `cts_rigid_*` at the acceleration level, for impacts and for the discretized
-//! problem, with dense and callback operators). (A failing call allocates its error message.) A counting global allocator that counts only
-//! the test thread's allocations.
+//! problem, with dense and callback operators). (A failing call allocates its error message.) A counting global allocator; one test function,
+//! so no other test thread allocates meanwhile.
 #![allow(unsafe_code)]
 
 mod rigid_c_support;
 mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use contact_solvers::ffi::cts_status;
@@ -23,27 +24,28 @@ struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// Only the measuring thread's allocations count: libtest's main thread allocates while it
-    /// waits for the test thread (its channel's blocking receive), at times inside a measurement.
-    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set while `count` runs its closure on this thread: only this thread's allocations count
+    /// (the test harness's main thread allocates while the test thread starts, on a loaded
+    /// machine sometimes inside the first counted solve).
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 
-fn record() {
-    if COUNTING.try_with(|c| c.get()).unwrap_or(false) {
+fn note_allocation() {
+    if COUNTING.with(Cell::get) {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
+        note_allocation();
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
+        note_allocation();
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

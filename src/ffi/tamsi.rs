@@ -359,12 +359,13 @@ pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tams
     })
 }
 
-/// The workspace holds a few nv×nv matrices: refuse sizes that cannot be allocated instead of
-/// letting the allocation abort the host.
+/// The workspace holds a few nv×nv matrices (the two factorizations' storage, the padded copy of
+/// M, scratch): refuse sizes that cannot be allocated instead of letting the allocation abort the
+/// host.
 fn check_allocatable(nv: usize) -> Result<(), FfiError> {
     let too_large =
         || FfiError::new(cts_status::InvalidArgument, format!("nv = {nv} is too large to allocate"));
-    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(3)).ok_or_else(too_large)?;
+    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(4)).ok_or_else(too_large)?;
     let mut probe: Vec<f64> = Vec::new();
     probe.try_reserve_exact(elements).map_err(|_| too_large())?;
     Ok(())
