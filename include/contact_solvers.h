@@ -966,7 +966,7 @@ typedef struct cts_lcp_solve_info {
 
 /**
  * Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
- * of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+ * of Drake HEAD (`docs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
  * (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
  */
 typedef struct cts_rigid_parameters {
@@ -1523,7 +1523,7 @@ cts_status cts_ipm_solver_get_parameters(const struct cts_ipm_solver *solver,
                                          struct cts_ipm_parameters *out);
 
 /**
- * Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+ * Sets the problem of one time step (`docs/ipm.md` §1.2): find the next generalized velocity v
  * and the contact impulses with
  *
  * ```text
@@ -1750,7 +1750,7 @@ cts_status cts_ipm_solver_get_alpha_history(const struct cts_ipm_solver *s,
 
 /**
  * Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
- * implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+ * implicit differentiation (`docs/ipm.md` §7): one factorization of the exact Newton matrix at
  * the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
  * (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
  * fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after

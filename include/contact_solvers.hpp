@@ -2122,7 +2122,7 @@ struct BaraffSolverStats {
 };
 
 /**
- * The rows of a Baraff problem (§1 of specs/baraff.md): kinds and the parameters the kinds need.
+ * The rows of a Baraff problem (§1 of docs/baraff.md): kinds and the parameters the kinds need.
  * Rows are numbered in the order they are added; the Add* calls return the new row's index.
  * The solver copies them at each Set*ProblemData call (they need not outlive it).
  */
@@ -2155,7 +2155,7 @@ class BaraffRows {
 };
 
 /**
- * Baraff's pivoting contact solver as modified in Darwin2K (specs/baraff.md): contact forces
+ * Baraff's pivoting contact solver as modified in Darwin2K (docs/baraff.md): contact forces
  * with static (per-direction) and dynamic (N − μQ) friction, bilateral and force-limited rows;
  * collision impulses by an active set; the consistency impulse for unbounded rays.
  *

@@ -1,4 +1,4 @@
-//! Reference cases B1–B7 of `specs/baraff.md` §11 through the Rust API.
+//! Reference cases B1–B7 of `docs/baraff.md` §11 through the Rust API.
 //!
 //! Tolerances: values the spec prints with 6 decimals are checked to 1e-6 (its rounding);
 //! values that are exact (9.81, −3, 4.905, …) to 1e-9; accelerations that must vanish to 1e-9.

@@ -1,5 +1,5 @@
 //! Velocity-level `SolveImpactProblem` tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
+//! (`docs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
 //! compatibility switches.
 
 mod support;
@@ -324,7 +324,7 @@ fn bilateral_only() {
     }
 }
 
-/// §2.2 / §11: usage errors of the velocity level.
+/// `docs/rigid.md` §2.2 / §11: usage errors of the velocity level.
 #[test]
 fn usage_errors() {
     let rod = Rod2D::sliding_impacting_horizontal(true);

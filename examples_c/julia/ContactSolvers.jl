@@ -66,7 +66,7 @@ export ContactSolversError, TamsiSolver, TamsiSolverParameters, TamsiSolverItera
 "The ABI version this module was written against (`CTS_ABI_VERSION` of the header)."
 const ABI_VERSION = 1
 
-# cts_status values (c_api.md).
+# cts_status values (docs/c_api.md §2).
 const STATUS_OK = Int32(0)
 const STATUS_MAX_ITERATIONS_REACHED = Int32(1)
 const STATUS_LINEAR_SOLVER_FAILED = Int32(2)

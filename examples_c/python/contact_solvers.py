@@ -93,7 +93,7 @@ ABI_VERSION = 1
 
 
 class Status(enum.IntEnum):
-    """``cts_status``: every fallible C function returns one (``c_api.md``)."""
+    """``cts_status``: every fallible C function returns one (``docs/c_api.md`` §2)."""
 
     OK = 0
     MAX_ITERATIONS_REACHED = 1

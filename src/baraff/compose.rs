@@ -1,4 +1,4 @@
-//! `composeMatrices` (`specs/baraff.md` §2): `A = J M⁻¹ J_fᵀ` and `b` from an engine model, and
+//! `composeMatrices` (`docs/baraff.md` §2): `A = J M⁻¹ J_fᵀ` and `b` from an engine model, and
 //! the generalized result `u + M⁻¹ J_fᵀ f` after the solve.
 //!
 //! `M` is factored once (Cholesky); the columns `W = M⁻¹ J_fᵀ` are kept for the final update

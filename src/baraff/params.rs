@@ -5,7 +5,7 @@ use super::BaraffError;
 
 /// Parameters of [`super::BaraffSolver`].
 ///
-/// Tolerances are **relative** (`specs/baraff.md` §12): with `s_b = max|b_i|` (the scale of the
+/// Tolerances are **relative** (`docs/baraff.md` §12): with `s_b = max|b_i|` (the scale of the
 /// accelerations, or of the velocities at velocity level) and `s_A = max|A_ii|`, accelerations
 /// are compared with `tol·s_b`, changes of acceleration per unit force with `tol·s_A`, forces with
 /// `tol·s_b/s_A`, and force changes per unit driven force with `tol`.

@@ -1,4 +1,4 @@
-//! The Baraff pivoting C API (`specs/baraff.md`, conventions of `specs/c_api.md`): Baraff's
+//! The Baraff pivoting C API (`docs/baraff.md`, conventions of `docs/c_api.md`): Baraff's
 //! contact-force algorithm as modified in Darwin2K behind an opaque handle.
 //!
 //! Shape of the API, as for TAMSI: problem data is **borrowed** by a set call and read again by

@@ -1,4 +1,4 @@
-//! Error channels and the panic guard (`specs/packaging.md` §2.2–§2.3).
+//! Error channels and the panic guard (`docs/packaging.md` §2.2–§2.3).
 //!
 //! Every exported body runs inside [`guard`]: a panic never unwinds into C; it becomes
 //! `CTS_STATUS_PANIC` with its message recorded. Details go to the handle's own slot

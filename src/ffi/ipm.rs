@@ -1,6 +1,6 @@
 //! The interior-point C API (`cts_ipm_*`): Dojo's primal–dual interior-point contact solver with
-//! second-order-cone friction and solution sensitivities (`specs/ipm.md`), behind an opaque
-//! handle, with the conventions of `specs/c_api.md` and of the TAMSI API.
+//! second-order-cone friction and solution sensitivities (`docs/ipm.md`), behind an opaque
+//! handle, with the conventions of `docs/c_api.md` and of the TAMSI API.
 //!
 //! One time step in generalized velocities: mass matrix `M` (n×n), pre-step velocity `v0`,
 //! non-contact force `τ`, time step `h`, and per contact a gap `φ`, a normal row of `Jn`, two
@@ -638,7 +638,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_parameters(
     })
 }
 
-/// Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+/// Sets the problem of one time step (`docs/ipm.md` §1.2): find the next generalized velocity v
 /// and the contact impulses with
 ///
 /// ```text
@@ -1013,7 +1013,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
 }
 
 /// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
-/// implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+/// implicit differentiation (`docs/ipm.md` §7): one factorization of the exact Newton matrix at
 /// the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
 /// (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
 /// fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after

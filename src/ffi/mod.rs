@@ -1,7 +1,7 @@
 //! The C ABI: the only `unsafe` and `extern "C"` code of the crate.
 //!
 //! `include/contact_solvers.h` is generated from this module by cbindgen (see `cbindgen.toml`
-//! and `tests/header.rs`). The contract (`specs/c_api.md`), in short:
+//! and `tests/header.rs`). The contract (`docs/c_api.md` §1), in short:
 //!
 //! * Every function and type starts with `cts_`, every macro and enumerator with `CTS_`.
 //! * Handles are opaque: `cts_<thing>_new(..., &out)` writes `*out` only on success,

@@ -1,6 +1,6 @@
 //! The rigid constraint-solver C API: Drake's `ConstraintSolver` with its
 //! `ConstraintAccelProblemData` (forces) and `ConstraintVelProblemData` (impulses, and the
-//! discretized time-stepping problem) behind one opaque handle (`specs/rigid.md`).
+//! discretized time-stepping problem) behind one opaque handle (`docs/rigid.md`).
 //!
 //! The handle holds one acceleration-level and one velocity-level problem. Each is set in two
 //! steps: `cts_rigid_solver_set_{accel,vel}_problem_data` (sizes, index lists, friction
@@ -95,7 +95,7 @@ const OPERATOR_NAMES: [&str; 10] = [
 ];
 
 /// Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
-/// of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+/// of Drake HEAD (`docs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
 /// (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! Status codes (`specs/c_api.md`, "Status codes") and the FFI error type.
+//! Status codes (`docs/c_api.md` §2, "Status codes") and the FFI error type.
 
 use std::ffi::{CStr, c_char};
 

@@ -1,6 +1,6 @@
-//! The TAMSI C API (`specs/c_api.md`, "TAMSI"): Drake's `TamsiSolver` behind an opaque handle.
+//! The TAMSI C API (`docs/c_api.md` §3): Drake's `TamsiSolver` behind an opaque handle.
 
-#![allow(non_snake_case)] // argument names follow Drake and c_api.md: M, Jn, Jt, ld_M, ...
+#![allow(non_snake_case)] // argument names follow Drake and docs/c_api.md §3: M, Jn, Jt, ld_M, ...
 
 use std::ffi::c_char;
 

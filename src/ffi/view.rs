@@ -1,5 +1,5 @@
 //! The one place where raw `(pointer, ld)` pairs from C become validated nalgebra views
-//! (`specs/c_api.md`, "Matrices"; `specs/packaging.md` §2.6).
+//! (`docs/c_api.md` §1.5, "Matrices and vectors"; `docs/packaging.md` §2.6).
 //!
 //! A matrix argument is `(const double *data, size_t ld)` with its shape implied by sizes the
 //! library already knows: column-major, `ld >= max(1, rows)`, a buffer of `ld*(cols-1)+rows`

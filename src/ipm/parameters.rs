@@ -4,7 +4,7 @@
 
 use super::IpmError;
 
-/// How the Newton system of every iteration is solved (`specs/ipm.md` §2.2).
+/// How the Newton system of every iteration is solved (`docs/ipm.md` §2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(i32)]
 pub enum NewtonSolve {

@@ -1,4 +1,4 @@
-//! The two problem-data structures of Drake's `ConstraintSolver` (`specs/rigid.md` §2):
+//! The two problem-data structures of Drake's `ConstraintSolver` (`docs/rigid.md` §2):
 //! acceleration level ([`ConstraintAccelProblemData`], forces) and velocity level
 //! ([`ConstraintVelProblemData`], impulses, also the discretized time-stepping problem).
 //!

@@ -1,4 +1,4 @@
-//! Drake's 2-D convenience `CalcContactForcesInContactFrames` (`specs/rigid.md` §10): the
+//! Drake's 2-D convenience `CalcContactForcesInContactFrames` (`docs/rigid.md` §10): the
 //! packed forces expressed in each contact's frame.
 
 use nalgebra::Matrix2;

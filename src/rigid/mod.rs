@@ -1,4 +1,4 @@
-//! Drake's rigid-contact `ConstraintSolver` (`specs/rigid.md`): contact, friction, generic
+//! Drake's rigid-contact `ConstraintSolver` (`docs/rigid.md`): contact, friction, generic
 //! unilateral (limit) and bilateral constraints solved as LCPs at the acceleration level
 //! (forces), the velocity level (impulses) and as a discretized time-stepping problem.
 //!
@@ -34,7 +34,7 @@ pub use solver::{ConstraintSolver, ConstraintSolverParameters};
 
 /// How a `ConstraintSolver` solve ended (a value, not an error). C status codes: `Solved` is
 /// `CTS_STATUS_OK` (0); failures use 20–29 (inside the 4–99 solver-outcome range of
-/// `specs/c_api.md`).
+/// `docs/c_api.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum RigidOutcome {

@@ -1,4 +1,4 @@
-//! Linear operators of the problem data (`specs/rigid.md` §2, §13): a Jacobian product is given
+//! Linear operators of the problem data (`docs/rigid.md` §2, §13): a Jacobian product is given
 //! either as a dense column-major matrix or as a callback, so a C layer can plug in a function
 //! pointer with `void *user_data` and simulators can keep their sparse or implicit Jacobians.
 

@@ -1,4 +1,4 @@
-//! [`ConstraintSolver`]: Drake's `ConstraintSolver<double>` (`specs/rigid.md` §3–§7).
+//! [`ConstraintSolver`]: Drake's `ConstraintSolver<double>` (`docs/rigid.md` §3–§7).
 
 use nalgebra::{DMatrixView, DVectorView};
 
@@ -672,7 +672,7 @@ impl ConstraintSolver {
         Ok(())
     }
 
-    /// The discretized protocol of Drake's test fixture (`rigid_cases.md` §1.4): construct,
+    /// The discretized protocol of Drake's test fixture (`docs/rigid_cases.md` §1.4): construct,
     /// update with `dt`, a fresh unrevised Lemke solve with its default tolerance, populate.
     /// On [`RigidOutcome::Solved`], [`ConstraintSolver::cf`] holds forces (N).
     pub fn solve_discretized(

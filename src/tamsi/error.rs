@@ -30,7 +30,7 @@ impl TamsiOutcome {
     }
 }
 
-/// A usage error: the call did nothing (where Drake throws or aborts, `specs/tamsi.md` §10).
+/// A usage error: the call did nothing (where Drake throws or aborts, `docs/tamsi.md` §10).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TamsiError {
     /// A matrix or vector does not have the size the problem implies.

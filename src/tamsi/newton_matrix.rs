@@ -1,4 +1,4 @@
-//! Assembly of the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` (`specs/tamsi.md` §4, expanded form).
+//! Assembly of the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` (`docs/tamsi.md` §4, expanded form).
 //!
 //! `Aᵢ = [Jtᵢ₀ᵀ Jtᵢ₁ᵀ Jnᵢᵀ]` holds contact i's three Jacobian rows and `Cᵢ = [[D, μ_reg·t̂·g],
 //! [0, −g]]` its 3×3 coefficients, so each contact adds the rank-3 update `dt·Aᵢ Bᵢᵀ`, with

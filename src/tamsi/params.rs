@@ -1,11 +1,11 @@
-//! Solver parameters (Drake `TamsiSolverParameters`, `specs/tamsi.md` §8).
+//! Solver parameters (Drake `TamsiSolverParameters`, `docs/tamsi.md` §8).
 
 use super::TamsiError;
 
 /// Parameters of the TAMSI Newton iteration. Defaults are Drake's.
 ///
 /// Unlike Drake, the values are validated when set ([`TamsiParameters::validate`]); the domains
-/// are those of `specs/c_api.md`.
+/// are those of `docs/c_api.md` §3.1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TamsiParameters {
     /// Stiction tolerance `vs`, in m/s, `> 0` and finite. Friction saturates at `μ·fn` once the
@@ -38,7 +38,7 @@ impl Default for TamsiParameters {
 }
 
 impl TamsiParameters {
-    /// Checks every field against its domain (`specs/c_api.md`).
+    /// Checks every field against its domain (`docs/c_api.md` §3.1).
     pub fn validate(&self) -> Result<(), TamsiError> {
         let vs = self.stiction_tolerance;
         if !(vs > 0.0 && vs.is_finite()) {

@@ -1,4 +1,4 @@
-//! The TAMSI solver: workspace, Newton iteration and results (`specs/tamsi.md` §4, §5, §7).
+//! The TAMSI solver: workspace, Newton iteration and results (`docs/tamsi.md` §4, §5, §7).
 
 use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
@@ -54,7 +54,7 @@ impl TamsiIterationStats {
 /// other until it is [resized](Self::resize) or cloned (Drake's rule).
 ///
 /// After every solve, whatever its outcome, all outputs are evaluated at the returned `v` (at the
-/// guess when `max_iterations = 0`), where Drake leaves some stale (`specs/c_api.md`).
+/// guess when `max_iterations = 0`), where Drake leaves some stale (`docs/c_api.md` §3.3).
 #[derive(Debug)]
 pub struct TamsiSolver {
     nv: usize,

@@ -1,4 +1,4 @@
-/* The C ABI contract of the Baraff solver (cts_baraff_*), checked from C (specs/c_api.md): every
+/* The C ABI contract of the Baraff solver (cts_baraff_*), checked from C (docs/c_api.md): every
  * function with NULLs, wrong lengths, ld below the row count, unknown row-kind codes, out-of-range
  * normal indices, bad parameters, calls out of order, and NaN padding rows between rows and ld.
  * Each misuse must return its documented status with a non-empty message, write nothing to the
@@ -22,7 +22,7 @@ static void fill_int(int32_t *x, size_t n, int32_t value) {
   for (i = 0; i < n; ++i) x[i] = value;
 }
 
-/* B1 of specs/baraff.md (particle on the ground, mu = 0.5, F_x = 6): rows (normal, friction),
+/* B1 of docs/baraff.md §11 (particle on the ground, mu = 0.5, F_x = 6): rows (normal, friction),
  * A = I stored with leading dimension M1 + PAD, the padding filled with `padding`. */
 enum { M1 = 2, PAD = 2, LDA = M1 + PAD };
 typedef struct {

@@ -1,4 +1,4 @@
-/* The C ABI contract of the interior-point solver (cts_ipm_*), checked from C (specs/c_api.md):
+/* The C ABI contract of the interior-point solver (cts_ipm_*), checked from C (docs/c_api.md):
  * every function with NULLs, wrong lengths, ld below the row count, bad h, bad parameters, bad
  * model kinds, non-finite data, calls out of order, nc = 0 with NULL arrays, the two non-converged
  * outcomes, and NaN padding rows between rows and ld. Each misuse must return its documented
@@ -9,7 +9,7 @@
 
 #define EXPECT_HANDLE(h, call, want) EXPECT_ON(cts_ipm_solver_last_error, h, call, want)
 
-/* A point mass (n = 3) at rest on the ground, pushed along x with F = 3 N (as in specs/ipm.md
+/* A point mass (n = 3) at rest on the ground, pushed along x with F = 3 N (as in docs/ipm.md
  * §9.A2: m = 1, h = 0.1; here μ = 1, it sticks), carried by three contacts at the same point, one
  * of each model kind (K = 4 + 6 + 1 = 11 cone variables). Matrices are stored with a leading dimension PAD
  * rows larger than needed and the padding filled with `padding`. */
