@@ -35,10 +35,16 @@ fn scenes_match_their_description() {
             assert!(m.cholesky().is_some(), "{name}: M block {t} positive definite");
         }
         for (i, c) in s.contacts.iter().enumerate() {
-            assert!(c.tree_a < nt && c.tree_b.is_none_or(|b| b < nt && b != c.tree_a), "{name}: contact {i} trees");
+            assert!(
+                c.tree_a < nt && c.tree_b.is_none_or(|b| b < nt && b != c.tree_a),
+                "{name}: contact {i} trees"
+            );
             assert_eq!(c.stiffness, 9810.0);
             assert_eq!(c.dissipation, 10.096375546923044);
-            assert!((c.fn0 - c.stiffness * (-c.phi).max(0.0)).abs() <= 1e-9 * c.fn0.max(1.0), "{name}: fn0 of {i}");
+            assert!(
+                (c.fn0 - c.stiffness * (-c.phi).max(0.0)).abs() <= 1e-9 * c.fn0.max(1.0),
+                "{name}: fn0 of {i}"
+            );
             assert!(c.phi < 0.01 && c.mu > 0.0);
             assert!(c.ja.iter().chain(&c.jb).all(|x| x.is_finite()), "{name}: contact {i} finite");
         }

@@ -703,7 +703,7 @@ impl ConstraintSolver {
         out: &mut [f64],
     ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        check(d.cf_len(), cf.len(), "cf (constraint force) parameter incorrectly sized")?;
+        check(d.cf_len(), cf.len(), "cf (packed constraint forces, nc + nr + nu + nb)")?;
         check(d.nv, out.len(), "output (length nv)")?;
         let ops = Ops::accel(data, d);
         self.eng.reserve(&d, 0);
@@ -768,7 +768,7 @@ impl ConstraintSolver {
             out.fill(0.0);
             return Ok(());
         }
-        check(d.cf_len(), cf.len(), "Unexpected packed constraint force vector dimension.")?;
+        check(d.cf_len(), cf.len(), "cf (packed constraint impulses, nc + nr + nu + nb)")?;
         let ops = Ops::vel(data, d);
         self.eng.reserve(&d, 0);
         self.load_cf(cf);
@@ -806,7 +806,7 @@ impl ConstraintSolver {
         if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
             return Err(RigidError::InvalidArgument("dt must be finite and > 0"));
         }
-        check(d.nv, v.len(), "v (length nv)")?;
+        check(d.nv, v.len(), "v (nv)")?;
         self.compute_generalized_impulse_from_constraint_impulses(data, cf, out)?;
         for (o, &p) in out.iter_mut().zip(data.mv.iter()) {
             *o = p + dt * *o;

@@ -62,6 +62,41 @@ pub enum TamsiError {
     /// `resize` needs at least one generalized velocity (Drake's `ResizeIfNeeded` throws).
     #[error("resize: nv must be > 0")]
     InvalidSize,
+    /// An entry of the problem data outside its domain (NaN or infinite anywhere; a negative
+    /// friction coefficient, normal force, stiffness or dissipation). Found by
+    /// [`TamsiProblem::validate`](super::TamsiProblem::validate).
+    #[error("{what} entry {index:?} = {value} is outside its domain: expected {expected}")]
+    InvalidEntry {
+        /// Which argument.
+        what: &'static str,
+        /// Its first offending entry: `(i, 0)` for a vector, `(row, column)` for a matrix.
+        index: (usize, usize),
+        /// Whether `what` is a matrix (the index is a (row, column) pair).
+        matrix: bool,
+        /// The offending value.
+        value: f64,
+        /// The domain.
+        expected: &'static str,
+    },
+    /// A workspace sized by the problem could not be allocated: the system refused the memory
+    /// (nothing was solved; the solver stays usable).
+    #[error("{what}: allocating {elements} elements of {element_size} bytes failed")]
+    AllocationFailed {
+        /// Which workspace.
+        what: &'static str,
+        /// Elements requested.
+        elements: usize,
+        /// Bytes per element.
+        element_size: usize,
+    },
+    /// The problem is larger than the workspace's 32-bit block indices can address.
+    #[error("{what}: more than the supported maximum of {limit}")]
+    TooLarge {
+        /// What was counted.
+        what: &'static str,
+        /// The largest supported count.
+        limit: usize,
+    },
     /// Problem data of one coupling scheme given to a solver that was used with the other
     /// (Drake throws; a solver keeps its scheme until it is resized or cloned).
     #[error("the solver is {solver}; it cannot take {data} problem data")]

@@ -113,6 +113,29 @@ impl<'a> TamsiProblem<'a> {
         check_len("mu", self.mu.len(), nc)
     }
 
+    /// Checks the data's values (Drake does not): every entry finite, and `mu`, `fn` (one-way),
+    /// `fn0`, `stiffness` and `dissipation` (two-way) `>= 0` (§1.2). Reports the first offending
+    /// entry. The C API calls it when data is set; Rust callers that take data from outside
+    /// should too, since a NaN or infinity makes the solver's outputs NaN. Costs one pass over
+    /// the data.
+    pub fn validate(&self) -> Result<(), TamsiError> {
+        const FINITE: &str = "finite";
+        const NON_NEGATIVE: &str = "finite and >= 0";
+        check_matrix("M", &self.m)?;
+        check_matrix("Jn", &self.jn)?;
+        check_matrix("Jt", &self.jt)?;
+        check_vector("p_star", &self.p_star, FINITE, f64::NEG_INFINITY)?;
+        check_vector("mu", &self.mu, NON_NEGATIVE, 0.0)?;
+        match &self.normal {
+            NormalForceData::OneWay { fn_ } => check_vector("fn", fn_, NON_NEGATIVE, 0.0),
+            NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
+                check_vector("fn0", fn0, NON_NEGATIVE, 0.0)?;
+                check_vector("stiffness", stiffness, NON_NEGATIVE, 0.0)?;
+                check_vector("dissipation", dissipation, NON_NEGATIVE, 0.0)
+            }
+        }
+    }
+
     /// Number of generalized velocities.
     pub fn num_velocities(&self) -> usize {
         self.p_star.len()
@@ -130,6 +153,38 @@ impl<'a> TamsiProblem<'a> {
             NormalForceData::TwoWay { .. } => CouplingScheme::TwoWay,
         }
     }
+}
+
+/// The first entry of `v` that is not finite or is below `min`.
+fn check_vector(
+    what: &'static str,
+    v: &DVectorView<'_, f64>,
+    expected: &'static str,
+    min: f64,
+) -> Result<(), TamsiError> {
+    match v.iter().position(|&x| !(x.is_finite() && x >= min)) {
+        None => Ok(()),
+        Some(i) => {
+            Err(TamsiError::InvalidEntry { what, index: (i, 0), matrix: false, value: v[i], expected })
+        }
+    }
+}
+
+/// The first entry of `m`, in column-major order, that is not finite.
+fn check_matrix(what: &'static str, m: &DMatrixView<'_, f64>) -> Result<(), TamsiError> {
+    for (c, column) in m.column_iter().enumerate() {
+        if let Some(r) = column.iter().position(|x| !x.is_finite()) {
+            let value = column[r];
+            return Err(TamsiError::InvalidEntry {
+                what,
+                index: (r, c),
+                matrix: true,
+                value,
+                expected: "finite",
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_shape(what: &'static str, got: (usize, usize), want: (usize, usize)) -> Result<(), TamsiError> {

@@ -2,7 +2,7 @@
 
 use nalgebra::{DMatrixView, DMatrixViewMut, DVectorView, DVectorViewMut};
 
-use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
+use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns, try_grow};
 use super::friction::ContactFriction;
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use super::normal::normal_force;
@@ -14,10 +14,6 @@ use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
 
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
-
-/// Residual histories longer than this may allocate during a solve (the history is reserved up
-/// to `min(max_iterations, this)` when parameters are set).
-const MAX_RESERVED_HISTORY: usize = 1 << 16;
 
 /// Statistics of the last solve (Drake `TamsiSolverIterationStats`, §8).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -135,7 +131,8 @@ struct Results {
 impl Workspace {
     fn new(nv: usize, capacity: usize) -> Self {
         let mut contacts = ContactState::default();
-        contacts.reserve(capacity);
+        // Infallible as before: the capacity is one an earlier solve already allocated (or 128).
+        contacts.reserve(capacity).expect("contact capacity already allocated once");
         Self {
             contacts,
             v: vec![0.0; nv],
@@ -165,14 +162,16 @@ impl Workspace {
         }
     }
 
-    /// Sets up the contact data of `problem` for solves with time step `dt`.
-    fn prepare(&mut self, problem: &TamsiProblem<'_>, dt: f64) {
+    /// Sets up the contact data of `problem` for solves with time step `dt` (growing the
+    /// storage fallibly: an allocation failure is an error, the iteration has not started).
+    fn prepare(&mut self, problem: &TamsiProblem<'_>, dt: f64) -> Result<(), TamsiError> {
         let nc = problem.num_contacts();
         let blocks = &mut self.contacts.blocks;
-        blocks.prepare(&problem.jt, &problem.jn);
-        self.newton.prepare(blocks, self.v.len(), nc, dt);
+        blocks.prepare(&problem.jt, &problem.jn)?;
+        self.newton.prepare(blocks, self.v.len(), nc, dt)?;
         self.contacts.fused =
             problem.coupling_scheme() == CouplingScheme::TwoWay && self.v.len() >= BLOCKED_MIN_DIM;
+        Ok(())
     }
 }
 
@@ -187,18 +186,22 @@ fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_,
 }
 
 impl ContactState {
-    fn reserve(&mut self, nc: usize) {
+    /// Room for `nc` contacts; an allocation failure is an error (the capacity stays).
+    fn reserve(&mut self, nc: usize) -> Result<(), TamsiError> {
         if nc <= self.capacity {
-            return;
+            return Ok(());
         }
-        self.capacity = nc;
+        let what = "TAMSI per-contact state";
+        let two_nc = nc.checked_mul(2).ok_or(TamsiError::TooLarge { what: "nc", limit: usize::MAX / 2 })?;
         for v in [&mut self.vn, &mut self.fn_, &mut self.g, &mut self.dvn] {
-            v.resize(nc, 0.0);
+            try_grow(v, nc, 0.0, what)?;
         }
         for v in [&mut self.vt, &mut self.dvt] {
-            v.resize(2 * nc, 0.0);
+            try_grow(v, two_nc, 0.0, what)?;
         }
-        self.friction.resize(nc, ContactFriction::default());
+        try_grow(&mut self.friction, nc, ContactFriction::default(), what)?;
+        self.capacity = nc;
+        Ok(())
     }
 
     /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
@@ -335,10 +338,44 @@ impl TamsiSolver {
         Ok(())
     }
 
+    /// Room for a full residual history (`max_iterations` is bounded by
+    /// [`TamsiParameters::MAX_ITERATIONS`], 800 kB at most), so no solve allocates for it.
     fn reserve_history(&mut self) {
-        let want = self.params.max_iterations.min(MAX_RESERVED_HISTORY);
+        let want = self.params.max_iterations;
         let r = &mut self.stats.residuals;
         r.reserve(want.saturating_sub(r.len()));
+    }
+
+    /// Grows every per-contact array a solve (or, with `evaluation`, an evaluation at a given
+    /// `v`) of `problem` with time step `dt` uses, fallibly, and prepares the contact data. An
+    /// allocation failure is an error before anything was computed; the per-iteration code
+    /// never allocates.
+    fn reserve_contacts(
+        &mut self,
+        problem: &TamsiProblem<'_>,
+        dt: f64,
+        evaluation: bool,
+    ) -> Result<(), TamsiError> {
+        let nc = problem.num_contacts();
+        self.ws.contacts.reserve(nc)?;
+        if !evaluation {
+            let r = &mut self.results;
+            let two_nc = 2 * nc; // `reserve` checked it
+            for (v, len) in [(&mut r.vn, nc), (&mut r.fn_, nc), (&mut r.vt, two_nc), (&mut r.ft, two_nc)] {
+                if v.capacity() < len {
+                    let failed = || TamsiError::AllocationFailed {
+                        what: "TAMSI results",
+                        elements: len,
+                        element_size: 8,
+                    };
+                    v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
+                }
+            }
+        }
+        if evaluation || nc > 0 {
+            self.ws.prepare(problem, dt)?;
+        }
+        Ok(())
     }
 
     /// The coupling scheme the solver is bound to, if any.
@@ -390,8 +427,7 @@ impl TamsiSolver {
         check_len("v_guess", v_guess.len(), self.nv)?;
         self.bind_problem(problem)?;
 
-        let nc = problem.num_contacts();
-        self.ws.contacts.reserve(nc);
+        self.reserve_contacts(problem, dt, false)?;
         self.stats.reset();
         self.ws.v.copy_from_slice(v_guess.as_slice());
         struct Solve<'a, 'p> {
@@ -444,7 +480,6 @@ impl TamsiSolver {
         // No convergence is possible before one update.
         let mut vt_err = 2.0 * tolerance;
         let mut vn_err = 2.0 * tolerance;
-        self.ws.prepare(problem, dt);
 
         for _ in 0..self.params.max_iterations {
             let ws = &mut self.ws;
@@ -663,10 +698,8 @@ impl TamsiSolver {
             return Err(TamsiError::InvalidTimeStep(dt));
         }
         check_len("v", v.len(), nv)?;
-        let ws = &mut self.ws;
-        ws.contacts.reserve(problem.num_contacts());
-        ws.v.copy_from_slice(v.as_slice());
-        ws.prepare(problem, dt);
+        self.reserve_contacts(problem, dt, true)?;
+        self.ws.v.copy_from_slice(v.as_slice());
         Ok(())
     }
 
