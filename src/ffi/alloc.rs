@@ -45,33 +45,38 @@ pub fn failed(what: &str, count: usize, elem: usize) -> FfiError {
     )
 }
 
-/// Probes that `count` doubles (`None`: the size computation overflowed) can be allocated for
-/// `what` now, unless a probe of at least that size already succeeded (`*probed`). `limit`
-/// words the sizes that would fit, for the too-large message.
+/// Probes that `count` doubles (`None`: the size computation overflowed) can be allocated now,
+/// unless a probe of at least that many bytes already succeeded (`*probed`, updated). On failure
+/// `what()` names the workspace and `limit` words the sizes that would fit (built only then: a
+/// probe that passes allocates nothing but itself, and a repeated one nothing at all).
 pub fn probe_doubles(
-    what: &str,
-    limit: &str,
     count: Option<usize>,
     probed: &mut usize,
+    what: impl FnOnce() -> String,
+    limit: &str,
 ) -> Result<(), FfiError> {
-    probe(what, limit, count, DOUBLE, probed)
+    probe(count, DOUBLE, probed, what, limit)
 }
 
 /// As [`probe_doubles`] for elements of `elem` bytes.
 pub fn probe(
-    what: &str,
-    limit: &str,
     count: Option<usize>,
     elem: usize,
     probed: &mut usize,
+    what: impl FnOnce() -> String,
+    limit: &str,
 ) -> Result<(), FfiError> {
-    let count = count.filter(|&c| addressable(c, elem)).ok_or_else(|| too_large(what, limit))?;
+    let Some(count) = count.filter(|&c| addressable(c, elem)) else {
+        return Err(too_large(&what(), limit));
+    };
     let want = count * elem;
     if want <= *probed {
         return Ok(());
     }
     let mut buffer: Vec<u8> = Vec::new();
-    buffer.try_reserve_exact(want).map_err(|_| failed(what, count, elem))?;
+    if buffer.try_reserve_exact(want).is_err() {
+        return Err(failed(&what(), count, elem));
+    }
     *probed = want;
     Ok(())
 }
@@ -92,15 +97,16 @@ mod tests {
     #[test]
     fn overflow_is_invalid_and_success_is_remembered() {
         let mut probed = 0;
-        let e = probe_doubles("w", "n <= 3", None, &mut probed).unwrap_err();
+        let w = || "w".to_string();
+        let e = probe_doubles(None, &mut probed, w, "n <= 3").unwrap_err();
         assert_eq!(e.status, cts_status::InvalidArgument);
         assert!(e.message.contains("isize::MAX") && e.message.contains("n <= 3"), "{}", e.message);
-        let e = probe_doubles("w", "", Some(usize::MAX / 4), &mut probed).unwrap_err();
+        let e = probe_doubles(Some(usize::MAX / 4), &mut probed, w, "").unwrap_err();
         assert_eq!(e.status, cts_status::InvalidArgument);
         assert_eq!(probed, 0);
-        probe_doubles("w", "", Some(100), &mut probed).unwrap();
+        probe_doubles(Some(100), &mut probed, w, "").unwrap();
         assert_eq!(probed, 800);
-        probe_doubles("w", "", Some(10), &mut probed).unwrap();
+        probe_doubles(Some(10), &mut probed, w, "").unwrap();
         assert_eq!(probed, 800);
     }
 

@@ -262,9 +262,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tams
 fn check_allocatable(nv: usize) -> Result<(), FfiError> {
     // The largest nv with 3·nv²·8 <= isize::MAX.
     const MAX_NV: usize = 619_925_131;
-    let what = format!("nv = {nv}: the workspace of 3·nv² doubles");
     let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(3));
-    alloc::probe_doubles(&what, &format!("nv must be at most {MAX_NV}"), elements, &mut 0)
+    let what = || format!("nv = {nv}: the workspace of 3·nv² doubles");
+    alloc::probe_doubles(elements, &mut 0, what, &format!("nv must be at most {MAX_NV}"))
 }
 
 /// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the

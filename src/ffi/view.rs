@@ -192,6 +192,16 @@ pub fn finite_output(name: &str, values: &[f64]) -> Result<(), FfiError> {
     }
 }
 
+/// As [`finite_output`] for a matrix (the message names the row and column).
+pub fn finite_output_matrix(name: &str, m: &DMatrixView<'_, f64>) -> Result<(), FfiError> {
+    for (c, column) in m.column_iter().enumerate() {
+        if let Some(r) = column.iter().position(|x| !x.is_finite()) {
+            return Err(message::non_finite_output(name, Index::Matrix(r, c), column[r]));
+        }
+    }
+    Ok(())
+}
+
 /// The getters' copy: checks `(out, len)` against `values.len()` and that every value is finite,
 /// then copies. Nothing is written on error.
 ///

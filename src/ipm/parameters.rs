@@ -40,9 +40,13 @@ pub struct IpmParameters {
     pub rtol: f64,
     /// Tolerance on `bvio` (∞-norm of the raw products γ∘s). Default 1e-4. Must be > 0.
     pub btol: f64,
-    /// Maximum number of Newton iterations. Default 50.
+    /// Maximum number of Newton iterations. Default 50. At most
+    /// [`IpmParameters::MAX_ITER_LIMIT`] (100 000): the iteration histories are reserved for all
+    /// of them.
     pub max_iter: usize,
-    /// Maximum number of backtracking steps (halvings) per iteration. Default 10. Must be ≥ 1.
+    /// Maximum number of backtracking steps (halvings) per iteration. Default 10. Must be in
+    /// `[1, MAX_LS_LIMIT]` (1000: the step `α/2^k` underflows to 0 near k = 1075, so more
+    /// halvings only spin).
     pub max_ls: usize,
     /// The κ floor is `btol/undercut`. Default ∞ (floor 0). Must be > 0 (∞ allowed); the paper
     /// uses 5, gradient users 1 (§7).
@@ -96,6 +100,11 @@ impl Default for IpmParameters {
 }
 
 impl IpmParameters {
+    /// Largest accepted `max_iter`.
+    pub const MAX_ITER_LIMIT: usize = 100_000;
+    /// Largest accepted `max_ls`.
+    pub const MAX_LS_LIMIT: usize = 1000;
+
     /// Checks every field's domain.
     pub fn validate(&self) -> Result<(), IpmError> {
         let check = |what, value: f64, ok: bool, requirement| {
@@ -103,7 +112,8 @@ impl IpmParameters {
         };
         check("rtol", self.rtol, self.rtol > 0.0 && self.rtol.is_finite(), "finite, > 0")?;
         check("btol", self.btol, self.btol > 0.0 && self.btol.is_finite(), "finite, > 0")?;
-        check("max_ls", self.max_ls as f64, self.max_ls >= 1, ">= 1")?;
+        check("max_iter", self.max_iter as f64, self.max_iter <= Self::MAX_ITER_LIMIT, "[0, 100000]")?;
+        check("max_ls", self.max_ls as f64, (1..=Self::MAX_LS_LIMIT).contains(&self.max_ls), "[1, 1000]")?;
         check("undercut", self.undercut, self.undercut > 0.0, "> 0 (infinity allowed)")?;
         check(
             "no_progress_undercut",

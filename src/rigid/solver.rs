@@ -82,6 +82,24 @@ impl ConstraintSolver {
         Self { params, ..Self::default() }
     }
 
+    /// An upper bound, in doubles, of the storage a solve or compute call on a problem of sizes
+    /// `d` with an LCP (or linear system) of size `n_lcp` grows the solver to: the inertia
+    /// factorization (nv²), the Delassus matrix (nb²), the `M⁻¹Jᵀ` blocks (nv·(nb + nc + nr + nu)),
+    /// at most 12 n×n matrices (the LCP matrix and its copies, the LCP solvers' basis factors)
+    /// and O(n + nv + nb + nc + nr + nu) vectors. `None` when it overflows. A layer that takes
+    /// sizes from outside (the C API) checks that this much can be allocated before solving, since
+    /// the solver's own growth cannot fail gracefully.
+    pub fn workspace_bound(d: &Dims, n_lcp: usize) -> Option<usize> {
+        let cons = d.nc.checked_add(d.nr)?.checked_add(d.nu)?.checked_add(d.nb)?;
+        let square = |x: usize| x.checked_mul(x);
+        let vectors = n_lcp.checked_add(d.nv)?.checked_add(cons)?.checked_mul(64)?;
+        square(d.nv)?
+            .checked_add(square(d.nb)?)?
+            .checked_add(d.nv.checked_mul(cons)?)?
+            .checked_add(square(n_lcp)?.checked_mul(12)?)?
+            .checked_add(vectors)
+    }
+
     /// Current parameters.
     pub fn parameters(&self) -> &ConstraintSolverParameters {
         &self.params
