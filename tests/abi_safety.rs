@@ -86,3 +86,73 @@ fn allocation_failure_is_a_status_under_a_memory_cap() {
         skipped("AddressSanitizer/UBSan runtime not installed");
     }
 }
+
+/// Parses "name N" out of the fuzzer's summary line.
+fn count(summary: &str, name: &str) -> u64 {
+    let at = summary.find(name).unwrap_or_else(|| panic!("no '{name}' in: {summary}"));
+    let rest = summary[at + name.len()..].trim_start();
+    rest.split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+}
+
+/// Runs the fuzzer for `seconds` of wall-clock time with `seed` (under valgrind when asked) and
+/// checks its summary: no violation, and every solver reached OK solves (so the run exercised
+/// the solvers' outputs, not only their argument checks).
+fn fuzz(exe: &Path, seed: u64, seconds: u32, valgrind: bool) -> String {
+    let mut cmd = if valgrind {
+        let mut c = Command::new("valgrind");
+        c.args(["--error-exitcode=1", "--leak-check=full", "--errors-for-leak-kinds=definite", "-q"])
+            .arg(exe);
+        c
+    } else {
+        Command::new(exe)
+    };
+    let out = cmd.arg(seed.to_string()).arg(seconds.to_string()).output().expect("fuzzer runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "fuzz_abi seed {seed}{} failed ({:?}):\nstdout:\n{stdout}\nstderr:\n{}",
+        if valgrind { " under valgrind" } else { "" },
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = stdout.lines().last().unwrap_or_default().to_string();
+    assert_eq!(count(&summary, "violations"), 0, "{summary}");
+    let calls: u64 = summary.split_whitespace().nth(2).and_then(|c| c.parse().ok()).unwrap_or(0);
+    assert!(calls > 1000, "too few calls: {summary}");
+    let solves = &summary[summary.find("OK solves:").expect("summary line")..];
+    for solver in ["tamsi", "lcp", "rigid", "baraff", "ipm"] {
+        assert!(count(solves, &format!("{solver} ")) > 0, "no OK solve of {solver}: {summary}");
+    }
+    println!("{summary}");
+    summary
+}
+
+/// The seeded C-ABI fuzzer (`tests/c/fuzz_abi.c`), bounded to about 45 s: seeds 1–3 for 12 s
+/// each built with AddressSanitizer/UBSan (any report aborts the run and fails the test), then
+/// seed 4 for 8 s under valgrind. Every run must end with no violation: known statuses only, a
+/// message on every failure, no OK with a non-finite output of TAMSI, rigid, Baraff or the
+/// interior point (the LCP's own verdicts are lcp-truth's part of issue 13 and are reported).
+#[test]
+fn c_abi_fuzzer_finds_no_violation() {
+    let src = source("fuzz_abi.c");
+    let dir = out_dir("abi-fuzz");
+    let plain = dir.join("fuzz_abi");
+    build(&[&src], &plain, false, FLAGS, Link::Shared);
+    if have_sanitizers() {
+        let asan = dir.join("fuzz_abi_asan");
+        build(&[&src], &asan, false, &[FLAGS, SANITIZE].concat(), Link::Shared);
+        for seed in 1..=3 {
+            fuzz(&asan, seed, 12, false);
+        }
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed (running the plain build)");
+        for seed in 1..=3 {
+            fuzz(&plain, seed, 12, false);
+        }
+    }
+    if have_valgrind() {
+        fuzz(&plain, 4, 8, true);
+    } else {
+        skipped("valgrind not installed");
+    }
+}

@@ -575,9 +575,13 @@ impl RigidInner {
         self.results = Some(level);
         let status = cts_status::from(outcome);
         if outcome == RigidOutcome::Solved {
-            // The final check: OK only with finite forces (and a finite LCP solution).
+            // The final check: OK only when every output is finite, the forces and the LCP the
+            // getters expose (a huge γ or k can overflow MM or w while z stays finite).
             finite_output("cf (packed constraint forces)", &self.cf)?;
+            finite_output_matrix("the LCP matrix MM", &self.solver.lcp_matrix())?;
+            finite_output("the LCP vector qq", self.solver.lcp_vector())?;
             finite_output("the LCP solution z", self.solver.lcp_z())?;
+            finite_output("the LCP slack w", self.solver.lcp_w())?;
             Ok(status)
         } else {
             let n = self.solver.lcp_size();
@@ -1113,9 +1117,9 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_inertia_matrix(
 /// `drake_empty_fast_exit` switch); with no constraints at all, empty.
 ///
 /// Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
-/// readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf or z is NaN or
-/// infinite (huge finite data overflowed; the results stay, and the getters of non-finite values
-/// report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
+/// readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf, the LCP matrix or
+/// vector, z or w has a NaN or infinite entry (huge finite data overflowed; the results stay, and
+/// the getters of non-finite values report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
 /// CTS_STATUS_NO_PROBLEM_DATA (no data, or `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT
 /// (data invalid now: a NaN or infinite entry in any vector or dense operator, a negative μ or γ,
 /// a non-factorable M; or a workspace that cannot exist), CTS_STATUS_DIMENSION_MISMATCH,
