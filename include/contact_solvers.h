@@ -21,12 +21,25 @@
  * - Status: every fallible function returns a cts_status (int32_t). CTS_STATUS_OK = 0; solver
  *   outcomes are 1..99 (TAMSI: exactly Drake's TamsiSolverResult values 1..3); usage errors are
  *   100 and up; CTS_STATUS_PANIC = 199 means an internal error was caught (free the handle).
- *   cts_status_string(code) names any value. The detail of the last call on a handle that did
- *   not return CTS_STATUS_OK is in cts_<thing>_last_error(handle); a failure with no handle
- *   (constructor, NULL handle) leaves it in cts_last_error_message() (thread-local).
+ *   cts_status_string(code) names any value.
+ * - Last error, errno-style: the detail of the last FAILING call on a handle is in
+ *   cts_<thing>_last_error(handle). A successful call leaves it unchanged (so a getter called
+ *   after a failed solve does not wipe the solve's detail); a failing call replaces it; a call
+ *   that sets problem data or solves clears it when it starts (it is "" after such a call
+ *   succeeds). A failure with no handle (constructor, NULL handle) leaves its detail in
+ *   cts_last_error_message() (thread-local). Messages name the function, the argument, the
+ *   value and what was expected, e.g. "cts_tamsi_solver_solve_with_guess: v_guess has length 3,
+ *   expected the solver's nv = 2".
  * - Never crashes the host: no panic crosses the ABI; the library never aborts, exits or prints.
  *   NULL pointers, wrong lengths, ld below the row count and out-of-domain scalars return an
- *   error code and write nothing to the outputs.
+ *   error code and write nothing to the outputs. Every workspace sized by the caller's data is
+ *   checked before it is allocated: a size that cannot exist is CTS_STATUS_INVALID_ARGUMENT, one
+ *   the system refuses is CTS_STATUS_ALLOCATION_FAILED (the message names the size; the handle
+ *   stays usable).
+ * - Finite data, finite answers: NaN and infinities in problem data are rejected where they
+ *   would poison the answer (CTS_STATUS_INVALID_ARGUMENT naming the argument and its first bad
+ *   entry). No solve or getter of TAMSI, the rigid solver, Baraff or the interior point returns
+ *   CTS_STATUS_OK with a NaN or infinite output: CTS_STATUS_NON_FINITE_RESULT names it instead.
  * - Matrices: dense, COLUMN-MAJOR double (the layout of Eigen, Fortran, Julia, MATLAB and
  *   Drake; NumPy and MuJoCo default to row-major: pass order='F' or transpose), each given as
  *   (const double *data, size_t ld) with its shape implied by sizes already known;
@@ -339,8 +352,8 @@ enum cts_status
    * have returned a NaN or infinite output although its inputs passed validation (huge finite
    * inputs whose products overflow, an ill-posed problem). The message names the output and its
    * first non-finite entry. Where Drake reports success (TAMSI) this is a deliberate
-   * difference. A solve that ends with it keeps its results (the getters then report this
-   * status too, and write nothing).
+   * difference. A solve that ends with it keeps its results: getters of its finite outputs
+   * work, getters of the non-finite ones report this status too and write nothing.
    */
   CTS_STATUS_NON_FINITE_RESULT = 4,
   /**
@@ -900,8 +913,9 @@ void cts_baraff_solver_free(struct cts_baraff_solver *solver);
  * for use on another thread. The copy has no problem data and no results: set data before
  * solving.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_baraff_solver_clone(const struct cts_baraff_solver *solver,
                                    struct cts_baraff_solver **out);
@@ -1325,8 +1339,9 @@ void cts_ipm_solver_free(struct cts_ipm_solver *solver);
  * before solving); with `warm_start = 1` its first solve may start from the original's last
  * solution, as the original's next solve would.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
- * detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail in
+ * `cts_last_error_message()`.
  */
 cts_status cts_ipm_solver_clone(const struct cts_ipm_solver *solver,
                                 struct cts_ipm_solver **out);
@@ -1799,8 +1814,9 @@ void cts_rigid_solver_free(struct cts_rigid_solver *solver);
  * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
  * e.g. for another thread. The copy has no problem data and no results.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_rigid_solver_clone(const struct cts_rigid_solver *solver,
                                   struct cts_rigid_solver **out);
@@ -2006,9 +2022,9 @@ cts_status cts_rigid_solver_set_vel_inertia_matrix(struct cts_rigid_solver *solv
  * `drake_empty_fast_exit` switch); with no constraints at all, empty.
  *
  * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
- * readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf or z is NaN or
- * infinite (huge finite data overflowed; the results stay, and the getters of non-finite values
- * report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
+ * readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf, the LCP matrix or
+ * vector, z or w has a NaN or infinite entry (huge finite data overflowed; the results stay, and
+ * the getters of non-finite values report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
  * CTS_STATUS_NO_PROBLEM_DATA (no data, or `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT
  * (data invalid now: a NaN or infinite entry in any vector or dense operator, a negative μ or γ,
  * a non-factorable M; or a workspace that cannot exist), CTS_STATUS_DIMENSION_MISMATCH,
@@ -2255,8 +2271,9 @@ void cts_tamsi_solver_free(struct cts_tamsi_solver *solver);
  * success), for use on another thread. The copy has no problem data and no results: set data
  * before solving.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_tamsi_solver_clone(const struct cts_tamsi_solver *solver,
                                   struct cts_tamsi_solver **out);

@@ -23,7 +23,7 @@
 use std::ffi::c_char;
 
 use super::alloc;
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
@@ -570,8 +570,9 @@ pub unsafe extern "C" fn cts_baraff_solver_free(solver: *mut cts_baraff_solver) 
 /// for use on another thread. The copy has no problem data and no results: set data before
 /// solving.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_clone(
     solver: *const cts_baraff_solver,
@@ -584,6 +585,9 @@ pub unsafe extern "C" fn cts_baraff_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_baraff_solver_clone: out"));
         }
+        // The copy allocates as much as the original's reserved workspace.
+        let (m, n) = h.inner.reserved;
+        check_allocatable(m, n).map_err(|e| prefix("cts_baraff_solver_clone", e))?;
         let mut inner = Inner::new(h.inner.solver.clone());
         inner.reserved = h.inner.reserved;
         inner.kinds.reserve(h.inner.kinds.capacity());

@@ -454,8 +454,9 @@ pub unsafe extern "C" fn cts_ipm_solver_free(solver: *mut cts_ipm_solver) {
 /// before solving); with `warm_start = 1` its first solve may start from the original's last
 /// solution, as the original's next solve would.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
-/// detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail in
+/// `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_clone(
     solver: *const cts_ipm_solver,
@@ -467,6 +468,9 @@ pub unsafe extern "C" fn cts_ipm_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_ipm_solver_clone: out"));
         }
+        // The copy allocates as much as the original's workspace, at most the sizes probed for it.
+        let bytes = h.inner.probed_solve.checked_add(h.inner.probed_sensitivities);
+        alloc::probe(bytes, 1, &mut 0, || "cts_ipm_solver_clone: a copy of the workspace".into(), "")?;
         let mut inner = Inner::new(h.inner.solver.clone());
         inner.probed_solve = h.inner.probed_solve;
         inner.probed_sensitivities = h.inner.probed_sensitivities;

@@ -681,8 +681,9 @@ pub unsafe extern "C" fn cts_rigid_solver_free(solver: *mut cts_rigid_solver) {
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
 /// e.g. for another thread. The copy has no problem data and no results.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_clone(
     solver: *const cts_rigid_solver,
@@ -694,6 +695,14 @@ pub unsafe extern "C" fn cts_rigid_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_rigid_solver_clone: out"));
         }
+        // The copy allocates as much as the original's workspace, at most the size probed for it.
+        alloc::probe(
+            Some(h.inner.checked),
+            1,
+            &mut 0,
+            || "cts_rigid_solver_clone: a copy of the workspace".into(),
+            "",
+        )?;
         let copy = cts_rigid_solver {
             error: ErrorSlot::default(),
             inner: RigidInner { checked: h.inner.checked, ..RigidInner::new(h.inner.solver.clone()) },

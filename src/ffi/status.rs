@@ -32,8 +32,8 @@ pub enum cts_status {
     /// have returned a NaN or infinite output although its inputs passed validation (huge finite
     /// inputs whose products overflow, an ill-posed problem). The message names the output and its
     /// first non-finite entry. Where Drake reports success (TAMSI) this is a deliberate
-    /// difference. A solve that ends with it keeps its results (the getters then report this
-    /// status too, and write nothing).
+    /// difference. A solve that ends with it keeps its results: getters of its finite outputs
+    /// work, getters of the non-finite ones report this status too and write nothing.
     NonFiniteResult = 4,
     /// LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
     /// variable for the entering column (ray termination; Drake returns false). z = 0.

@@ -279,8 +279,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_free(solver: *mut cts_tamsi_solver) {
 /// success), for use on another thread. The copy has no problem data and no results: set data
 /// before solving.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_clone(
     solver: *const cts_tamsi_solver,
@@ -292,6 +293,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_tamsi_solver_clone: out"));
         }
+        // The copy allocates as much as the original: its nv² matrices at least.
+        check_allocatable(h.inner.solver.num_velocities())
+            .map_err(|e| prefix("cts_tamsi_solver_clone", e))?;
         let copy = cts_tamsi_solver {
             error: ErrorSlot::default(),
             inner: Inner { solver: h.inner.solver.clone(), data: None, solved: false, jacobian: Vec::new() },
