@@ -10,6 +10,7 @@
 
 use std::ffi::c_char;
 
+use super::alloc;
 use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
 use super::status::{FfiError, cts_status};
@@ -248,10 +249,9 @@ impl LcpInner {
         if n <= self.checked_n {
             return Ok(());
         }
-        let too_large = || invalid(format!("n = {n} is too large to allocate"));
-        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(4)).ok_or_else(too_large)?;
-        let mut probe: Vec<f64> = Vec::new();
-        probe.try_reserve_exact(elements).map_err(|_| too_large())?;
+        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(4));
+        let what = || format!("n = {n}: the LCP workspaces of 4·n² doubles");
+        alloc::probe_doubles(elements, &mut 0, what, "n must be below 2^29")?;
         self.checked_n = n;
         Ok(())
     }
