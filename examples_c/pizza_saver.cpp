@@ -1,8 +1,8 @@
-// Pizza saver (Drake's PizzaSaver test, specs/tamsi_cases.md §2), written the way a Drake user
+// Pizza saver (Drake's PizzaSaver test, docs/tamsi_cases.md §2), written the way a Drake user
 // writes it: Eigen matrices, SetOneWayCoupledProblemData with pointers, SolveWithGuess, getters.
 // Only the include and the namespace differ from Drake:
 //   #include <drake/multibody/plant/tamsi_solver.h>  ->  #include "contact_solvers.hpp"
-//   drake::multibody::TamsiSolver<double>            ->  cts::TamsiSolver
+//   drake::multibody::TamsiSolver<double>            ->  cts::TamsiSolver<double>
 //
 // A pizza saver is an equilateral triangle standing on three legs (one contact each) and moving
 // in the plane of a table: v = (vx, vy, ω). Normal forces are known (one-way coupling): each leg
@@ -34,7 +34,7 @@ constexpr double I = R * R * m;  // kg m²
 constexpr double mu = 0.5;
 constexpr double dt = 1.0e-3;    // s
 
-void PrintVector(const char* label, const VectorXd& x) {
+void PrintVector(const char* label, const Eigen::Ref<const VectorXd>& x) {
   std::printf("  %-22s:", label);
   for (Eigen::Index i = 0; i < x.size(); ++i) std::printf(" %.17g", x[i]);
   std::printf("\n");
@@ -65,7 +65,7 @@ int Solve(const char* name, double Mz, bool with_contact) {
   const VectorXd fn = VectorXd::Constant(with_contact ? nc : 0, m * g / nc);
   const VectorXd mu_vector = VectorXd::Constant(with_contact ? nc : 0, mu);
 
-  cts::TamsiSolver solver(nv);
+  cts::TamsiSolver<double> solver(nv);
   cts::TamsiSolverParameters parameters;  // Drake's defaults ...
   parameters.stiction_tolerance = 1.0e-6;  // ... with the test's tighter tolerances
   parameters.relative_tolerance = 1.0e-4;
@@ -85,7 +85,7 @@ int Solve(const char* name, double Mz, bool with_contact) {
     PrintVector("vt [m/s]", solver.get_tangential_velocities());
     PrintVector("fn [N]", solver.get_normal_forces());
     PrintVector("ft [N]", solver.get_friction_forces());
-    const VectorXd& vt = solver.get_tangential_velocities();
+    const Eigen::VectorBlock<const VectorXd> vt = solver.get_tangential_velocities();
     std::printf("  %-22s: %s\n", "regime",
                 vt.head<2>().norm() < parameters.stiction_tolerance ? "stiction" : "sliding");
   }
@@ -105,7 +105,7 @@ int main() {
 
   // Usage errors throw cts::Error with the library's message.
   try {
-    cts::TamsiSolver solver(nv);
+    cts::TamsiSolver<double> solver(nv);
     solver.SolveWithGuess(dt, VectorXd::Zero(nv));
     failures += 1;
   } catch (const cts::Error& e) {

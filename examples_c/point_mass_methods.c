@@ -458,6 +458,7 @@ static void timestepping_ipm(trajectory *tr, double btol, double rtol, iteration
     exit(1);
   }
   cts_ipm_parameters_default(&params);
+  params.dojo_compatible = 1; /* the reference numbers (docs/ipm.md §9.A9) are Dojo's iteration's */
   params.btol = btol;
   params.rtol = rtol;
   CHECK_IPM(s, cts_ipm_solver_set_parameters(s, &params), "set_parameters");

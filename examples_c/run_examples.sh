@@ -9,10 +9,8 @@ cargo build --release
 lib=target/release
 out=target/examples_c
 mkdir -p "$out"
-# The shared library's SONAME is libcontact_solvers.so.0.<minor>; `cargo cinstall` installs that
-# name, here a link next to the build product does the same.
-soname=$(objdump -p "$lib/libcontact_solvers.so" | awk '/SONAME/{print $2}')
-ln -sf libcontact_solvers.so "$lib/$soname"
+# The build folder's libcontact_solvers.so has its own file name as SONAME (build.rs): linked with
+# -L"$lib" -lcontact_solvers and an rpath, the examples run from the build folder as it is.
 
 CC=${CC:-cc}
 CXX=${CXX:-c++}

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+
 #ifndef CONTACT_SOLVERS_H
 #define CONTACT_SOLVERS_H
 
@@ -636,8 +638,8 @@ typedef struct cts_ipm_parameters {
    */
   double btol;
   /**
-   * Maximum number of Newton (predictor–corrector) iterations; default 50; in [0, 100000]
-   * (the iteration histories are reserved for all of them).
+   * Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
+   * in [0, 100000] (the iteration histories are reserved for all of them).
    */
   int32_t max_iter;
   /**
@@ -689,6 +691,27 @@ typedef struct cts_ipm_parameters {
    * iterations); 0 (default): Dojo's rule.
    */
   int32_t rvio_floor_in_backtracking;
+  /**
+   * 1: Dojo's reference iteration with the absolute tolerances rtol/btol and Dojo's verdict
+   * (the options max_ls … rvio_floor_in_backtracking apply to it only); 0 (default): the engine
+   * iteration (Nesterov–Todd scaled, velocity-level gap rows, scale-invariant convergence on
+   * tolerance/complementarity_tolerance, best iterate on failure). fixed_kappa > 0 always
+   * runs the reference iteration.
+   */
+  int32_t dojo_compatible;
+  /**
+   * Engine iteration: relative tolerance of the equality residuals: ‖momentum residual‖∞ ≤
+   * tolerance·P, ‖velocity rows‖∞ ≤ tolerance·V, ‖μγn − ξ0‖∞ ≤ tolerance·P, with the momentum
+   * scale P (N·s) and velocity scale V (m/s) reported in cts_ipm_stats. Default 1e-8; finite,
+   * > 0.
+   */
+  double tolerance;
+  /**
+   * Engine iteration: relative tolerance of the complementarity, ‖γ∘s‖∞ ≤
+   * complementarity_tolerance·P·V (normal pair: impulse × predicted separating velocity).
+   * Default 1e-6; finite, > 0.
+   */
+  double complementarity_tolerance;
 } cts_ipm_parameters;
 
 /**
@@ -724,6 +747,30 @@ typedef struct cts_ipm_stats {
    * Accepted iterates with a cone variable not strictly interior (should stay 0).
    */
   int32_t boundary_hits;
+  /**
+   * Engine iteration: scaled equality residual of the returned iterate,
+   * max(‖momentum residual‖∞/P, ‖velocity rows‖∞/V, ‖μγn − ξ0‖∞/P); 0 for Dojo's iteration.
+   */
+  double residual;
+  /**
+   * Engine iteration: scaled complementarity ‖γ∘s‖∞/(P·V) of the returned iterate; 0 for
+   * Dojo's iteration.
+   */
+  double complementarity;
+  /**
+   * Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
+   * of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
+   * the one of smallest merit, the start included); 0 for Dojo's iteration.
+   */
+  double merit;
+  /**
+   * Engine iteration: the momentum scale P (N·s) of the problem; 0 for Dojo's iteration.
+   */
+  double momentum_scale;
+  /**
+   * Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
+   */
+  double velocity_scale;
 } cts_ipm_stats;
 
 /**
@@ -1520,7 +1567,7 @@ cts_status cts_ipm_solver_get_dual(const struct cts_ipm_solver *s,
  * Copies the statistics of the last solve into `*out`.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
- * CTS_STATUS_NON_FINITE_RESULT (rvio, bvio or kappa is NaN or infinite).
+ * CTS_STATUS_NON_FINITE_RESULT (a floating-point field is NaN or infinite).
  */
 cts_status cts_ipm_solver_get_stats(const struct cts_ipm_solver *s,
                                     struct cts_ipm_stats *out);
@@ -2481,6 +2528,14 @@ size_t cts_tamsi_solver_num_velocities(const struct cts_tamsi_solver *s);
  * Number of contacts of the current problem data (0 without data or for a NULL handle).
  */
 size_t cts_tamsi_solver_num_contacts(const struct cts_tamsi_solver *s);
+
+/**
+ * Contacts the solver's per-contact workspace holds (Drake's workspace capacity, which its
+ * tests read): 128 from creation, then the largest `nc` solved so far, kept by
+ * `cts_tamsi_solver_resize`; a solve with at most this many contacts allocates nothing. It grows
+ * at the solve that first needs it (Drake: at the set call). 0 for a NULL handle.
+ */
+size_t cts_tamsi_solver_contact_capacity(const struct cts_tamsi_solver *s);
 
 /**
  * Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.

@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* contact_solvers.hpp: header-only C++17 wrapper over the C ABI of libcontact_solvers.
  *
- * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to cts::TamsiSolver,
+ * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to
+ * cts::TamsiSolver<double> (with Drake's EigenPtr, VectorX, MatrixX and internal::TalsLimiter),
  * from drake::solvers::MobyLcpSolver / UnrevisedLemkeSolver<double> to cts::MobyLcpSolver /
  * cts::UnrevisedLemkeSolver, or from Drake's ConstraintSolver<double> and its problem data to
  * cts::ConstraintSolver is a change of include and namespace; cts::IpmSolver is Dojo's
@@ -23,6 +25,7 @@
 #ifndef CONTACT_SOLVERS_HPP
 #define CONTACT_SOLVERS_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +34,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -68,38 +72,6 @@ using Vector = Eigen::VectorXd;
 /** Vector type of the getters: std::vector<double> without Eigen. */
 using Vector = std::vector<double>;
 #endif
-
-/** Drake's TamsiSolverResult, same enumerators and values. */
-enum class TamsiSolverResult : int32_t {
-  kSuccess = 0,
-  kMaxIterationsReached = 1,
-  kLinearSolverFailed = 2,
-  kAlphaSolverFailed = 3,
-};
-
-/** Drake's TamsiSolverParameters (defaults are Drake's). Validated when set. */
-struct TamsiSolverParameters {
-  /** vs, m/s, > 0: slip speed at which friction saturates. */
-  double stiction_tolerance{1.0e-4};
-  /** Maximum number of Newton updates, >= 0. */
-  int max_iterations{100};
-  /** rtol in (0, 1): convergence when ‖Δvt‖, ‖Δvn‖ < rtol·vs. */
-  double relative_tolerance{1.0e-2};
-  /** Largest change of slip direction per iteration, rad, in (0, pi/2). */
-  double theta_max{3.14159265358979323846 / 3.0};
-};
-
-/** Drake's TamsiSolverIterationStats. */
-struct TamsiSolverIterationStats {
-  /** Newton updates performed in the last solve. */
-  int num_iterations{0};
-  /** ‖Δvt‖ of each update, m/s. */
-  std::vector<double> residuals;
-  /** Last entry of residuals; NaN when empty. */
-  double vt_residual() const {
-    return residuals.empty() ? std::numeric_limits<double>::quiet_NaN() : residuals.back();
-  }
-};
 
 #ifdef CTS_HAVE_EIGEN
 /** Matrix type of the matrix getters: Eigen::MatrixXd when Eigen is available. */
@@ -144,46 +116,318 @@ inline std::size_t ld(const Eigen::MatrixXd& m) {
 
 }  // namespace internal
 
+// ============================================================================================
+// TAMSI: Drake's TamsiSolver<T>, TamsiSolverParameters, TamsiSolverIterationStats,
+// TamsiSolverResult and internal::TalsLimiter<T>.
+// ============================================================================================
+
+#ifdef CTS_HAVE_EIGEN
+/** Drake's eigen_types aliases (drake/common/eigen_types.h), so Drake code compiles unchanged. */
+template <typename T>
+using VectorX = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+template <typename T>
+using MatrixX = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
+template <typename T>
+using Vector2 = Eigen::Matrix<T, 2, 1>;
+template <typename T>
+using Vector3 = Eigen::Matrix<T, 3, 1>;
+template <typename T>
+using Matrix2 = Eigen::Matrix<T, 2, 2>;
+template <typename T>
+using Matrix3 = Eigen::Matrix<T, 3, 3>;
+
 /**
- * Drake's TamsiSolver<double>: compliant contact with regularized friction (one-way and two-way
- * coupling), Newton iterations with the transition-aware limiter.
+ * Drake's EigenPtr for the setters' read-only problem data: EigenPtr<const MatrixX<double>> and
+ * EigenPtr<const VectorX<double>>. Converts implicitly from nullptr and from a pointer to any
+ * Eigen object whose doubles are in memory: MatrixXd / VectorXd, fixed-size matrices and vectors
+ * (Matrix<double, 6, 6>, Vector3d), Eigen::Map, blocks of columns, Eigen::Ref. It records the
+ * data pointer, the sizes and the column stride at conversion (the C ABI's (pointer, ld) form),
+ * as Drake's records an Eigen::Ref: the object must not be resized or freed while the solver
+ * borrows it.
+ *
+ * Layouts the library cannot read without a copy are refused, never copied behind the caller's
+ * back: a row-major matrix with more than one row, or a vector whose entries are not adjacent,
+ * is a compile error when its type says so and a cts::Error (CTS_STATUS_INVALID_ARGUMENT) from the
+ * setter otherwise. (An Eigen::Ref<const MatrixXd> would bind such data through a temporary
+ * copy, which a solver that borrows its data cannot keep.)
+ */
+template <typename PlainObjectType>
+class EigenPtr {
+  using Plain = std::remove_const_t<PlainObjectType>;
+  static_assert(std::is_const<PlainObjectType>::value,
+                "cts::EigenPtr is for read-only problem data: EigenPtr<const MatrixX<double>> or "
+                "EigenPtr<const VectorX<double>>");
+  static_assert(std::is_same<typename Plain::Scalar, double>::value, "cts::EigenPtr: double data only");
+  static constexpr bool kVector = Plain::ColsAtCompileTime == 1;
+
+ public:
+  /** A null pointer (the setters throw CTS_STATUS_NULL_POINTER for it, where Drake aborts). */
+  EigenPtr() noexcept = default;
+  /** A null pointer. */
+  EigenPtr(std::nullptr_t) noexcept {}  // NOLINT(google-explicit-constructor): Drake's calls pass nullptr
+
+  /** Points at `m` (nullptr allowed): a matrix, vector, Map, Block or Ref of doubles in memory. */
+  template <typename Derived>
+  EigenPtr(const Derived* m) {  // NOLINT(google-explicit-constructor): Drake's calls pass &M
+    static_assert(std::is_base_of<Eigen::MatrixBase<Derived>, Derived>::value,
+                  "cts::EigenPtr: point at an Eigen matrix, vector, Map, Block or Ref");
+    static_assert(std::is_same<typename Derived::Scalar, double>::value, "cts::EigenPtr: double data only");
+    static_assert((int(Derived::Flags) & int(Eigen::DirectAccessBit)) != 0,
+                  "cts::EigenPtr: the data must be in memory (a matrix, vector, Map, Block or Ref; "
+                  "evaluate an expression into a matrix first)");
+    static_assert(!kVector || Derived::RowsAtCompileTime == 1 || Derived::ColsAtCompileTime == 1 ||
+                      Derived::RowsAtCompileTime == Eigen::Dynamic || Derived::ColsAtCompileTime == Eigen::Dynamic,
+                  "cts::EigenPtr<const VectorX<double>>: point at a vector");
+    static_assert(kVector || (int(Derived::Flags) & int(Eigen::RowMajorBit)) == 0 ||
+                      Derived::RowsAtCompileTime == 1 || Derived::ColsAtCompileTime == 1,
+                  "cts::EigenPtr<const MatrixX<double>>: the library reads matrices column-major; "
+                  "pass a column-major matrix (Eigen's default), not a row-major one");
+    if (m == nullptr) return;
+    null_ = false;
+    data_ = m->data();
+    rows_ = m->rows();
+    cols_ = m->cols();
+    const Eigen::Index row_stride = m->rowStride();
+    const Eigen::Index col_stride = m->colStride();
+    if (kVector) {
+      const Eigen::Index n = rows_ * cols_;
+      const Eigen::Index step = cols_ == 1 ? row_stride : col_stride;
+      readable_ = (rows_ == 1 || cols_ == 1 || n == 0) && (n <= 1 || step == 1);
+      rows_ = n;
+      cols_ = 1;
+      ld_ = rows_ > 0 ? static_cast<std::size_t>(rows_) : 1;
+    } else {
+      readable_ = rows_ <= 1 || row_stride == 1;
+      const Eigen::Index ld = cols_ > 1 ? col_stride : rows_;
+      ld_ = ld > 0 ? static_cast<std::size_t>(ld) : 1;
+    }
+  }
+
+  /** Whether it points at something. */
+  explicit operator bool() const noexcept { return !null_; }
+  friend bool operator==(const EigenPtr& p, std::nullptr_t) noexcept { return p.null_; }
+  friend bool operator!=(const EigenPtr& p, std::nullptr_t) noexcept { return !p.null_; }
+
+  /** The first entry (may be null for an empty matrix that the pointer does point at). */
+  const double* data() const noexcept { return data_; }
+  /** Rows (a vector's size). */
+  Eigen::Index rows() const noexcept { return rows_; }
+  /** Columns (1 for a vector). */
+  Eigen::Index cols() const noexcept { return cols_; }
+  /** Entries of a vector. */
+  Eigen::Index size() const noexcept { return rows_ * cols_; }
+  /** The column stride in doubles, >= 1: the C ABI's leading dimension. */
+  std::size_t ld() const noexcept { return ld_; }
+  /** False for a layout the library cannot read in place (rows not adjacent). */
+  bool readable() const noexcept { return readable_; }
+
+ private:
+  const double* data_{nullptr};
+  Eigen::Index rows_{0};
+  Eigen::Index cols_{0};
+  std::size_t ld_{1};
+  bool null_{true};
+  bool readable_{true};
+};
+#endif
+
+/** Drake's TamsiSolverResult, same enumerators and values (kAlphaSolverFailed as in Drake since 2023). */
+enum class TamsiSolverResult : int32_t {
+  kSuccess = 0,
+  kMaxIterationsReached = 1,
+  kLinearSolverFailed = 2,
+  kAlphaSolverFailed = 3,
+};
+
+/** Drake's TamsiSolverParameters (defaults are Drake's). Validated when set. */
+struct TamsiSolverParameters {
+  /** vs, m/s, > 0: slip speed at which friction saturates. */
+  double stiction_tolerance{1.0e-4};
+  /** Maximum number of Newton updates, >= 0. */
+  int max_iterations{100};
+  /** rtol in (0, 1): convergence when ‖Δvt‖, ‖Δvn‖ < rtol·vs. */
+  double relative_tolerance{1.0e-2};
+  /** Largest change of slip direction per iteration, rad, in (0, pi/2). */
+  double theta_max{3.14159265358979323846 / 3.0};
+};
+
+/** Drake's TamsiSolverIterationStats, with Drake's members. */
+struct TamsiSolverIterationStats {
+  /** (Internal, as in Drake) Empties the statistics; keeps the capacity of `residuals`. */
+  void Reset() {
+    num_iterations = 0;
+    residuals.clear();
+  }
+  /** (Internal, as in Drake) Records one Newton update with ‖Δvt‖ = `iteration_residual` (m/s). */
+  void Update(double iteration_residual) {
+    ++num_iterations;
+    residuals.push_back(iteration_residual);
+  }
+  /** Newton updates performed in the last solve. */
+  int num_iterations{0};
+  /** Last entry of residuals, m/s; NaN when empty (undefined behaviour in Drake). */
+  double vt_residual() const {
+    return residuals.empty() ? std::numeric_limits<double>::quiet_NaN() : residuals.back();
+  }
+  /** ‖Δvt‖ of each update, m/s. */
+  std::vector<double> residuals;
+};
+
+namespace internal {
+
+/**
+ * Drake's internal::TalsLimiter<T> (the transition-aware line search of TAMSI), T = double: the
+ * library's per-contact limiter through cts_tamsi_calc_alpha.
+ */
+template <typename T>
+struct TalsLimiter {
+  static_assert(std::is_same<T, double>::value, "cts::internal::TalsLimiter<T> exists for T = double only");
+
+  /**
+   * The step factor α in (0, 1] for one contact's tangential velocity `v` (m/s) and its Newton
+   * update `dv` (m/s), with cos(θmax) `cos_theta_max` in (0, 1), `v_stiction` (m/s, > 0) and
+   * `relative_tolerance` in (0, 1); std::nullopt where the limiter has no solution (Drake's
+   * nullopt, e.g. non-finite input). Throws cts::Error for a scalar outside its domain (Drake
+   * asserts).
+   */
+  static std::optional<T> CalcAlpha(const T* v, const T* dv, double cos_theta_max, double v_stiction,
+                                    double relative_tolerance) {
+    double alpha = 0.0;
+    const cts_status s = cts_tamsi_calc_alpha(v, dv, cos_theta_max, v_stiction, relative_tolerance, &alpha);
+    if (s == CTS_STATUS_OK) return alpha;
+    if (s == CTS_STATUS_ALPHA_SOLVER_FAILED) return std::nullopt;
+    throw Error(s, cts_last_error_message());
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** Drake's signature: 2-vectors as Eigen::Ref (a Vector2d, a segment<2> of vt, a Map, ...). */
+  static std::optional<T> CalcAlpha(const Eigen::Ref<const Vector2<T>>& v, const Eigen::Ref<const Vector2<T>>& dv,
+                                    double cos_theta_max, double v_stiction, double relative_tolerance) {
+    const Vector2<T> a = v, b = dv;  // contiguous copies: a Ref may have an inner stride
+    return CalcAlpha(a.data(), b.data(), cos_theta_max, v_stiction, relative_tolerance);
+  }
+#endif
+};
+
+}  // namespace internal
+
+/**
+ * Drake's TamsiSolver<T> for T = double: compliant contact with regularized friction (one-way and
+ * two-way coupling), Newton iterations with the transition-aware limiter.
  *
  * Solves M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v) for the next-step generalized velocities v, with
  * fn given (one-way) or fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊ (two-way). Forces in N.
+ *
+ * Drake code compiles against it after changing the include and the namespace: the setters take
+ * EigenPtr<const MatrixX<T>> / EigenPtr<const VectorX<T>> (fixed-size matrices, Maps, blocks of
+ * columns), SolveWithGuess and the getters are const, the contact getters return
+ * Eigen::VectorBlock<const VectorX<T>>, get_solver_parameters() a const reference, and before
+ * any solve the getters return Drake's zeros instead of throwing. As in Drake, one object must
+ * not be used by two threads at once, const methods included (they update the results).
+ *
+ * Deliberate differences from Drake:
+ * - Usage errors (null pointers, inconsistent sizes, parameters outside their domain, a solve
+ *   without data) throw cts::Error where Drake aborts, throws std::exception or asserts only in
+ *   debug builds; nv = 0 is allowed at construction, ResizeIfNeeded needs nv > 0.
+ * - After any outcome every getter holds values evaluated at the returned v (Drake leaves some
+ *   stale); the results are copied from the library once per solve (3nv + 6nc doubles), so a
+ *   reference a getter returned shows the latest solve, as Drake's do.
+ * - Setting problem data or ResizeIfNeeded drops the results: the getters return zeros (v, τ_f,
+ *   τ of size nv; vn, fn of size nc; vt, ft of size 2nc) and empty statistics until the next
+ *   solve. Drake keeps the previous v, τ_f, τ and returns unspecified contact values there (128
+ *   of them before the first set call).
+ * - get_capacity() (Drake's TamsiSolverTester::get_capacity) reads the library's per-contact
+ *   workspace, which grows at the first solve that needs it (Drake: at the set call).
+ * - T = double only (a static_assert); Drake also instantiates AutoDiffXd and symbolic
+ *   Expression. The solver is movable (Drake's is neither copyable nor movable).
  */
+template <typename T = double>
 class TamsiSolver {
+  static_assert(std::is_same<T, double>::value,
+                "cts::TamsiSolver<T> exists for T = double only: the library solves in double "
+                "precision (for derivatives, use cts_tamsi_solver_calc_jacobian at the solution)");
+
  public:
+#ifdef CTS_HAVE_EIGEN
+  /** Type of the nv-sized results: VectorX<T> (Eigen::VectorXd). */
+  using ResultVector = VectorX<T>;
+  /** Type the contact getters return (Drake's): a block of nc or 2nc entries. */
+  using ContactBlock = Eigen::VectorBlock<const VectorX<T>>;
+#else
+  /** Type of the results without Eigen: std::vector<double>. */
+  using ResultVector = std::vector<double>;
+  /** Type the contact getters return without Eigen: the vector itself, of nc or 2nc entries. */
+  using ContactBlock = const std::vector<double>&;
+#endif
+
   /** A solver for nv generalized velocities (0 allowed). */
-  explicit TamsiSolver(int nv) { check_global(cts_tamsi_solver_new(to_size(nv), &handle_)); }
+  explicit TamsiSolver(int nv) {
+    check_global(cts_tamsi_solver_new(to_size(nv), &handle_));
+    adopt_handle();
+  }
 
   ~TamsiSolver() { cts_tamsi_solver_free(handle_); }
 
   TamsiSolver(const TamsiSolver&) = delete;
   TamsiSolver& operator=(const TamsiSolver&) = delete;
-  TamsiSolver(TamsiSolver&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  TamsiSolver(TamsiSolver&& other) noexcept
+      : handle_(std::exchange(other.handle_, nullptr)),
+        parameters_(other.parameters_),
+        nc_(std::exchange(other.nc_, 0)),
+        v_(std::move(other.v_)),
+        tau_f_(std::move(other.tau_f_)),
+        tau_(std::move(other.tau_)),
+        vn_(std::move(other.vn_)),
+        vt_(std::move(other.vt_)),
+        fn_(std::move(other.fn_)),
+        ft_(std::move(other.ft_)),
+        stats_(std::move(other.stats_)) {}
   TamsiSolver& operator=(TamsiSolver&& other) noexcept {
     if (this != &other) {
       cts_tamsi_solver_free(handle_);
       handle_ = std::exchange(other.handle_, nullptr);
+      parameters_ = other.parameters_;
+      nc_ = std::exchange(other.nc_, 0);
+      v_ = std::move(other.v_);
+      tau_f_ = std::move(other.tau_f_);
+      tau_ = std::move(other.tau_);
+      vn_ = std::move(other.vn_);
+      vt_ = std::move(other.vt_);
+      fn_ = std::move(other.fn_);
+      ft_ = std::move(other.ft_);
+      stats_ = std::move(other.stats_);
     }
     return *this;
   }
 
   /** A deep copy (parameters and workspace, no problem data), e.g. for another thread. */
-  std::unique_ptr<TamsiSolver> Clone() const {
+  std::unique_ptr<TamsiSolver<T>> Clone() const {
     cts_tamsi_solver* copy = nullptr;
     check_global(cts_tamsi_solver_clone(handle_, &copy));
-    return std::unique_ptr<TamsiSolver>(new TamsiSolver(copy));
+    return std::unique_ptr<TamsiSolver<T>>(new TamsiSolver<T>(copy, parameters_));
   }
 
-  /** Changes nv (> 0); drops problem data and results. */
-  void ResizeIfNeeded(int nv) { check(cts_tamsi_solver_resize(handle_, to_size(nv))); }
+  /**
+   * Drake's ResizeIfNeeded: changes nv (> 0). Drops the problem data, the results and the
+   * coupling-scheme binding (the getters return zeros of the new size). Const as in Drake.
+   */
+  void ResizeIfNeeded(int nv) const {
+    check(cts_tamsi_solver_resize(handle_, to_size(nv)));
+    nc_ = 0;
+    reset_results();
+  }
 
   /** Number of generalized velocities. */
   int num_velocities() const { return static_cast<int>(cts_tamsi_solver_num_velocities(handle_)); }
 
   /** Number of contacts of the current problem data. */
-  int num_contacts() const { return static_cast<int>(cts_tamsi_solver_num_contacts(handle_)); }
+  int num_contacts() const { return nc_; }
+
+  /**
+   * Contacts the library's per-contact workspace holds without reallocating (Drake's
+   * TamsiSolverTester::get_capacity): 128 at first, then the largest nc solved so far.
+   */
+  int get_capacity() const { return static_cast<int>(cts_tamsi_solver_contact_capacity(handle_)); }
 
   /**
    * One-way coupled data from raw column-major arrays (see contact_solvers.h): M nv×nv, Jn
@@ -194,6 +438,7 @@ class TamsiSolver {
                                    const double* p_star, const double* fn, const double* mu) {
     check(cts_tamsi_solver_set_one_way_coupled_problem_data(handle_, to_size(nc), M, ld_M, Jn, ld_Jn,
                                                             Jt, ld_Jt, p_star, fn, mu));
+    data_set(nc);
   }
 
   /**
@@ -207,51 +452,76 @@ class TamsiSolver {
     check(cts_tamsi_solver_set_two_way_coupled_problem_data(handle_, to_size(nc), M, ld_M, Jn, ld_Jn,
                                                             Jt, ld_Jt, p_star, fn0, stiffness,
                                                             dissipation, mu));
+    data_set(nc);
   }
 
 #ifdef CTS_HAVE_EIGEN
-  /** Drake's SetOneWayCoupledProblemData: pointers to Eigen data that must outlive the solves. */
-  void SetOneWayCoupledProblemData(const Eigen::MatrixXd* M, const Eigen::MatrixXd* Jn,
-                                   const Eigen::MatrixXd* Jt, const Eigen::VectorXd* p_star,
-                                   const Eigen::VectorXd* fn, const Eigen::VectorXd* mu) {
-    require(M && Jn && Jt && p_star && fn && mu);
-    const std::size_t nc = static_cast<std::size_t>(fn->size());
-    require_sizes(*M, *Jn, *Jt, *p_star, nc, {mu});
-    check(cts_tamsi_solver_set_one_way_coupled_problem_data(
-        handle_, nc, M->data(), internal::ld(*M), Jn->data(), internal::ld(*Jn), Jt->data(),
-        internal::ld(*Jt), p_star->data(), fn->data(), mu->data()));
+  /**
+   * Drake's SetOneWayCoupledProblemData (Eq. 3): M nv×nv, Jn nc×nv, Jt 2nc×nv, p_star nv, fn and
+   * mu nc, nc = fn->size(). Borrowed: the objects must outlive the solves that use them.
+   */
+  void SetOneWayCoupledProblemData(EigenPtr<const MatrixX<T>> M, EigenPtr<const MatrixX<T>> Jn,
+                                   EigenPtr<const MatrixX<T>> Jt, EigenPtr<const VectorX<T>> p_star,
+                                   EigenPtr<const VectorX<T>> fn, EigenPtr<const VectorX<T>> mu) {
+    static constexpr const char* kCall = "SetOneWayCoupledProblemData";
+    require_non_null(kCall, {{"M", M != nullptr}, {"Jn", Jn != nullptr}, {"Jt", Jt != nullptr},
+                             {"p_star", p_star != nullptr}, {"fn", fn != nullptr}, {"mu", mu != nullptr}});
+    const Eigen::Index nc = fn.size();
+    require_shapes(kCall, M, Jn, Jt, p_star, nc);
+    require_vector(kCall, "fn", fn, nc);
+    require_vector(kCall, "mu", mu, nc);
+    SetOneWayCoupledProblemData(static_cast<int>(nc), M.data(), M.ld(), Jn.data(), Jn.ld(), Jt.data(), Jt.ld(),
+                                p_star.data(), fn.data(), mu.data());
   }
 
-  /** Drake's SetTwoWayCoupledProblemData: pointers to Eigen data that must outlive the solves. */
-  void SetTwoWayCoupledProblemData(const Eigen::MatrixXd* M, const Eigen::MatrixXd* Jn,
-                                   const Eigen::MatrixXd* Jt, const Eigen::VectorXd* p_star,
-                                   const Eigen::VectorXd* fn0, const Eigen::VectorXd* stiffness,
-                                   const Eigen::VectorXd* dissipation, const Eigen::VectorXd* mu) {
-    require(M && Jn && Jt && p_star && fn0 && stiffness && dissipation && mu);
-    const std::size_t nc = static_cast<std::size_t>(fn0->size());
-    require_sizes(*M, *Jn, *Jt, *p_star, nc, {stiffness, dissipation, mu});
-    check(cts_tamsi_solver_set_two_way_coupled_problem_data(
-        handle_, nc, M->data(), internal::ld(*M), Jn->data(), internal::ld(*Jn), Jt->data(),
-        internal::ld(*Jt), p_star->data(), fn0->data(), stiffness->data(), dissipation->data(),
-        mu->data()));
+  /**
+   * Drake's SetTwoWayCoupledProblemData (Eq. 10, Drake's fn0 form): as the one-way call with fn0
+   * (N), stiffness (N/m), dissipation (s/m) and mu, nc = fn0->size(). Borrowed.
+   */
+  void SetTwoWayCoupledProblemData(EigenPtr<const MatrixX<T>> M, EigenPtr<const MatrixX<T>> Jn,
+                                   EigenPtr<const MatrixX<T>> Jt, EigenPtr<const VectorX<T>> p_star,
+                                   EigenPtr<const VectorX<T>> fn0, EigenPtr<const VectorX<T>> stiffness,
+                                   EigenPtr<const VectorX<T>> dissipation, EigenPtr<const VectorX<T>> mu) {
+    static constexpr const char* kCall = "SetTwoWayCoupledProblemData";
+    require_non_null(kCall, {{"M", M != nullptr}, {"Jn", Jn != nullptr}, {"Jt", Jt != nullptr},
+                             {"p_star", p_star != nullptr}, {"fn0", fn0 != nullptr},
+                             {"stiffness", stiffness != nullptr}, {"dissipation", dissipation != nullptr},
+                             {"mu", mu != nullptr}});
+    const Eigen::Index nc = fn0.size();
+    require_shapes(kCall, M, Jn, Jt, p_star, nc);
+    require_vector(kCall, "fn0", fn0, nc);
+    require_vector(kCall, "stiffness", stiffness, nc);
+    require_vector(kCall, "dissipation", dissipation, nc);
+    require_vector(kCall, "mu", mu, nc);
+    SetTwoWayCoupledProblemData(static_cast<int>(nc), M.data(), M.ld(), Jn.data(), Jn.ld(), Jt.data(), Jt.ld(),
+                                p_star.data(), fn0.data(), stiffness.data(), dissipation.data(), mu.data());
+  }
+
+  /**
+   * Drake's SolveWithGuess: dt in s, v_guess of size nv (a VectorX<T>, a fixed-size vector, a
+   * Map or a segment). Returns the solver outcome; usage errors throw.
+   */
+  TamsiSolverResult SolveWithGuess(double dt, const Eigen::Ref<const VectorX<T>>& v_guess) const {
+    return SolveWithGuess(dt, v_guess.data(), static_cast<std::size_t>(v_guess.size()));
+  }
+#else
+  /** Drake's SolveWithGuess: dt in s, v_guess of size nv. Returns the solver outcome. */
+  TamsiSolverResult SolveWithGuess(double dt, const std::vector<double>& v_guess) const {
+    return SolveWithGuess(dt, v_guess.data(), v_guess.size());
   }
 #endif
 
-  /** Drake's SolveWithGuess: dt in s, v_guess of size nv. Returns the solver outcome. */
-  TamsiSolverResult SolveWithGuess(double dt, const Vector& v_guess) {
-    return SolveWithGuess(dt, v_guess.data(), internal::vector_size(v_guess));
-  }
-
   /** SolveWithGuess from a raw guess of nv doubles. */
-  TamsiSolverResult SolveWithGuess(double dt, const double* v_guess, std::size_t nv) {
+  TamsiSolverResult SolveWithGuess(double dt, const double* v_guess, std::size_t nv) const {
     const cts_status s = cts_tamsi_solver_solve_with_guess(handle_, dt, v_guess, nv);
     if (s >= CTS_STATUS_OK && s <= CTS_STATUS_ALPHA_SOLVER_FAILED) {
+      fetch_results();
       return static_cast<TamsiSolverResult>(s);
     }
     throw Error(s, cts_tamsi_solver_last_error(handle_));
   }
 
-  /** Sets (and validates) the parameters. */
+  /** Sets (and validates) the parameters; keeps the problem data and results. */
   void set_solver_parameters(const TamsiSolverParameters& p) {
     cts_tamsi_parameters c;
     cts_tamsi_parameters_default(&c);
@@ -260,69 +530,54 @@ class TamsiSolver {
     c.relative_tolerance = p.relative_tolerance;
     c.theta_max = p.theta_max;
     check(cts_tamsi_solver_set_parameters(handle_, &c));
+    parameters_ = p;
   }
 
-  /** The current parameters. */
-  TamsiSolverParameters get_solver_parameters() const {
-    cts_tamsi_parameters c;
-    check(cts_tamsi_solver_get_parameters(handle_, &c));
-    TamsiSolverParameters p;
-    p.stiction_tolerance = c.stiction_tolerance;
-    p.max_iterations = c.max_iterations;
-    p.relative_tolerance = c.relative_tolerance;
-    p.theta_max = c.theta_max;
-    return p;
-  }
+  /** The current parameters (a reference, as in Drake). */
+  const TamsiSolverParameters& get_solver_parameters() const { return parameters_; }
 
-  /** Statistics of the last solve. */
-  const TamsiSolverIterationStats& get_iteration_statistics() const {
-    cts_tamsi_iteration_stats c;
-    check(cts_tamsi_solver_get_iteration_stats(handle_, &c));
-    std::size_t count = 0;
-    check(cts_tamsi_solver_get_residuals(handle_, nullptr, 0, &count));
-    stats_.residuals.assign(count, 0.0);
-    check(cts_tamsi_solver_get_residuals(handle_, stats_.residuals.data(), count, &count));
-    stats_.num_iterations = c.num_iterations;
-    return stats_;
-  }
+  /** Statistics of the last solve (empty before the first one). */
+  const TamsiSolverIterationStats& get_iteration_statistics() const { return stats_; }
 
-  /** v (nv; m/s or rad/s) of the last solve. */
-  const Vector& get_generalized_velocities() const {
-    return fetch(v_, num_velocities(), cts_tamsi_solver_get_generalized_velocities);
-  }
-  /** vn = Jn v (nc; m/s). */
-  const Vector& get_normal_velocities() const {
-    return fetch(vn_, num_contacts(), cts_tamsi_solver_get_normal_velocities);
-  }
-  /** vt = Jt v (2nc; m/s). */
-  const Vector& get_tangential_velocities() const {
-    return fetch(vt_, 2 * num_contacts(), cts_tamsi_solver_get_tangential_velocities);
-  }
-  /** fn (nc; N). */
-  const Vector& get_normal_forces() const {
-    return fetch(fn_, num_contacts(), cts_tamsi_solver_get_normal_forces);
-  }
-  /** ft (2nc; N). */
-  const Vector& get_friction_forces() const {
-    return fetch(ft_, 2 * num_contacts(), cts_tamsi_solver_get_friction_forces);
-  }
+  /** v (nv; m/s or rad/s) of the last solve; zeros before it. */
+  const ResultVector& get_generalized_velocities() const { return v_; }
   /** τ_f = Jtᵀ ft (nv; N or N·m). */
-  const Vector& get_generalized_friction_forces() const {
-    return fetch(tau_f_, num_velocities(), cts_tamsi_solver_get_generalized_friction_forces);
-  }
+  const ResultVector& get_generalized_friction_forces() const { return tau_f_; }
   /** τ = Jtᵀ ft + Jnᵀ fn (nv; N or N·m). */
-  const Vector& get_generalized_contact_forces() const {
-    return fetch(tau_, num_velocities(), cts_tamsi_solver_get_generalized_contact_forces);
-  }
+  const ResultVector& get_generalized_contact_forces() const { return tau_; }
+  /** vn = Jn v (nc; m/s, positive when separating). */
+  ContactBlock get_normal_velocities() const { return contact(vn_, nc_); }
+  /** vt = Jt v (2nc; m/s). */
+  ContactBlock get_tangential_velocities() const { return contact(vt_, 2 * nc_); }
+  /** fn (nc; N). */
+  ContactBlock get_normal_forces() const { return contact(fn_, nc_); }
+  /** ft (2nc; N). */
+  ContactBlock get_friction_forces() const { return contact(ft_, 2 * nc_); }
 
-  /** The underlying C handle (owned by this object). */
+  /** The underlying C handle (owned by this object); calls through it bypass the wrapper. */
   cts_tamsi_solver* c_handle() const noexcept { return handle_; }
 
  private:
-  explicit TamsiSolver(cts_tamsi_solver* handle) : handle_(handle) {}
+  /** Drake's initial workspace capacity, in contacts. */
+  static constexpr int kInitialCapacity = 128;
+
+  TamsiSolver(cts_tamsi_solver* handle, const TamsiSolverParameters& parameters)
+      : handle_(handle), parameters_(parameters) {
+    adopt_handle();
+  }
+
+  /** Sizes the results for a new handle; frees it if that throws (no destructor runs then). */
+  void adopt_handle() {
+    try {
+      reset_results();
+    } catch (...) {
+      cts_tamsi_solver_free(std::exchange(handle_, nullptr));
+      throw;
+    }
+  }
 
   static std::size_t to_size(int n) {
-    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size");
+    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "TamsiSolver: size " + std::to_string(n) + " < 0");
     return static_cast<std::size_t>(n);
   }
 
@@ -334,37 +589,112 @@ class TamsiSolver {
     if (s != CTS_STATUS_OK) throw Error(s, cts_tamsi_solver_last_error(handle_));
   }
 
-  static void require(bool all_non_null) {
-    if (!all_non_null) throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+#ifdef CTS_HAVE_EIGEN
+  static void require_non_null(const char* call, std::initializer_list<std::pair<const char*, bool>> args) {
+    for (const auto& a : args) {
+      if (!a.second) throw Error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.first + " is null");
+    }
   }
 
-#ifdef CTS_HAVE_EIGEN
-  void require_sizes(const Eigen::MatrixXd& M, const Eigen::MatrixXd& Jn, const Eigen::MatrixXd& Jt,
-                     const Eigen::VectorXd& p_star, std::size_t nc,
-                     std::initializer_list<const Eigen::VectorXd*> per_contact) const {
-    const Eigen::Index nv = num_velocities();
-    const Eigen::Index n = static_cast<Eigen::Index>(nc);
-    if (M.rows() != nv || M.cols() != nv || Jn.rows() != n || Jn.cols() != nv ||
-        Jt.rows() != 2 * n || Jt.cols() != nv || p_star.size() != nv) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "sizes of M, Jn, Jt, p_star do not match nv and nc");
+  static std::string shape(Eigen::Index rows, Eigen::Index cols) {
+    return std::to_string(rows) + "x" + std::to_string(cols);
+  }
+
+  static void require_matrix(const char* call, const char* name, const EigenPtr<const MatrixX<T>>& m,
+                             Eigen::Index rows, Eigen::Index cols) {
+    if (m.rows() != rows || m.cols() != cols) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " is " + shape(m.rows(), m.cols()) +
+                                                     ", expected " + shape(rows, cols));
     }
-    for (const Eigen::VectorXd* x : per_contact) {
-      if (x->size() != n) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "a per-contact vector is not of size nc");
+    if (!m.readable()) {
+      throw Error(CTS_STATUS_INVALID_ARGUMENT, std::string(call) + ": " + name +
+                                                   " is not column-major with adjacent rows; the library reads "
+                                                   "it in place, so pass a column-major matrix or block of columns");
     }
   }
+
+  static void require_vector(const char* call, const char* name, const EigenPtr<const VectorX<T>>& x,
+                             Eigen::Index n) {
+    if (x.cols() != 1 || x.rows() != n) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " has " + std::to_string(x.size()) +
+                                                     " entries, expected " + std::to_string(n));
+    }
+    if (!x.readable()) {
+      throw Error(CTS_STATUS_INVALID_ARGUMENT,
+                  std::string(call) + ": " + name + " is not a vector of adjacent doubles; the library reads it in place");
+    }
+  }
+
+  void require_shapes(const char* call, const EigenPtr<const MatrixX<T>>& M, const EigenPtr<const MatrixX<T>>& Jn,
+                      const EigenPtr<const MatrixX<T>>& Jt, const EigenPtr<const VectorX<T>>& p_star,
+                      Eigen::Index nc) const {
+    const Eigen::Index nv = num_velocities();
+    require_matrix(call, "M", M, nv, nv);
+    require_matrix(call, "Jn", Jn, nc, nv);
+    require_matrix(call, "Jt", Jt, 2 * nc, nv);
+    require_vector(call, "p_star", p_star, nv);
+  }
+
+  static void resize_zero(ResultVector& x, std::size_t n) { x.setZero(static_cast<Eigen::Index>(n)); }
+  static ContactBlock contact(const ResultVector& storage, int n) { return storage.head(n); }
+#else
+  static void resize_zero(ResultVector& x, std::size_t n) { x.assign(n, 0.0); }
+  static ContactBlock contact(const ResultVector& storage, int) { return storage; }
 #endif
 
-  using Getter = cts_status (*)(const cts_tamsi_solver*, double*, std::size_t);
+  /** Records nc after a successful set call; the library dropped the results. */
+  void data_set(int nc) {
+    nc_ = nc;
+    reset_results();
+  }
 
-  const Vector& fetch(Vector& out, int n, Getter get) const {
-    const std::size_t len = static_cast<std::size_t>(n);
-    if (internal::vector_size(out) != len) out = internal::make_vector(len);
-    check(get(handle_, out.data(), len));
-    return out;
+  /**
+   * Zeros of the current sizes (the state after construction, a set call or a resize). With
+   * Eigen the contact vectors keep room for max(128, largest nc) contacts, allocated here and
+   * never during a solve.
+   */
+  void reset_results() const {
+    const std::size_t nv = cts_tamsi_solver_num_velocities(handle_);
+    resize_zero(v_, nv);
+    resize_zero(tau_f_, nv);
+    resize_zero(tau_, nv);
+#ifdef CTS_HAVE_EIGEN
+    const std::size_t room = static_cast<std::size_t>(
+        std::max<Eigen::Index>({Eigen::Index{kInitialCapacity}, Eigen::Index{nc_}, fn_.size()}));
+#else
+    const std::size_t room = static_cast<std::size_t>(nc_);
+#endif
+    resize_zero(vn_, room);
+    resize_zero(fn_, room);
+    resize_zero(vt_, 2 * room);
+    resize_zero(ft_, 2 * room);
+    stats_.Reset();
+  }
+
+  /** Copies every result of the last solve from the library (after any solver outcome). */
+  void fetch_results() const {
+    const std::size_t nv = static_cast<std::size_t>(v_.size());
+    const std::size_t nc = static_cast<std::size_t>(nc_);
+    check(cts_tamsi_solver_get_generalized_velocities(handle_, v_.data(), nv));
+    check(cts_tamsi_solver_get_generalized_friction_forces(handle_, tau_f_.data(), nv));
+    check(cts_tamsi_solver_get_generalized_contact_forces(handle_, tau_.data(), nv));
+    check(cts_tamsi_solver_get_normal_velocities(handle_, vn_.data(), nc));
+    check(cts_tamsi_solver_get_tangential_velocities(handle_, vt_.data(), 2 * nc));
+    check(cts_tamsi_solver_get_normal_forces(handle_, fn_.data(), nc));
+    check(cts_tamsi_solver_get_friction_forces(handle_, ft_.data(), 2 * nc));
+    cts_tamsi_iteration_stats c;
+    check(cts_tamsi_solver_get_iteration_stats(handle_, &c));
+    std::size_t count = 0;
+    check(cts_tamsi_solver_get_residuals(handle_, nullptr, 0, &count));
+    stats_.residuals.resize(count);
+    check(cts_tamsi_solver_get_residuals(handle_, stats_.residuals.data(), count, &count));
+    stats_.num_iterations = c.num_iterations;
   }
 
   cts_tamsi_solver* handle_{nullptr};
-  mutable Vector v_, vn_, vt_, fn_, ft_, tau_f_, tau_;
+  TamsiSolverParameters parameters_;
+  mutable int nc_{0};
+  mutable ResultVector v_, tau_f_, tau_, vn_, vt_, fn_, ft_;
   mutable TamsiSolverIterationStats stats_;
 };
 
@@ -1129,14 +1459,23 @@ enum class IpmSensitivityParameter : int32_t {
   kMu = CTS_IPM_SENSITIVITY_MU,
 };
 
-/** Interior-point parameters (defaults are Dojo's code defaults). Validated when set. */
+/**
+ * Interior-point parameters (the defaults of cts_ipm_parameters_default: the engine iteration).
+ * Validated when set.
+ */
 struct IpmSolverParameters {
-  /** Tolerance on rvio (∞-norm of the equality residuals), > 0. */
+  /** Dojo's reference iteration with the absolute rtol/btol (true) or the engine iteration. */
+  bool dojo_compatible{false};
+  /** Engine iteration: relative tolerance of the equality residuals (see the C header), > 0. */
+  double tolerance{1.0e-8};
+  /** Engine iteration: relative tolerance of the complementarity ‖γ∘s‖∞/(P·V), > 0. */
+  double complementarity_tolerance{1.0e-6};
+  /** Dojo's iteration: tolerance on rvio (∞-norm of the equality residuals), > 0. */
   double rtol{1.0e-6};
-  /** Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0. */
+  /** Dojo's iteration: tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0. */
   double btol{1.0e-4};
-  /** Maximum number of Newton iterations, >= 0. */
-  int max_iter{50};
+  /** Maximum number of Newton iterations, >= 0 (Dojo's code: 50). */
+  int max_iter{100};
   /** Maximum number of backtracking halvings per iteration, >= 1. */
   int max_ls{10};
   /** κ floor = btol / undercut; > 0, infinity allowed. */
@@ -1166,6 +1505,13 @@ struct IpmSolverStats {
   double kappa{0.0};
   int line_search_exhausted{0};
   int boundary_hits{0};
+  /** Engine iteration: scaled residual, complementarity and merit of the returned iterate. */
+  double residual{0.0};
+  double complementarity{0.0};
+  double merit{0.0};
+  /** Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s). */
+  double momentum_scale{0.0};
+  double velocity_scale{0.0};
 };
 
 /**
@@ -1222,6 +1568,9 @@ class IpmSolver {
     c.warm_start = p.warm_start ? 1 : 0;
     c.newton_solve = static_cast<int32_t>(p.newton_solve);
     c.rvio_floor_in_backtracking = p.rvio_floor_in_backtracking ? 1 : 0;
+    c.dojo_compatible = p.dojo_compatible ? 1 : 0;
+    c.tolerance = p.tolerance;
+    c.complementarity_tolerance = p.complementarity_tolerance;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -1242,6 +1591,9 @@ class IpmSolver {
     p.warm_start = c.warm_start != 0;
     p.newton_solve = static_cast<IpmNewtonSolve>(c.newton_solve);
     p.rvio_floor_in_backtracking = c.rvio_floor_in_backtracking != 0;
+    p.dojo_compatible = c.dojo_compatible != 0;
+    p.tolerance = c.tolerance;
+    p.complementarity_tolerance = c.complementarity_tolerance;
     return p;
   }
 
@@ -1333,6 +1685,11 @@ class IpmSolver {
     s.kappa = c.kappa;
     s.line_search_exhausted = c.line_search_exhausted;
     s.boundary_hits = c.boundary_hits;
+    s.residual = c.residual;
+    s.complementarity = c.complementarity;
+    s.merit = c.merit;
+    s.momentum_scale = c.momentum_scale;
+    s.velocity_scale = c.velocity_scale;
     return s;
   }
 

@@ -12,6 +12,7 @@
 //! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `specs/c_api.md` |
 //! | [`lcp`] | LCP solvers: Lemke (Moby, regularized, lexicographic), principal pivoting, unrevised Lemke | Drake `MobyLcpSolver`, `UnrevisedLemkeSolver` |
 //! | [`rigid`] | rigid contact/friction/limit/bilateral constraint forces and impulses as LCPs, discretized time stepping | Drake `ConstraintSolver` |
+//! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) shared by TAMSI and the interior point, islands | MuJoCo trees, Drake SAP cliques |
 //! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
 //!
 //! ## Conventions (all modules)
@@ -35,6 +36,7 @@
 #![warn(missing_docs)]
 
 pub mod baraff;
+pub mod block_sparse;
 pub mod ffi;
 pub mod ipm;
 pub mod lcp;

@@ -1,7 +1,9 @@
 //! The committed header is what cbindgen generates from `src/ffi`, byte for byte; it compiles as
 //! C99 (pedantic, warnings as errors) and as C++17, alone and included twice; the library's
 //! exported dynamic symbols are exactly the header's functions; the version macros match
-//! `Cargo.toml` and the library.
+//! `Cargo.toml` and the library; the build folder's SONAME is the file's own name; the license
+//! (`MIT OR Apache-2.0`) is declared in the manifest, both license files and both headers;
+//! CHANGELOG.md records this version's ABI.
 //!
 //! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`.
 
@@ -169,12 +171,47 @@ fn version_macros_match_cargo_and_the_library() {
     assert_eq!(version.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
 }
 
+/// The build folder's library is named after its own file (`build.rs`), so `-L<build folder>
+/// -lcontact_solvers` plus an rpath finds it at run time; the versioned SONAME is cargo-c's, for
+/// installs (`tests/install.rs` checks it).
 #[test]
-fn shared_library_has_the_versioned_soname() {
+fn build_folder_library_has_its_file_name_as_soname() {
     let so = c_support::lib_dir().join("shared/libcontact_solvers.so");
     let out = std::process::Command::new("objdump").arg("-p").arg(&so).output().expect("objdump runs");
     let text = String::from_utf8(out.stdout).unwrap();
     let soname = text.lines().find(|l| l.trim_start().starts_with("SONAME")).expect("no SONAME");
-    let want = format!("libcontact_solvers.so.0.{}", env!("CARGO_PKG_VERSION_MINOR"));
-    assert_eq!(soname.split_whitespace().nth(1), Some(want.as_str()));
+    assert_eq!(soname.split_whitespace().nth(1), Some("libcontact_solvers.so"));
+}
+
+/// `MIT OR Apache-2.0`: both license texts, the Cargo.toml field, and the SPDX identifier as the
+/// first line of both headers (the generated one gets it from cbindgen.toml's `header`).
+#[test]
+fn license_is_declared_in_the_manifest_and_the_headers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(read("LICENSE-MIT").contains("Copyright (c) the contact_solvers developers"));
+    assert!(
+        read("LICENSE-APACHE")
+            .contains("Apache License\n                           Version 2.0, January 2004")
+    );
+    assert!(read("Cargo.toml").lines().any(|l| l == r#"license = "MIT OR Apache-2.0""#));
+    for header in ["include/contact_solvers.h", "include/contact_solvers.hpp"] {
+        let text = read(header);
+        assert_eq!(text.lines().next(), Some("/* SPDX-License-Identifier: MIT OR Apache-2.0 */"), "{header}");
+    }
+}
+
+/// CHANGELOG.md has a section for this crate version that names its ABI version and SONAME (a
+/// release renames `[Unreleased]` and states both), and an `[Unreleased]` section for what follows.
+#[test]
+fn changelog_records_this_versions_abi() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("CHANGELOG.md")).unwrap();
+    assert!(text.contains("\n## [Unreleased]\n"), "CHANGELOG.md has no [Unreleased] section");
+    let heading = format!("\n## [{}]", env!("CARGO_PKG_VERSION"));
+    let start = text.find(&heading).unwrap_or_else(|| panic!("CHANGELOG.md has no section{heading}"));
+    let section = &text[start + heading.len()..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    let minor = env!("CARGO_PKG_VERSION_MINOR");
+    assert!(section.contains(&format!("`libcontact_solvers.so.0.{minor}`")), "{section}");
+    assert!(section.contains(&format!("`CTS_ABI_VERSION {minor}`")), "{section}");
 }

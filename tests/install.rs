@@ -1,6 +1,7 @@
-//! The installed layout (`specs/packaging.md` §5): `cargo cinstall --release --prefix P
+//! The installed layout (`docs/packaging.md` §5): `cargo cinstall --release --prefix P
 //! --libdir P/lib` into a temporary prefix installs the versioned shared library with its SONAME
-//! link, the static library, the committed header and `contact_solvers.pc`; a C program
+//! link, the static library, the committed header and `contact_solvers.pc` (both with the SPDX
+//! license identifier); a C program
 //! (`examples_c/rolling_cylinder.c`) then builds with `pkg-config --cflags --libs
 //! contact_solvers` (shared, run through `LD_LIBRARY_PATH`) and with `pkg-config --static` (no
 //! run-time dependency on the library), and, when cmake is installed, as the CMake project
@@ -133,6 +134,12 @@ fn cinstall_lays_out_library_header_and_pkg_config() {
     let committed =
         std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/contact_solvers.h")).unwrap();
     assert!(header == committed, "installed header differs from include/contact_solvers.h");
+    // The license travels with the .pc file: cargo-c writes no comments, so the identifier ends
+    // the Description line (Cargo.toml).
+    let pc = std::fs::read_to_string(lib.join("pkgconfig/contact_solvers.pc")).unwrap();
+    let spdx = "SPDX-License-Identifier: MIT OR Apache-2.0";
+    assert!(pc.lines().any(|l| l.starts_with("Description: ") && l.ends_with(spdx)), "{pc}");
+    assert!(String::from_utf8_lossy(&header).starts_with(&format!("/* {spdx} */\n")));
     let cflags = pkg_config(prefix, &["--cflags"]);
     assert_eq!(cflags, [format!("-I{}", prefix.join("include").display())]);
     assert_eq!(pkg_config(prefix, &["--modversion"]), [version]);

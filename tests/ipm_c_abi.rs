@@ -126,6 +126,10 @@ impl CSolver {
             NewtonSolve::Condensed => c::CTS_IPM_NEWTON_SOLVE_CONDENSED,
             NewtonSolve::Dense => c::CTS_IPM_NEWTON_SOLVE_DENSE,
         };
+        cp.rvio_floor_in_backtracking = i32::from(p.rvio_floor_in_backtracking);
+        cp.dojo_compatible = i32::from(p.dojo_compatible);
+        cp.tolerance = p.tolerance;
+        cp.complementarity_tolerance = p.complementarity_tolerance;
         ok(unsafe { c::cts_ipm_solver_set_parameters(handle, &cp) });
         Self { handle, n: 0, nc: 0, kt: 0, borrowed: vec![], _codes: vec![] }
     }

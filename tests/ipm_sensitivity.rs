@@ -40,7 +40,7 @@ fn a6_solve(f: f64, kappa: f64, params: IpmParameters) -> (f64, f64, IpmOutcome)
 }
 
 fn tight() -> IpmParameters {
-    IpmParameters { rtol: 1e-14, btol: 1e-15, max_iter: 200, ..Default::default() }
+    IpmParameters { rtol: 1e-14, btol: 1e-15, max_iter: 200, ..IpmParameters::dojo() }
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn a6_solver_at_tolerance_gradient_is_half_at_the_threshold() {
     // Soft check of §9.A6 (undercut = 1, rtol = 1e-10): the smoothed gradient at F = 1 is
     // ≈ h²/2 = 0.005 for impact, whatever btol.
     for btol in [1e-4, 1e-6, 1e-8] {
-        let p = IpmParameters { undercut: 1.0, rtol: 1e-10, btol, ..Default::default() };
+        let p = IpmParameters { undercut: 1.0, rtol: 1e-10, btol, ..IpmParameters::dojo() };
         let (_, dz, out) = a6_solve(1.0, 0.0, p);
         assert_eq!(out, IpmOutcome::Converged, "btol {btol}");
         assert!((dz - 0.005).abs() < 1e-4, "btol {btol}: dz/dF {dz}");

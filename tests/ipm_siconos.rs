@@ -158,9 +158,22 @@ fn map(
     }
 }
 
+/// The text of a Siconos file: the repository's gzip copy in `tests/data/siconos/friction_contact/`
+/// when present, else the original.
+fn read_problem(name: &str) -> Option<String> {
+    use std::io::Read;
+    let gz = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/siconos/friction_contact/");
+    if let Ok(file) = std::fs::File::open(format!("{gz}{name}.gz")) {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text).ok()?;
+        return Some(text);
+    }
+    std::fs::read_to_string(format!("{DIR}{name}")).ok()
+}
+
 /// Reads a 3-D local (`W, q, μ`) or global (`M, H, f, w, μ`) problem; `None` if it does not map.
 fn load(name: &str) -> Option<Mapped> {
-    let text = std::fs::read_to_string(format!("{DIR}{name}")).ok()?;
+    let text = read_problem(name)?;
     let mut t = Tokens::new(&text);
     let d = t.u();
     if d != 3 {
@@ -306,7 +319,7 @@ fn solve_once(p: &Mapped, btol_rel: f64) -> Run {
         // cannot decrease, and bvio rises at every candidate, so α/2⁹ is taken) and converges at
         // iteration 105 (max_iter 200); with the option, in 22. No other problem here changes.
         rvio_floor_in_backtracking: true,
-        ..Default::default()
+        ..IpmParameters::dojo()
     };
     let t0 = std::time::Instant::now();
     let mut s = IpmSolver::new(params).unwrap();
@@ -482,4 +495,130 @@ fn two_dimensional_and_other_files_do_not_map() {
     ] {
         assert!(load(name).is_none(), "{name}");
     }
+}
+
+/// The small and mid-size 3-D files of [`engine_convergence_agrees_with_the_natural_map_error`].
+const ENGINE_FILES: [&str; 32] = [
+    "GFC3D_Example00.dat",
+    "GFC3D_Example00_badly_scaled.dat",
+    "GFC3D_Example0.dat",
+    "GFC3D_Example0_SBM.dat",
+    "GFC3D_Example1.dat",
+    "GFC3D_OneContact.dat",
+    "GFC3D_TwoRods1.dat",
+    "GFC3D_TwoRods1-condensed.dat",
+    "FrictionContact3D_1c.dat",
+    "FrictionContact3D_RR_1c.dat",
+    "FC3D_Example1.dat",
+    "FC3D_Example1_SBM.dat",
+    "Confeti-ex13-4contact-Fc3D-SBM.dat",
+    "Rover1039.dat",
+    "Rover1040.dat",
+    "Rover1041.dat",
+    "Rover11035.dat",
+    "Rover11211.dat",
+    "Rover3865.dat",
+    "Rover4144.dat",
+    "Rover4396.dat",
+    "Rover4493.dat",
+    "Rover4516.dat",
+    "Rover4609.dat",
+    "Rover4613.dat",
+    "Rover4622.dat",
+    "Rover9770.dat",
+    "NESpheres_10_1.dat",
+    "NESpheres_30_1.dat",
+    "OneObject-i1028-138.hdf5.dat",
+    "BoxesStack1-i100000-32.hdf5.dat",
+    "Confeti-ex03-Fc3D-SBM.dat",
+];
+
+/// The engine iteration at its defaults converges on every small and mid-size mapped 3-D file
+/// (Dojo's defaults, with absolute tolerances, report "converged" with natural-map errors of 3.9,
+/// 72 and 3.7e4 on three of them, issue 14), and its statistics say why: scaled residual and
+/// complementarity below the tolerances.
+#[test]
+fn engine_defaults_converge_on_every_mapped_file() {
+    let prm = IpmParameters::default();
+    for name in ENGINE_FILES {
+        let p = load(name).unwrap_or_else(|| panic!("{name} does not map"));
+        let mut s = IpmSolver::new(prm).unwrap();
+        let prob = IpmProblem {
+            m: p.m.as_view(),
+            v0: p.v0.as_view(),
+            tau: p.tau.as_view(),
+            h: 1.0,
+            jn: p.jn.as_view(),
+            jt: p.jt.as_view(),
+            phi: p.phi.as_view(),
+            mu: p.mu.as_view(),
+            models: &p.models,
+            vt_offset: Some(p.offset.as_view()),
+        };
+        assert_eq!(s.solve(&prob).unwrap(), IpmOutcome::Converged, "{name}");
+        let st = s.stats();
+        assert!(st.residual <= prm.tolerance && st.complementarity <= prm.complementarity_tolerance);
+        assert!(st.iterations <= 20, "{name}: {}", st.iterations);
+    }
+}
+
+/// The engine iteration (the solver's default, `docs/ipm.md` §11) on every mapped 3-D file of the
+/// small and mid-size sets: its scale-invariant "converged" should agree with Siconos'
+/// natural-map error. A normal pair's natural-map error is `min(r_n, u_n) ≤ √(r_n u_n)`, so a
+/// converged point's relative error should stay below about `√nc·√complementarity_tolerance`
+/// (1e-3·√nc at the defaults) and below 1e-6 at the tight setting (tolerance 1e-12,
+/// complementarity_tolerance 1e-13).
+///
+/// FAILS today (not a passing check): at the defaults every file converges (32 of 32, 4–16
+/// iterations) but three are above that bound: `GFC3D_Example00_badly_scaled` (1.6),
+/// `GFC3D_TwoRods1` (2.0e-3 > 1.7e-3), `Confeti-ex03-Fc3D-SBM` (8.2e-2). The natural map mixes
+/// impulses and velocities, so on a badly scaled file (or one whose impulses are 1e5 times its
+/// velocities) it is not comparable with a scale-invariant measure; the relation is open.
+#[test]
+#[ignore = "fails on three files, see the doc comment and docs/ipm.md §11"]
+fn engine_convergence_agrees_with_the_natural_map_error() {
+    let names = ENGINE_FILES;
+    let defaults = IpmParameters::default();
+    let tight =
+        IpmParameters { tolerance: 1e-12, complementarity_tolerance: 1e-16, max_iter: 200, ..defaults };
+    let mut disagree = Vec::new();
+    let mut unsolved_tight = Vec::new();
+    let mut mapped = 0;
+    for name in names {
+        let p = load(name).unwrap_or_else(|| panic!("{name} does not map"));
+        mapped += 1;
+        for (setting, prm, bound) in
+            [("default", defaults, 1e-3 * (p.mu.len() as f64).sqrt()), ("tight", tight, 1e-6)]
+        {
+            let mut s = IpmSolver::new(prm).unwrap();
+            let prob = IpmProblem {
+                m: p.m.as_view(),
+                v0: p.v0.as_view(),
+                tau: p.tau.as_view(),
+                h: 1.0,
+                jn: p.jn.as_view(),
+                jt: p.jt.as_view(),
+                phi: p.phi.as_view(),
+                mu: p.mu.as_view(),
+                models: &p.models,
+                vt_offset: Some(p.offset.as_view()),
+            };
+            let out = s.solve(&prob).unwrap();
+            let err = natural_map_error(&p, s.velocities(), s.impulses());
+            let st = s.stats();
+            eprintln!(
+                "{name:36} {setting:7} {out:?} it {:3} nm-err {err:.2e} residual {:.1e} complementarity {:.1e}",
+                st.iterations, st.residual, st.complementarity
+            );
+            if out == IpmOutcome::Converged && err > bound {
+                disagree.push(format!("{name} ({setting}): {err:e} > {bound:e}"));
+            }
+            if setting == "tight" && out != IpmOutcome::Converged {
+                unsolved_tight.push(name);
+            }
+        }
+    }
+    assert_eq!(mapped, names.len());
+    eprintln!("not converged at the tight setting: {unsolved_tight:?}");
+    assert!(disagree.is_empty(), "converged above the natural-map bound: {disagree:?}");
 }

@@ -3,7 +3,7 @@
 //! usage errors, borrowing and array conversion) and the rolling-cylinder example, whose printout
 //! is checked against Drake's values like the C example's.
 //!
-//! The interpreter is the one of the venv `.ci/install-deps tests` creates with numpy and pytest
+//! The interpreter is the one of the venv `.ci/install-deps tests` creates with numpy, pytest and mujoco
 //! (`<target>/python-venv`), or `CONTACT_SOLVERS_PYTHON`. Without either the tests print
 //! `skipped: …` (CI always has the venv); with one, a missing module or a failing test fails.
 
@@ -33,7 +33,7 @@ fn python_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples_c/python")
 }
 
-/// The shared library of this build (under its SONAME, with the `.so` link next to it).
+/// The shared library of this build.
 fn library() -> PathBuf {
     lib_dir().join("shared/libcontact_solvers.so")
 }

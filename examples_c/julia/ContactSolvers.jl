@@ -539,13 +539,15 @@ end
 end
 
 """
-`cts_ipm_parameters` (same field order and C types; defaults are Dojo's code defaults).
+`cts_ipm_parameters` (same field order and C types; defaults are `cts_ipm_parameters_default`'s:
+the engine iteration with the relative `tolerance`/`complementarity_tolerance`;
+`dojo_compatible = 1` runs Dojo's iteration with the absolute `rtol`/`btol`).
 Booleans are `Int32` 0/1, `newton_solve` an `Int32` (`Int32(kDense)`). Validated when set.
 """
 Base.@kwdef struct IpmSolverParameters
     rtol::Cdouble = 1.0e-6
     btol::Cdouble = 1.0e-4
-    max_iter::Int32 = 50
+    max_iter::Int32 = 100
     max_ls::Int32 = 10
     undercut::Cdouble = Inf
     no_progress_max::Int32 = 3
@@ -555,6 +557,9 @@ Base.@kwdef struct IpmSolverParameters
     warm_start::Int32 = 0
     newton_solve::Int32 = 0
     rvio_floor_in_backtracking::Int32 = 0
+    dojo_compatible::Int32 = 0
+    tolerance::Cdouble = 1.0e-8
+    complementarity_tolerance::Cdouble = 1.0e-6
 end
 
 "`cts_ipm_stats` (same layout): `status` is 0, 41 or 42 (`IpmOutcome(stats.status)`)."
@@ -566,6 +571,11 @@ struct IpmSolverStats
     kappa::Cdouble
     line_search_exhausted::Int32
     boundary_hits::Int32
+    residual::Cdouble
+    complementarity::Cdouble
+    merit::Cdouble
+    momentum_scale::Cdouble
+    velocity_scale::Cdouble
 end
 
 """

@@ -21,17 +21,27 @@ the ``CONTACT_SOLVERS_LIB`` environment variable (a path), ``target/release`` th
 Rules, those of the C API:
 
 * **Arrays.** Inputs are numpy arrays (or anything ``numpy.asarray`` accepts) of float64.
-  Matrices are passed to the library **column-major**: a Fortran-ordered float64 array (or a
-  column-strided view of one, e.g. ``A[:3, :]`` of an ``order="F"`` array, passed with its leading
-  dimension) goes through without a copy; anything else -- numpy's default row-major (C-order)
-  arrays, other dtypes, lists -- is **copied** once, at the set call, into a new Fortran-ordered
-  float64 array (``numpy.asfortranarray``). Shapes are checked before the library sees a pointer.
+  Matrices are passed to the library **column-major**, and what needs no copy gets none:
+
+  - a Fortran-ordered float64 array, or a column-strided view of one (e.g. ``A[:3, :]`` of an
+    ``order="F"`` array, passed with its leading dimension), goes through as it is;
+  - the mass matrix ``M`` (symmetric by contract) also goes through as it is in C order (numpy's
+    and MuJoCo's default): the library reads the transpose of a C-ordered array, and Mᵀ = M;
+  - any other matrix -- a C-ordered ``Jn`` or ``Jt``, another dtype, a list -- is copied into a
+    column-major buffer that the solver object keeps for that argument and reuses at every set
+    call: one copy of the entries, no allocation once the buffer has room for the largest nc
+    seen. There are two buffers per argument, used in turn, so the data the library borrows stays
+    intact when a set call fails. Build ``Jn``/``Jt`` with ``order="F"`` to skip the copy too.
+
+  Vectors go through as they are when they are contiguous float64 (else they are converted).
+  Shapes are checked before the library sees a pointer.
 * **Borrowing.** Problem data is borrowed, not copied, by the library (Drake's rule): it is read
   at the set call and again at every later solve. The solver object keeps a reference to every
   array it passed (the caller's own arrays when no copy was needed) until the next successful set
   call, :meth:`TamsiSolver.resize` or :meth:`TamsiSolver.close`, so garbage collection cannot free
   them. Changing the caller's arrays in place between the set call and a solve changes the
-  problem, as in Drake; pass ``copy=True`` to the setters to snapshot the data instead.
+  problem, as in Drake (not for copied matrices, which are snapshots); pass ``copy=True`` to the
+  setters to snapshot all the data instead.
 * **Errors.** Usage errors (status >= 100: NULL pointers, wrong sizes, bad parameters, solving
   without data, ...) raise :class:`ContactSolversError`, which carries the :class:`Status` and the
   library's message. Solver outcomes are returned, not raised: ``solve_with_guess`` returns a
@@ -133,7 +143,8 @@ class ContactSolversError(RuntimeError):
 # Loading the library and declaring its functions
 # --------------------------------------------------------------------------------------------
 
-_c_double_p = ctypes.POINTER(ctypes.c_double)
+#: ``double *`` arguments are declared ``void *`` and passed as addresses (ints), see :func:`_ptr`.
+_c_double_p = ctypes.c_void_p
 _c_size_t_p = ctypes.POINTER(ctypes.c_size_t)
 
 
@@ -184,6 +195,9 @@ class _IpmParameters(ctypes.Structure):
         ("warm_start", ctypes.c_int32),
         ("newton_solve", ctypes.c_int32),
         ("rvio_floor_in_backtracking", ctypes.c_int32),
+        ("dojo_compatible", ctypes.c_int32),
+        ("tolerance", ctypes.c_double),
+        ("complementarity_tolerance", ctypes.c_double),
     ]
 
 
@@ -198,6 +212,11 @@ class _IpmStats(ctypes.Structure):
         ("kappa", ctypes.c_double),
         ("line_search_exhausted", ctypes.c_int32),
         ("boundary_hits", ctypes.c_int32),
+        ("residual", ctypes.c_double),
+        ("complementarity", ctypes.c_double),
+        ("merit", ctypes.c_double),
+        ("momentum_scale", ctypes.c_double),
+        ("velocity_scale", ctypes.c_double),
     ]
 
 
@@ -374,38 +393,80 @@ def status_string(status: int, library: Library | str | os.PathLike | None = Non
 # --------------------------------------------------------------------------------------------
 
 
-def _ptr(a: np.ndarray):
-    return a.ctypes.data_as(_c_double_p)
+_ITEM = np.dtype(np.float64).itemsize
 
 
-def _matrix(x, rows: int, cols: int, name: str, copy: bool) -> tuple[np.ndarray, int]:
-    """A float64 matrix the library can read column-major, and its leading dimension.
+def _ptr(a: np.ndarray) -> int:
+    """The address of ``a``'s first element, for a ``double *`` (``void *``) argument.
+
+    ``a.ctypes`` builds a helper object on every access (2-4 µs, six times per set call); a
+    ctypes view of a writable contiguous buffer gives the same address in a fraction of that.
+    """
+    if a.flags.writeable and a.size:
+        if a.flags.c_contiguous:
+            return ctypes.addressof(ctypes.c_char.from_buffer(a))
+        if a.flags.f_contiguous:
+            return ctypes.addressof(ctypes.c_char.from_buffer(a.T))
+    return a.ctypes.data
+
+
+class _Reused:
+    """Column-major float64 storage for one matrix argument of one solver object, reused by every
+    set call that must convert that argument: two buffers used in turn (the one the library
+    borrows is never overwritten, so a failed set call leaves the borrowed data intact), each
+    grown to the largest row count seen."""
+
+    __slots__ = ("_buffers", "_addresses", "_next")
+
+    def __init__(self):
+        self._buffers: list = [None, None]
+        self._addresses = [0, 0]
+        self._next = 0
+
+    def fill(self, a: np.ndarray, rows: int, cols: int) -> tuple[np.ndarray, int, int]:
+        """Copies ``a`` (rows×cols) into the free buffer: (the view, its ld, its address)."""
+        i = self._next
+        buf = self._buffers[i]
+        if buf is None or buf.shape[1] != cols or buf.shape[0] < rows:
+            room = max(rows, 1 if buf is None or buf.shape[1] != cols else buf.shape[0])
+            buf = np.empty((room, cols), dtype=np.float64, order="F")
+            self._buffers[i], self._addresses[i] = buf, buf.ctypes.data
+        view = buf[:rows]
+        np.copyto(view, a, casting="unsafe")  # as np.array(a, dtype=float64) converts
+        return view, buf.shape[0], self._addresses[i]
+
+    def commit(self) -> None:
+        """The set call succeeded: the library now borrows the buffer just filled."""
+        self._next ^= 1
+
+
+def _matrix(x, rows: int, cols: int, name: str, copy: bool, reused: _Reused,
+            symmetric: bool = False) -> tuple[np.ndarray, int, int, bool]:
+    """A float64 matrix the library can read column-major: (the array to keep alive, its leading
+    dimension, its address, whether ``reused`` was filled).
 
     No copy for a float64 array whose columns are contiguous with a column stride of ``ld >=
-    rows`` doubles (Fortran order, or a row block of a Fortran-ordered array); otherwise (or with
-    ``copy``) a new Fortran-ordered copy, ``ld = rows``.
+    rows`` doubles (Fortran order, or a row block of a Fortran-ordered array), nor, when the
+    matrix is ``symmetric`` (square by shape), for one whose rows are (C order, or a column block
+    of a C-ordered array): its transpose is read, which is the matrix itself. Otherwise (or with
+    ``copy``) a copy into ``reused``.
     """
     a = np.asarray(x)
     if a.ndim != 2 or a.shape != (rows, cols):
         raise ContactSolversError(
             Status.DIMENSION_MISMATCH, f"{name}: shape {a.shape}, expected ({rows}, {cols})"
         )
-    item = np.dtype(np.float64).itemsize
-    if (
-        not copy
-        and a.dtype == np.float64
-        and a.dtype.isnative
-        and a.flags.aligned
-        and rows > 0
-        and cols > 0
-        and (a.strides[0] == item or rows == 1)
-        and a.strides[1] % item == 0
-        and a.strides[1] // item >= rows
-    ):
-        return a, a.strides[1] // item
-    if not copy and a.dtype == np.float64 and a.flags.f_contiguous:
-        return a, max(1, rows)  # empty or single-column Fortran arrays
-    return np.array(a, dtype=np.float64, order="F", copy=True), max(1, rows)
+    if not copy and a.dtype == np.float64 and a.dtype.isnative and a.flags.aligned:
+        s0, s1 = a.strides
+        if rows > 0 and cols > 0:
+            if (s0 == _ITEM or rows == 1) and s1 % _ITEM == 0 and s1 // _ITEM >= rows:
+                return a, s1 // _ITEM, _ptr(a), False
+            if symmetric and (s1 == _ITEM or cols == 1) and s0 % _ITEM == 0 and s0 // _ITEM >= cols:
+                return a, s0 // _ITEM, _ptr(a), False
+        elif a.flags.f_contiguous:
+            return a, max(1, rows), _ptr(a), False  # empty
+    view, ld, address = reused.fill(a, rows, cols)
+    return view, ld, address, True
 
 
 def _vector(x, n: int, name: str, copy: bool) -> np.ndarray:
@@ -489,7 +550,22 @@ class _SolverHandle:
         self._lib = library
         self._handle = handle
         self._borrowed = ()
+        self._reused = {}
         return self
+
+    def _matrices(self, specs, copy: bool):
+        """``_matrix`` for each ``(name, x, rows, cols, symmetric)``, with this object's reused
+        buffers: [(array, ld, address)] and the buffers filled (to commit after success)."""
+        out, filled = [], []
+        for name, x, rows, cols, symmetric in specs:
+            reused = self._reused.get(name)
+            if reused is None:
+                reused = self._reused[name] = _Reused()
+            a, ld, address, used = _matrix(x, rows, cols, name, copy, reused, symmetric)
+            out.append((a, ld, address))
+            if used:
+                filled.append(reused)
+        return out, filled
 
     # -- lifetime -----------------------------------------------------------------------------
 
@@ -558,6 +634,7 @@ class TamsiSolver(_SolverHandle):
         self._lib = _library(library)
         self._handle = None
         self._borrowed: tuple = ()
+        self._reused: dict = {}
         if int(nv) < 0:
             raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
         handle = _TamsiHandleP()
@@ -611,14 +688,12 @@ class TamsiSolver(_SolverHandle):
             raise ContactSolversError(
                 Status.DIMENSION_MISMATCH, f"{first_name}: shape {np.shape(first)}, expected (nc,)"
             )
-        mats = [
-            _matrix(M, nv, nv, "M", copy),
-            _matrix(Jn, nc, nv, "Jn", copy),
-            _matrix(Jt, 2 * nc, nv, "Jt", copy),
-        ]
+        mats, filled = self._matrices(
+            [("M", M, nv, nv, True), ("Jn", Jn, nc, nv, False), ("Jt", Jt, 2 * nc, nv, False)], copy
+        )
         vecs = [_vector(p_star, nv, "p_star", copy)]
         vecs += [_vector(x, nc, name, copy) for name, x in per_contact]
-        return nc, mats, vecs
+        return nc, mats, vecs, filled
 
     def set_one_way_coupled_problem_data(self, M, Jn, Jt, p_star, fn, mu, *, copy=False) -> None:
         """Drake's ``SetOneWayCoupledProblemData``: normal forces ``fn`` (N) given.
@@ -627,15 +702,19 @@ class TamsiSolver(_SolverHandle):
         nc is ``len(fn)``. Borrowed (see the module docstring); ``copy=True`` snapshots them.
         On an error the previous data stays set.
         """
-        nc, mats, vecs = self._problem_arrays(M, Jn, Jt, p_star, [("fn", fn), ("mu", mu)], copy)
-        (m, ld_m), (jn, ld_jn), (jt, ld_jt) = mats
+        nc, mats, vecs, filled = self._problem_arrays(
+            M, Jn, Jt, p_star, [("fn", fn), ("mu", mu)], copy
+        )
+        (m, ld_m, pm), (jn, ld_jn, pjn), (jt, ld_jt, pjt) = mats
         self._check(
             self._lib.cts_tamsi_solver_set_one_way_coupled_problem_data(
-                self._h(), nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
-                *[_ptr(v) for v in vecs],
+                self._h(), nc, pm, ld_m, pjn, ld_jn, pjt, ld_jt, *[_ptr(v) for v in vecs],
             )
         )
-        self._borrowed = (m, jn, jt, *vecs)  # only now: a failed call keeps the old borrow
+        # Only now: a failed call keeps the old borrow (and the buffers it reads).
+        self._borrowed = (m, jn, jt, *vecs)
+        for reused in filled:
+            reused.commit()
 
     def set_two_way_coupled_problem_data(
         self, M, Jn, Jt, p_star, fn0, stiffness, dissipation, mu, *, copy=False
@@ -647,15 +726,16 @@ class TamsiSolver(_SolverHandle):
         """
         per_contact = [("fn0", fn0), ("stiffness", stiffness), ("dissipation", dissipation),
                        ("mu", mu)]
-        nc, mats, vecs = self._problem_arrays(M, Jn, Jt, p_star, per_contact, copy)
-        (m, ld_m), (jn, ld_jn), (jt, ld_jt) = mats
+        nc, mats, vecs, filled = self._problem_arrays(M, Jn, Jt, p_star, per_contact, copy)
+        (m, ld_m, pm), (jn, ld_jn, pjn), (jt, ld_jt, pjt) = mats
         self._check(
             self._lib.cts_tamsi_solver_set_two_way_coupled_problem_data(
-                self._h(), nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
-                *[_ptr(v) for v in vecs],
+                self._h(), nc, pm, ld_m, pjn, ld_jn, pjt, ld_jt, *[_ptr(v) for v in vecs],
             )
         )
         self._borrowed = (m, jn, jt, *vecs)
+        for reused in filled:
+            reused.commit()
 
     # -- solving ------------------------------------------------------------------------------
 
@@ -819,14 +899,15 @@ class IpmSensitivityParameter(enum.IntEnum):
 
 @dataclasses.dataclass
 class IpmSolverParameters:
-    """``cts_ipm_parameters`` (defaults are Dojo's code defaults); validated when set."""
+    """``cts_ipm_parameters`` (defaults: the engine iteration; ``dojo_compatible=True`` with rtol,
+    btol for Dojo's reference iteration); validated when set."""
 
     #: Tolerance on rvio (∞-norm of the equality residuals), > 0.
     rtol: float = 1.0e-6
     #: Tolerance on bvio (∞-norm of the complementarity products γ∘s), > 0.
     btol: float = 1.0e-4
-    #: Maximum number of Newton iterations, >= 0.
-    max_iter: int = 50
+    #: Maximum number of Newton iterations, >= 0 (Dojo's code: 50).
+    max_iter: int = 100
     #: Maximum number of backtracking halvings per iteration, >= 1.
     max_ls: int = 10
     #: κ floor = btol / undercut; > 0, infinity allowed.
@@ -845,6 +926,12 @@ class IpmSolverParameters:
     newton_solve: IpmNewtonSolve = IpmNewtonSolve.kCondensed
     #: Backtracking treats rvio at or below max(rvio, 0.1·rtol) as not worse (not Dojo's rule).
     rvio_floor_in_backtracking: bool = False
+    #: Dojo's reference iteration with the absolute rtol/btol (True) or the engine iteration.
+    dojo_compatible: bool = False
+    #: Engine iteration: relative tolerance of the equality residuals (momentum /P, velocity /V).
+    tolerance: float = 1.0e-8
+    #: Engine iteration: relative tolerance of the complementarity ‖γ∘s‖∞/(P·V).
+    complementarity_tolerance: float = 1.0e-6
 
 
 @dataclasses.dataclass
@@ -858,6 +945,13 @@ class IpmSolverStats:
     kappa: float
     line_search_exhausted: int
     boundary_hits: int
+    #: Engine iteration: scaled residual, complementarity and merit of the returned iterate.
+    residual: float = 0.0
+    complementarity: float = 0.0
+    merit: float = 0.0
+    #: Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s).
+    momentum_scale: float = 0.0
+    velocity_scale: float = 0.0
 
 
 class IpmSolver(_SolverHandle):
@@ -879,6 +973,7 @@ class IpmSolver(_SolverHandle):
         self._lib = _library(library)
         self._handle = None
         self._borrowed: tuple = ()
+        self._reused: dict = {}
         handle = _IpmHandleP()
         status = self._lib.cts_ipm_solver_new(ctypes.byref(handle))
         if status != Status.OK:
@@ -918,6 +1013,9 @@ class IpmSolver(_SolverHandle):
         c.warm_start = _int32("warm_start", p.warm_start)
         c.newton_solve = _int32("newton_solve", p.newton_solve)
         c.rvio_floor_in_backtracking = _int32("rvio_floor_in_backtracking", p.rvio_floor_in_backtracking)
+        c.dojo_compatible = _int32("dojo_compatible", p.dojo_compatible)
+        c.tolerance = float(p.tolerance)
+        c.complementarity_tolerance = float(p.complementarity_tolerance)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -930,7 +1028,8 @@ class IpmSolver(_SolverHandle):
         return IpmSolverParameters(
             c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
             c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
-            newton, bool(c.rvio_floor_in_backtracking),
+            newton, bool(c.rvio_floor_in_backtracking), bool(c.dojo_compatible), c.tolerance,
+            c.complementarity_tolerance,
         )
 
     # -- problem data (borrowed) --------------------------------------------------------------
@@ -950,9 +1049,10 @@ class IpmSolver(_SolverHandle):
         if phi_a.ndim != 1:
             raise ContactSolversError(Status.DIMENSION_MISMATCH, f"phi: shape {phi_a.shape}, expected (nc,)")
         n, nc = v0_a.shape[0], phi_a.shape[0]
-        m, ld_m = _matrix(M, n, n, "M", copy)
-        jn, ld_jn = _matrix(Jn, nc, n, "Jn", copy)
-        jt, ld_jt = _matrix(Jt, 2 * nc, n, "Jt", copy)
+        mats, filled = self._matrices(
+            [("M", M, n, n, True), ("Jn", Jn, nc, n, False), ("Jt", Jt, 2 * nc, n, False)], copy
+        )
+        (m, ld_m, pm), (jn, ld_jn, pjn), (jt, ld_jt, pjt) = mats
         vecs = [_vector(v0, n, "v0", copy), _vector(tau, n, "tau", copy),
                 _vector(phi, nc, "phi", copy), _vector(mu, nc, "mu", copy)]
         kinds = np.asarray(models)
@@ -969,12 +1069,14 @@ class IpmSolver(_SolverHandle):
             offset_ptr, offset_len = _ptr(offset), 2 * nc
         self._check(
             self._lib.cts_ipm_solver_set_problem_data(
-                self._h(), n, nc, _ptr(m), ld_m, _ptr(jn), ld_jn, _ptr(jt), ld_jt,
+                self._h(), n, nc, pm, ld_m, pjn, ld_jn, pjt, ld_jt,
                 _ptr(vecs[0]), _ptr(vecs[1]), float(h), _ptr(vecs[2]), _ptr(vecs[3]),
                 kinds.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), offset_ptr, offset_len,
             )
         )
         self._borrowed = (m, jn, jt, *vecs, kinds, offset)  # a failed call keeps the old borrow
+        for reused in filled:
+            reused.commit()
 
     # -- solving ------------------------------------------------------------------------------
 
@@ -1028,7 +1130,8 @@ class IpmSolver(_SolverHandle):
         except ValueError:
             outcome = int(c.status)
         return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
-                              int(c.line_search_exhausted), int(c.boundary_hits))
+                              int(c.line_search_exhausted), int(c.boundary_hits), c.residual,
+                              c.complementarity, c.merit, c.momentum_scale, c.velocity_scale)
 
     def _history(self, what: str) -> np.ndarray:
         get = getattr(self._lib, _IPM_HISTORIES[what])

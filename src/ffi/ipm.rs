@@ -85,8 +85,8 @@ pub struct cts_ipm_parameters {
     pub rtol: f64,
     /// Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
     pub btol: f64,
-    /// Maximum number of Newton (predictor–corrector) iterations; default 50; in [0, 100000]
-    /// (the iteration histories are reserved for all of them).
+    /// Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
+    /// in [0, 100000] (the iteration histories are reserved for all of them).
     pub max_iter: i32,
     /// Maximum number of backtracking halvings per iteration; default 10; in [1, 1000].
     pub max_ls: i32,
@@ -119,6 +119,21 @@ pub struct cts_ipm_parameters {
     /// Dojo behaviour; hard problems such as Siconos' Capsules converge in ~20 instead of ~100
     /// iterations); 0 (default): Dojo's rule.
     pub rvio_floor_in_backtracking: i32,
+    /// 1: Dojo's reference iteration with the absolute tolerances rtol/btol and Dojo's verdict
+    /// (the options max_ls … rvio_floor_in_backtracking apply to it only); 0 (default): the engine
+    /// iteration (Nesterov–Todd scaled, velocity-level gap rows, scale-invariant convergence on
+    /// tolerance/complementarity_tolerance, best iterate on failure). fixed_kappa > 0 always
+    /// runs the reference iteration.
+    pub dojo_compatible: i32,
+    /// Engine iteration: relative tolerance of the equality residuals: ‖momentum residual‖∞ ≤
+    /// tolerance·P, ‖velocity rows‖∞ ≤ tolerance·V, ‖μγn − ξ0‖∞ ≤ tolerance·P, with the momentum
+    /// scale P (N·s) and velocity scale V (m/s) reported in cts_ipm_stats. Default 1e-8; finite,
+    /// > 0.
+    pub tolerance: f64,
+    /// Engine iteration: relative tolerance of the complementarity, ‖γ∘s‖∞ ≤
+    /// complementarity_tolerance·P·V (normal pair: impulse × predicted separating velocity).
+    /// Default 1e-6; finite, > 0.
+    pub complementarity_tolerance: f64,
 }
 
 /// Summary of the last solve.
@@ -140,6 +155,20 @@ pub struct cts_ipm_stats {
     pub line_search_exhausted: i32,
     /// Accepted iterates with a cone variable not strictly interior (should stay 0).
     pub boundary_hits: i32,
+    /// Engine iteration: scaled equality residual of the returned iterate,
+    /// max(‖momentum residual‖∞/P, ‖velocity rows‖∞/V, ‖μγn − ξ0‖∞/P); 0 for Dojo's iteration.
+    pub residual: f64,
+    /// Engine iteration: scaled complementarity ‖γ∘s‖∞/(P·V) of the returned iterate; 0 for
+    /// Dojo's iteration.
+    pub complementarity: f64,
+    /// Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
+    /// of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
+    /// the one of smallest merit, the start included); 0 for Dojo's iteration.
+    pub merit: f64,
+    /// Engine iteration: the momentum scale P (N·s) of the problem; 0 for Dojo's iteration.
+    pub momentum_scale: f64,
+    /// Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
+    pub velocity_scale: f64,
 }
 
 fn saturating_i32(x: usize) -> i32 {
@@ -161,6 +190,9 @@ impl From<IpmParameters> for cts_ipm_parameters {
             warm_start: i32::from(p.warm_start),
             newton_solve: p.newton_solve as i32,
             rvio_floor_in_backtracking: i32::from(p.rvio_floor_in_backtracking),
+            dojo_compatible: i32::from(p.dojo_compatible),
+            tolerance: p.tolerance,
+            complementarity_tolerance: p.complementarity_tolerance,
         }
     }
 }
@@ -196,6 +228,9 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             warm_start: flag("warm_start", p.warm_start)?,
             newton_solve,
             rvio_floor_in_backtracking: flag("rvio_floor_in_backtracking", p.rvio_floor_in_backtracking)?,
+            dojo_compatible: flag("dojo_compatible", p.dojo_compatible)?,
+            tolerance: p.tolerance,
+            complementarity_tolerance: p.complementarity_tolerance,
         };
         params.validate()?;
         Ok(params)
@@ -322,16 +357,22 @@ impl Inner {
             return Ok(status);
         }
         let stats = self.solver.stats();
-        Err(FfiError::new(
-            status,
+        let detail = if self.solver.parameters().uses_reference_iteration() {
             format!(
                 "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
                 stats.iterations,
                 g(stats.rvio),
                 g(stats.bvio),
                 if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
-            ),
-        ))
+            )
+        } else {
+            format!(
+                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {:e} \
+                 (scaled residual {:e}, scaled complementarity {:e}; rvio = {:e}, bvio = {:e})",
+                stats.iterations, stats.merit, stats.residual, stats.complementarity, stats.rvio, stats.bvio
+            )
+        };
+        Err(FfiError::new(status, detail))
     }
 }
 
@@ -345,8 +386,8 @@ fn solve_workspace(n: usize, nc: usize, kt: usize, max_iter: usize, mode: Newton
         NewtonSolve::Dense => big.checked_mul(big)?,
     };
     let jacobian = nc.checked_mul(3)?.checked_mul(n)?;
-    let blocks = nc.checked_mul(160)?;
-    let vectors = big.checked_mul(12)?;
+    let blocks = nc.checked_mul(182)?;
+    let vectors = big.checked_mul(16)?;
     let histories = max_iter.checked_add(1)?.checked_mul(4)?;
     lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
 }
@@ -374,13 +415,20 @@ fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
     finite_output("next gaps", s.next_gaps())?;
     finite_output("primal", s.primal())?;
     finite_output("dual", s.dual())?;
-    let stats = s.stats();
-    finite_output("stats (rvio, bvio, kappa)", &[stats.rvio, stats.bvio, stats.kappa])?;
+    finite_output(STATS_NAME, &stats_values(s.stats()))?;
     finite_output("rvio history", s.rvio_history())?;
     finite_output("bvio history", s.bvio_history())?;
     finite_output("kappa history", s.kappa_history())?;
     finite_output("alpha history", s.alpha_history())
 }
+
+/// The floating-point fields of `cts_ipm_stats`, in the order [`STATS_NAME`] lists them.
+fn stats_values(s: &crate::ipm::IpmStats) -> [f64; 8] {
+    [s.rvio, s.bvio, s.kappa, s.residual, s.complementarity, s.merit, s.momentum_scale, s.velocity_scale]
+}
+
+const STATS_NAME: &str =
+    "stats (rvio, bvio, kappa, residual, complementarity, merit, momentum_scale, velocity_scale)";
 
 /// Probes `need` doubles (see [`alloc::probe_doubles`]) for the workspace of `what`.
 fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String) -> Result<(), FfiError> {
@@ -781,7 +829,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_dual(
 /// Copies the statistics of the last solve into `*out`.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
-/// CTS_STATUS_NON_FINITE_RESULT (rvio, bvio or kappa is NaN or infinite).
+/// CTS_STATUS_NON_FINITE_RESULT (a floating-point field is NaN or infinite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_get_stats(
     s: *const cts_ipm_solver,
@@ -791,7 +839,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
         // SAFETY: NULL or a writable struct (the contract).
         let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
         let stats = h.results()?.stats();
-        finite_output("stats (rvio, bvio, kappa)", &[stats.rvio, stats.bvio, stats.kappa])?;
+        finite_output(STATS_NAME, &stats_values(stats))?;
         *out = cts_ipm_stats {
             status: h.last_status as i32,
             iterations: saturating_i32(stats.iterations),
@@ -800,6 +848,11 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
             kappa: stats.kappa,
             line_search_exhausted: saturating_i32(stats.line_search_exhausted),
             boundary_hits: saturating_i32(stats.boundary_hits),
+            residual: stats.residual,
+            complementarity: stats.complementarity,
+            merit: stats.merit,
+            momentum_scale: stats.momentum_scale,
+            velocity_scale: stats.velocity_scale,
         };
         Ok(cts_status::Ok)
     })

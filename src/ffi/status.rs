@@ -6,6 +6,7 @@ use super::alloc;
 use super::message::{self, Index, g};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
+use crate::block_sparse::BlockSparseError;
 use crate::ipm::{IpmError, IpmOutcome};
 use crate::lcp::{LcpError, LcpOutcome};
 use crate::rigid::{RigidError, RigidOutcome};
@@ -246,6 +247,24 @@ impl From<TamsiError> for FfiError {
             e @ TamsiError::WrongCouplingScheme { .. } => {
                 Self::new(cts_status::WrongCouplingScheme, e.to_string())
             }
+            TamsiError::BlockSparse(e) => e.into(),
+        }
+    }
+}
+
+/// The one mapping from block-sparse structure and value errors to status codes and messages.
+impl From<BlockSparseError> for FfiError {
+    fn from(e: BlockSparseError) -> Self {
+        match e {
+            BlockSparseError::Length { .. } => Self::new(cts_status::DimensionMismatch, e.to_string()),
+            BlockSparseError::NonFinite { what, index, value } => {
+                message::non_finite_input(what, Index::Vector(index), value)
+            }
+            BlockSparseError::Allocation { what, len } => Self::new(
+                cts_status::AllocationFailed,
+                format!("{what}: allocating {len} entries failed; nothing was changed"),
+            ),
+            _ => Self::new(cts_status::InvalidArgument, e.to_string()),
         }
     }
 }

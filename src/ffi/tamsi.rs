@@ -697,6 +697,16 @@ pub unsafe extern "C" fn cts_tamsi_solver_num_contacts(s: *const cts_tamsi_solve
     guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data.as_ref()).map_or(0, |d| d.nc))
 }
 
+/// Contacts the solver's per-contact workspace holds (Drake's workspace capacity, which its
+/// tests read): 128 from creation, then the largest `nc` solved so far, kept by
+/// `cts_tamsi_solver_resize`; a solve with at most this many contacts allocates nothing. It grows
+/// at the solve that first needs it (Drake: at the set call). 0 for a NULL handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_contact_capacity(s: *const cts_tamsi_solver) -> usize {
+    // SAFETY: NULL or a live handle (the contract).
+    guard_value(0, || unsafe { s.as_ref() }.map_or(0, |h| h.inner.solver.contact_capacity()))
+}
+
 /// Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
 /// "cts_tamsi_solver_solve_with_guess: v_guess has length 3, expected the solver's nv = 2"),
 /// errno-style: a successful call leaves it unchanged (a getter after a failed solve keeps the

@@ -18,8 +18,9 @@ const fn parse_u32(s: &str) -> u32 {
     v
 }
 
-/// The ABI version: while the crate is 0.x, its minor version, which is also the SONAME's
-/// (`libcontact_solvers.so.0.<minor>`); any change of a struct or signature bumps it.
+/// The ABI version: while the crate is 0.x, its minor version, which is also the SONAME's of
+/// an installed library (`libcontact_solvers.so.0.<minor>`); any change of a struct or
+/// signature bumps it.
 pub const ABI_VERSION: u32 = parse_u32(env!("CARGO_PKG_VERSION_MINOR"));
 
 /// The library version, e.g. `"0.1.0"` (static, never NULL, not to be freed). Equals the

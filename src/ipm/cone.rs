@@ -56,10 +56,22 @@ pub(crate) fn orthant_step(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
 /// Largest step `α ≤ 1` for a second-order-cone block (CVXOPT's formula as given in §4.1, with
 /// ε = 1e-14); with τ = 1 and ε = 0 it is the exact distance to the cone boundary.
 pub(crate) fn soc_step(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
+    soc_step_eps(lambda, delta, tau, 1e-25, SOC_STEP_EPS)
+}
+
+/// [`soc_step`] without Dojo's absolute constants (floor 1e-25 and ε = 1e-14 on quantities of
+/// unit (variable)²), which dominate once the block is of order 1e-7 and let the step leave the
+/// cone: the scale-invariant step of the engine iteration (`docs/ipm.md` §11). `λ` must be
+/// strictly interior.
+pub(crate) fn soc_step_exact(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
+    soc_step_eps(lambda, delta, tau, f64::MIN_POSITIVE, 0.0)
+}
+
+fn soc_step_eps(lambda: &[f64], delta: &[f64], tau: f64, floor: f64, eps: f64) -> f64 {
     let (l0, l1, l2) = (lambda[0], lambda[1], lambda[2]);
     let (d0, d1, d2) = (delta[0], delta[1], delta[2]);
-    let nu = (l0 * l0 - (l1 * l1 + l2 * l2)).max(1e-25) + SOC_STEP_EPS;
-    let zeta = l0 * d0 - (l1 * d1 + l2 * d2) + SOC_STEP_EPS;
+    let nu = (l0 * l0 - (l1 * l1 + l2 * l2)).max(floor) + eps;
+    let zeta = l0 * d0 - (l1 * d1 + l2 * d2) + eps;
     let rho_s = zeta / nu;
     let sq = nu.sqrt();
     let c = (zeta / sq + d0) / (l0 / sq + 1.0);
@@ -111,6 +123,57 @@ pub(crate) fn soc_shift(s: &mut [f64], g: &mut [f64]) {
 /// `λ_0 − |λ̄|` for a second-order-cone block: > 0 exactly in the interior.
 pub(crate) fn soc_margin(x: &[f64]) -> f64 {
     x[0] - (x[1] * x[1] + x[2] * x[2]).sqrt()
+}
+
+/// Nesterov–Todd scaling of one second-order-cone pair (`docs/ipm.md` §4.2, CVXOPT's recipe):
+/// the symmetric positive-definite `W` with `W x = W⁻¹ y = λ` for the primal block `x` and the
+/// dual block `y`, both strictly interior. Returns `(W, W⁻¹, λ)`, matrices 3×3 column-major
+/// (symmetric). With `J = diag(1, −1, −1)`: `x̄ = x/√(xᵀJx)`, `ȳ = y/√(yᵀJy)`,
+/// `γ = √((1 + x̄ᵀȳ)/2)`, `w̄ = (ȳ + J x̄)/(2γ)`, `v = (w̄ + e)/√(2(w̄_0 + 1))`,
+/// `W = β(2vvᵀ − J)`, `W⁻¹ = β⁻¹(2Jv vᵀJ − J)`, `β = (yᵀJy / xᵀJx)^¼`.
+pub(crate) fn nt_scaling(x: &[f64], y: &[f64]) -> ([f64; 9], [f64; 9], [f64; 3]) {
+    let det = |a: &[f64]| (a[0] * a[0] - a[1] * a[1] - a[2] * a[2]).max(f64::MIN_POSITIVE);
+    let (xn, yn) = (det(x).sqrt(), det(y).sqrt());
+    let xb = [x[0] / xn, x[1] / xn, x[2] / xn];
+    let yb = [y[0] / yn, y[1] / yn, y[2] / yn];
+    let gamma = (0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2])).sqrt();
+    let wb =
+        [(yb[0] + xb[0]) / (2.0 * gamma), (yb[1] - xb[1]) / (2.0 * gamma), (yb[2] - xb[2]) / (2.0 * gamma)];
+    let c = (2.0 * (wb[0] + 1.0)).sqrt();
+    let v = [(wb[0] + 1.0) / c, wb[1] / c, wb[2] / c];
+    let beta = (yn / xn).sqrt();
+    let jd = [1.0, -1.0, -1.0];
+    let mut w = [0.0; 9];
+    let mut wi = [0.0; 9];
+    for col in 0..3 {
+        for row in 0..3 {
+            let j = if row == col { jd[row] } else { 0.0 };
+            w[row + 3 * col] = beta * (2.0 * v[row] * v[col] - j);
+            wi[row + 3 * col] = (2.0 * jd[row] * v[row] * v[col] * jd[col] - j) / beta;
+        }
+    }
+    let mut lambda = [0.0; 3];
+    for (row, l) in lambda.iter_mut().enumerate() {
+        *l = (0..3).map(|col| w[row + 3 * col] * x[col]).sum();
+    }
+    (w, wi, lambda)
+}
+
+/// `a = Arw(λ)⁻¹ c`, i.e. the Jordan quotient with `λ∘a = c`, for an interior `λ` of `Q³`:
+/// `a_0 = (λ_0 c_0 − λ̄ᵀc̄)/(λ_0² − |λ̄|²)`, `ā = (c̄ − a_0 λ̄)/λ_0`.
+pub(crate) fn arrow_solve(lambda: &[f64], c: &[f64]) -> [f64; 3] {
+    let det = lambda[0] * lambda[0] - lambda[1] * lambda[1] - lambda[2] * lambda[2];
+    let a0 = (lambda[0] * c[0] - lambda[1] * c[1] - lambda[2] * c[2]) / det;
+    [a0, (c[1] - a0 * lambda[1]) / lambda[0], (c[2] - a0 * lambda[2]) / lambda[0]]
+}
+
+/// `y = A x` for a 3×3 column-major `A`.
+pub(crate) fn mat3_vec(a: &[f64; 9], x: &[f64]) -> [f64; 3] {
+    let mut y = [0.0; 3];
+    for (row, yr) in y.iter_mut().enumerate() {
+        *yr = a[row] * x[0] + a[row + 3] * x[1] + a[row + 6] * x[2];
+    }
+    y
 }
 
 #[cfg(test)]
@@ -202,5 +265,43 @@ mod tests {
         let (mut s, mut g) = ([0.1, 1.0, 0.0], [1.0, 0.0, 0.0]);
         soc_shift(&mut s, &mut g);
         assert!(soc_margin(&s) > 0.0 && soc_margin(&g) > 0.0);
+    }
+
+    #[test]
+    fn nesterov_todd_scaling_maps_both_blocks_to_the_same_point() {
+        let mut seed = 7;
+        for _ in 0..500 {
+            let mut interior = |scale: f64| {
+                let bar = [lcg(&mut seed), lcg(&mut seed)];
+                let l0 = (bar[0] * bar[0] + bar[1] * bar[1]).sqrt() + 1e-3 + lcg(&mut seed).abs();
+                [scale * l0, scale * bar[0], scale * bar[1]]
+            };
+            let x = interior(1e-3);
+            let y = interior(10.0);
+            let (w, wi, l) = nt_scaling(&x, &y);
+            let wix = mat3_vec(&wi, &y);
+            for k in 0..3 {
+                assert!((l[k] - wix[k]).abs() <= 1e-9 * l[0], "{l:?} vs {wix:?}");
+            }
+            // W W⁻¹ = I and λᵀλ = xᵀy.
+            for c in 0..3 {
+                let col = mat3_vec(&w, &wi[3 * c..3 * c + 3]);
+                for r in 0..3 {
+                    let e = if r == c { 1.0 } else { 0.0 };
+                    assert!((col[r] - e).abs() < 1e-9, "{col:?}");
+                }
+            }
+            let xy = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+            assert!((l[0] * l[0] + l[1] * l[1] + l[2] * l[2] - xy).abs() <= 1e-9 * xy);
+            assert!(soc_margin(&l) > 0.0);
+            // Arw(λ)⁻¹ (λ∘a) = a.
+            let a = [lcg(&mut seed), lcg(&mut seed), lcg(&mut seed)];
+            let mut p = [0.0; 3];
+            soc_product(&l, &a, &mut p);
+            let back = arrow_solve(&l, &p);
+            for k in 0..3 {
+                assert!((back[k] - a[k]).abs() < 1e-6 * (1.0 + a[k].abs()), "{back:?} vs {a:?}");
+            }
+        }
     }
 }

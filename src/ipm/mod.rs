@@ -8,7 +8,11 @@
 //! unknowns are the next velocity and the contact **impulses (N·s, not forces)**; the
 //! predicted gap is `φ + h J_n v`.
 //!
-//! [`IpmSolver`] runs Dojo's algorithm exactly (§3–§4): reset of the cone variables to the
+//! [`IpmSolver`] runs, by default, the **engine iteration** (`docs/ipm.md` §11): the same
+//! problem with the gap row at velocity level, Nesterov–Todd scaled second-order-cone pairs, a
+//! centred start and convergence tests scaled by the problem's momentum and velocity scales, the
+//! best iterate by merit returned on failure. With [`IpmParameters::dojo_compatible`] (or fixed-κ
+//! mode) it runs Dojo's algorithm exactly (§3–§4): reset of the cone variables to the
 //! neutral vector and interior shift, Mehrotra predictor–corrector (textbook κ = 0 predictor by
 //! default, Dojo's lagged κ behind [`IpmParameters::dojo_lagged_kappa`]), cone-aware
 //! fraction-to-boundary, violation backtracking (accept unless both measures got worse),
@@ -23,9 +27,9 @@
 //!
 //! | code | outcome |
 //! |---|---|
-//! | 40 | [`IpmOutcome::Converged`] |
-//! | 41 | [`IpmOutcome::MaxIterationsReached`] (results hold the last iterate) |
-//! | 42 | [`IpmOutcome::NonFiniteStep`] (results hold the last finite iterate) |
+//! | 40 | [`IpmOutcome::Converged`] (engine: scaled residual ≤ `tolerance`, scaled complementarity ≤ `complementarity_tolerance`) |
+//! | 41 | [`IpmOutcome::MaxIterationsReached`] (engine: the iterate of smallest merit; Dojo: the last iterate) |
+//! | 42 | [`IpmOutcome::NonFiniteStep`] (engine: the iterate of smallest merit; Dojo: the last finite iterate) |
 //!
 //! ## Deliberate differences from Dojo
 //!

@@ -112,6 +112,17 @@ impl ContactModel {
         a
     }
 
+    /// [`ContactModel::step`] with the scale-invariant second-order-cone step
+    /// ([`cone::soc_step_exact`]) of the engine iteration.
+    pub(crate) fn step_exact(self, lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
+        let no = self.orthant_len();
+        let mut a = cone::orthant_step(&lambda[..no], &delta[..no], tau);
+        if self == Self::SecondOrderCone {
+            a = a.min(cone::soc_step_exact(&lambda[1..4], &delta[1..4], tau));
+        }
+        a
+    }
+
     /// Whether `λ` is strictly inside the contact's cone.
     pub(crate) fn is_interior(self, lambda: &[f64]) -> bool {
         let no = self.orthant_len();
@@ -222,6 +233,35 @@ impl ContactModel {
                 for e in 2..6 {
                     out[at(k + e, k + 1)] = 1.0;
                     out[at(k + e, e)] = -1.0;
+                }
+            }
+        }
+    }
+}
+
+impl ContactModel {
+    /// The local block of the engine iteration (`docs/ipm.md` §11): as
+    /// [`ContactModel::write_local_block`] without regularization, except that the second-order-cone
+    /// complementarity rows are the Nesterov–Todd linearization `W⁻¹Δη + WΔξ = Arw(λ)⁻¹(…)`
+    /// (`w`, `wi` = `W`, `W⁻¹` of [`cone::nt_scaling`]`(ξ, η)`) instead of the arrow-matrix rows
+    /// `Arw(ξ)Δη + Arw(η)Δξ`. The orthant rows are unchanged (for a scalar pair the two
+    /// linearizations give the same direction).
+    pub(crate) fn write_local_block_nt(
+        self,
+        mu: f64,
+        s: &[f64],
+        g: &[f64],
+        w: &[f64; 9],
+        wi: &[f64; 9],
+        out: &mut [f64],
+    ) {
+        self.write_local_block(mu, 0.0, s, g, out);
+        if self == Self::SecondOrderCone {
+            let (k, ld) = (4, 8);
+            for c in 0..3 {
+                for r in 0..3 {
+                    out[(1 + r) + (1 + c) * ld] = wi[r + 3 * c];
+                    out[(1 + r) + (k + 1 + c) * ld] = w[r + 3 * c];
                 }
             }
         }

@@ -35,6 +35,10 @@ pub(crate) struct SystemData<'a> {
     pub n: usize,
     /// Total contact dimension K = Σ k_i.
     pub k_total: usize,
+    /// Engine iteration (`docs/ipm.md` §11): Nesterov–Todd data per contact (21 numbers at
+    /// `21·i`: `W`, `W⁻¹` column-major 3×3, then `λ`), used for the second-order-cone blocks.
+    /// Empty: Dojo's arrow-matrix rows (§2.1).
+    pub nt: &'a [f64],
 }
 
 /// Factorization of the Newton matrix in owned, grow-only storage.
@@ -53,6 +57,23 @@ pub(crate) struct NewtonSystem {
     local: Vec<f64>,
     /// Whether a factorization is available and at which iterate it was computed.
     pub factored: bool,
+}
+
+/// Writes contact `i`'s local block: Nesterov–Todd rows when `data.nt` is set, Dojo's rows with
+/// regularization `reg` otherwise.
+fn write_local(data: &SystemData<'_>, i: usize, reg: f64, s: &[f64], g: &[f64], out: &mut [f64]) {
+    let model = data.models[i];
+    let off = data.offsets[i];
+    let k = model.dim();
+    let (si, gi) = (&s[off..off + k], &g[off..off + k]);
+    if data.nt.is_empty() {
+        model.write_local_block(data.mu[i], reg, si, gi, out);
+    } else {
+        let nt = &data.nt[21 * i..21 * i + 21];
+        let w: &[f64; 9] = nt[..9].try_into().expect("9 entries");
+        let wi: &[f64; 9] = nt[9..18].try_into().expect("9 entries");
+        model.write_local_block_nt(data.mu[i], si, gi, w, wi, out);
+    }
 }
 
 impl NewtonSystem {
@@ -86,10 +107,10 @@ impl NewtonSystem {
         let n = data.n;
         let jtr = data.jtr;
         self.blocks.clear();
-        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
+        for (i, &model) in data.models.iter().enumerate() {
             let k = model.dim();
             let blk = self.blocks.push_block(2 * k);
-            model.write_local_block(data.mu[i], reg, &s[off..off + k], &g[off..off + k], blk);
+            write_local(data, i, reg, s, g, blk);
         }
         self.blocks.factor();
 
@@ -202,7 +223,7 @@ impl NewtonSystem {
                 }
             }
             // Local block.
-            model.write_local_block(data.mu[i], reg, &s[off..off + k], &g[off..off + k], local);
+            write_local(data, i, reg, s, g, local);
             let ld = 2 * k;
             for lc in 0..ld {
                 let gc = if lc < k { n + off + lc } else { n + kt + off + lc - k };
@@ -213,6 +234,25 @@ impl NewtonSystem {
             }
         }
         self.lu.factor();
+    }
+
+    /// Factors `M + reg·I` alone (no contact), for [`NewtonSystem::solve_mass_in_place`]: the
+    /// engine iteration's free velocity `M⁻¹ p*` (`docs/ipm.md` §11). Invalidates the Newton
+    /// factorization.
+    pub fn factor_mass(&mut self, m: DMatrixView<'_, f64>, reg: f64) {
+        let n = m.nrows();
+        let mut hm = self.lu.matrix_mut(n);
+        hm.copy_from(&m);
+        for j in 0..n {
+            hm[(j, j)] += reg;
+        }
+        self.lu.factor();
+        self.factored = false;
+    }
+
+    /// Solves `(M + reg·I) x = b` in place after [`NewtonSystem::factor_mass`].
+    pub fn solve_mass_in_place(&mut self, b: &mut [f64]) {
+        self.lu.solve_in_place(b, &mut self.tmp);
     }
 
     /// Solves `R Δ = f` in place (`f.len()` = n + 2K) with the last factorization.

@@ -1,4 +1,6 @@
-//! Solver parameters with the defaults of Dojo's code (`specs/ipm.md` §4 table, §7, §10 item 7).
+//! Solver parameters: the engine iteration's relative tolerances (the defaults, `docs/ipm.md`
+//! §11) and Dojo's options with the defaults of its code (§4 table, §7, §10 item 7) for the
+//! reference iteration.
 
 use super::IpmError;
 
@@ -28,25 +30,51 @@ impl NewtonSolve {
 }
 
 /// Parameters of [`super::IpmSolver`]. Plain scalars so a C struct of `double`/`int32_t` can
-/// carry them (booleans as 0/1 flags). `Default` gives Dojo's code defaults (§4).
+/// carry them (booleans as 0/1 flags).
 ///
-/// Units: `rtol` applies to the ∞-norm of the equality residuals, which mix N·s (momentum rows),
-/// m (gap rows) and m/s (tangential-velocity rows); `btol` to the ∞-norm of the raw
-/// complementarity products γ∘s (N·s·m for the normal pair, N·s·m/s for friction). Dojo does no
-/// normalization (§5): with `btol = 1e-4` a resting body hovers at ≈ btol/γ_n.
+/// Two iterations share the solver (`docs/ipm.md` §11):
+/// * **engine** (the default, `dojo_compatible = false`, `fixed_kappa = 0`): Nesterov–Todd
+///   scaled Mehrotra predictor–corrector on the velocity-level formulation, scaled start,
+///   neighbourhood safeguard, convergence on the scale-invariant measures with `tolerance` and
+///   `complementarity_tolerance`, best iterate returned on failure;
+/// * **Dojo's reference** (`dojo_compatible = true`, or `fixed_kappa > 0`): the algorithm of
+///   §3–§4 exactly, with the absolute tolerances `rtol`/`btol` and the options `max_ls`,
+///   `undercut`, `no_progress_*`, `dojo_lagged_kappa`, `rvio_floor_in_backtracking`, which the
+///   engine iteration ignores.
+///
+/// Units of the reference tolerances: `rtol` applies to the ∞-norm of the equality residuals,
+/// which mix N·s (momentum rows), m (gap rows) and m/s (tangential-velocity rows); `btol` to the
+/// ∞-norm of the raw complementarity products γ∘s (N·s·m for the normal pair, N·s·m/s for
+/// friction). Dojo does no normalization (§5): with `btol = 1e-4` a resting body hovers at
+/// ≈ btol/γ_n.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct IpmParameters {
-    /// Tolerance on `rvio` (∞-norm of the equality residuals). Default 1e-6. Must be > 0.
+    /// Runs Dojo's reference iteration (§3–§4) with the absolute tolerances `rtol`/`btol` and
+    /// Dojo's verdict, instead of the engine iteration. Default false.
+    pub dojo_compatible: bool,
+    /// Engine iteration: relative tolerance of the equality residuals (`docs/ipm.md` §11):
+    /// `‖r_dyn‖∞ ≤ tol·P`, `‖velocity rows‖∞ ≤ tol·V`, `‖μγ_n − ξ_0‖∞ ≤ tol·P` with the momentum
+    /// scale `P` and the velocity scale `V` of the problem. Default 1e-8; finite, > 0.
+    pub tolerance: f64,
+    /// Engine iteration: relative tolerance of the complementarity, `‖γ∘s‖∞ ≤ tol·P·V` (normal
+    /// pair: impulse × predicted separating velocity `s_n = φ/h + J_n v`; friction pair: SOC
+    /// product of impulse and velocity). Default 1e-6: a contact carrying the impulse γ_n may
+    /// separate at up to 1e-6·P·V/γ_n m/s. Finite, > 0.
+    pub complementarity_tolerance: f64,
+    /// Reference iteration: tolerance on `rvio` (∞-norm of the equality residuals). Default
+    /// 1e-6. Must be > 0.
     pub rtol: f64,
-    /// Tolerance on `bvio` (∞-norm of the raw products γ∘s). Default 1e-4. Must be > 0.
+    /// Reference iteration: tolerance on `bvio` (∞-norm of the raw products γ∘s). Default 1e-4.
+    /// Must be > 0.
     pub btol: f64,
-    /// Maximum number of Newton iterations. Default 50. At most
+    /// Maximum number of Newton iterations. Default 100 (the engine iteration's resting piles
+    /// need up to ~60); [`IpmParameters::dojo`] sets Dojo's 50. At most
     /// [`IpmParameters::MAX_ITER_LIMIT`] (100 000): the iteration histories are reserved for all
     /// of them.
     pub max_iter: usize,
-    /// Maximum number of backtracking steps (halvings) per iteration. Default 10. Must be in
-    /// `[1, MAX_LS_LIMIT]` (1000: the step `α/2^k` underflows to 0 near k = 1075, so more
-    /// halvings only spin).
+    /// Maximum number of backtracking steps (halvings) per iteration (engine iteration: of the
+    /// neighbourhood safeguard). Default 10. Must be in `[1, MAX_LS_LIMIT]` (1000: the step
+    /// `α/2^k` underflows to 0 near k = 1075, so more halvings only spin).
     pub max_ls: usize,
     /// The κ floor is `btol/undercut`. Default ∞ (floor 0). Must be > 0 (∞ allowed); the paper
     /// uses 5, gradient users 1 (§7).
@@ -60,7 +88,8 @@ pub struct IpmParameters {
     /// Dojo compatibility flag (§4 step 2): the predictor uses the previous iteration's κ
     /// target (Dojo's lagged residual) instead of κ = 0. Default false (textbook Mehrotra).
     pub dojo_lagged_kappa: bool,
-    /// Fixed-κ mode for smooth gradients (§7): when > 0, Newton's method on `r(w; κ) = 0` with this
+    /// Fixed-κ mode for smooth gradients (§7), always on Dojo's formulation (reference
+    /// iteration): when > 0, Newton's method on `r(w; κ) = 0` with this
     /// κ (N·s·m) instead of the predictor–corrector; termination on `rvio < rtol` and
     /// `‖γ∘s − κe‖∞ < btol`. Default 0 (off). Must be finite and ≥ 0.
     pub fixed_kappa: f64,
@@ -83,9 +112,12 @@ pub struct IpmParameters {
 impl Default for IpmParameters {
     fn default() -> Self {
         Self {
+            dojo_compatible: false,
+            tolerance: 1e-8,
+            complementarity_tolerance: 1e-6,
             rtol: 1e-6,
             btol: 1e-4,
-            max_iter: 50,
+            max_iter: 100,
             max_ls: 10,
             undercut: f64::INFINITY,
             no_progress_max: 3,
@@ -105,11 +137,34 @@ impl IpmParameters {
     /// Largest accepted `max_ls`.
     pub const MAX_LS_LIMIT: usize = 1000;
 
+    /// Dojo's reference iteration with Dojo's code defaults (§4 table): `rtol` 1e-6, `btol` 1e-4,
+    /// `max_iter` 50.
+    pub fn dojo() -> Self {
+        Self { dojo_compatible: true, max_iter: 50, ..Self::default() }
+    }
+
+    /// Whether the solve runs Dojo's reference iteration (`dojo_compatible` or fixed-κ mode).
+    pub fn uses_reference_iteration(&self) -> bool {
+        self.dojo_compatible || self.fixed_kappa > 0.0
+    }
+
     /// Checks every field's domain.
     pub fn validate(&self) -> Result<(), IpmError> {
         let check = |what, value: f64, ok: bool, requirement| {
             if ok { Ok(()) } else { Err(IpmError::OutOfRange { what, value, requirement }) }
         };
+        check(
+            "tolerance",
+            self.tolerance,
+            self.tolerance > 0.0 && self.tolerance.is_finite(),
+            "finite, > 0",
+        )?;
+        check(
+            "complementarity_tolerance",
+            self.complementarity_tolerance,
+            self.complementarity_tolerance > 0.0 && self.complementarity_tolerance.is_finite(),
+            "finite, > 0",
+        )?;
         check("rtol", self.rtol, self.rtol > 0.0 && self.rtol.is_finite(), "finite, > 0")?;
         check("btol", self.btol, self.btol > 0.0 && self.btol.is_finite(), "finite, > 0")?;
         check("max_iter", self.max_iter as f64, self.max_iter <= Self::MAX_ITER_LIMIT, "[0, 100000]")?;

@@ -93,7 +93,9 @@ impl IpmSolver {
                         }
                     }
                     SensitivityParameter::Tau => rhs[j] = problem.h,
-                    SensitivityParameter::Phi => rhs[n + kt + ws.offsets[j]] = -1.0,
+                    // The gap row carries φ·phi_scale (1 in Dojo's formulation, 1/h in the
+                    // engine's velocity-level one).
+                    SensitivityParameter::Phi => rhs[n + kt + ws.offsets[j]] = -ws.phi_scale,
                     SensitivityParameter::Mu => {
                         if ws.models[j] != ContactModel::Impact {
                             rhs[n + kt + ws.offsets[j] + 1] = -ws.g[ws.offsets[j]];

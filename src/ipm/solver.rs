@@ -10,18 +10,25 @@ use super::sensitivity::Sensitivities;
 use super::{ContactModel, IpmError, IpmParameters, IpmProblem};
 use crate::linalg::grow;
 
+mod engine;
+use engine::iterate_engine;
+
 /// How a solve ended. Codes 40..59 are the interior-point solver's range of the C API's status
 /// codes (0..3 TAMSI, 100+ usage errors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum IpmOutcome {
-    /// Code 40: `rvio < rtol` and `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
+    /// Code 40. Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
+    /// complementarity ≤ `complementarity_tolerance`. Dojo's iteration: `rvio < rtol` and
+    /// `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
     Converged = 40,
-    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the last
-    /// iterate (Dojo's "failed" status, §4 step 1).
+    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the
+    /// iterate of smallest merit (engine iteration) or the last iterate (Dojo's "failed" status,
+    /// §4 step 1).
     MaxIterationsReached = 41,
     /// Code 42: a Newton direction was not finite (singular or overflowing system, e.g. a
-    /// singular `M` with a contact-free direction); results hold the last finite iterate.
+    /// singular `M`); results hold the iterate of smallest merit (engine) or the last finite
+    /// iterate (Dojo).
     NonFiniteStep = 42,
 }
 
@@ -52,6 +59,20 @@ pub struct IpmStats {
     pub line_search_exhausted: usize,
     /// Accepted iterates with a cone variable not strictly interior (should stay 0, §9.A7).
     pub boundary_hits: usize,
+    /// Engine iteration (`docs/ipm.md` §11): scaled equality residual of the returned iterate,
+    /// `max(‖r_dyn‖∞/P, ‖velocity rows‖∞/V, ‖μγ_n − ξ_0‖∞/P)`. Reference iteration: 0.
+    pub residual: f64,
+    /// Engine iteration: scaled complementarity of the returned iterate, `‖γ∘s‖∞/(P·V)`.
+    /// Reference iteration: 0.
+    pub complementarity: f64,
+    /// Engine iteration: merit of the returned iterate,
+    /// `max(residual/tolerance, complementarity/complementarity_tolerance)`; ≤ 1 exactly when
+    /// converged. Reference iteration: 0.
+    pub merit: f64,
+    /// Engine iteration: momentum scale `P` (N·s) of the problem (`docs/ipm.md` §11). Reference: 0.
+    pub momentum_scale: f64,
+    /// Engine iteration: velocity scale `V` (m/s) of the problem. Reference: 0.
+    pub velocity_scale: f64,
 }
 
 /// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
@@ -90,6 +111,21 @@ pub struct IpmWorkspace {
     pub(crate) stats: IpmStats,
     pub(crate) has_solution: bool,
     pub(crate) sens: Sensitivities,
+    /// Gap row `φ_i·phi_scale + gap_h·J_n,i v − s_n,i`: Dojo's `(1, h)` (gap in m) in the reference
+    /// iteration, `(1/h, 1)` (separating velocity in m/s) in the engine iteration.
+    pub(crate) phi_scale: f64,
+    pub(crate) gap_h: f64,
+    pub(crate) phi_eff: Vec<f64>,
+    /// Whether the last setup was for the engine iteration (warm start needs the same units).
+    pub(crate) engine: bool,
+    /// `p* = M v0 + hτ`, then the free velocity `M⁻¹p*` (engine scales).
+    p_star: Vec<f64>,
+    v_free: Vec<f64>,
+    /// Nesterov–Todd data per contact (21 numbers, see `SystemData::nt`).
+    nt: Vec<f64>,
+    best_v: Vec<f64>,
+    best_s: Vec<f64>,
+    best_g: Vec<f64>,
 }
 
 /// Violation measures of one point.
@@ -99,15 +135,36 @@ struct Viol {
     bvio: f64,
     /// ∞-norm of γ∘s − κe (fixed-κ mode).
     cvio: f64,
+    /// Parts of `rvio`: momentum rows (N·s), velocity-unit equality rows (gap rows in the
+    /// engine's units, tangential rows), impulse-unit rows (`μγ_n − ξ_0`, linear model's ψ row).
+    dyn_norm: f64,
+    vel_norm: f64,
+    imp_norm: f64,
+}
+
+impl Viol {
+    const NAN: Self = Self {
+        rvio: f64::NAN,
+        bvio: f64::NAN,
+        cvio: f64::NAN,
+        dyn_norm: f64::NAN,
+        vel_norm: f64::NAN,
+        imp_norm: f64::NAN,
+    };
 }
 
 impl IpmWorkspace {
     /// Records the problem's layout and grows every buffer to its size.
-    fn setup(&mut self, p: &IpmProblem<'_>, max_iter: usize, mode: super::NewtonSolve) {
+    fn setup(&mut self, p: &IpmProblem<'_>, max_iter: usize, mode: super::NewtonSolve, engine: bool) {
         let n = p.num_velocities();
         let nc = p.num_contacts();
         self.n = n;
         self.nc = nc;
+        self.engine = engine;
+        (self.phi_scale, self.gap_h) = if engine { (1.0 / p.h, 1.0) } else { (1.0, p.h) };
+        self.phi_eff.clear();
+        self.phi_eff.extend(p.phi.iter().map(|&x| x * self.phi_scale));
+        grow(&mut self.nt, 21 * nc);
         self.models.clear();
         self.models.extend_from_slice(p.models);
         self.offsets.clear();
@@ -130,10 +187,18 @@ impl IpmWorkspace {
                 }
             }
         }
-        for buf in [&mut self.v, &mut self.vc] {
+        for buf in [&mut self.v, &mut self.vc, &mut self.p_star, &mut self.v_free, &mut self.best_v] {
             grow(buf, n);
         }
-        for buf in [&mut self.s, &mut self.g, &mut self.sc, &mut self.gc, &mut self.e] {
+        for buf in [
+            &mut self.s,
+            &mut self.g,
+            &mut self.sc,
+            &mut self.gc,
+            &mut self.e,
+            &mut self.best_s,
+            &mut self.best_g,
+        ] {
             grow(buf, k);
         }
         for buf in [&mut self.r, &mut self.rc, &mut self.daff, &mut self.delta, &mut self.scratch] {
@@ -162,15 +227,19 @@ impl IpmWorkspace {
 /// from `ws.newton` and the iterate buffers).
 macro_rules! system_data {
     ($ws:expr, $p:expr) => {
+        system_data!($ws, $p, &[])
+    };
+    ($ws:expr, $p:expr, $nt:expr) => {
         SystemData {
             m: $p.m,
             jtr: &$ws.jtr[..3 * $ws.nc * $ws.n],
-            h: $p.h,
+            h: $ws.gap_h,
             mu: &$ws.mu,
             models: &$ws.models,
             offsets: &$ws.offsets,
             n: $ws.n,
             k_total: $ws.k_total,
+            nt: $nt,
         }
     };
 }
@@ -181,6 +250,8 @@ pub(crate) use system_data;
 #[allow(clippy::too_many_arguments)]
 fn residual(
     p: &IpmProblem<'_>,
+    phi: &[f64],
+    gap_h: f64,
     jtr: &[f64],
     models: &[ContactModel],
     offsets: &[usize],
@@ -213,7 +284,8 @@ fn residual(
     let mut nan = false;
     let mut bvio: f64 = 0.0;
     let mut cvio: f64 = 0.0;
-    let mut eq_norm: f64 = 0.0;
+    let mut vel_norm: f64 = 0.0;
+    let mut imp_norm: f64 = 0.0;
     for (i, (&model, &off)) in models.iter().zip(offsets).enumerate() {
         let k = model.dim();
         let (si, gi) = (&s[off..off + k], &g[off..off + k]);
@@ -237,24 +309,29 @@ fn residual(
                 }
             }
         }
-        model.equality_residual(&u, p.phi[i], p.h, mu[i], si, gi, &mut re[off..off + k]);
+        model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
         model.product(gi, si, &mut rc[off..off + k]);
         for j in off..off + k {
             nan |= rc[j].is_nan() || re[j].is_nan();
             bvio = bvio.max(rc[j].abs());
             cvio = cvio.max((rc[j] - kappa * e[j]).abs());
-            eq_norm = eq_norm.max(re[j].abs());
+            // Row 1 of the friction models is in impulse units (μγ_n − ξ_0, μγ_n − Σβ − s_ψ).
+            if j == off + 1 {
+                imp_norm = imp_norm.max(re[j].abs());
+            } else {
+                vel_norm = vel_norm.max(re[j].abs());
+            }
         }
     }
-    let mut rvio = eq_norm;
+    let mut dyn_norm: f64 = 0.0;
     for &x in rd.iter() {
         nan |= x.is_nan();
-        rvio = rvio.max(x.abs());
+        dyn_norm = dyn_norm.max(x.abs());
     }
     if nan {
-        return Viol { rvio: f64::NAN, bvio: f64::NAN, cvio: f64::NAN };
+        return Viol::NAN;
     }
-    Viol { rvio, bvio, cvio }
+    Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
 }
 
 /// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).
@@ -354,11 +431,15 @@ impl IpmSolver {
         p.validate()?;
         let prm = self.params;
         let ws = &mut self.ws;
-        let warm =
-            prm.warm_start && ws.has_solution && ws.models[..] == *p.models && ws.n == p.num_velocities();
+        let engine = !prm.uses_reference_iteration();
+        let warm = prm.warm_start
+            && ws.has_solution
+            && ws.engine == engine
+            && ws.models[..] == *p.models
+            && ws.n == p.num_velocities();
         ws.has_solution = false;
         ws.sens.valid = false;
-        ws.setup(p, prm.max_iter, prm.newton_solve);
+        ws.setup(p, prm.max_iter, prm.newton_solve, engine);
         let (n, kt) = (ws.n, ws.k_total);
         let big = n + 2 * kt;
 
@@ -371,6 +452,11 @@ impl IpmSolver {
                     *x = y;
                 }
             }
+        }
+        if engine {
+            let outcome = iterate_engine(ws, &prm, p, warm);
+            self.finish(p);
+            return Ok(outcome);
         }
         if !warm {
             ws.s[..kt].copy_from_slice(&ws.e[..kt]);
@@ -386,6 +472,8 @@ impl IpmSolver {
         let kappa_fixed = prm.fixed_kappa;
         let mut viol = residual(
             p,
+            &ws.phi_eff,
+            ws.gap_h,
             &ws.jtr,
             &ws.models,
             &ws.offsets,
@@ -508,6 +596,8 @@ impl IpmSolver {
                 }
                 cand = residual(
                     p,
+                    &ws.phi_eff,
+                    ws.gap_h,
                     &ws.jtr,
                     &ws.models,
                     &ws.offsets,
@@ -774,6 +864,8 @@ mod tests {
                 let mut scratch = vec![0.0; n];
                 residual(
                     &p,
+                    &ws.phi_eff,
+                    ws.gap_h,
                     &ws.jtr,
                     &ws.models,
                     &ws.offsets,
@@ -803,24 +895,21 @@ mod tests {
     fn condensed_and_dense_newton_give_the_same_iterates() {
         let d = data(9, 6, 5);
         let p = d.problem();
-        let mut a = IpmSolver::new(IpmParameters { btol: 1e-8, rtol: 1e-8, ..Default::default() }).unwrap();
-        let mut b = IpmSolver::new(IpmParameters {
-            btol: 1e-8,
-            rtol: 1e-8,
-            newton_solve: NewtonSolve::Dense,
-            ..Default::default()
-        })
-        .unwrap();
-        assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
-        assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
-        assert_eq!(a.stats().iterations, b.stats().iterations);
-        for (x, y) in a.velocities().iter().zip(b.velocities()) {
-            assert!((x - y).abs() < 1e-9, "{x} {y}");
+        for base in [IpmParameters::dojo(), IpmParameters::default()] {
+            let prm = IpmParameters { btol: 1e-8, rtol: 1e-8, complementarity_tolerance: 1e-9, ..base };
+            let mut a = IpmSolver::new(prm).unwrap();
+            let mut b = IpmSolver::new(IpmParameters { newton_solve: NewtonSolve::Dense, ..prm }).unwrap();
+            assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
+            assert_eq!(b.solve(&p).unwrap(), IpmOutcome::Converged);
+            assert_eq!(a.stats().iterations, b.stats().iterations);
+            for (x, y) in a.velocities().iter().zip(b.velocities()) {
+                assert!((x - y).abs() < 1e-9, "{x} {y}");
+            }
+            for (x, y) in a.impulses().iter().zip(b.impulses()) {
+                assert!((x - y).abs() < 1e-9, "{x} {y}");
+            }
+            assert_eq!(a.stats().boundary_hits, 0);
         }
-        for (x, y) in a.impulses().iter().zip(b.impulses()) {
-            assert!((x - y).abs() < 1e-9, "{x} {y}");
-        }
-        assert_eq!(a.stats().boundary_hits, 0);
     }
 
     #[test]
@@ -841,14 +930,16 @@ mod tests {
     fn warm_start_reuses_the_previous_solution_and_converges_to_the_same_point() {
         let d = data(6, 4, 8);
         let p = d.problem();
-        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
-        let mut cold = IpmSolver::new(tight).unwrap();
-        cold.solve(&p).unwrap();
-        let mut warm = IpmSolver::new(IpmParameters { warm_start: true, ..tight }).unwrap();
-        warm.solve(&p).unwrap();
-        assert_eq!(warm.solve(&p).unwrap(), IpmOutcome::Converged);
-        for (x, y) in cold.velocities().iter().zip(warm.velocities()) {
-            assert!((x - y).abs() < 1e-6, "{x} {y}");
+        for base in [IpmParameters::dojo(), IpmParameters::default()] {
+            let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, complementarity_tolerance: 1e-8, ..base };
+            let mut cold = IpmSolver::new(tight).unwrap();
+            assert_eq!(cold.solve(&p).unwrap(), IpmOutcome::Converged, "cold {:?}", cold.stats());
+            let mut warm = IpmSolver::new(IpmParameters { warm_start: true, ..tight }).unwrap();
+            warm.solve(&p).unwrap();
+            assert_eq!(warm.solve(&p).unwrap(), IpmOutcome::Converged);
+            for (x, y) in cold.velocities().iter().zip(warm.velocities()) {
+                assert!((x - y).abs() < 1e-6, "{x} {y}");
+            }
         }
     }
 
@@ -901,7 +992,7 @@ mod tests {
         assert!(!IpmParameters::default().rvio_floor_in_backtracking);
         let d = data(9, 6, 5);
         let p = d.problem();
-        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..Default::default() };
+        let tight = IpmParameters { btol: 1e-9, rtol: 1e-9, ..IpmParameters::dojo() };
         let mut a = IpmSolver::new(tight).unwrap();
         let mut b = IpmSolver::new(IpmParameters { rvio_floor_in_backtracking: true, ..tight }).unwrap();
         assert_eq!(a.solve(&p).unwrap(), IpmOutcome::Converged);
@@ -915,13 +1006,18 @@ mod tests {
     fn singular_mass_matrix_without_contacts_hits_the_iteration_limit() {
         let mut d = data(3, 0, 4);
         d.m.fill(0.0);
-        let mut s = IpmSolver::default();
+        let mut s = IpmSolver::new(IpmParameters::dojo()).unwrap();
         let out = s.solve(&d.problem()).unwrap();
         // M = 0: the momentum residual −hτ cannot change; REG·I keeps the steps finite, the
         // backtracking accepts the equal violation, and the solve runs out of iterations.
         assert_eq!(out, IpmOutcome::MaxIterationsReached);
         assert_eq!(s.stats().iterations, 50);
         assert!(s.velocities().iter().all(|x| x.is_finite()));
+        // The engine iteration does not regularize M: the Newton step is not finite, the status
+        // says so and the returned iterate is the start (v0), the best by merit.
+        let mut s = IpmSolver::default();
+        assert_eq!(s.solve(&d.problem()).unwrap(), IpmOutcome::NonFiniteStep);
+        assert_eq!(s.velocities(), d.v0.as_slice());
         assert_eq!(IpmOutcome::NonFiniteStep.code(), 42);
         assert_eq!(IpmOutcome::Converged.code(), 40);
         assert_eq!(IpmOutcome::MaxIterationsReached.code(), 41);

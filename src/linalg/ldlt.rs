@@ -56,6 +56,20 @@ impl Ldlt {
         }
     }
 
+    /// [`reserve`](Self::reserve) that reports allocation failure instead of aborting.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), super::AllocationFailed> {
+        super::try_grow(&mut self.a, super::square(n)?, 0.0)?;
+        super::try_grow(&mut self.temp, n, 0.0)?;
+        super::try_grow(&mut self.transpositions, n, 0)?;
+        Ok(())
+    }
+
+    /// The current `n×n` storage (the matrix before [`factor`](Self::factor), the factors after),
+    /// column-major with leading dimension `n`.
+    pub fn storage(&self) -> &[f64] {
+        &self.a[..self.n * self.n]
+    }
+
     /// Size of the current matrix.
     pub fn dim(&self) -> usize {
         self.n

@@ -98,6 +98,21 @@ impl PartialPivLu {
         }
     }
 
+    /// [`reserve`](Self::reserve) that reports allocation failure instead of aborting.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), super::AllocationFailed> {
+        super::try_grow(&mut self.lu, super::square(n)?, 0.0)?;
+        super::try_grow(&mut self.perm, n, 0)?;
+        super::try_grow(&mut self.perm_inv, n, 0)?;
+        self.reserve(n);
+        Ok(())
+    }
+
+    /// The current `n×n` storage (the matrix before [`factor`](Self::factor), the factors after),
+    /// column-major with leading dimension `n`.
+    pub fn storage(&self) -> &[f64] {
+        &self.lu[..self.n * self.n]
+    }
+
     /// Size of the current matrix.
     pub fn dim(&self) -> usize {
         self.n

@@ -48,3 +48,21 @@ pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {
         v.resize(len, 0.0);
     }
 }
+
+/// Storage for a factorization could not be allocated (or its size overflows `usize`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AllocationFailed;
+
+/// [`grow`] that reports allocation failure instead of aborting.
+pub(crate) fn try_grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) -> Result<(), AllocationFailed> {
+    if v.len() < len {
+        v.try_reserve_exact(len - v.len()).map_err(|_| AllocationFailed)?;
+        v.resize(len, fill);
+    }
+    Ok(())
+}
+
+/// `n·n`, or [`AllocationFailed`] when it overflows.
+pub(crate) fn square(n: usize) -> Result<usize, AllocationFailed> {
+    n.checked_mul(n).ok_or(AllocationFailed)
+}

@@ -1,6 +1,7 @@
 //! Usage errors and solver outcomes.
 
 use super::CouplingScheme;
+use crate::block_sparse::BlockSparseError;
 
 /// How a solve ended (Drake `TamsiSolverResult`, same numeric values). These are results, not
 /// errors: on every outcome the solver's outputs are evaluated at the returned velocities.
@@ -106,4 +107,7 @@ pub enum TamsiError {
         /// The scheme of the rejected data.
         data: CouplingScheme,
     },
+    /// Block-sparse data that cannot be used, or workspace for it that cannot be allocated.
+    #[error(transparent)]
+    BlockSparse(#[from] BlockSparseError),
 }

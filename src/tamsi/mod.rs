@@ -32,6 +32,7 @@
 
 mod contact_blocks;
 mod error;
+mod form;
 mod friction;
 mod limiter;
 mod newton_matrix;

@@ -5,6 +5,7 @@ use std::fmt;
 use nalgebra::{DMatrixView, DVectorView};
 
 use super::TamsiError;
+use crate::block_sparse::BlockSparseSystem;
 
 /// How normal forces are coupled to the velocities.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,9 +44,30 @@ pub enum NormalForceData<'a> {
     },
 }
 
+/// How M and the contact Jacobians are given.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ProblemData<'a> {
+    /// Dense M (nv×nv), Jn (nc×nv), Jt (2nc×nv).
+    Dense { m: DMatrixView<'a, f64>, jn: DMatrixView<'a, f64>, jt: DMatrixView<'a, f64> },
+    /// Block-sparse by trees (`docs/block_sparse.md`).
+    Blocks(BlockSparseSystem<'a>),
+}
+
 /// One TAMSI problem: `M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)`, borrowed from the caller.
 ///
-/// Matrices are column-major nalgebra views with unit row stride and any column stride (a
+/// The data come in one of two forms, solved by the same iteration (`docs/tamsi.md` §7,
+/// `docs/block_sparse.md` §4):
+/// * **dense** ([`one_way`](Self::one_way), [`two_way`](Self::two_way)): Drake's layout below;
+///   results bit-identical to Drake's compiled solver below 64 velocities;
+/// * **block-sparse** ([`one_way_blocks`](Self::one_way_blocks),
+///   [`two_way_blocks`](Self::two_way_blocks)): M one block per tree, each contact's rows one block
+///   per tree it touches ([`BlockSparseSystem`]); the Newton matrix is assembled and factored per
+///   island. Same iteration, same limiter, same convergence test: the iterates equal the dense
+///   path's to round-off, except on trees that no contact touches, which are solved exactly
+///   (`M_t v_t = p*_t`) once instead of being stepped with the global step factor α (the two agree
+///   whenever some iteration takes α = 1).
+///
+/// Dense matrices are column-major nalgebra views with unit row stride and any column stride (a
 /// `DMatrix` gives one with `.as_view()`; a block of a larger matrix works too). The data is only
 /// read. Sizes, with `nv` generalized velocities and `nc` contacts:
 ///
@@ -58,9 +80,7 @@ pub enum NormalForceData<'a> {
 /// | `mu` | nc | friction coefficient per contact (static = dynamic) |
 #[derive(Debug, Clone, Copy)]
 pub struct TamsiProblem<'a> {
-    pub(crate) m: DMatrixView<'a, f64>,
-    pub(crate) jn: DMatrixView<'a, f64>,
-    pub(crate) jt: DMatrixView<'a, f64>,
+    pub(crate) data: ProblemData<'a>,
     pub(crate) p_star: DVectorView<'a, f64>,
     pub(crate) mu: DVectorView<'a, f64>,
     pub(crate) normal: NormalForceData<'a>,
@@ -78,7 +98,8 @@ impl<'a> TamsiProblem<'a> {
         mu: DVectorView<'a, f64>,
     ) -> Result<Self, TamsiError> {
         let nc = fn_.len();
-        let problem = Self { m, jn, jt, p_star, mu, normal: NormalForceData::OneWay { fn_ } };
+        let data = ProblemData::Dense { m, jn, jt };
+        let problem = Self { data, p_star, mu, normal: NormalForceData::OneWay { fn_ } };
         problem.check_sizes(nc)?;
         Ok(problem)
     }
@@ -97,19 +118,62 @@ impl<'a> TamsiProblem<'a> {
         mu: DVectorView<'a, f64>,
     ) -> Result<Self, TamsiError> {
         let nc = fn0.len();
+        let data = ProblemData::Dense { m, jn, jt };
         let problem =
-            Self { m, jn, jt, p_star, mu, normal: NormalForceData::TwoWay { fn0, stiffness, dissipation } };
+            Self { data, p_star, mu, normal: NormalForceData::TwoWay { fn0, stiffness, dissipation } };
         problem.check_sizes(nc)?;
         check_len("stiffness", stiffness.len(), nc)?;
         check_len("dissipation", dissipation.len(), nc)?;
         Ok(problem)
     }
 
+    /// One-way coupled data in block-sparse form: `system` holds M and the contacts' Jacobian
+    /// blocks (rows normal, tangent 1, tangent 2; [`BlockSparseSystem`]); `p_star` (nv), `fn_`
+    /// and `mu` (nc) as in [`one_way`](Self::one_way), in the system's dof and contact order.
+    pub fn one_way_blocks(
+        system: BlockSparseSystem<'a>,
+        p_star: DVectorView<'a, f64>,
+        fn_: DVectorView<'a, f64>,
+        mu: DVectorView<'a, f64>,
+    ) -> Result<Self, TamsiError> {
+        let problem =
+            Self { data: ProblemData::Blocks(system), p_star, mu, normal: NormalForceData::OneWay { fn_ } };
+        problem.check_sizes(system.num_contacts())?;
+        check_len("fn", fn_.len(), system.num_contacts())?;
+        Ok(problem)
+    }
+
+    /// Two-way coupled data in block-sparse form: `system` as in
+    /// [`one_way_blocks`](Self::one_way_blocks); `p_star` (nv), `fn0`, `stiffness`, `dissipation`
+    /// and `mu` (nc) as in [`two_way`](Self::two_way).
+    pub fn two_way_blocks(
+        system: BlockSparseSystem<'a>,
+        p_star: DVectorView<'a, f64>,
+        fn0: DVectorView<'a, f64>,
+        stiffness: DVectorView<'a, f64>,
+        dissipation: DVectorView<'a, f64>,
+        mu: DVectorView<'a, f64>,
+    ) -> Result<Self, TamsiError> {
+        let normal = NormalForceData::TwoWay { fn0, stiffness, dissipation };
+        let problem = Self { data: ProblemData::Blocks(system), p_star, mu, normal };
+        let nc = system.num_contacts();
+        problem.check_sizes(nc)?;
+        for (what, v) in [("fn0", fn0), ("stiffness", stiffness), ("dissipation", dissipation)] {
+            check_len(what, v.len(), nc)?;
+        }
+        Ok(problem)
+    }
+
     fn check_sizes(&self, nc: usize) -> Result<(), TamsiError> {
         let nv = self.p_star.len();
-        check_shape("M", self.m.shape(), (nv, nv))?;
-        check_shape("Jn", self.jn.shape(), (nc, nv))?;
-        check_shape("Jt", self.jt.shape(), (2 * nc, nv))?;
+        match &self.data {
+            ProblemData::Dense { m, jn, jt } => {
+                check_shape("M", m.shape(), (nv, nv))?;
+                check_shape("Jn", jn.shape(), (nc, nv))?;
+                check_shape("Jt", jt.shape(), (2 * nc, nv))?;
+            }
+            ProblemData::Blocks(system) => check_len("p_star", nv, system.num_velocities())?,
+        }
         check_len("mu", self.mu.len(), nc)
     }
 
@@ -121,9 +185,11 @@ impl<'a> TamsiProblem<'a> {
     pub fn validate(&self) -> Result<(), TamsiError> {
         const FINITE: &str = "finite";
         const NON_NEGATIVE: &str = "finite and >= 0";
-        check_matrix("M", &self.m)?;
-        check_matrix("Jn", &self.jn)?;
-        check_matrix("Jt", &self.jt)?;
+        if let ProblemData::Dense { m, jn, jt } = &self.data {
+            check_matrix("M", m)?;
+            check_matrix("Jn", jn)?;
+            check_matrix("Jt", jt)?;
+        } // Block-sparse values are checked by `BlockSparseSystem::new`.
         check_vector("p_star", &self.p_star, FINITE, f64::NEG_INFINITY)?;
         check_vector("mu", &self.mu, NON_NEGATIVE, 0.0)?;
         match &self.normal {

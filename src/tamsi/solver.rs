@@ -1,16 +1,27 @@
 //! The TAMSI solver: workspace, Newton iteration and results (`specs/tamsi.md` §4, §5, §7).
 
-use nalgebra::{DMatrixView, DMatrixViewMut, DVectorView, DVectorViewMut};
+use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
-use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns, try_grow};
+use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
 use super::friction::ContactFriction;
-use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
+use super::newton_matrix::UpdateCoefficients;
 use super::normal::normal_force;
-use super::problem::{NormalForceData, check_len};
+use super::problem::{NormalForceData, ProblemData, check_len};
 use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
 use crate::linalg::scalar::{cxx_max, cxx_min};
 use crate::linalg::simd::{self, Simd, WithSimd};
-use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
+
+/// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
+/// abort.
+fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T, what: &'static str) -> Result<(), TamsiError> {
+    if v.len() < len {
+        let failed =
+            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
+        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
+        v.resize(len, fill);
+    }
+    Ok(())
+}
 
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
@@ -91,27 +102,27 @@ struct ContactState {
     friction: Vec<ContactFriction>,
     dvn: Vec<f64>,
     dvt: Vec<f64>,
-    blocks: ContactBlocks,
-    /// Whether the per-iteration products use fused multiply-adds: two-way problems from
-    /// `BLOCKED_MIN_DIM` velocities up, whose Newton matrix goes to the blocked LU and so differs
-    /// from Eigen's in round-off anyway. Everywhere else Eigen's rounding, and so Drake's bits.
-    fused: bool,
 }
 
 /// Iteration state.
 #[derive(Debug, Clone)]
 struct Workspace {
+    iter: IterationState,
+    /// The data-form-dependent parts: one grows only when its form is used.
+    dense: DenseWorkspace,
+    block: BlockWorkspace,
+}
+
+/// The form-independent state of the Newton iteration.
+#[derive(Debug, Clone)]
+struct IterationState {
     contacts: ContactState,
     v: Vec<f64>,
     /// `−R`, then the Newton step Δv.
     rhs: Vec<f64>,
     tmp: Vec<f64>,
-    /// Two scratch vectors of nv rounded up to a multiple of `BLOCK` (`Jnᵀ fn` and `Jtᵀ ft`).
+    /// Two scratch vectors of the forms' force length (`Jnᵀ fn` and `Jtᵀ ft`).
     tmp2: Vec<f64>,
-    /// Newton-matrix assembly of the current problem.
-    newton: NewtonMatrix,
-    ldlt: Ldlt,
-    lu: PartialPivLu,
 }
 
 /// Outputs of the last solve, all evaluated at its returned `v`.
@@ -129,59 +140,40 @@ struct Results {
 }
 
 impl Workspace {
-    fn new(nv: usize, capacity: usize) -> Self {
+    /// A workspace for `nv` velocities with room for `capacity` contacts (allocation failure of
+    /// the per-contact part is an error; the O(nv²) factorizations are probed by the C API).
+    fn new(nv: usize, capacity: usize) -> Result<Self, TamsiError> {
         let mut contacts = ContactState::default();
-        // Infallible as before: the capacity is one an earlier solve already allocated (or 128).
-        contacts.reserve(capacity).expect("contact capacity already allocated once");
-        Self {
-            contacts,
-            v: vec![0.0; nv],
-            rhs: vec![0.0; nv],
-            tmp: vec![0.0; nv],
-            tmp2: vec![0.0; 2 * nv.div_ceil(BLOCK) * BLOCK],
-            newton: NewtonMatrix::default(),
-            ldlt: Ldlt::with_capacity(nv),
-            lu: PartialPivLu::with_capacity(nv),
-        }
-    }
-
-    /// `rhs = −R`, with `R = M v − p* − dt·Jnᵀ fn − dt·Jtᵀ ft` (§4) evaluated left to right as
-    /// Drake's Eigen expression is, so that rounding follows Drake's.
-    #[inline(always)]
-    fn negative_residual<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) {
-        let nv = self.v.len();
-        let half = self.tmp2.len() / 2;
-        let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
-        self.contacts.generalized_forces(simd, tau_n, tau_t);
-        // M v, column by column.
-        mul_dense(simd, self.contacts.fused, &mut self.rhs[..nv], &problem.m, &self.v);
-        for (((r, &p), &tn), &tt) in
-            self.rhs.iter_mut().zip(problem.p_star.as_slice()).zip(tau_n.iter()).zip(tau_t.iter())
-        {
-            *r = -(((*r - p) - dt * tn) - dt * tt);
-        }
-    }
-
-    /// Sets up the contact data of `problem` for solves with time step `dt` (growing the
-    /// storage fallibly: an allocation failure is an error, the iteration has not started).
-    fn prepare(&mut self, problem: &TamsiProblem<'_>, dt: f64) -> Result<(), TamsiError> {
-        let nc = problem.num_contacts();
-        let blocks = &mut self.contacts.blocks;
-        blocks.prepare(&problem.jt, &problem.jn)?;
-        self.newton.prepare(blocks, self.v.len(), nc, dt)?;
-        self.contacts.fused =
-            problem.coupling_scheme() == CouplingScheme::TwoWay && self.v.len() >= BLOCKED_MIN_DIM;
-        Ok(())
+        contacts.reserve(capacity)?;
+        let force_len = DenseForm::force_len(nv).max(BlockForm::force_len(nv));
+        Ok(Self {
+            iter: IterationState {
+                contacts,
+                v: vec![0.0; nv],
+                rhs: vec![0.0; nv],
+                tmp: vec![0.0; nv],
+                tmp2: vec![0.0; 2 * force_len],
+            },
+            dense: DenseWorkspace::new(nv),
+            block: BlockWorkspace::default(),
+        })
     }
 }
 
-/// `out = m·v` column by column (see `mul_columns`), fused or in Eigen's rounding.
-#[inline(always)]
-fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
-    if fused {
-        mul_columns::<S, true>(simd, out, m, v);
-    } else {
-        mul_columns::<S, false>(simd, out, m, v);
+impl IterationState {
+    /// `rhs = −R`, with `R = M v − p* − dt·Jnᵀ fn − dt·Jtᵀ ft` (§4) evaluated left to right as
+    /// Drake's Eigen expression is, so that rounding follows Drake's.
+    #[inline(always)]
+    fn negative_residual<S: Simd, F: Form>(&mut self, simd: S, form: &F, p_star: &[f64], dt: f64) {
+        let nv = self.v.len();
+        let half = self.tmp2.len() / 2;
+        let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
+        self.contacts.generalized_forces(simd, form, tau_n, tau_t);
+        // M v, column by column.
+        form.mul_mass(simd, &self.v, &mut self.rhs[..nv]);
+        for (((r, &p), &tn), &tt) in self.rhs.iter_mut().zip(p_star).zip(tau_n.iter()).zip(tau_t.iter()) {
+            *r = -(((*r - p) - dt * tn) - dt * tt);
+        }
     }
 }
 
@@ -192,14 +184,18 @@ impl ContactState {
             return Ok(());
         }
         let what = "TAMSI per-contact state";
-        let two_nc = nc.checked_mul(2).ok_or(TamsiError::TooLarge { what: "nc", limit: usize::MAX / 2 })?;
+        let two_nc = nc.checked_mul(2).ok_or(TamsiError::AllocationFailed {
+            what,
+            elements: usize::MAX,
+            element_size: 8,
+        })?;
         for v in [&mut self.vn, &mut self.fn_, &mut self.g, &mut self.dvn] {
-            try_grow(v, nc, 0.0, what)?;
+            grow(v, nc, 0.0, what)?;
         }
         for v in [&mut self.vt, &mut self.dvt] {
-            try_grow(v, two_nc, 0.0, what)?;
+            grow(v, two_nc, 0.0, what)?;
         }
-        try_grow(&mut self.friction, nc, ContactFriction::default(), what)?;
+        grow(&mut self.friction, nc, ContactFriction::default(), what)?;
         self.capacity = nc;
         Ok(())
     }
@@ -207,9 +203,11 @@ impl ContactState {
     /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
     /// (§7.1 steps 1.1–1.3).
     #[inline(always)]
-    fn evaluate<S: Simd>(
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate<S: Simd, F: Form>(
         &mut self,
         simd: S,
+        form: &F,
         problem: &TamsiProblem<'_>,
         v: &[f64],
         dt: f64,
@@ -217,8 +215,7 @@ impl ContactState {
         eps_v: f64,
     ) {
         let nc = problem.num_contacts();
-        mul_dense(simd, self.fused, &mut self.vt[..2 * nc], &problem.jt, v);
-        mul_dense(simd, self.fused, &mut self.vn[..nc], &problem.jn, v);
+        form.contact_velocities(simd, v, &mut self.vt[..2 * nc], &mut self.vn[..nc]);
         let mu = problem.mu.as_slice();
         for i in 0..nc {
             let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
@@ -234,41 +231,260 @@ impl ContactState {
         }
     }
 
-    /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have room for the column
-    /// blocks (length ≥ nv rounded up to a multiple of `BLOCK`).
+    /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have the form's force
+    /// length.
     #[inline(always)]
-    fn generalized_forces<S: Simd>(&self, simd: S, tau_n: &mut [f64], tau_t: &mut [f64]) {
-        tau_n.fill(0.0);
-        tau_t.fill(0.0);
-        self.blocks.add_transposed(simd, tau_t, tau_n, |i| {
+    fn generalized_forces<S: Simd, F: Form>(&self, simd: S, form: &F, tau_n: &mut [f64], tau_t: &mut [f64]) {
+        form.generalized_forces(simd, tau_n, tau_t, |i| {
             let ft = self.friction[i].ft;
             (ft[0], ft[1], self.fn_[i])
         });
     }
 
-    /// Writes the Newton matrix `J` at the current state into `j` (column-major nv×nv, leading
-    /// dimension nv). `newton` must have been prepared for the problem. The coupling column of
-    /// `Cᵢ` exists only in the two-way scheme (§4).
+    /// Contact i's coefficients `Cᵢ` of the Newton matrix at the current state (§4): the friction
+    /// gradient block and, in the two-way scheme only, the coupling column.
     #[inline(always)]
-    fn assemble_newton_matrix<S: Simd>(
-        &self,
-        simd: S,
-        problem: &TamsiProblem<'_>,
-        newton: &mut NewtonMatrix,
-        j: &mut [f64],
-    ) {
-        let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
-        let coefficients = |i: usize| {
-            let fr = &self.friction[i];
-            let coupling = if two_way {
-                let g = self.g[i];
-                [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g]
-            } else {
-                [0.0; 3]
-            };
-            UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
+    fn coefficients(&self, i: usize, two_way: bool) -> UpdateCoefficients {
+        let fr = &self.friction[i];
+        let coupling = if two_way {
+            let g = self.g[i];
+            [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g]
+        } else {
+            [0.0; 3]
         };
-        newton.assemble(simd, j, &problem.m, &self.blocks, two_way, self.fused, coefficients);
+        UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
+    }
+}
+
+/// An operation on one problem that runs with the problem's data form bound to its workspace,
+/// inside the best instruction set (see [`run_in_form`]).
+trait FormOp {
+    type Output;
+    fn run<S: Simd, F: Form>(self, simd: S, form: F, iter: &mut IterationState) -> Self::Output;
+}
+
+/// Runs `op` in the best instruction set available (see [`crate::linalg::simd`]) with the form of
+/// `problem` bound to its workspace: one match per call, then the code is generic over the form.
+fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem<'_>, op: Op) -> Op::Output {
+    struct Dispatch<'a, 'p, Op> {
+        ws: &'a mut Workspace,
+        data: ProblemData<'p>,
+        op: Op,
+    }
+    impl<Op: FormOp> WithSimd for Dispatch<'_, '_, Op> {
+        type Output = Op::Output;
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) -> Op::Output {
+            let Workspace { iter, dense, block } = self.ws;
+            match self.data {
+                ProblemData::Dense { m, jn, jt } => {
+                    self.op.run(simd, DenseForm { ws: dense, m, jn, jt }, iter)
+                }
+                ProblemData::Blocks(system) => self.op.run(simd, BlockForm { ws: block, system }, iter),
+            }
+        }
+    }
+    simd::dispatch(Dispatch { ws, data: problem.data, op })
+}
+
+/// One solve (§7): setup, the no-contact path or the Newton iteration, then the results.
+struct SolveOp<'a, 'p> {
+    problem: &'a TamsiProblem<'p>,
+    dt: f64,
+    params: &'a TamsiParameters,
+    cos_theta_max: f64,
+    stats: &'a mut TamsiIterationStats,
+    results: &'a mut Results,
+}
+
+impl FormOp for SolveOp<'_, '_> {
+    type Output = Result<TamsiOutcome, TamsiError>;
+
+    #[inline(always)]
+    fn run<S: Simd, F: Form>(self, simd: S, mut form: F, it: &mut IterationState) -> Self::Output {
+        let Self { problem, dt, params, cos_theta_max, stats, results } = self;
+        let nc = problem.num_contacts();
+        let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
+        form.prepare(nc, dt, two_way)?;
+        // `evaluated`: the contacts are already evaluated at the returned v (the iteration ends
+        // right after evaluating them, except when it runs out of iterations).
+        let (outcome, evaluated) = if nc == 0 {
+            // §7.2: v = M⁻¹ p*, checked (Drake does not check).
+            let factored = form.solve_without_contact(problem.p_star.as_slice(), &mut it.v);
+            stats.num_iterations = 1;
+            stats.residuals.push(0.0);
+            (if factored { TamsiOutcome::Success } else { TamsiOutcome::LinearSolverFailed }, true)
+        } else if !form.start(problem.p_star.as_slice(), &mut it.v) {
+            (TamsiOutcome::LinearSolverFailed, false)
+        } else {
+            let outcome = newton(simd, &mut form, it, problem, dt, params, cos_theta_max, stats);
+            (outcome, outcome != TamsiOutcome::MaxIterationsReached)
+        };
+        store_results(simd, &form, it, problem, dt, params, outcome, evaluated, results);
+        Ok(outcome)
+    }
+}
+
+/// The Newton iteration in Drake's exact order (§7.1), starting from `it.v`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn newton<S: Simd, F: Form>(
+    simd: S,
+    form: &mut F,
+    it: &mut IterationState,
+    problem: &TamsiProblem<'_>,
+    dt: f64,
+    params: &TamsiParameters,
+    cos_theta_max: f64,
+    stats: &mut TamsiIterationStats,
+) -> TamsiOutcome {
+    let nc = problem.num_contacts();
+    let vs = params.stiction_tolerance;
+    let rtol = params.relative_tolerance;
+    let tolerance = rtol * vs;
+    let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
+    let p_star = problem.p_star.as_slice();
+    // No convergence is possible before one update.
+    let mut vt_err = 2.0 * tolerance;
+    let mut vn_err = 2.0 * tolerance;
+
+    for _ in 0..params.max_iterations {
+        it.contacts.evaluate(simd, form, problem, &it.v, dt, vs, tolerance);
+        if cxx_max(vt_err, vn_err) < tolerance {
+            return TamsiOutcome::Success;
+        }
+
+        it.negative_residual(simd, form, p_star, dt);
+        let contacts = &mut it.contacts;
+        let factored =
+            form.newton_step(simd, two_way, |i| contacts.coefficients(i, two_way), &mut it.rhs, &mut it.tmp);
+        if !factored {
+            return TamsiOutcome::LinearSolverFailed;
+        }
+        let dv = &it.rhs;
+
+        // Errors of the full (un-limited) step.
+        form.contact_velocities(simd, dv, &mut contacts.dvt[..2 * nc], &mut contacts.dvn[..nc]);
+        let (mut dvt2, mut dvn2) = (0.0, 0.0);
+        for i in 0..nc {
+            let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
+            dvt2 += a * a + b * b;
+            dvn2 += c * c;
+        }
+        vt_err = dvt2.sqrt();
+        vn_err = dvn2.sqrt();
+
+        let mut alpha = 1.0;
+        for i in 0..nc {
+            let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
+            let dvt = [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]];
+            match calc_alpha(vt, dvt, cos_theta_max, vs, rtol) {
+                Some(a) => alpha = cxx_min(alpha, a),
+                None => return TamsiOutcome::AlphaSolverFailed,
+            }
+        }
+        // Drake aborts the process here; non-finite data can cause it.
+        if !(alpha > 0.0 && alpha <= 1.0) {
+            return TamsiOutcome::AlphaSolverFailed;
+        }
+        for (v, &d) in it.v.iter_mut().zip(dv.iter()) {
+            *v += alpha * d;
+        }
+        stats.num_iterations += 1;
+        stats.residuals.push(vt_err);
+    }
+    TamsiOutcome::MaxIterationsReached
+}
+
+/// Evaluates every output at `it.v` and keeps it (the C API's rule for all outcomes; on success
+/// these are the values Drake reports). With `evaluated`, the contact state already is at `it.v`
+/// (the last step of the iteration evaluated it there, with the same arithmetic) and is not
+/// evaluated again.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_results<S: Simd, F: Form>(
+    simd: S,
+    form: &F,
+    it: &mut IterationState,
+    problem: &TamsiProblem<'_>,
+    dt: f64,
+    params: &TamsiParameters,
+    outcome: TamsiOutcome,
+    evaluated: bool,
+    r: &mut Results,
+) {
+    let nv = it.v.len();
+    let nc = problem.num_contacts();
+    let vs = params.stiction_tolerance;
+    let eps_v = params.relative_tolerance * vs;
+    r.outcome = Some(outcome);
+    r.nc = nc;
+    r.v.copy_from_slice(&it.v);
+    for v in [&mut r.vn, &mut r.fn_] {
+        v.resize(nc, 0.0);
+    }
+    for v in [&mut r.vt, &mut r.ft] {
+        v.resize(2 * nc, 0.0);
+    }
+    r.tau_f.fill(0.0);
+    r.tau.fill(0.0);
+    if nc == 0 {
+        return;
+    }
+    let contacts = &mut it.contacts;
+    if !evaluated {
+        contacts.evaluate(simd, form, problem, &it.v, dt, vs, eps_v);
+    }
+    r.vn.copy_from_slice(&contacts.vn[..nc]);
+    r.vt.copy_from_slice(&contacts.vt[..2 * nc]);
+    r.fn_.copy_from_slice(&contacts.fn_[..nc]);
+    for (i, ft) in r.ft.chunks_exact_mut(2).enumerate() {
+        ft.copy_from_slice(&contacts.friction[i].ft);
+    }
+    // tau_f = Jtᵀ ft; tau = tau_f + Jnᵀ fn.
+    let half = it.tmp2.len() / 2;
+    let (tau_n, tau_t) = it.tmp2.split_at_mut(half);
+    contacts.generalized_forces(simd, form, tau_n, tau_t);
+    r.tau_f.copy_from_slice(&tau_t[..nv]);
+    for ((t, &f), &n) in r.tau.iter_mut().zip(&r.tau_f).zip(tau_n.iter()) {
+        *t = f + n;
+    }
+}
+
+/// What [`TamsiSolver::calc_jacobian`] and [`TamsiSolver::calc_residual`] evaluate at `v`.
+enum Evaluation<'o, 'm> {
+    /// `−R(v)` into the workspace's `rhs`.
+    Residual,
+    /// The Newton matrix into the caller's matrix.
+    Jacobian(&'o mut DMatrixViewMut<'m, f64>),
+}
+
+/// Evaluates the contacts at `it.v`, then the residual or the Newton matrix there.
+struct EvaluateOp<'a, 'p, 'o, 'm> {
+    problem: &'a TamsiProblem<'p>,
+    dt: f64,
+    params: &'a TamsiParameters,
+    what: Evaluation<'o, 'm>,
+}
+
+impl FormOp for EvaluateOp<'_, '_, '_, '_> {
+    type Output = Result<(), TamsiError>;
+
+    #[inline(always)]
+    fn run<S: Simd, F: Form>(self, simd: S, mut form: F, it: &mut IterationState) -> Self::Output {
+        let Self { problem, dt, params, what } = self;
+        let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
+        form.prepare(problem.num_contacts(), dt, two_way)?;
+        let vs = params.stiction_tolerance;
+        it.contacts.evaluate(simd, &form, problem, &it.v, dt, vs, params.relative_tolerance * vs);
+        match what {
+            Evaluation::Residual => it.negative_residual(simd, &form, problem.p_star.as_slice(), dt),
+            Evaluation::Jacobian(out) => {
+                let contacts = &it.contacts;
+                form.write_newton_matrix(simd, two_way, |i| contacts.coefficients(i, two_way), out);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -281,7 +497,8 @@ impl TamsiSolver {
             params,
             cos_theta_max: params.theta_max.cos(),
             scheme: None,
-            ws: Workspace::new(nv, INITIAL_CONTACT_CAPACITY),
+            // 128 contacts' state, a few kB: allocated as every Vec is.
+            ws: Workspace::new(nv, INITIAL_CONTACT_CAPACITY).expect("the initial contact capacity is small"),
             results: Results::default(),
             stats: TamsiIterationStats::default(),
         };
@@ -299,8 +516,8 @@ impl TamsiSolver {
             return Err(TamsiError::InvalidSize);
         }
         if nv != self.nv {
-            let capacity = self.ws.contacts.capacity;
-            self.ws = Workspace::new(nv, capacity);
+            let capacity = self.ws.iter.contacts.capacity;
+            self.ws = Workspace::new(nv, capacity)?;
             self.nv = nv;
         }
         self.scheme = None;
@@ -320,7 +537,7 @@ impl TamsiSolver {
     /// Contacts the workspace holds without reallocating (starts at 128; grows to the largest
     /// `nc` seen).
     pub fn contact_capacity(&self) -> usize {
-        self.ws.contacts.capacity
+        self.ws.iter.contacts.capacity
     }
 
     /// The current parameters.
@@ -346,19 +563,12 @@ impl TamsiSolver {
         r.reserve(want.saturating_sub(r.len()));
     }
 
-    /// Grows every per-contact array a solve (or, with `evaluation`, an evaluation at a given
-    /// `v`) of `problem` with time step `dt` uses, fallibly, and prepares the contact data. An
-    /// allocation failure is an error before anything was computed; the per-iteration code
-    /// never allocates.
-    fn reserve_contacts(
-        &mut self,
-        problem: &TamsiProblem<'_>,
-        dt: f64,
-        evaluation: bool,
-    ) -> Result<(), TamsiError> {
-        let nc = problem.num_contacts();
-        self.ws.contacts.reserve(nc)?;
-        if !evaluation {
+    /// Grows the per-contact arrays a solve (`results`: and its results) of `nc` contacts uses,
+    /// fallibly: an allocation failure is an error before anything was computed, and the
+    /// iteration itself never allocates.
+    fn reserve_contacts(&mut self, nc: usize, results: bool) -> Result<(), TamsiError> {
+        self.ws.iter.contacts.reserve(nc)?;
+        if results {
             let r = &mut self.results;
             let two_nc = 2 * nc; // `reserve` checked it
             for (v, len) in [(&mut r.vn, nc), (&mut r.fn_, nc), (&mut r.vt, two_nc), (&mut r.ft, two_nc)] {
@@ -371,9 +581,6 @@ impl TamsiSolver {
                     v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
                 }
             }
-        }
-        if evaluation || nc > 0 {
-            self.ws.prepare(problem, dt)?;
         }
         Ok(())
     }
@@ -427,175 +634,19 @@ impl TamsiSolver {
         check_len("v_guess", v_guess.len(), self.nv)?;
         self.bind_problem(problem)?;
 
-        self.reserve_contacts(problem, dt, false)?;
+        self.reserve_contacts(problem.num_contacts(), true)?;
         self.stats.reset();
-        self.ws.v.copy_from_slice(v_guess.as_slice());
-        struct Solve<'a, 'p> {
-            solver: &'a mut TamsiSolver,
-            problem: &'a TamsiProblem<'p>,
-            dt: f64,
-        }
-        impl WithSimd for Solve<'_, '_> {
-            type Output = TamsiOutcome;
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, simd: S) -> TamsiOutcome {
-                let Self { solver, problem, dt } = self;
-                let outcome = if problem.num_contacts() == 0 {
-                    solver.solve_without_contact(problem)
-                } else {
-                    solver.newton(simd, problem, dt)
-                };
-                // The iteration ends right after evaluating the contacts at the returned v,
-                // except when it runs out of iterations (v was updated since).
-                let evaluated = outcome != TamsiOutcome::MaxIterationsReached;
-                solver.store_results(simd, problem, dt, outcome, evaluated);
-                outcome
-            }
-        }
-        Ok(simd::dispatch(Solve { solver: self, problem, dt }))
-    }
-
-    /// No-contact path (§7.2): `v = M⁻¹ p*` through the LDLT of M, checked (Drake does not check).
-    fn solve_without_contact(&mut self, problem: &TamsiProblem<'_>) -> TamsiOutcome {
-        let nv = self.nv;
-        self.ws.ldlt.matrix_mut(nv).copy_from(&problem.m);
-        let factored = self.ws.ldlt.factor();
-        self.ws.v.copy_from_slice(problem.p_star.as_slice());
-        self.ws.ldlt.solve_in_place(&mut self.ws.v);
-        self.stats.num_iterations = 1;
-        self.stats.residuals.push(0.0);
-        if factored.is_ok() { TamsiOutcome::Success } else { TamsiOutcome::LinearSolverFailed }
-    }
-
-    /// The Newton iteration in Drake's exact order (§7.1), starting from `self.ws.v`; runs in the
-    /// best instruction set available (see [`crate::linalg::simd`]).
-    #[inline(always)]
-    fn newton<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) -> TamsiOutcome {
-        let nv = self.nv;
-        let nc = problem.num_contacts();
-        let vs = self.params.stiction_tolerance;
-        let rtol = self.params.relative_tolerance;
-        let tolerance = rtol * vs;
-        let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
-        // No convergence is possible before one update.
-        let mut vt_err = 2.0 * tolerance;
-        let mut vn_err = 2.0 * tolerance;
-
-        for _ in 0..self.params.max_iterations {
-            let ws = &mut self.ws;
-            ws.contacts.evaluate(simd, problem, &ws.v, dt, vs, tolerance);
-            if cxx_max(vt_err, vn_err) < tolerance {
-                return TamsiOutcome::Success;
-            }
-
-            ws.negative_residual(simd, problem, dt);
-            let contacts = &mut ws.contacts;
-            if two_way {
-                contacts.assemble_newton_matrix(simd, problem, &mut ws.newton, ws.lu.storage_mut(nv));
-                ws.lu.factor();
-                ws.lu.solve_in_place(&mut ws.rhs, &mut ws.tmp);
-            } else {
-                contacts.assemble_newton_matrix(simd, problem, &mut ws.newton, ws.ldlt.storage_mut(nv));
-                // Drake solves first and checks the factorization afterwards.
-                let factored = ws.ldlt.factor();
-                ws.ldlt.solve_in_place(&mut ws.rhs);
-                if factored.is_err() {
-                    return TamsiOutcome::LinearSolverFailed;
-                }
-            }
-            let dv = &ws.rhs;
-
-            // Errors of the full (un-limited) step.
-            mul_dense(simd, contacts.fused, &mut contacts.dvt[..2 * nc], &problem.jt, dv);
-            mul_dense(simd, contacts.fused, &mut contacts.dvn[..nc], &problem.jn, dv);
-            let (mut dvt2, mut dvn2) = (0.0, 0.0);
-            for i in 0..nc {
-                let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
-                dvt2 += a * a + b * b;
-                dvn2 += c * c;
-            }
-            vt_err = dvt2.sqrt();
-            vn_err = dvn2.sqrt();
-
-            let mut alpha = 1.0;
-            for i in 0..nc {
-                let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
-                let dvt = [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]];
-                match calc_alpha(vt, dvt, self.cos_theta_max, vs, rtol) {
-                    Some(a) => alpha = cxx_min(alpha, a),
-                    None => return TamsiOutcome::AlphaSolverFailed,
-                }
-            }
-            // Drake aborts the process here; non-finite data can cause it.
-            if !(alpha > 0.0 && alpha <= 1.0) {
-                return TamsiOutcome::AlphaSolverFailed;
-            }
-            for (v, &d) in ws.v.iter_mut().zip(dv.iter()) {
-                *v += alpha * d;
-            }
-            self.stats.num_iterations += 1;
-            self.stats.residuals.push(vt_err);
-        }
-        TamsiOutcome::MaxIterationsReached
-    }
-
-    /// Evaluates every output at `self.ws.v` and keeps it (the C API's rule for all outcomes; on
-    /// success these are the values Drake reports). With `evaluated`, the contact state already
-    /// is at `self.ws.v` (the last step of the iteration evaluated it there, with the same
-    /// arithmetic) and is not evaluated again.
-    #[inline(always)]
-    fn store_results<S: Simd>(
-        &mut self,
-        simd: S,
-        problem: &TamsiProblem<'_>,
-        dt: f64,
-        outcome: TamsiOutcome,
-        evaluated: bool,
-    ) {
-        let nv = self.nv;
-        let nc = problem.num_contacts();
-        let vs = self.params.stiction_tolerance;
-        let eps_v = self.params.relative_tolerance * vs;
-        let r = &mut self.results;
-        r.outcome = Some(outcome);
-        r.nc = nc;
-        r.v.copy_from_slice(&self.ws.v);
-        for v in [&mut r.vn, &mut r.fn_] {
-            v.resize(nc, 0.0);
-        }
-        for v in [&mut r.vt, &mut r.ft] {
-            v.resize(2 * nc, 0.0);
-        }
-        r.tau_f.fill(0.0);
-        r.tau.fill(0.0);
-        if nc == 0 {
-            return;
-        }
-        let ws = &mut self.ws;
-        let contacts = &mut ws.contacts;
-        if !evaluated {
-            contacts.evaluate(simd, problem, &ws.v, dt, vs, eps_v);
-        }
-        r.vn.copy_from_slice(&contacts.vn[..nc]);
-        r.vt.copy_from_slice(&contacts.vt[..2 * nc]);
-        r.fn_.copy_from_slice(&contacts.fn_[..nc]);
-        for (i, ft) in r.ft.chunks_exact_mut(2).enumerate() {
-            ft.copy_from_slice(&contacts.friction[i].ft);
-        }
-        // tau_f = Jtᵀ ft; tau = tau_f + Jnᵀ fn.
-        let half = ws.tmp2.len() / 2;
-        let (tau_n, tau_t) = ws.tmp2.split_at_mut(half);
-        contacts.generalized_forces(simd, tau_n, tau_t);
-        r.tau_f.copy_from_slice(&tau_t[..nv]);
-        for ((t, &f), &n) in r.tau.iter_mut().zip(&r.tau_f).zip(tau_n.iter()) {
-            *t = f + n;
-        }
+        self.ws.iter.v.copy_from_slice(v_guess.as_slice());
+        let TamsiSolver { params, cos_theta_max, ws, results, stats, .. } = self;
+        let op = SolveOp { problem, dt, params, cos_theta_max: *cos_theta_max, stats, results };
+        run_in_form(ws, problem, op)
     }
 
     /// The Newton matrix `J = ∂R/∂v` (§4) of `problem` at velocities `v` (nv, m/s) with time step
     /// `dt` (s), written into `out` (nv×nv, column-major, any column stride). A debug entry point:
     /// Drake's tests compare this with automatic differentiation of the residual. Does not change
-    /// the results of the last solve.
+    /// the results of the last solve. For block-sparse data the matrix is block diagonal by
+    /// islands, and a tree that no contact touches has its M block.
     pub fn calc_jacobian(
         &mut self,
         problem: &TamsiProblem<'_>,
@@ -612,27 +663,8 @@ impl TamsiSolver {
         if nv == 0 {
             return Ok(());
         }
-        struct Assemble<'a, 'p> {
-            solver: &'a mut TamsiSolver,
-            problem: &'a TamsiProblem<'p>,
-            dt: f64,
-        }
-        impl WithSimd for Assemble<'_, '_> {
-            type Output = ();
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, simd: S) {
-                self.solver.evaluate_at_v(simd, self.problem, self.dt);
-                let ws = &mut self.solver.ws;
-                let j = ws.lu.storage_mut(ws.v.len());
-                ws.contacts.assemble_newton_matrix(simd, self.problem, &mut ws.newton, j);
-            }
-        }
-        simd::dispatch(Assemble { solver: self, problem, dt });
-        let j = self.ws.lu.storage_mut(nv);
-        for (c, src) in j.chunks_exact(nv).enumerate() {
-            out.column_mut(c).as_mut_slice().copy_from_slice(src);
-        }
-        Ok(())
+        let op = EvaluateOp { problem, dt, params: &self.params, what: Evaluation::Jacobian(&mut out) };
+        run_in_form(&mut self.ws, problem, op)
     }
 
     /// The residual `R(v) = M v − p* − dt·Jnᵀ fn(v) − dt·Jtᵀ ft(v)` (§4) of `problem` at `v`
@@ -648,36 +680,15 @@ impl TamsiSolver {
     ) -> Result<(), TamsiError> {
         self.prepare_evaluation(problem, dt, v)?;
         check_len("out", out.len(), self.nv)?;
-        struct Residual<'a, 'p> {
-            solver: &'a mut TamsiSolver,
-            problem: &'a TamsiProblem<'p>,
-            dt: f64,
-        }
-        impl WithSimd for Residual<'_, '_> {
-            type Output = ();
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, simd: S) {
-                self.solver.evaluate_at_v(simd, self.problem, self.dt);
-                self.solver.ws.negative_residual(simd, self.problem, self.dt)
-            }
-        }
-        simd::dispatch(Residual { solver: self, problem, dt });
-        for (o, &r) in out.iter_mut().zip(&self.ws.rhs) {
+        let op = EvaluateOp { problem, dt, params: &self.params, what: Evaluation::Residual };
+        run_in_form(&mut self.ws, problem, op)?;
+        for (o, &r) in out.iter_mut().zip(&self.ws.iter.rhs) {
             *o = -r;
         }
         Ok(())
     }
 
-    /// Evaluates the contact quantities at `self.ws.v` (after [`Self::prepare_evaluation`]).
-    #[inline(always)]
-    fn evaluate_at_v<S: Simd>(&mut self, simd: S, problem: &TamsiProblem<'_>, dt: f64) {
-        let vs = self.params.stiction_tolerance;
-        let ws = &mut self.ws;
-        ws.contacts.evaluate(simd, problem, &ws.v, dt, vs, self.params.relative_tolerance * vs);
-    }
-
-    /// Validates a problem, `dt` and `v` for an evaluation at `v` and prepares the contact data;
-    /// [`Self::evaluate_at_v`] then evaluates the contacts.
+    /// Validates a problem, `dt` and `v` for an evaluation at `v`.
     fn prepare_evaluation(
         &mut self,
         problem: &TamsiProblem<'_>,
@@ -698,8 +709,8 @@ impl TamsiSolver {
             return Err(TamsiError::InvalidTimeStep(dt));
         }
         check_len("v", v.len(), nv)?;
-        self.reserve_contacts(problem, dt, true)?;
-        self.ws.v.copy_from_slice(v.as_slice());
+        self.reserve_contacts(problem.num_contacts(), false)?;
+        self.ws.iter.v.copy_from_slice(v.as_slice());
         Ok(())
     }
 

@@ -58,6 +58,7 @@ static cts_status set_data(cts_ipm_solver *h, const scene *s) {
 static void tight(cts_ipm_solver *h) {
   cts_ipm_parameters p;
   cts_ipm_parameters_default(&p);
+  p.dojo_compatible = 1; /* the reference numbers of docs/ipm.md §9 are Dojo's iteration's */
   p.rtol = 1e-8;
   p.btol = 1e-8;
   OK(cts_ipm_solver_set_parameters(h, &p));
@@ -136,7 +137,8 @@ static void test_parameters(void) {
   cts_ipm_parameters p, bad, got;
   OK(cts_ipm_solver_new(&h));
   cts_ipm_parameters_default(&p);
-  CHECK(p.rtol == 1e-6 && p.btol == 1e-4 && p.max_iter == 50 && p.max_ls == 10);
+  CHECK(p.rtol == 1e-6 && p.btol == 1e-4 && p.max_iter == 100 && p.max_ls == 10);
+  CHECK(p.dojo_compatible == 0 && p.tolerance == 1e-8 && p.complementarity_tolerance == 1e-6);
   CHECK(isinf(p.undercut) && p.undercut > 0 && p.no_progress_max == 3 && p.no_progress_undercut == 10.0);
   CHECK(p.dojo_lagged_kappa == 0 && p.fixed_kappa == 0.0 && p.warm_start == 0);
   CHECK(p.newton_solve == CTS_IPM_NEWTON_SOLVE_CONDENSED && p.rvio_floor_in_backtracking == 0);
@@ -174,6 +176,11 @@ static void test_parameters(void) {
   BAD(newton_solve, 2)
   BAD(newton_solve, -1)
   BAD(rvio_floor_in_backtracking, 2)
+  BAD(dojo_compatible, 2)
+  BAD(tolerance, 0.0)
+  BAD(tolerance, NAN)
+  BAD(complementarity_tolerance, -1e-6)
+  BAD(complementarity_tolerance, INFINITY)
 #undef BAD
 
   EXPECT_HANDLE(h, cts_ipm_solver_get_parameters(h, NULL), CTS_STATUS_NULL_POINTER);
@@ -183,8 +190,11 @@ static void test_parameters(void) {
         got.undercut == p.undercut && got.no_progress_max == p.no_progress_max &&
         got.no_progress_undercut == p.no_progress_undercut && got.dojo_lagged_kappa == p.dojo_lagged_kappa &&
         got.fixed_kappa == p.fixed_kappa && got.warm_start == p.warm_start && got.newton_solve == p.newton_solve &&
-        got.rvio_floor_in_backtracking == p.rvio_floor_in_backtracking);
+        got.rvio_floor_in_backtracking == p.rvio_floor_in_backtracking && got.dojo_compatible == p.dojo_compatible &&
+        got.tolerance == p.tolerance && got.complementarity_tolerance == p.complementarity_tolerance);
   p.max_iter = 7;
+  p.dojo_compatible = 1;
+  p.tolerance = 1e-10;
   p.undercut = 5.0;
   p.warm_start = 1;
   p.dojo_lagged_kappa = 1;
@@ -195,7 +205,8 @@ static void test_parameters(void) {
   CHECK(strstr(cts_ipm_solver_last_error(h), "cts_ipm_solver_get_parameters: out is NULL") != NULL);
   OK(cts_ipm_solver_get_parameters(h, &got));
   CHECK(got.max_iter == 7 && got.undercut == 5.0 && got.warm_start == 1 && got.dojo_lagged_kappa == 1 &&
-        got.newton_solve == CTS_IPM_NEWTON_SOLVE_DENSE && got.rvio_floor_in_backtracking == 1);
+        got.newton_solve == CTS_IPM_NEWTON_SOLVE_DENSE && got.rvio_floor_in_backtracking == 1 &&
+        got.dojo_compatible == 1 && got.tolerance == 1e-10);
   cts_ipm_solver_free(h);
 }
 
@@ -587,6 +598,7 @@ static void test_clone_warm_start_offset(void) {
   make_scene(&s, 0.0);
   OK(cts_ipm_solver_new(&h));
   cts_ipm_parameters_default(&p);
+  p.dojo_compatible = 1;
   p.btol = 1e-8;
   p.rtol = 1e-8;
   p.warm_start = 1;

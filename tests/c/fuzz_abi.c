@@ -1100,9 +1100,9 @@ static void ipm_read_all(ipm_slot *s, int after_ok) {
   }
   r = CHECKED(cts_ipm_solver_get_stats(s->h, &stats), ipm_msg(s));
   if (r == CTS_STATUS_OK) {
-    finite_out("rvio", &stats.rvio, 1);
-    finite_out("bvio", &stats.bvio, 1);
-    finite_out("kappa", &stats.kappa, 1);
+    const double fields[8] = {stats.rvio,  stats.bvio,  stats.kappa,          stats.residual,
+                               stats.complementarity, stats.merit, stats.momentum_scale, stats.velocity_scale};
+    finite_out("IPM stats", fields, 8);
   }
   if (after_ok) must_be_ok(r, ipm_msg(s));
   for (i = 0; i < 4; ++i) {
@@ -1175,6 +1175,9 @@ static void ipm_step(void) {
       p.warm_start = (int32_t)below(2);
       p.newton_solve = one_in(10) ? int_param(0) : (int32_t)below(2);
       p.rvio_floor_in_backtracking = (int32_t)below(2);
+      p.dojo_compatible = one_in(10) ? int_param(0) : (int32_t)below(2);
+      p.tolerance = scalar(1e-8);
+      p.complementarity_tolerance = scalar(1e-6);
       CHECKED(cts_ipm_solver_set_parameters(s->h, one_in(30) ? NULL : &p), ipm_msg(s));
       CHECKED(cts_ipm_solver_get_parameters(s->h, &p), ipm_msg(s));
       break;

@@ -54,7 +54,8 @@ int main() {
 
   cts::IpmSolver solver;
   const cts::IpmSolverParameters defaults = solver.get_solver_parameters();
-  CHECK(defaults.rtol == 1e-6 && defaults.btol == 1e-4 && defaults.max_iter == 50 && defaults.max_ls == 10);
+  CHECK(defaults.rtol == 1e-6 && defaults.btol == 1e-4 && defaults.max_iter == 100 && defaults.max_ls == 10);
+  CHECK(!defaults.dojo_compatible && defaults.tolerance == 1e-8 && defaults.complementarity_tolerance == 1e-6);
   CHECK(std::isinf(defaults.undercut) && !defaults.warm_start && !defaults.dojo_lagged_kappa);
   CHECK(defaults.newton_solve == cts::IpmNewtonSolve::kCondensed && !defaults.rvio_floor_in_backtracking);
   ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { solver.Solve(); });
@@ -71,11 +72,16 @@ int main() {
   bad.max_ls = 0;
   ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { cts::IpmSolver s(bad); });
 
+  bad = cts::IpmSolverParameters();
+  bad.complementarity_tolerance = 0.0;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+
   cts::IpmSolverParameters p;
+  p.dojo_compatible = true;  // the fingerprints below (8 iterations) are Dojo's iteration's
   p.rtol = 1e-8;
   p.btol = 1e-8;
   solver.set_solver_parameters(p);
-  CHECK(solver.get_solver_parameters().btol == 1e-8);
+  CHECK(solver.get_solver_parameters().btol == 1e-8 && solver.get_solver_parameters().dojo_compatible);
 
   // Slip: v+x = h (F − μ m g)/m = 0.1095 m/s, friction impulse −μ m g h = −0.4905 N·s.
   const PointMass slip(6.0);

@@ -1,7 +1,7 @@
 // The C++ wrapper (include/contact_solvers.hpp), with Eigen or (CTS_NO_EIGEN) without: usage
 // errors throw cts::Error with the library's status and message, outcomes are returned, results
-// match Drake's rolling-cylinder reference, RAII/move/Clone behave. Exits 0 when every check
-// passes.
+// match Drake's rolling-cylinder reference, getters return Drake's zeros before a solve,
+// RAII/move/Clone behave. Exits 0 when every check passes.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -49,7 +49,13 @@ int main() {
 
   cts::TamsiSolver solver(nv);
   ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { solver.SolveWithGuess(1e-3, v0_std.data(), 3); });
-  ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_generalized_velocities(); });
+  // Before any solve: Drake's zeros (v, tau of size nv), no contacts, empty statistics.
+  CHECK(solver.get_generalized_velocities().size() == 3);
+  CHECK(solver.get_generalized_velocities()[0] == 0.0 && solver.get_generalized_contact_forces()[2] == 0.0);
+  CHECK(solver.get_normal_forces().size() == 0 && solver.get_friction_forces().size() == 0);
+  CHECK(solver.get_iteration_statistics().num_iterations == 0 && solver.get_iteration_statistics().residuals.empty());
+  CHECK(std::isnan(solver.get_iteration_statistics().vt_residual()));
+  CHECK(solver.get_capacity() == 128);
   ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.ResizeIfNeeded(0); });
   cts::TamsiSolverParameters bad;
   bad.theta_max = 3.0;
@@ -65,6 +71,9 @@ int main() {
   CHECK(solver.get_solver_parameters().max_iterations == 100);
   solver.SetTwoWayCoupledProblemData(1, M, 3, Jn, 1, Jt, 2, p_star, fn0, k, d, mu);
   CHECK(solver.num_contacts() == 1);
+  // Data set, not yet solved: zeros of the new sizes (the library dropped the results).
+  CHECK(solver.get_normal_forces().size() == 1 && solver.get_normal_forces()[0] == 0.0);
+  CHECK(solver.get_tangential_velocities().size() == 2 && solver.get_tangential_velocities()[1] == 0.0);
   ExpectError(CTS_STATUS_WRONG_COUPLING_SCHEME,
               [&] { solver.SetOneWayCoupledProblemData(1, M, 3, Jn, 1, Jt, 2, p_star, fn, mu); });
   ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.SolveWithGuess(-1.0, v0_std.data(), 3); });
@@ -93,7 +102,7 @@ int main() {
   }
 
   // Clone: parameters, no data; move: the handle moves.
-  std::unique_ptr<cts::TamsiSolver> copy = solver.Clone();
+  std::unique_ptr<cts::TamsiSolver<double>> copy = solver.Clone();
   CHECK(copy->get_solver_parameters().stiction_tolerance == 1.0e-6);
   ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { copy->SolveWithGuess(1e-3, v0_std.data(), 3); });
   cts::TamsiSolver moved(std::move(*copy));

@@ -1,11 +1,12 @@
-//! Compiling and running C and C++ against the library from tests (`specs/packaging.md` §6).
+//! Compiling and running C and C++ against the library from tests (`docs/packaging.md` §6).
 //!
-//! `cargo test` leaves the cdylib and staticlib in `target/<profile>/deps/`; the shared library
-//! is linked (hard link, or copied) into a private folder under its SONAME
-//! (`libcontact_solvers.so.0.<minor>`) with the `libcontact_solvers.so` link next to it, so
-//! programs link with `-lcontact_solvers` and run through an rpath. Scratch folders of test
-//! processes that have exited are removed (`remove_stale_scratch`). Tools that may be missing (valgrind, the sanitizer runtimes, Eigen) are
-//! detected; CI installs them, and a test without them prints `skipped: …` for that part only.
+//! `cargo test` leaves the cdylib and staticlib in `target/<profile>/deps/`; they are linked
+//! (hard link, or copied) into a private folder, so programs link with `-lcontact_solvers` and
+//! run through an rpath (the build folder's shared library has the SONAME
+//! `libcontact_solvers.so`, the name of the file itself: see `build.rs`). Scratch folders of test
+//! processes that have exited are removed (`remove_stale_scratch`). Tools that may be missing
+//! (valgrind, the sanitizer runtimes, Eigen) are detected; CI installs them, and a test without
+//! them prints `skipped: …` for that part only.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -26,11 +27,7 @@ pub fn lib_dir() -> &'static Path {
         let stat = dir.join("static");
         std::fs::create_dir_all(&shared).unwrap();
         std::fs::create_dir_all(&stat).unwrap();
-        let soname = format!("libcontact_solvers.so.0.{}", env!("CARGO_PKG_VERSION_MINOR"));
-        link_or_copy(&so, &shared.join(&soname));
-        let link = shared.join("libcontact_solvers.so");
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&soname, &link).unwrap();
+        link_or_copy(&so, &shared.join("libcontact_solvers.so"));
         link_or_copy(&a, &stat.join("libcontact_solvers.a"));
         dir
     })

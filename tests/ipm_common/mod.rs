@@ -4,9 +4,10 @@
 use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};
 
-/// Parameters with the given tolerances, everything else at the defaults.
+/// Dojo's reference iteration (the documented reference of the §9 cases) with the given absolute
+/// tolerances, everything else at Dojo's defaults.
 pub fn tol(btol: f64, rtol: f64) -> IpmParameters {
-    IpmParameters { btol, rtol, ..Default::default() }
+    IpmParameters { btol, rtol, ..IpmParameters::dojo() }
 }
 
 /// One point mass (3 dofs, contact point at the centre, ground z = 0, t1 = x, t2 = y, n = z).

@@ -245,7 +245,7 @@ impl Backend for CAbi {
         j
     }
     fn contact_capacity(&self) -> Option<usize> {
-        None
+        Some(unsafe { c::cts_tamsi_solver_contact_capacity(self.handle) })
     }
     fn calc_alpha(vt: [f64; 2], dvt: [f64; 2], cos_theta_max: f64, vs: f64, rtol: f64) -> Option<f64> {
         let mut alpha = f64::NAN;

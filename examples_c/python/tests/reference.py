@@ -1,5 +1,5 @@
 """Drake 1.51.1's TamsiSolver on Drake's test scenes: inputs and reference values, quoted from
-shared/specs/tamsi_cases.md (§2 pizza saver, §3 rolling cylinder), and the scene builders."""
+docs/tamsi_cases.md (§2 pizza saver, §3 rolling cylinder), and the scene builders."""
 
 import math
 

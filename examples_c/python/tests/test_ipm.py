@@ -26,6 +26,7 @@ def point_mass_data(x, v0, h, mu, model, force=(0.0, 0.0), mass=1.0):
 
 def solver(lib, btol, rtol, **kw):
     s = cts.IpmSolver(library=lib)
+    kw.setdefault("dojo_compatible", True)  # the §9 reference numbers are Dojo's iteration's
     s.set_parameters(cts.IpmSolverParameters(btol=btol, rtol=rtol, **kw))
     return s
 
@@ -47,12 +48,13 @@ def simulate(lib, x0, v0, h, mu, model, steps, btol, rtol):
     return np.array(gamma), np.array(xs), np.array(vs), failures
 
 
-def test_parameters_default_to_dojos(lib):
+def test_parameters_defaults_round_trip(lib):
     with cts.IpmSolver(library=lib) as s:
         assert s.get_parameters() == cts.IpmSolverParameters()
         p = cts.IpmSolverParameters(rtol=1e-9, btol=1e-8, max_iter=80, fixed_kappa=1e-3,
                                     warm_start=True, newton_solve=cts.IpmNewtonSolve.kDense,
-                                    rvio_floor_in_backtracking=True)
+                                    rvio_floor_in_backtracking=True, dojo_compatible=True,
+                                    tolerance=1e-10, complementarity_tolerance=1e-7)
         s.set_parameters(p)
         assert s.get_parameters() == p
 
@@ -243,7 +245,7 @@ def test_ipm_max_iterations_is_an_outcome_and_clone_is_independent(lib):
         assert s.get_rvio_history().shape == (4,)
         with s.clone() as c:
             assert c.num_contacts == 0 and c.get_parameters().max_iter == 3
-            c.set_parameters(cts.IpmSolverParameters(btol=1e-8, rtol=1e-8))
+            c.set_parameters(cts.IpmSolverParameters(btol=1e-8, rtol=1e-8, dojo_compatible=True))
             c.set_problem_data(*data)
             assert c.solve() is cts.IpmOutcome.kConverged
             assert abs(c.get_generalized_velocities()[0] - 0.1095) < 1e-6

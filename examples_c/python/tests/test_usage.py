@@ -166,7 +166,7 @@ def test_borrowed_arrays_outlive_the_callers_references(lib):
         solver.set_solver_parameters(
             cts.TamsiSolverParameters(stiction_tolerance=1e-6, relative_tolerance=1e-4)
         )
-        solver.set_one_way_coupled_problem_data(*pizza_saver(3.0))  # C-order: copied
+        solver.set_one_way_coupled_problem_data(*pizza_saver(3.0))  # C-order: M kept, J copied
         gc.collect()
         junk = [np.full((3, 3), np.nan) for _ in range(1000)]
         assert solver.solve_with_guess(DT, np.zeros(3)) is cts.TamsiSolverResult.kSuccess

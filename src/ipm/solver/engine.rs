@@ -1,0 +1,424 @@
+//! The engine iteration (`docs/ipm.md` §11): the default of [`super::IpmSolver`], chosen for
+//! simulation. Same problem, residual and Newton system as Dojo's reference iteration (§1–§2), with
+//! these changes, each fixing a failure measured on the engine scenes (`tests/ipm_engine.rs`):
+//!
+//! 1. **Velocity-level gap row.** The gap row is divided by `h`: `φ/h + J_n v − s_n` with `s_n`
+//!    the predicted separating velocity (m/s). Dojo's `s_n` is a gap in metres, `h` times smaller
+//!    than the friction pair's velocities, while one κ targets every pair: at dt = 1 ms the
+//!    centring drives the normal products up towards the friction ones and lifts resting contacts.
+//!    Now every product is an impulse times a velocity.
+//! 2. **Scale-invariant start and measures.** A momentum scale `P` and a velocity scale `V` are
+//!    taken from the data (see [`scales`]); the cone variables start on the central path of
+//!    `ν = P·V` with the duals from the start velocities ([`central_start`]) instead of at `1.5·e`
+//!    (1.5 N·s impulses and 1.5 m gaps on a problem whose impulses are 2.5e-3 N·s), and convergence
+//!    is tested on `‖·‖/P`, `‖·‖/V`, `‖γ∘s‖/(P·V)`.
+//! 3. **Nesterov–Todd scaling of the second-order-cone pairs** (§4.2). Dojo's rows
+//!    `Arw(ξ)Δη + Arw(η)Δξ` give a direction that can point out of the cone when ξ and η are not
+//!    aligned: on the 50-box pile a dual block η sits on the boundary and every direction leaves it,
+//!    the step length falls to 6.5e-13 and stays there. The NT direction is the Newton direction of
+//!    the scaled pair `(Wξ)∘(W⁻¹η)` and keeps the step bounded away from 0.
+//! 4. **No violation backtracking; a neighbourhood safeguard instead.** Every equality row is
+//!    linear, so a step α lowers the equality residual by exactly (1 − α); Dojo's "accept unless both
+//!    ∞-norms got worse" rule only blocks steps when `rvio` sits at its round-off floor and centring
+//!    raises the largest product (the sliding box: 46 exhausted line searches). The step is the
+//!    fraction 0.99 to the boundary, halved while a pair leaves the wide neighbourhood
+//!    `λ_min(pair)² ≥ β·ν` (β = [`NEIGHBOURHOOD`]), which keeps the iterates central.
+//! 5. **Best iterate.** On failure the iterate with the smallest merit
+//!    `max(residual/tolerance, complementarity/complementarity_tolerance)` (the start included) is
+//!    returned.
+
+use super::{
+    IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality, residual,
+};
+use crate::ipm::ContactModel;
+use crate::ipm::cone;
+use crate::ipm::newton::SystemData;
+
+/// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
+const NEIGHBOURHOOD: f64 = 1e-4;
+/// Fraction to the boundary of the accepted step.
+const FRACTION_TO_BOUNDARY: f64 = 0.99;
+
+/// Momentum scale `P` (N·s) and velocity scale `V` (m/s) of the problem (`docs/ipm.md` §11):
+///
+/// * `V = max(‖J M⁻¹p* + o‖∞, ‖J v0 + o‖∞, max_i(−φ_i)/h)`: the largest contact velocity without
+///   contact impulses, at the start, or needed to close a penetration within the step
+///   (`o` = tangential offsets); 1 if all are 0.
+/// * `P = max(‖p*‖∞, max_j M_jj·V)` with `p* = M v0 + hτ`: the largest generalized momentum, or
+///   the momentum of changing a velocity by `V`; 1 if both are 0.
+///
+/// Both scale with the data (a problem whose units are changed by a factor gets the scales changed
+/// by that factor), so the tests on `‖·‖/P`, `‖·‖/V` and `‖γ∘s‖/(P·V)` are scale-invariant.
+fn scales(ws: &mut IpmWorkspace, p: &IpmProblem<'_>) -> (f64, f64) {
+    let n = ws.n;
+    for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
+        *x = p.h * t;
+    }
+    for (c, &x0) in p.v0.iter().enumerate() {
+        if x0 != 0.0 {
+            for (x, &m) in ws.p_star[..n].iter_mut().zip(p.m.column(c).iter()) {
+                *x += m * x0;
+            }
+        }
+    }
+    ws.v_free[..n].copy_from_slice(&ws.p_star[..n]);
+    if ws.nc > 0 {
+        ws.newton.factor_mass(p.m, 0.0);
+        ws.newton.solve_mass_in_place(&mut ws.v_free[..n]);
+    }
+    let free_ok = ws.v_free[..n].iter().all(|x| x.is_finite());
+    let mut v: f64 = 0.0;
+    for (i, &model) in ws.models.iter().enumerate() {
+        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        for a in 0..dirs {
+            let col = &ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+            let o = match (&p.vt_offset, a) {
+                (Some(o), 1 | 2) => o[2 * i + a - 1],
+                _ => 0.0,
+            };
+            let u0: f64 = col.iter().zip(p.v0.iter()).map(|(c, x)| c * x).sum::<f64>() + o;
+            v = v.max(u0.abs());
+            if free_ok {
+                let uf: f64 = col.iter().zip(&ws.v_free[..n]).map(|(c, x)| c * x).sum::<f64>() + o;
+                v = v.max(uf.abs());
+            }
+        }
+        v = v.max(-p.phi[i] / p.h);
+    }
+    let v = if v > 0.0 && v.is_finite() { v } else { 1.0 };
+    let pmax = ws.p_star[..n].iter().fold(0.0f64, |a, &x| a.max(x.abs()));
+    let mmax = (0..n).fold(0.0f64, |a, j| a.max(p.m[(j, j)].abs()));
+    let pscale = pmax.max(mmax * v);
+    let pscale = if pscale > 0.0 && pscale.is_finite() { pscale } else { 1.0 };
+    (pscale, v)
+}
+
+/// Centred start of the cone variables (`docs/ipm.md` §11): the dual variables from the
+/// velocities at the start, `s_n = max(φ/h + J_n v, 0) + V`, `η = (|u_t| + V, u_t)`, and the primal
+/// ones on the central path of `ν = P·V`: `γ_n = ν/s_n`, `ξ = ν·η⁻¹` (Jordan inverse), so that
+/// `γ∘s = ν e` exactly. Contacts about to close start with large impulses, far ones with small
+/// impulses, sliding ones with friction opposing the slip. Other pairs (the linear model's) start
+/// at `s = V`, `γ = P`.
+fn central_start(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, pscale: f64, vscale: f64) {
+    let n = ws.n;
+    let nu = pscale * vscale;
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        let k = m.dim();
+        ws.s[off..off + k].fill(vscale);
+        ws.g[off..off + k].fill(pscale);
+        let mut u = [0.0; 3];
+        let dirs = if m == ContactModel::Impact { 1 } else { 3 };
+        for (a, ua) in u.iter_mut().enumerate().take(dirs) {
+            let col = &ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+            *ua = col.iter().zip(&ws.v[..n]).map(|(c, x)| c * x).sum();
+            if let (Some(o), 1 | 2) = (&p.vt_offset, a) {
+                *ua += o[2 * i + a - 1];
+            }
+        }
+        let sn = (ws.phi_eff[i] + u[0]).max(0.0) + vscale;
+        ws.s[off] = sn;
+        ws.g[off] = nu / sn;
+        if m == ContactModel::SecondOrderCone {
+            let eta = [u[1].hypot(u[2]) + vscale, u[1], u[2]];
+            let det = eta[0] * eta[0] - eta[1] * eta[1] - eta[2] * eta[2];
+            ws.s[off + 1..off + 4].copy_from_slice(&eta);
+            ws.g[off + 1] = nu * eta[0] / det;
+            ws.g[off + 2] = -nu * eta[1] / det;
+            ws.g[off + 3] = -nu * eta[2] / det;
+        }
+    }
+}
+
+/// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
+/// (scale-invariant second-order-cone step).
+fn cone_search(
+    models: &[ContactModel],
+    offsets: &[usize],
+    s: &[f64],
+    g: &[f64],
+    ds: &[f64],
+    dg: &[f64],
+    tau: f64,
+) -> f64 {
+    let mut alpha: f64 = 1.0;
+    for (&model, &off) in models.iter().zip(offsets) {
+        let r = off..off + model.dim();
+        alpha = alpha.min(model.step_exact(&s[r.clone()], &ds[r.clone()], tau));
+        alpha = alpha.min(model.step_exact(&g[r.clone()], &dg[r], tau));
+    }
+    alpha
+}
+
+/// Scaled measures `(residual, complementarity)` of a point.
+fn measures(viol: &Viol, pscale: f64, vscale: f64) -> (f64, f64) {
+    let res = (viol.dyn_norm / pscale).max(viol.vel_norm / vscale).max(viol.imp_norm / pscale);
+    (res, viol.bvio / (pscale * vscale))
+}
+
+/// Nesterov–Todd data of every second-order-cone contact at the iterate (21 numbers per contact).
+fn nesterov_todd(ws: &mut IpmWorkspace) {
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        if m == ContactModel::SecondOrderCone {
+            let (w, wi, l) = cone::nt_scaling(&ws.g[off + 1..off + 4], &ws.s[off + 1..off + 4]);
+            let d = &mut ws.nt[21 * i..21 * i + 21];
+            d[..9].copy_from_slice(&w);
+            d[9..18].copy_from_slice(&wi);
+            d[18..].copy_from_slice(&l);
+        }
+    }
+}
+
+/// Replaces the second-order-cone complementarity entries of the right-hand side `rhs` (full
+/// length n + 2K) by the Nesterov–Todd ones `Arw(λ)⁻¹(κe − λ∘λ − (W⁻¹Δη_a)∘(WΔξ_a))`; with
+/// `affine = None` (predictor) without the cross term. The orthant entries are already right.
+fn nt_complementarity_rhs(ws: &IpmWorkspace, kappa: f64, affine: Option<&[f64]>, rhs: &mut [f64]) {
+    let (n, kt) = (ws.n, ws.k_total);
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        if m != ContactModel::SecondOrderCone {
+            continue;
+        }
+        let d = &ws.nt[21 * i..21 * i + 21];
+        let w: &[f64; 9] = d[..9].try_into().expect("9 entries");
+        let wi: &[f64; 9] = d[9..18].try_into().expect("9 entries");
+        let l = &d[18..21];
+        let mut c = [0.0; 3];
+        cone::soc_product(l, l, &mut c);
+        c[0] = kappa - c[0];
+        c[1] = -c[1];
+        c[2] = -c[2];
+        if let Some(daff) = affine {
+            let de = cone::mat3_vec(wi, &daff[n + off + 1..n + off + 4]);
+            let dx = cone::mat3_vec(w, &daff[n + kt + off + 1..n + kt + off + 4]);
+            let mut cross = [0.0; 3];
+            cone::soc_product(&de, &dx, &mut cross);
+            for (ck, x) in c.iter_mut().zip(cross) {
+                *ck -= x;
+            }
+        }
+        let a = cone::arrow_solve(l, &c);
+        rhs[n + off + 1..n + off + 4].copy_from_slice(&a);
+    }
+}
+
+/// Whether every pair of the point `(s, g)` lies in the wide neighbourhood `λ_min² ≥ β·ν`.
+fn in_neighbourhood(models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[f64], degree: f64) -> bool {
+    if degree == 0.0 {
+        return true;
+    }
+    let nu = duality(s, g, s, g, 0.0) / degree;
+    let floor = NEIGHBOURHOOD * nu;
+    models.iter().zip(offsets).all(|(&m, &off)| {
+        let no = m.orthant_len();
+        let orthant_ok = (off..off + no).all(|j| s[j] * g[j] >= floor);
+        orthant_ok
+            && (m != ContactModel::SecondOrderCone || {
+                let (_, _, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
+                let lmin = cone::soc_margin(&l);
+                lmin > 0.0 && lmin * lmin >= floor
+            })
+    })
+}
+
+/// Runs the engine iteration from `ws.v` (set by the caller) and returns its outcome; the
+/// returned iterate (converged, or the best by merit) is left in `ws.v`, `ws.s`, `ws.g`.
+pub(super) fn iterate_engine(
+    ws: &mut IpmWorkspace,
+    prm: &IpmParameters,
+    p: &IpmProblem<'_>,
+    warm: bool,
+) -> IpmOutcome {
+    let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
+    let big = n + 2 * kt;
+    let (pscale, vscale) = scales(ws, p);
+    if warm {
+        // Warm start: the previous solution moved inside by a tenth of the scales (a converged
+        // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
+        // steps collapse).
+        for (j, &e) in ws.e[..kt].iter().enumerate() {
+            ws.s[j] += 0.1 * vscale * e;
+            ws.g[j] += 0.1 * pscale * e;
+        }
+        for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+            let k = m.dim();
+            m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+        }
+    } else {
+        central_start(ws, p, pscale, vscale);
+    }
+    let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
+    let merit = |res: f64, comp: f64| (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
+
+    let mut viol = residual(
+        p,
+        &ws.phi_eff,
+        ws.gap_h,
+        &ws.jtr,
+        &ws.models,
+        &ws.offsets,
+        &ws.mu,
+        &ws.e,
+        &ws.v[..n],
+        &ws.s[..kt],
+        &ws.g[..kt],
+        0.0,
+        &mut ws.scratch[..n],
+        &mut ws.r[..big],
+    );
+    ws.stats = IpmStats {
+        rvio: viol.rvio,
+        bvio: viol.bvio,
+        momentum_scale: pscale,
+        velocity_scale: vscale,
+        ..Default::default()
+    };
+    ws.rvio_history.push(viol.rvio);
+    ws.bvio_history.push(viol.bvio);
+    let save_best = |ws: &mut IpmWorkspace| {
+        ws.best_v[..n].copy_from_slice(&ws.v[..n]);
+        ws.best_s[..kt].copy_from_slice(&ws.s[..kt]);
+        ws.best_g[..kt].copy_from_slice(&ws.g[..kt]);
+    };
+    let (res0, comp0) = measures(&viol, pscale, vscale);
+    let mut best = if res0.is_finite() && comp0.is_finite() { merit(res0, comp0) } else { f64::INFINITY };
+    let mut best_viol = viol;
+    save_best(ws);
+
+    let mut outcome = IpmOutcome::MaxIterationsReached;
+    let mut iter = 0;
+    loop {
+        let (res, comp) = measures(&viol, pscale, vscale);
+        if res <= prm.tolerance && comp <= prm.complementarity_tolerance {
+            outcome = IpmOutcome::Converged;
+            break;
+        }
+        if !(res.is_finite() && comp.is_finite()) {
+            outcome = IpmOutcome::NonFiniteStep;
+            break;
+        }
+        if iter == prm.max_iter {
+            break;
+        }
+        nesterov_todd(ws);
+        {
+            let data = super::system_data!(ws, p, &ws.nt[..21 * nc]);
+            ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
+        }
+        // Predictor (κ = 0).
+        build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, 0.0, &mut ws.daff[..big]);
+        let mut rhs = std::mem::take(&mut ws.daff);
+        nt_complementarity_rhs(ws, 0.0, None, &mut rhs[..big]);
+        ws.daff = rhs;
+        super::solve_newton(ws, p, super::NewtonBuf::Affine);
+        if !ws.daff[..big].iter().all(|x| x.is_finite()) {
+            outcome = IpmOutcome::NonFiniteStep;
+            break;
+        }
+        let (ds, dg) = ws.daff[n..big].split_at(kt);
+        let alpha_aff = cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 1.0);
+        // Mehrotra centring σ = (ν_aff/ν)³ and corrector with the same factorization.
+        let kappa = if degree > 0.0 {
+            let nu = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / degree;
+            let nu_aff = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / degree;
+            (nu_aff / nu).clamp(0.0, 1.0).powi(3) * nu
+        } else {
+            0.0
+        };
+        build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa, &mut ws.delta[..big]);
+        {
+            let (dsa, dga) = ws.daff[n..big].split_at(kt);
+            let rc = &mut ws.delta[n..n + kt];
+            for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+                for j in off..off + m.orthant_len() {
+                    rc[j] -= dsa[j] * dga[j];
+                }
+            }
+        }
+        let mut rhs = std::mem::take(&mut ws.delta);
+        nt_complementarity_rhs(ws, kappa, Some(&ws.daff[..big]), &mut rhs[..big]);
+        ws.delta = rhs;
+        super::solve_newton(ws, p, super::NewtonBuf::Delta);
+        if !ws.delta[..big].iter().all(|x| x.is_finite()) {
+            outcome = IpmOutcome::NonFiniteStep;
+            break;
+        }
+        let (ds, dg) = ws.delta[n..big].split_at(kt);
+        let alpha =
+            cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
+        // Neighbourhood safeguard: halve the step while a pair leaves the neighbourhood.
+        let mut step = alpha;
+        let mut accepted = false;
+        for _ in 0..prm.max_ls {
+            for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
+                *c = x + step * d;
+            }
+            for ((c, &x), &d) in ws.sc[..kt].iter_mut().zip(&ws.s[..kt]).zip(&ws.delta[n..n + kt]) {
+                *c = x + step * d;
+            }
+            for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
+                *c = x + step * d;
+            }
+            if in_neighbourhood(&ws.models, &ws.offsets, &ws.sc[..kt], &ws.gc[..kt], degree) {
+                accepted = true;
+                break;
+            }
+            step *= 0.5;
+        }
+        if !accepted {
+            ws.stats.line_search_exhausted += 1;
+        }
+        let cand = residual(
+            p,
+            &ws.phi_eff,
+            ws.gap_h,
+            &ws.jtr,
+            &ws.models,
+            &ws.offsets,
+            &ws.mu,
+            &ws.e,
+            &ws.vc[..n],
+            &ws.sc[..kt],
+            &ws.gc[..kt],
+            0.0,
+            &mut ws.scratch[..n],
+            &mut ws.rc[..big],
+        );
+        std::mem::swap(&mut ws.v, &mut ws.vc);
+        std::mem::swap(&mut ws.s, &mut ws.sc);
+        std::mem::swap(&mut ws.g, &mut ws.gc);
+        std::mem::swap(&mut ws.r, &mut ws.rc);
+        viol = cand;
+        if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
+            let k = m.dim();
+            m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
+        }) {
+            ws.stats.boundary_hits += 1;
+        }
+        iter += 1;
+        ws.stats.iterations = iter;
+        ws.stats.kappa = kappa;
+        ws.kappa_history.push(kappa);
+        ws.alpha_history.push(step);
+        ws.rvio_history.push(viol.rvio);
+        ws.bvio_history.push(viol.bvio);
+        let (res, comp) = measures(&viol, pscale, vscale);
+        let mt = merit(res, comp);
+        if mt < best {
+            best = mt;
+            best_viol = viol;
+            save_best(ws);
+        }
+    }
+    if outcome != IpmOutcome::Converged {
+        ws.v[..n].copy_from_slice(&ws.best_v[..n]);
+        ws.s[..kt].copy_from_slice(&ws.best_s[..kt]);
+        ws.g[..kt].copy_from_slice(&ws.best_g[..kt]);
+        viol = best_viol;
+    }
+    let (res, comp) = measures(&viol, pscale, vscale);
+    ws.stats.rvio = viol.rvio;
+    ws.stats.bvio = viol.bvio;
+    ws.stats.residual = res;
+    ws.stats.complementarity = comp;
+    ws.stats.merit = merit(res, comp);
+    outcome
+}

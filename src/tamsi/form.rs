@@ -1,0 +1,321 @@
+//! What the Newton iteration needs from the problem's data form (`docs/tamsi.md` §7.1,
+//! `docs/block_sparse.md` §4): the products with M and J, and one Newton step. The iteration in
+//! `solver.rs` is written once over [`Form`]; [`DenseForm`] (dense M, Jn, Jt, Drake's arithmetic)
+//! and [`BlockForm`] (trees and islands) implement it.
+
+use nalgebra::{DMatrixView, DMatrixViewMut};
+
+use super::TamsiError;
+use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
+use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
+use crate::block_sparse::{BlockNewtonMatrix, BlockSparseSystem, Factorization};
+use crate::linalg::simd::Simd;
+use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
+
+/// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
+/// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc.
+pub(super) trait Form {
+    /// Per-solve setup for `nc` contacts and time step `dt`; grows the form's workspace
+    /// fallibly (an allocation failure is an error, not an abort).
+    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError>;
+
+    /// `vt = Jt v`, `vn = Jn v`.
+    fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]);
+
+    /// `out = M v`.
+    fn mul_mass<S: Simd>(&self, simd: S, v: &[f64], out: &mut [f64]);
+
+    /// `tau_t = Jtᵀ ft` and `tau_n = Jnᵀ fn` with `(ft0, ft1, fn) = forces(i)`; both have at least
+    /// [`Form::force_len`] entries.
+    fn generalized_forces<S: Simd>(
+        &self,
+        simd: S,
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+        forces: impl Fn(usize) -> (f64, f64, f64),
+    );
+
+    /// Length of the scratch vectors of [`Form::generalized_forces`] for `nv` velocities.
+    fn force_len(nv: usize) -> usize;
+
+    /// Called once per solve before the first iteration, with `v` the guess: a form that solves
+    /// part of the problem directly (the block form's trees without contact, `M_t v_t = p*_t`)
+    /// writes it into `v`. Returns `false` when that solve failed.
+    fn start(&mut self, p_star: &[f64], v: &mut [f64]) -> bool;
+
+    /// The Newton step: assembles `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` with `coefficients(i)` (§4), factors
+    /// it (LU two-way, LDLᵀ one-way) and solves `J Δv = rhs` in place. Returns `false` when the
+    /// one-way LDLᵀ failed (after solving, as Drake does).
+    fn newton_step<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        rhs: &mut [f64],
+        tmp: &mut [f64],
+    ) -> bool;
+
+    /// Writes the Newton matrix `J` (§4) into `out` (nv×nv) without factoring it.
+    fn write_newton_matrix<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        out: &mut DMatrixViewMut<'_, f64>,
+    );
+
+    /// The no-contact solve `M v = p*` (§7.2) into `v`; `false` when M could not be factored.
+    fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool;
+}
+
+/// Workspace of the dense form: the column-blocked Jacobian rows, the tile assembly and the
+/// dense factorizations.
+#[derive(Debug, Clone)]
+pub(super) struct DenseWorkspace {
+    pub blocks: ContactBlocks,
+    pub newton: NewtonMatrix,
+    pub ldlt: Ldlt,
+    pub lu: PartialPivLu,
+    /// Whether the per-iteration products use fused multiply-adds: two-way problems from
+    /// `BLOCKED_MIN_DIM` velocities up, whose Newton matrix goes to the blocked LU and so differs
+    /// from Eigen's in round-off anyway. Everywhere else Eigen's rounding, and so Drake's bits.
+    pub fused: bool,
+}
+
+impl DenseWorkspace {
+    pub fn new(nv: usize) -> Self {
+        Self {
+            blocks: ContactBlocks::default(),
+            newton: NewtonMatrix::default(),
+            ldlt: Ldlt::with_capacity(nv),
+            lu: PartialPivLu::with_capacity(nv),
+            fused: false,
+        }
+    }
+}
+
+/// The dense form: M (nv×nv), Jn (nc×nv) and Jt (2nc×nv) as the caller's column-major views,
+/// with Drake's arithmetic (bit-identical to Drake below `BLOCKED_MIN_DIM`).
+pub(super) struct DenseForm<'w, 'a> {
+    pub ws: &'w mut DenseWorkspace,
+    pub m: DMatrixView<'a, f64>,
+    pub jn: DMatrixView<'a, f64>,
+    pub jt: DMatrixView<'a, f64>,
+}
+
+/// `out = m·v` column by column (see `mul_columns`), fused or in Eigen's rounding.
+#[inline(always)]
+fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+    if fused {
+        mul_columns::<S, true>(simd, out, m, v);
+    } else {
+        mul_columns::<S, false>(simd, out, m, v);
+    }
+}
+
+impl Form for DenseForm<'_, '_> {
+    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
+        let nv = self.m.nrows();
+        let ws = &mut *self.ws;
+        ws.blocks.prepare(&self.jt, &self.jn)?;
+        ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
+        ws.fused = two_way && nv >= BLOCKED_MIN_DIM;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
+        mul_dense(simd, self.ws.fused, vt, &self.jt, v);
+        mul_dense(simd, self.ws.fused, vn, &self.jn, v);
+    }
+
+    #[inline(always)]
+    fn mul_mass<S: Simd>(&self, simd: S, v: &[f64], out: &mut [f64]) {
+        mul_dense(simd, self.ws.fused, out, &self.m, v);
+    }
+
+    #[inline(always)]
+    fn generalized_forces<S: Simd>(
+        &self,
+        simd: S,
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+        forces: impl Fn(usize) -> (f64, f64, f64),
+    ) {
+        tau_n.fill(0.0);
+        tau_t.fill(0.0);
+        self.ws.blocks.add_transposed(simd, tau_t, tau_n, forces);
+    }
+
+    fn force_len(nv: usize) -> usize {
+        nv.div_ceil(BLOCK) * BLOCK
+    }
+
+    fn start(&mut self, _p_star: &[f64], _v: &mut [f64]) -> bool {
+        true
+    }
+
+    #[inline(always)]
+    fn newton_step<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        rhs: &mut [f64],
+        tmp: &mut [f64],
+    ) -> bool {
+        let nv = self.m.nrows();
+        let ws = &mut *self.ws;
+        if two_way {
+            let j = ws.lu.storage_mut(nv);
+            ws.newton.assemble(simd, j, &self.m, &ws.blocks, true, ws.fused, coefficients);
+            ws.lu.factor();
+            ws.lu.solve_in_place(rhs, tmp);
+            true
+        } else {
+            let j = ws.ldlt.storage_mut(nv);
+            ws.newton.assemble(simd, j, &self.m, &ws.blocks, false, ws.fused, coefficients);
+            // Drake solves first and checks the factorization afterwards.
+            let factored = ws.ldlt.factor();
+            ws.ldlt.solve_in_place(rhs);
+            factored.is_ok()
+        }
+    }
+
+    fn write_newton_matrix<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        out: &mut DMatrixViewMut<'_, f64>,
+    ) {
+        let nv = self.m.nrows();
+        let ws = &mut *self.ws;
+        let j = ws.lu.storage_mut(nv);
+        ws.newton.assemble(simd, j, &self.m, &ws.blocks, two_way, ws.fused, coefficients);
+        for (c, src) in j.chunks_exact(nv.max(1)).take(nv).enumerate() {
+            out.column_mut(c).as_mut_slice().copy_from_slice(src);
+        }
+    }
+
+    fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
+        let nv = self.m.nrows();
+        let ldlt = &mut self.ws.ldlt;
+        ldlt.matrix_mut(nv).copy_from(&self.m);
+        let factored = ldlt.factor();
+        v.copy_from_slice(p_star);
+        ldlt.solve_in_place(v);
+        factored.is_ok()
+    }
+}
+
+/// Workspace of the block form.
+#[derive(Debug, Clone, Default)]
+pub(super) struct BlockWorkspace {
+    pub newton: BlockNewtonMatrix,
+    dt: f64,
+}
+
+/// The block-sparse form: M by trees, J by contacts and trees, Newton matrices by islands
+/// (`docs/block_sparse.md` §4). Trees that no contact touches are solved once, exactly, at the
+/// start (`M_t v_t = p*_t`), and take no part in the iteration.
+pub(super) struct BlockForm<'w, 'a> {
+    pub ws: &'w mut BlockWorkspace,
+    pub system: BlockSparseSystem<'a>,
+}
+
+/// Contact i's Newton weight `Wᵢ` in the block row order (normal, tangent 1, tangent 2), from its
+/// coefficients `Cᵢ` in TAMSI's order (tangent 1, tangent 2, normal): `Aᵢ Cᵢ Aᵢᵀ = Jᵢᵀ Wᵢ Jᵢ`.
+#[inline]
+fn block_weight(c: &UpdateCoefficients) -> [[f64; 3]; 3] {
+    let [d00, d01, d11] = c.d;
+    let [c02, c12, c22] = c.coupling;
+    [[c22, 0.0, 0.0], [c02, d00, d01], [c12, d01, d11]]
+}
+
+impl Form for BlockForm<'_, '_> {
+    fn prepare(&mut self, _nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        self.ws.dt = dt;
+        Ok(self.ws.newton.prepare(&self.system, kind)?)
+    }
+
+    #[inline(always)]
+    fn contact_velocities<S: Simd>(&self, _simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
+        for (i, (vn, vt)) in vn.iter_mut().zip(vt.chunks_exact_mut(2)).enumerate() {
+            let [n, t1, t2] = self.system.contact_velocity(i, v);
+            *vn = n;
+            vt[0] = t1;
+            vt[1] = t2;
+        }
+    }
+
+    #[inline(always)]
+    fn mul_mass<S: Simd>(&self, _simd: S, v: &[f64], out: &mut [f64]) {
+        self.system.mul_m(v, out);
+    }
+
+    #[inline(always)]
+    fn generalized_forces<S: Simd>(
+        &self,
+        _simd: S,
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+        forces: impl Fn(usize) -> (f64, f64, f64),
+    ) {
+        tau_n.fill(0.0);
+        tau_t.fill(0.0);
+        for i in 0..self.system.num_contacts() {
+            let (ft0, ft1, fn_) = forces(i);
+            self.system.add_contact_force(i, [0.0, ft0, ft1], tau_t);
+            self.system.add_contact_force(i, [fn_, 0.0, 0.0], tau_n);
+        }
+    }
+
+    fn force_len(nv: usize) -> usize {
+        nv
+    }
+
+    fn start(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
+        let layout = self.system.layout();
+        for &t in self.ws.newton.islands().free_trees() {
+            let r = layout.tree_range(t as usize);
+            v[r.clone()].copy_from_slice(&p_star[r]);
+        }
+        self.ws.newton.solve_free_trees(&self.system, v)
+    }
+
+    fn newton_step<S: Simd>(
+        &mut self,
+        _simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        rhs: &mut [f64],
+        _tmp: &mut [f64],
+    ) -> bool {
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        let newton = &mut self.ws.newton;
+        newton.assemble(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
+        let factored = newton.factor();
+        newton.solve_in_place(&self.system, rhs);
+        factored
+    }
+
+    fn write_newton_matrix<S: Simd>(
+        &mut self,
+        _simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        out: &mut DMatrixViewMut<'_, f64>,
+    ) {
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        let newton = &mut self.ws.newton;
+        newton.assemble(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
+        newton.write_dense(&self.system, out);
+    }
+
+    fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
+        // Every tree is free.
+        self.start(p_star, v)
+    }
+}
