@@ -12,7 +12,7 @@ use super::handle::{free, into_raw};
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
-use crate::tamsi::{TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
+use crate::tamsi::{TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
 
 /// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
 /// release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
@@ -183,6 +183,14 @@ impl Inner {
     fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
         let problem = unsafe { data.problem() }?;
+        // The coupling scheme first (a wrong call, whatever the values), then the values, then
+        // the binding: a rejected set call leaves the solver as it was.
+        if let Some(bound) = self.solver.coupling_scheme() {
+            let scheme = problem.coupling_scheme();
+            if bound != scheme {
+                return Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into());
+            }
+        }
         problem.validate()?;
         self.solver.bind_problem(&problem)?;
         self.data = Some(data);
