@@ -915,6 +915,71 @@ typedef struct cts_tamsi_parameters {
 } cts_tamsi_parameters;
 
 /**
+ * Problem data in block-sparse form: the generalized velocities split into *trees* (contiguous
+ * dof ranges, in order, covering 0..nv: a free body is a 6-dof tree, an articulated robot one
+ * tree, a fixed base no tree), M given as one dense block per tree, and each contact's three
+ * Jacobian rows given as one dense block per tree it touches (`docs/block_sparse.md` §1).
+ *
+ * All arrays are packed, column-major `double`s or `int32_t`s:
+ *
+ * * `tree_dofs`: `num_trees` entries, n_t >= 1 dofs of tree t (MuJoCo's `tree_dofnum`); tree t
+ *   owns the velocities `sum_{s<t} n_s .. sum_{s<=t} n_s - 1`, and `sum_t n_t` must equal the
+ *   solver's nv.
+ * * `M`: `M_len = sum_t n_t^2` doubles, the trees' diagonal blocks of the mass matrix back to
+ *   back, each n_t×n_t column-major (kg, kg·m² for angular velocities; symmetric positive
+ *   definite). M is block diagonal by trees: entries between two trees are zero by definition.
+ * * `contact_trees`: `2*num_contacts` entries, the trees of contact i at `[2i]` and `[2i+1]`;
+ *   `-1` marks a static side (the world, a fixed base), at most one per contact; a contact
+ *   never lists the same tree twice.
+ * * `J`: `J_len = 3 * sum_i sum_{t in trees(i)} n_t` doubles: per contact, in contact order, one
+ *   3×n_t column-major block per tree it touches, in the order its trees are listed (a contact
+ *   `(-1, b)` has only the block of tree b). Rows: normal, tangent 1, tangent 2 (MuJoCo's
+ *   elliptic-cone row order): the block maps the tree's velocities to the contact's relative
+ *   velocity (m/s), the normal component positive when the bodies separate.
+ *
+ * Every value of M and J must be finite. A pointer may be NULL only where its length is 0.
+ * The struct itself is copied when it is passed; the arrays it points to are **borrowed** like
+ * all problem data: read at the set call and by every later solve, so they must stay allocated
+ * and unchanged until the next set call, resize or free.
+ */
+typedef struct cts_block_sparse_data {
+  /**
+   * Number of trees (ntree).
+   */
+  size_t num_trees;
+  /**
+   * `num_trees` entries, each >= 1: the dofs of each tree.
+   */
+  const int32_t *tree_dofs;
+  /**
+   * Number of doubles in `M`; must equal the sum of n_t².
+   */
+  size_t M_len;
+  /**
+   * The trees' diagonal blocks of M, each n_t×n_t column-major, back to back.
+   */
+  const double *M;
+  /**
+   * Number of contacts (nc).
+   */
+  size_t num_contacts;
+  /**
+   * `2*num_contacts` entries: the trees of contact i at `[2i]`, `[2i+1]`; -1 = static side.
+   */
+  const int32_t *contact_trees;
+  /**
+   * Number of doubles in `J`; must equal 3 times the sum over contacts of the dofs of the
+   * trees each touches.
+   */
+  size_t J_len;
+  /**
+   * Per contact, one 3×n_t column-major block per tree it touches (rows normal, tangent 1,
+   * tangent 2).
+   */
+  const double *J;
+} cts_block_sparse_data;
+
+/**
  * Statistics of the last solve (Drake's `TamsiSolverIterationStats`).
  */
 typedef struct cts_tamsi_iteration_stats {
@@ -2413,6 +2478,65 @@ cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_so
                                                              const double *stiffness,
                                                              const double *dissipation,
                                                              const double *mu);
+
+/**
+ * Sets one-way coupled problem data in **block-sparse form** (`docs/block_sparse.md`):
+ * `M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)` with the normal forces `fn` held fixed, where M and the
+ * contact Jacobians are given per tree (`*data`, see `cts_block_sparse_data`): M one dense block
+ * per tree, each contact's rows (normal, tangent 1, tangent 2) one 3×n_t block per tree it
+ * touches. The trees' dofs must add up to the solver's nv; nc = `data->num_contacts`.
+ *
+ * `p_star` nv (N·s, in the trees' dof order), `fn` nc (N, >= 0), `mu` nc (>= 0). The Newton
+ * matrix is assembled, factored and solved per island (connected trees and contacts); the
+ * iteration, limiter and convergence test are those of the dense setters, so the results agree
+ * with the dense path's to round-off and take the same number of iterations. Deliberate
+ * difference: a tree no contact touches is solved exactly (`M_t v_t = p*_t`) once, where the
+ * dense path steps it with the global step factor (the two agree once an iteration takes α = 1).
+ *
+ * `*data` is copied; the arrays it points to, `p_star`, `fn` and `mu` are **borrowed** (read now
+ * and by every later solve; they must stay allocated and unchanged until the next set call,
+ * `cts_tamsi_solver_resize` or `cts_tamsi_solver_free`). Setting data drops the previous
+ * results. All getters, `cts_tamsi_solver_solve_with_guess` and `cts_tamsi_solver_calc_jacobian`
+ * work on block data as on dense data.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`data`, or an array whose length is not 0);
+ * CTS_STATUS_DIMENSION_MISMATCH (`data->M_len` or `data->J_len` not what the structure implies,
+ * or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
+ * a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
+ * both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
+ * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+ * names the argument, its first bad entry, the value and what was expected. On error the
+ * previous data (dense or block, with its structure) stays set and usable.
+ */
+cts_status cts_tamsi_solver_set_one_way_coupled_block_problem_data(struct cts_tamsi_solver *solver,
+                                                                   const struct cts_block_sparse_data *data,
+                                                                   const double *p_star,
+                                                                   const double *fn,
+                                                                   const double *mu);
+
+/**
+ * Sets two-way coupled problem data in **block-sparse form**: as
+ * `cts_tamsi_solver_set_two_way_coupled_problem_data` (`fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊`
+ * per contact) with M and the contact Jacobians given per tree as for
+ * `cts_tamsi_solver_set_one_way_coupled_block_problem_data`.
+ *
+ * `p_star` nv (N·s); `fn0` nc (N, >= 0: the undamped normal force at the previous step,
+ * k·penetration for point contact), `stiffness` nc (k, N/m, >= 0), `dissipation` nc (d,
+ * Hunt–Crossley, s/m, >= 0), `mu` nc (>= 0), nc = `data->num_contacts`. Borrowed under the same
+ * rule; the same deliberate difference for trees without contact.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
+ * CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
+ * `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
+ * was used with one-way data). On error the previous data stays set and usable.
+ */
+cts_status cts_tamsi_solver_set_two_way_coupled_block_problem_data(struct cts_tamsi_solver *solver,
+                                                                   const struct cts_block_sparse_data *data,
+                                                                   const double *p_star,
+                                                                   const double *fn0,
+                                                                   const double *stiffness,
+                                                                   const double *dissipation,
+                                                                   const double *mu);
 
 /**
  * Drake's `SolveWithGuess`: solves the current problem from `v_guess` (nv doubles, m/s or

@@ -117,6 +117,82 @@ inline std::size_t ld(const Eigen::MatrixXd& m) {
 }  // namespace internal
 
 // ============================================================================================
+// The block-sparse problem form (docs/block_sparse.md): cts_block_sparse_data as a view type.
+// ============================================================================================
+
+/**
+ * A non-owning view of problem data in block-sparse form (cts_block_sparse_data of
+ * contact_solvers.h): the velocities split into trees, M one dense block per tree, each contact's
+ * Jacobian rows (normal, tangent 1, tangent 2) one dense 3×n_t block per tree it touches.
+ *
+ * - tree_dofs: ntree entries >= 1 (MuJoCo's tree_dofnum), summing to the solver's nv;
+ * - M: the trees' n_t×n_t blocks of M (kg; kg·m² for angular velocities), each column-major,
+ *   back to back (sum of n_t² doubles);
+ * - contact_trees: 2·nc entries, the trees of contact i at [2i] and [2i+1], -1 for a static side
+ *   (an Eigen::Matrix<int, 2, Eigen::Dynamic> holds them column by column, contact by contact);
+ * - J: per contact, one 3×n_t column-major block per tree it touches, in the order listed (m/s
+ *   per unit velocity; the normal row positive when the bodies separate).
+ *
+ * Built from raw pointers and lengths, or from named contiguous containers (std::vector<int> /
+ * std::vector<double>, Eigen::VectorXi / Eigen::VectorXd / Eigen::Matrix<int, 2, Dynamic>, ...).
+ * The library borrows the arrays (not this view): they must stay alive and unchanged until the
+ * next set call, resize or the solver's destruction, so temporaries are refused at compile time.
+ */
+class BlockSparseData {
+ public:
+  /** From raw arrays: num_trees tree sizes, M_len doubles of M, 2·num_contacts contact trees, J_len doubles of J. */
+  BlockSparseData(const int32_t* tree_dofs, std::size_t num_trees, const double* M, std::size_t M_len,
+                  const int32_t* contact_trees, std::size_t num_contacts, const double* J, std::size_t J_len) noexcept {
+    c_.num_trees = num_trees;
+    c_.tree_dofs = tree_dofs;
+    c_.M_len = M_len;
+    c_.M = M;
+    c_.num_contacts = num_contacts;
+    c_.contact_trees = contact_trees;
+    c_.J_len = J_len;
+    c_.J = J;
+  }
+
+  /**
+   * From contiguous containers with data() and size() (named objects: they are borrowed);
+   * contact_trees holds 2·nc entries (an odd count throws CTS_STATUS_DIMENSION_MISMATCH).
+   */
+  template <typename Trees, typename MValues, typename Contacts, typename JValues>
+  BlockSparseData(Trees&& tree_dofs, MValues&& M, Contacts&& contact_trees, JValues&& J)
+      : BlockSparseData(tree_dofs.data(), static_cast<std::size_t>(tree_dofs.size()), M.data(),
+                        static_cast<std::size_t>(M.size()), contact_trees.data(),
+                        static_cast<std::size_t>(contact_trees.size()) / 2, J.data(),
+                        static_cast<std::size_t>(J.size())) {
+    static_assert(std::is_lvalue_reference<Trees>::value && std::is_lvalue_reference<MValues>::value &&
+                      std::is_lvalue_reference<Contacts>::value && std::is_lvalue_reference<JValues>::value,
+                  "cts::BlockSparseData borrows its arrays: pass named containers that outlive the solves, "
+                  "not temporaries");
+    static_assert(std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(tree_dofs.data())>>, int32_t>::value &&
+                      std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(contact_trees.data())>>,
+                                   int32_t>::value,
+                  "cts::BlockSparseData: tree_dofs and contact_trees hold int32_t (int)");
+    static_assert(std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(M.data())>>, double>::value &&
+                      std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(J.data())>>, double>::value,
+                  "cts::BlockSparseData: M and J hold doubles");
+    if (contact_trees.size() % 2 != 0) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "BlockSparseData: contact_trees has " +
+                                                     std::to_string(contact_trees.size()) +
+                                                     " entries; it holds two tree indices per contact");
+    }
+  }
+
+  /** Number of trees. */
+  std::size_t num_trees() const noexcept { return c_.num_trees; }
+  /** Number of contacts (nc). */
+  std::size_t num_contacts() const noexcept { return c_.num_contacts; }
+  /** The C struct (copied by the library at the set call). */
+  const cts_block_sparse_data* c_data() const noexcept { return &c_; }
+
+ private:
+  cts_block_sparse_data c_{};
+};
+
+// ============================================================================================
 // TAMSI: Drake's TamsiSolver<T>, TamsiSolverParameters, TamsiSolverIterationStats,
 // TamsiSolverResult and internal::TalsLimiter<T>.
 // ============================================================================================
@@ -455,6 +531,86 @@ class TamsiSolver {
     data_set(nc);
   }
 
+  /**
+   * One-way coupled data in block-sparse form (docs/block_sparse.md): M and the contact
+   * Jacobians per tree (`data`), p_star nv (N·s), fn and mu nc = data.num_contacts(). The Newton
+   * matrix is factored per island; same iteration, iterations and results (to round-off) as the
+   * dense setters, except that a tree no contact touches is solved exactly. Borrowed, as the
+   * dense data; the library validates everything (structure, sizes, finite values, fn, mu >= 0)
+   * and throws cts::Error with its message, keeping the previous data.
+   */
+  void SetOneWayCoupledBlockProblemData(const BlockSparseData& data, const double* p_star, const double* fn,
+                                        const double* mu) {
+    check(cts_tamsi_solver_set_one_way_coupled_block_problem_data(handle_, data.c_data(), p_star, fn, mu));
+    data_set(static_cast<int>(data.num_contacts()));
+  }
+
+  /**
+   * Two-way coupled data in block-sparse form: as the one-way call, with fn0 (N), stiffness
+   * (N/m), dissipation (s/m) and mu per contact. Borrowed.
+   */
+  void SetTwoWayCoupledBlockProblemData(const BlockSparseData& data, const double* p_star, const double* fn0,
+                                        const double* stiffness, const double* dissipation, const double* mu) {
+    check(cts_tamsi_solver_set_two_way_coupled_block_problem_data(handle_, data.c_data(), p_star, fn0, stiffness,
+                                                                  dissipation, mu));
+    data_set(static_cast<int>(data.num_contacts()));
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /**
+   * SetOneWayCoupledBlockProblemData with Eigen vectors (pointers, as Drake's setters): p_star
+   * nv, fn and mu nc = data.num_contacts(). Borrowed.
+   */
+  void SetOneWayCoupledBlockProblemData(const BlockSparseData& data, EigenPtr<const VectorX<T>> p_star,
+                                        EigenPtr<const VectorX<T>> fn, EigenPtr<const VectorX<T>> mu) {
+    static constexpr const char* kCall = "SetOneWayCoupledBlockProblemData";
+    require_non_null(kCall, {{"p_star", p_star != nullptr}, {"fn", fn != nullptr}, {"mu", mu != nullptr}});
+    const auto nc = static_cast<Eigen::Index>(data.num_contacts());
+    require_vector(kCall, "p_star", p_star, num_velocities());
+    require_vector(kCall, "fn", fn, nc);
+    require_vector(kCall, "mu", mu, nc);
+    SetOneWayCoupledBlockProblemData(data, p_star.data(), fn.data(), mu.data());
+  }
+
+  /** SetTwoWayCoupledBlockProblemData with Eigen vectors: p_star nv; fn0, stiffness, dissipation, mu nc. */
+  void SetTwoWayCoupledBlockProblemData(const BlockSparseData& data, EigenPtr<const VectorX<T>> p_star,
+                                        EigenPtr<const VectorX<T>> fn0, EigenPtr<const VectorX<T>> stiffness,
+                                        EigenPtr<const VectorX<T>> dissipation, EigenPtr<const VectorX<T>> mu) {
+    static constexpr const char* kCall = "SetTwoWayCoupledBlockProblemData";
+    require_non_null(kCall, {{"p_star", p_star != nullptr}, {"fn0", fn0 != nullptr},
+                             {"stiffness", stiffness != nullptr}, {"dissipation", dissipation != nullptr},
+                             {"mu", mu != nullptr}});
+    const auto nc = static_cast<Eigen::Index>(data.num_contacts());
+    require_vector(kCall, "p_star", p_star, num_velocities());
+    require_vector(kCall, "fn0", fn0, nc);
+    require_vector(kCall, "stiffness", stiffness, nc);
+    require_vector(kCall, "dissipation", dissipation, nc);
+    require_vector(kCall, "mu", mu, nc);
+    SetTwoWayCoupledBlockProblemData(data, p_star.data(), fn0.data(), stiffness.data(), dissipation.data(),
+                                     mu.data());
+  }
+#else
+  /** SetOneWayCoupledBlockProblemData with std::vector pointers (sizes checked): p_star nv, fn and mu nc. */
+  void SetOneWayCoupledBlockProblemData(const BlockSparseData& data, const std::vector<double>* p_star,
+                                        const std::vector<double>* fn, const std::vector<double>* mu) {
+    const std::size_t nc = data.num_contacts();
+    require_sizes("SetOneWayCoupledBlockProblemData", {{"p_star", p_star, velocities()}, {"fn", fn, nc}, {"mu", mu, nc}});
+    SetOneWayCoupledBlockProblemData(data, p_star->data(), fn->data(), mu->data());
+  }
+
+  /** SetTwoWayCoupledBlockProblemData with std::vector pointers: p_star nv; fn0, stiffness, dissipation, mu nc. */
+  void SetTwoWayCoupledBlockProblemData(const BlockSparseData& data, const std::vector<double>* p_star,
+                                        const std::vector<double>* fn0, const std::vector<double>* stiffness,
+                                        const std::vector<double>* dissipation, const std::vector<double>* mu) {
+    const std::size_t nc = data.num_contacts();
+    require_sizes("SetTwoWayCoupledBlockProblemData", {{"p_star", p_star, velocities()}, {"fn0", fn0, nc},
+                                                       {"stiffness", stiffness, nc}, {"dissipation", dissipation, nc},
+                                                       {"mu", mu, nc}});
+    SetTwoWayCoupledBlockProblemData(data, p_star->data(), fn0->data(), stiffness->data(), dissipation->data(),
+                                     mu->data());
+  }
+#endif
+
 #ifdef CTS_HAVE_EIGEN
   /**
    * Drake's SetOneWayCoupledProblemData (Eq. 3): M nv×nv, Jn nc×nv, Jt 2nc×nv, p_star nv, fn and
@@ -638,6 +794,25 @@ class TamsiSolver {
   static void resize_zero(ResultVector& x, std::size_t n) { x.setZero(static_cast<Eigen::Index>(n)); }
   static ContactBlock contact(const ResultVector& storage, int n) { return storage.head(n); }
 #else
+  struct SizedVector {
+    const char* name;
+    const std::vector<double>* x;
+    std::size_t n;
+  };
+
+  static void require_sizes(const char* call, std::initializer_list<SizedVector> args) {
+    for (const auto& a : args) {
+      if (a.x == nullptr) throw Error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.name + " is null");
+      if (a.x->size() != a.n) {
+        throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + a.name + " has " +
+                                                       std::to_string(a.x->size()) + " entries, expected " +
+                                                       std::to_string(a.n));
+      }
+    }
+  }
+
+  std::size_t velocities() const { return cts_tamsi_solver_num_velocities(handle_); }
+
   static void resize_zero(ResultVector& x, std::size_t n) { x.assign(n, 0.0); }
   static ContactBlock contact(const ResultVector& storage, int) { return storage; }
 #endif

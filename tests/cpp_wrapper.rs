@@ -1,6 +1,7 @@
 //! The header-only C++ wrapper (`include/contact_solvers.hpp`): two translation units linked
 //! together (no ODR violations), with Eigen and without (`CTS_NO_EIGEN`), warnings as errors;
 //! usage errors throw `cts::Error`, outcomes are returned, results match Drake's reference.
+//! The block-sparse setters have their own program (`tests/c/tamsi_blocks_wrapper.cpp`).
 
 mod c_support;
 
@@ -22,4 +23,32 @@ fn wrapper_with_eigen() {
     };
     let isystem = eigen.display().to_string();
     build_and_run("wrapper-eigen", &["-isystem", &isystem], "with Eigen");
+}
+
+/// The block-sparse TAMSI setters of the wrapper (`tests/c/tamsi_blocks_wrapper.cpp`):
+/// `cts::BlockSparseData` from containers and raw pointers, block vs dense, errors.
+#[test]
+fn block_setters_without_eigen() {
+    c_support::run_cpp_wrapper(
+        "tamsi_blocks_wrapper.cpp",
+        "wrapper_second.cpp",
+        "blocks-std",
+        &["-DCTS_NO_EIGEN"],
+        "without Eigen",
+    );
+}
+
+#[test]
+fn block_setters_with_eigen() {
+    let Some(eigen) = eigen_include() else {
+        return skipped("Eigen (libeigen3-dev) not installed");
+    };
+    let isystem = eigen.display().to_string();
+    c_support::run_cpp_wrapper(
+        "tamsi_blocks_wrapper.cpp",
+        "wrapper_second.cpp",
+        "blocks-eigen",
+        &["-isystem", &isystem],
+        "with Eigen",
+    );
 }

@@ -168,3 +168,39 @@ fn ipm_contract_holds_from_c() {
         skipped("valgrind not installed");
     }
 }
+
+/// TAMSI's block-sparse setters (`tests/c/contract_tamsi_blocks.c`): NULLs, sizes, tree indices,
+/// overlapping trees, non-finite and negative values, each with its status and message and
+/// nothing lost; block data solving as its dense twin. Plain, statically linked, under
+/// AddressSanitizer/UBSan and under valgrind (each printing `skipped: …` when its tool is
+/// missing).
+#[test]
+fn tamsi_block_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_tamsi_blocks.c");
+    let check = |stdout: &str| {
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.ends_with(" checks, 0 failed"), "contract failures:\n{stdout}");
+        let checks: usize = last.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(checks > 200, "too few checks ran: {last}");
+    };
+    let dir = out_dir("contract-tamsi-blocks");
+    let exe = dir.join("contract_tamsi_blocks");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    check(&run_ok(&exe, false));
+    if have_valgrind() {
+        check(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+    let exe_static = dir.join("contract_tamsi_blocks_static");
+    build(&[&src], &exe_static, false, FLAGS, Link::Static);
+    check(&run_ok(&exe_static, false));
+    if have_sanitizers() {
+        let exe = dir.join("contract_tamsi_blocks_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        check(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}

@@ -1,9 +1,11 @@
 //! The Python ctypes binding (`examples_c/python/contact_solvers.py`) against the library this
 //! test run built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
-//! usage errors, borrowing and array conversion) and the rolling-cylinder example, whose printout
-//! is checked against Drake's values like the C example's.
+//! usage errors, borrowing and array conversion, block-sparse data, the MuJoCo pile's physics),
+//! the rolling-cylinder example, whose printout is checked against Drake's values like the C
+//! example's, and the MuJoCo engine example (`mujoco_pile.py`) run as a program.
 //!
-//! The interpreter is the one of the venv `.ci/install-deps tests` creates with numpy, pytest and mujoco
+//! The interpreter is the one of the venv `.ci/install-deps tests` creates with numpy, pytest and
+//! mujoco
 //! (`<target>/python-venv`), or `CONTACT_SOLVERS_PYTHON`. Without either the tests print
 //! `skipped: …` (CI always has the venv); with one, a missing module or a failing test fails.
 
@@ -83,4 +85,22 @@ fn rolling_cylinder_example_prints_drakes_values() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "rolling_cylinder.py failed ({:?}):\n{stdout}\n{stderr}", out.status);
     check_rolling_cylinder(&stdout);
+}
+
+#[test]
+fn mujoco_pile_example_steps_a_pile_with_block_tamsi() {
+    let Some(python) = python() else {
+        return skipped(
+            "no Python venv with numpy and mujoco (.ci/install-deps tests creates target/python-venv)",
+        );
+    };
+    let out = run_python(&python, &["mujoco_pile.py", "--boxes", "12", "--steps", "40"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "mujoco_pile.py failed ({:?}):\n{stdout}\n{stderr}", out.status);
+    // One line per step, each solve converged, and the closing medians.
+    let steps: Vec<&str> =
+        stdout.lines().filter(|l| l.split_whitespace().nth(2).is_some_and(|w| w.starts_with('k'))).collect();
+    assert_eq!(steps.len(), 40, "{stdout}");
+    assert!(steps.iter().all(|l| l.contains(" kSuccess ")), "{stdout}");
+    assert!(stdout.contains("median per step: block-sparse TAMSI"), "{stdout}");
 }

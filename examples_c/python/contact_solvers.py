@@ -166,6 +166,22 @@ class _TamsiParameters(ctypes.Structure):
     ]
 
 
+class _BlockSparseData(ctypes.Structure):
+    """``cts_block_sparse_data``: the block-sparse (per-tree) form of M and the contact
+    Jacobians."""
+
+    _fields_ = [
+        ("num_trees", ctypes.c_size_t),
+        ("tree_dofs", ctypes.POINTER(ctypes.c_int32)),
+        ("M_len", ctypes.c_size_t),
+        ("M", _c_double_p),
+        ("num_contacts", ctypes.c_size_t),
+        ("contact_trees", ctypes.POINTER(ctypes.c_int32)),
+        ("J_len", ctypes.c_size_t),
+        ("J", _c_double_p),
+    ]
+
+
 class _TamsiIterationStats(ctypes.Structure):
     """``cts_tamsi_iteration_stats``."""
 
@@ -291,6 +307,15 @@ class Library:
             "cts_tamsi_solver_set_two_way_coupled_problem_data",
             st,
             [h, sz, dp, sz, dp, sz, dp, sz, dp, dp, dp, dp, dp],
+        )
+        bsd = ctypes.POINTER(_BlockSparseData)
+        self._fn(
+            "cts_tamsi_solver_set_one_way_coupled_block_problem_data", st, [h, bsd, dp, dp, dp]
+        )
+        self._fn(
+            "cts_tamsi_solver_set_two_way_coupled_block_problem_data",
+            st,
+            [h, bsd, dp, dp, dp, dp, dp],
         )
         self._fn("cts_tamsi_solver_solve_with_guess", st, [h, ctypes.c_double, dp, sz])
         for name in _TAMSI_VECTOR_GETTERS.values():
@@ -479,6 +504,49 @@ def _vector(x, n: int, name: str, copy: bool) -> np.ndarray:
     if copy or a.dtype != np.float64 or not a.dtype.isnative or not a.flags.c_contiguous:
         a = np.array(a, dtype=np.float64, copy=True)
     return a
+
+
+def _packed(x, name: str, copy: bool) -> np.ndarray:
+    """Packed float64 values of a block-sparse array: a 1-D array (used as it is when it is a
+    contiguous float64 array, else copied once), or a sequence of 2-D blocks (each flattened
+    column-major, in order, into one new array)."""
+    if isinstance(x, (list, tuple)):
+        parts = [np.asarray(b, dtype=np.float64) for b in x]
+        for k, b in enumerate(parts):
+            if b.ndim != 2:
+                raise ContactSolversError(
+                    Status.DIMENSION_MISMATCH, f"{name}[{k}]: shape {b.shape}, expected a 2-D block"
+                )
+        if not parts:
+            return np.zeros(0)
+        return np.concatenate([b.ravel(order="F") for b in parts])
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise ContactSolversError(
+            Status.DIMENSION_MISMATCH,
+            f"{name}: shape {a.shape}, expected a 1-D packed array or a list of 2-D blocks",
+        )
+    if copy or a.dtype != np.float64 or not a.dtype.isnative or not a.flags.c_contiguous:
+        a = np.array(a, dtype=np.float64, copy=True)
+    return a
+
+
+def _int32_array(x, name: str, copy: bool) -> np.ndarray:
+    """A contiguous int32 array (used as it is when it is one, else converted after checking that
+    every entry is an integer in int32's range), flattened in C order (an (nc, 2) array of
+    contact trees becomes [a0, b0, a1, b1, ...] without a copy)."""
+    a = np.asarray(x)
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int32)
+    if a.dtype == np.int32 and a.dtype.isnative and a.flags.c_contiguous and not copy:
+        return a.reshape(-1)
+    if a.dtype.kind not in "iub" and not (
+        a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a))
+    ):
+        raise ContactSolversError(Status.INVALID_ARGUMENT, f"{name}: entries must be integers")
+    if np.any(a < -(2**31)) or np.any(a >= 2**31):
+        raise ContactSolversError(Status.INVALID_ARGUMENT, f"{name}: entries must fit in int32")
+    return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
 
 
 def _int32(name: str, value) -> int:
@@ -736,6 +804,76 @@ class TamsiSolver(_SolverHandle):
         self._borrowed = (m, jn, jt, *vecs)
         for reused in filled:
             reused.commit()
+
+    def _block_arrays(self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, per_contact, copy):
+        """The struct and the arrays of a block-sparse set call (kept alive by the caller)."""
+        trees = _int32_array(tree_dofs, "tree_dofs", copy)
+        ct = np.asarray(contact_trees)
+        if ct.size and not (ct.ndim == 2 and ct.shape[1] == 2) and not (
+            ct.ndim == 1 and ct.shape[0] % 2 == 0
+        ):
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH,
+                f"contact_trees: shape {ct.shape}, expected (nc, 2) or (2*nc,)",
+            )
+        ct = _int32_array(ct, "contact_trees", copy)
+        nc = ct.shape[0] // 2
+        m = _packed(M_blocks, "M_blocks", copy)
+        j = _packed(J_blocks, "J_blocks", copy)
+        vecs = [_vector(p_star, self.num_velocities, "p_star", copy)]
+        vecs += [_vector(x, nc, name, copy) for name, x in per_contact]
+        data = _BlockSparseData(
+            trees.shape[0], trees.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            m.shape[0], _ptr(m),
+            nc, ct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+            j.shape[0], _ptr(j),
+        )
+        return data, (trees, m, ct, j, *vecs), vecs
+
+    def set_one_way_coupled_block_problem_data(
+        self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn, mu, *, copy=False
+    ) -> None:
+        """One-way data in **block-sparse form** (``cts_block_sparse_data``, see
+        ``docs/block_sparse.md``): the velocities split into trees, M one dense block per tree,
+        each contact's rows (normal, tangent 1, tangent 2) one 3×n_t block per tree it touches.
+
+        ``tree_dofs``: ntree ints >= 1 (summing to nv). ``M_blocks``: the trees' n_t×n_t blocks
+        of M, as a list of 2-D arrays or packed (each block column-major, back to back) in a 1-D
+        array. ``contact_trees``: an (nc, 2) int array (or flat 2nc), the trees of each contact,
+        -1 for a static side. ``J_blocks``: per contact, its 3×n_t blocks in the order of its
+        trees, as a list of 2-D arrays or packed column-major in a 1-D array. ``p_star`` nv
+        (N·s), ``fn`` and ``mu`` nc. No copy is made of contiguous int32 index arrays, 1-D
+        contiguous float64 packed arrays and contiguous float64 vectors; anything else is
+        converted once. Borrowed as the dense data; on an error the previous data stays set.
+        """
+        data, keep, vecs = self._block_arrays(
+            tree_dofs, M_blocks, contact_trees, J_blocks, p_star, [("fn", fn), ("mu", mu)], copy
+        )
+        self._check(
+            self._lib.cts_tamsi_solver_set_one_way_coupled_block_problem_data(
+                self._h(), ctypes.byref(data), *[_ptr(v) for v in vecs]
+            )
+        )
+        self._borrowed = keep
+
+    def set_two_way_coupled_block_problem_data(
+        self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn0, stiffness, dissipation,
+        mu, *, copy=False,
+    ) -> None:
+        """Two-way data in block-sparse form: as :meth:`set_one_way_coupled_block_problem_data`
+        with ``fn0`` (N), ``stiffness`` k (N/m), ``dissipation`` d (s/m) and ``mu``, nc each
+        (``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊``)."""
+        per_contact = [("fn0", fn0), ("stiffness", stiffness), ("dissipation", dissipation),
+                       ("mu", mu)]
+        data, keep, vecs = self._block_arrays(
+            tree_dofs, M_blocks, contact_trees, J_blocks, p_star, per_contact, copy
+        )
+        self._check(
+            self._lib.cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+                self._h(), ctypes.byref(data), *[_ptr(v) for v in vecs]
+            )
+        )
+        self._borrowed = keep
 
     # -- solving ------------------------------------------------------------------------------
 

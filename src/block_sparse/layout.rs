@@ -163,6 +163,15 @@ impl BlockSparseLayout {
         Ok(())
     }
 
+    /// Puts back the structure that the last successful [`set`](Self::set) or
+    /// [`set_indices`](Self::set_indices) replaced, for a caller whose own checks of data on the
+    /// new structure failed (the C API keeps the previous problem data usable that way). Valid
+    /// once, directly after a successful set; it allocates nothing, since the previous structure
+    /// is kept in the storage the next set builds into.
+    pub(crate) fn restore_previous(&mut self) {
+        std::mem::swap(&mut self.current, &mut self.spare);
+    }
+
     /// Number of trees.
     pub fn num_trees(&self) -> usize {
         self.current.ntree
@@ -257,5 +266,16 @@ mod tests {
             assert!(e.contains(want), "{e:?} should contain {want:?}");
             assert_eq!((l.num_trees(), l.num_contacts(), l.j_len()), (2, 1, 36));
         }
+    }
+
+    #[test]
+    fn the_previous_structure_can_be_restored() {
+        let mut l = BlockSparseLayout::new();
+        l.set(&[6, 6], &[(0, Some(1))]).unwrap();
+        l.set_indices(&[1, 2, 3], &[2, -1]).unwrap();
+        assert_eq!((l.num_trees(), l.num_contacts(), l.j_len()), (3, 1, 9));
+        l.restore_previous();
+        assert_eq!((l.num_trees(), l.num_contacts(), l.j_len()), (2, 1, 36));
+        assert_eq!(l.contact_trees(0), (0, Some(1)));
     }
 }

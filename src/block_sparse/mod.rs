@@ -20,12 +20,14 @@
 mod islands;
 mod layout;
 mod newton;
+mod rows;
 mod system;
 
 pub use islands::Islands;
 pub(crate) use layout::try_grow;
 pub use layout::{BlockSparseLayout, MAX_BLOCK_INDEX};
 pub use newton::{BlockNewtonMatrix, Factorization};
+pub use rows::{ContactRows, Rows};
 pub use system::BlockSparseSystem;
 
 /// A block-sparse structure or value array that cannot be used.

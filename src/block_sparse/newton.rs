@@ -3,7 +3,7 @@
 
 use nalgebra::DMatrixViewMut;
 
-use super::{BlockSparseError, BlockSparseSystem, Islands, try_grow};
+use super::{BlockSparseError, BlockSparseSystem, ContactRows, Islands, Rows, try_grow};
 use crate::linalg::{Ldlt, PartialPivLu};
 
 /// Which factorization the Newton matrices get.
@@ -42,10 +42,12 @@ pub struct BlockNewtonMatrix {
     kind: Option<Factorization>,
     /// One free tree's factorization at a time.
     free: Ldlt,
+    /// The contacts' Jacobian blocks, transposed for the kernels.
+    rows: ContactRows,
     /// An island's right-hand side in local numbering; permutation scratch of the LU solve.
     local: Vec<f64>,
     tmp: Vec<f64>,
-    /// `W_i·G_q` (3 rows) for one tree block of a contact.
+    /// `scale·W_i·G_q` for one tree block of a contact: three rows of n_q values.
     wg: Vec<f64>,
 }
 
@@ -64,6 +66,7 @@ impl BlockNewtonMatrix {
     ) -> Result<(), BlockSparseError> {
         let layout = system.layout();
         self.islands.partition(layout)?;
+        self.rows.prepare(system)?;
         let count = self.islands.count();
         if self.factors.len() < count {
             self.factors
@@ -98,9 +101,16 @@ impl BlockNewtonMatrix {
         &self.islands
     }
 
+    /// The transposed Jacobian blocks of the system last prepared, for the products `J v` and
+    /// `Jᵀ f`.
+    pub fn rows(&self) -> &ContactRows {
+        &self.rows
+    }
+
     /// Assembles `M + scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ` island by island into the storage of the `kind`
     /// factorizations, with `weight(i)` contact i's `Wᵢ` (row-major 3×3 in the order normal,
     /// tangent 1, tangent 2). [`factor`](Self::factor) then factors it.
+    #[inline(always)]
     pub fn assemble(
         &mut self,
         system: &BlockSparseSystem<'_>,
@@ -128,26 +138,21 @@ impl BlockNewtonMatrix {
             for &i in self.islands.contacts(k) {
                 let i = i as usize;
                 let w = weight(i);
-                let blocks = system.j_blocks(i);
+                let blocks = self.rows.blocks(system, i);
                 for (q, gq) in blocks.into_iter().flatten() {
-                    // wg = scale·W·G_q (3×n_q, column-major).
-                    let nq = gq.len() / 3;
-                    let wg = &mut self.wg[..3 * nq];
-                    for (col, out) in gq.chunks_exact(3).zip(wg.chunks_exact_mut(3)) {
-                        for (r, o) in out.iter_mut().enumerate() {
-                            *o = scale * (w[r][0] * col[0] + w[r][1] * col[1] + w[r][2] * col[2]);
-                        }
+                    // Y = scale·W·G_q, three rows of n_q values.
+                    let nq = gq.len();
+                    let (y0, rest) = self.wg[..3 * nq].split_at_mut(nq);
+                    let (y1, y2) = rest.split_at_mut(nq);
+                    for c in 0..nq {
+                        let g = [gq.n[c], gq.t1[c], gq.t2[c]];
+                        let row = |k: usize| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
+                        (y0[c], y1[c], y2[c]) = (row(0), row(1), row(2));
                     }
                     let q_off = self.islands.local_offset(q);
                     for (p, gp) in blocks.into_iter().flatten() {
-                        // A[p, q] += G_pᵀ (scale·W·G_q).
                         let p_off = self.islands.local_offset(p);
-                        for (c, x) in wg.chunks_exact(3).enumerate() {
-                            let col = &mut a[(q_off + c) * n + p_off..];
-                            for (out, g) in col.iter_mut().zip(gp.chunks_exact(3)) {
-                                *out += g[0] * x[0] + g[1] * x[1] + g[2] * x[2];
-                            }
-                        }
+                        add_block(&mut a[q_off * n + p_off..], n, gp, [y0, y1, y2]);
                     }
                 }
             }
@@ -204,6 +209,7 @@ impl BlockNewtonMatrix {
     /// Solves `A x = b` in place on the islands' dofs with the factors of the last
     /// [`assemble_and_factor`](Self::assemble_and_factor); the entries of free trees are set to 0.
     /// `b` has nv entries.
+    #[inline(always)]
     pub fn solve_in_place(&mut self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
         let layout = system.layout();
         let kind = self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor");
@@ -248,5 +254,31 @@ impl BlockNewtonMatrix {
             self.free.solve_in_place(&mut b[layout.tree_range(t)]);
         }
         ok
+    }
+}
+
+/// `A[p, q] += G_pᵀ Y` for the block whose top-left entry is `a[0]` (leading dimension `n`):
+/// column c gets `Y[0][c]·g_n + Y[1][c]·g_t1 + Y[2][c]·g_t2` over the contiguous rows of `G_pᵀ`.
+/// Free bodies (6 dofs) take a path with fixed-length rows held in registers.
+#[inline(always)]
+fn add_block(a: &mut [f64], n: usize, gp: Rows<'_>, y: [&mut [f64]; 3]) {
+    let nq = y[0].len();
+    if let Some([g0, g1, g2]) = gp.fixed::<6>() {
+        for c in 0..nq {
+            let col: &mut [f64; 6] = (&mut a[c * n..c * n + 6]).try_into().unwrap();
+            let (a0, a1, a2) = (y[0][c], y[1][c], y[2][c]);
+            for r in 0..6 {
+                col[r] = g2[r].mul_add(a2, g1[r].mul_add(a1, g0[r].mul_add(a0, col[r])));
+            }
+        }
+        return;
+    }
+    let np = gp.len();
+    for c in 0..nq {
+        let col = &mut a[c * n..c * n + np];
+        let (a0, a1, a2) = (y[0][c], y[1][c], y[2][c]);
+        for (((o, &g0), &g1), &g2) in col.iter_mut().zip(gp.n).zip(gp.t1).zip(gp.t2) {
+            *o = g2.mul_add(a2, g1.mul_add(a1, g0.mul_add(a0, *o)));
+        }
     }
 }

@@ -52,6 +52,22 @@ impl<'a> BlockSparseSystem<'a> {
         Ok(Self { layout, m, j })
     }
 
+    /// As [`new`](Self::new) without the scan for non-finite values, for arrays that an earlier
+    /// [`new`](Self::new) accepted and that have not changed since (the C API's borrowed data,
+    /// checked when it was set and re-viewed at every solve). The lengths are checked.
+    pub(crate) fn with_checked_values(
+        layout: &'a BlockSparseLayout,
+        m: &'a [f64],
+        j: &'a [f64],
+    ) -> Result<Self, BlockSparseError> {
+        for (what, values, want) in [("M", m, layout.m_len()), ("J", j, layout.j_len())] {
+            if values.len() != want {
+                return Err(BlockSparseError::Length { what, got: values.len(), want });
+            }
+        }
+        Ok(Self { layout, m, j })
+    }
+
     /// The structure.
     #[inline]
     pub fn layout(&self) -> &'a BlockSparseLayout {
@@ -91,6 +107,7 @@ impl<'a> BlockSparseSystem<'a> {
     }
 
     /// `M v` block by block into `out` (both nv).
+    #[inline(always)]
     pub fn mul_m(&self, v: &[f64], out: &mut [f64]) {
         for t in 0..self.layout.num_trees() {
             let r = self.layout.tree_range(t);
@@ -100,7 +117,7 @@ impl<'a> BlockSparseSystem<'a> {
             out.fill(0.0);
             for (col, &x) in m.chunks_exact(n).zip(&v[r]) {
                 for (o, &a) in out.iter_mut().zip(col) {
-                    *o += a * x;
+                    *o = a.mul_add(x, *o);
                 }
             }
         }

@@ -28,7 +28,9 @@
 //! Layout of this module: [`status`] (codes and the error type), [`message`] (wording and number
 //! formatting of messages), [`guard`] (panic guard and error channels), [`handle`] (boxed
 //! handles), [`view`] (raw pointers to validated views, finite checks of inputs and outputs),
-//! [`alloc`] (size checks and allocation probes), [`version`], and one file per solver ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
+//! [`alloc`] (size checks and allocation probes), [`version`], [`block_sparse`] (the
+//! block-sparse problem form shared by the solvers that take it), and one file per solver
+//! ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
 
 #![allow(unsafe_code)]
 #![allow(non_camel_case_types)] // C type names: cts_tamsi_solver, cts_status, ...
@@ -36,6 +38,7 @@
 
 pub mod alloc;
 pub mod baraff;
+pub mod block_sparse;
 pub mod guard;
 pub mod handle;
 pub mod ipm;

@@ -7,11 +7,13 @@ use std::ffi::c_char;
 use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::alloc::{self, DOUBLE};
+use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
 use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
+use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
 use crate::tamsi::{TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
 
 /// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
@@ -41,6 +43,17 @@ pub struct Inner {
     solved: bool,
     /// Scratch of `cts_tamsi_solver_calc_jacobian` (nv² doubles once used).
     jacobian: Vec<f64>,
+    /// The structure of the current block-sparse data (valid while `data` holds block data).
+    /// A new structure is validated into the layout's spare tables and swapped in; when a later
+    /// check of the set call fails, the previous structure is swapped back, so a failed set keeps
+    /// the previous data usable. Its storage only grows.
+    layout: BlockSparseLayout,
+}
+
+impl Inner {
+    fn new(solver: TamsiSolver) -> Self {
+        Self { solver, data: None, solved: false, jacobian: Vec::new(), layout: BlockSparseLayout::new() }
+    }
 }
 
 /// TAMSI parameters (Drake's `TamsiSolverParameters`). Fill with
@@ -108,13 +121,20 @@ enum NormalData {
     TwoWay { fn0: RawVector, stiffness: RawVector, dissipation: RawVector },
 }
 
+/// Borrowed M and contact Jacobians in either form, validated when set.
+#[derive(Clone, Copy)]
+enum Matrices {
+    /// Dense M (nv×nv), Jn (nc×nv), Jt (2nc×nv).
+    Dense { m: RawMatrix, jn: RawMatrix, jt: RawMatrix },
+    /// Block-sparse by trees; the structure is the handle's `layout`.
+    Blocks(RawBlockSparse),
+}
+
 /// Borrowed problem data, validated when set.
 #[derive(Clone, Copy)]
 struct ProblemData {
     nc: usize,
-    m: RawMatrix,
-    jn: RawMatrix,
-    jt: RawMatrix,
+    matrices: Matrices,
     p_star: RawVector,
     mu: RawVector,
     normal: NormalData,
@@ -134,38 +154,93 @@ impl ProblemData {
             alloc::too_large(&format!("nc = {nc} (Jt has 2nc rows)"), "nc must be below 2^59")
         })?;
         let [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)] = matrices;
+        let m = RawMatrix::new("M", M, ld_M, nv, nv)?;
+        let jn = RawMatrix::new("Jn", Jn, ld_Jn, nc, nv)?;
+        let jt = RawMatrix::new("Jt", Jt, ld_Jt, two_nc, nv)?;
         Ok(Self {
             nc,
-            m: RawMatrix::new("M", M, ld_M, nv, nv)?,
-            jn: RawMatrix::new("Jn", Jn, ld_Jn, nc, nv)?,
-            jt: RawMatrix::new("Jt", Jt, ld_Jt, two_nc, nv)?,
+            matrices: Matrices::Dense { m, jn, jt },
             p_star: RawVector::new("p_star", p_star, nv)?,
             mu: RawVector::new("mu", mu, nc)?,
             normal,
         })
     }
 
-    /// The data as a problem of the Rust API.
+    /// NULL-checks block-sparse data (its structure and values are validated by
+    /// [`Inner::set_block_data`]).
+    fn blocks(
+        nv: usize,
+        blocks: RawBlockSparse,
+        p_star: *const f64,
+        mu: *const f64,
+        normal: NormalData,
+    ) -> Result<Self, FfiError> {
+        let nc = blocks.num_contacts();
+        Ok(Self {
+            nc,
+            matrices: Matrices::Blocks(blocks),
+            p_star: RawVector::new("p_star", p_star, nv)?,
+            mu: RawVector::new("mu", mu, nc)?,
+            normal,
+        })
+    }
+
+    /// The data as a problem of the Rust API; block-sparse data on `layout`, its structure. The
+    /// values of block data are not scanned again (they were checked when set).
     ///
     /// # Safety
     /// The caller's arrays must still be allocated and unchanged (the borrowing rule).
-    unsafe fn problem<'a>(&self) -> Result<TamsiProblem<'a>, FfiError> {
+    unsafe fn problem<'a>(&self, layout: &'a BlockSparseLayout) -> Result<TamsiProblem<'a>, FfiError> {
+        // SAFETY: forwarded contract; the raw parts were validated when set.
+        let system = match self.matrices {
+            Matrices::Dense { .. } => None,
+            Matrices::Blocks(b) => Some(unsafe { b.checked_system(layout) }?),
+        };
+        // SAFETY: as above.
+        unsafe { self.problem_with(system) }
+    }
+
+    /// The data as a problem, with `system` the block-sparse M and J when the data has that form.
+    ///
+    /// # Safety
+    /// As [`problem`](Self::problem).
+    unsafe fn problem_with<'a>(
+        &self,
+        system: Option<BlockSparseSystem<'a>>,
+    ) -> Result<TamsiProblem<'a>, FfiError> {
         // SAFETY: forwarded contract; the raw parts were validated when set.
         unsafe {
-            let (m, jn, jt) = (self.m.view(), self.jn.view(), self.jt.view());
             let (p_star, mu) = (self.p_star.view(), self.mu.view());
-            Ok(match self.normal {
-                NormalData::OneWay { fn_ } => TamsiProblem::one_way(m, jn, jt, p_star, fn_.view(), mu)?,
-                NormalData::TwoWay { fn0, stiffness, dissipation } => TamsiProblem::two_way(
-                    m,
-                    jn,
-                    jt,
-                    p_star,
-                    fn0.view(),
-                    stiffness.view(),
-                    dissipation.view(),
-                    mu,
-                )?,
+            Ok(match (self.matrices, system, self.normal) {
+                (Matrices::Dense { m, jn, jt }, _, NormalData::OneWay { fn_ }) => {
+                    TamsiProblem::one_way(m.view(), jn.view(), jt.view(), p_star, fn_.view(), mu)?
+                }
+                (Matrices::Dense { m, jn, jt }, _, NormalData::TwoWay { fn0, stiffness, dissipation }) => {
+                    TamsiProblem::two_way(
+                        m.view(),
+                        jn.view(),
+                        jt.view(),
+                        p_star,
+                        fn0.view(),
+                        stiffness.view(),
+                        dissipation.view(),
+                        mu,
+                    )?
+                }
+                (Matrices::Blocks(_), Some(system), NormalData::OneWay { fn_ }) => {
+                    TamsiProblem::one_way_blocks(system, p_star, fn_.view(), mu)?
+                }
+                (Matrices::Blocks(_), Some(system), NormalData::TwoWay { fn0, stiffness, dissipation }) => {
+                    TamsiProblem::two_way_blocks(
+                        system,
+                        p_star,
+                        fn0.view(),
+                        stiffness.view(),
+                        dissipation.view(),
+                        mu,
+                    )?
+                }
+                (Matrices::Blocks(_), None, _) => unreachable!("block data is viewed with its system"),
             })
         }
     }
@@ -182,7 +257,7 @@ impl Inner {
     /// binds new data, then keeps it (the previous data and results are dropped only on success).
     fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
-        let problem = unsafe { data.problem() }?;
+        let problem = unsafe { data.problem(&self.layout) }?;
         // The coupling scheme first (a wrong call, whatever the values), then the values, then
         // the binding: a rejected set call leaves the solver as it was.
         if let Some(bound) = self.solver.coupling_scheme() {
@@ -196,6 +271,44 @@ impl Inner {
         self.data = Some(data);
         self.solved = false;
         Ok(cts_status::Ok)
+    }
+
+    /// Checks block-sparse data — structure, sizes, values (finite M, J, p*; mu and the
+    /// normal-force data >= 0) — and binds it, then keeps it with its structure. On any error the
+    /// previous data, structure and results stay as they were.
+    fn set_block_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
+        let Matrices::Blocks(blocks) = data.matrices else { unreachable!("set_block_data takes block data") };
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule). A
+        // structure error leaves the layout as it was.
+        unsafe { blocks.set_layout(&mut self.layout) }?;
+        let checked = self.check_and_bind(&data, blocks);
+        if checked.is_err() {
+            self.layout.restore_previous();
+        }
+        checked?;
+        self.data = Some(data);
+        self.solved = false;
+        Ok(cts_status::Ok)
+    }
+
+    /// The checks of [`set_block_data`](Self::set_block_data) after the structure: the trees'
+    /// dofs against nv, the values, the coupling scheme.
+    fn check_and_bind(&mut self, data: &ProblemData, blocks: RawBlockSparse) -> Result<(), FfiError> {
+        let (nv, trees_nv) = (self.solver.num_velocities(), self.layout.num_velocities());
+        if trees_nv != nv {
+            return Err(FfiError::new(
+                cts_status::DimensionMismatch,
+                format!(
+                    "data->tree_dofs: the {} trees have {trees_nv} dofs in all, expected the solver's nv = {nv}",
+                    self.layout.num_trees()
+                ),
+            ));
+        }
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
+        let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
+        problem.validate()?;
+        self.solver.bind_problem(&problem)?;
+        Ok(())
     }
 
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
@@ -254,10 +367,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tams
             return Err(FfiError::null("cts_tamsi_solver_new: out"));
         }
         check_allocatable(nv).map_err(|e| prefix("cts_tamsi_solver_new", e))?;
-        let handle = cts_tamsi_solver {
-            error: ErrorSlot::default(),
-            inner: Inner { solver: TamsiSolver::new(nv), data: None, solved: false, jacobian: Vec::new() },
-        };
+        let handle =
+            cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(TamsiSolver::new(nv)) };
         // SAFETY: non-NULL and writable (the contract).
         unsafe { *out = into_raw(handle) };
         Ok(cts_status::Ok)
@@ -304,10 +415,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_clone(
         // The copy allocates as much as the original: its nv² matrices at least.
         check_allocatable(h.inner.solver.num_velocities())
             .map_err(|e| prefix("cts_tamsi_solver_clone", e))?;
-        let copy = cts_tamsi_solver {
-            error: ErrorSlot::default(),
-            inner: Inner { solver: h.inner.solver.clone(), data: None, solved: false, jacobian: Vec::new() },
-        };
+        let copy =
+            cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(h.inner.solver.clone()) };
         // SAFETY: non-NULL and writable (the contract).
         unsafe { *out = into_raw(copy) };
         Ok(cts_status::Ok)
@@ -445,6 +554,89 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
     })
 }
 
+/// Sets one-way coupled problem data in **block-sparse form** (`docs/block_sparse.md`):
+/// `M v = p* + dt·Jnᵀ fn + dt·Jtᵀ ft(v)` with the normal forces `fn` held fixed, where M and the
+/// contact Jacobians are given per tree (`*data`, see `cts_block_sparse_data`): M one dense block
+/// per tree, each contact's rows (normal, tangent 1, tangent 2) one 3×n_t block per tree it
+/// touches. The trees' dofs must add up to the solver's nv; nc = `data->num_contacts`.
+///
+/// `p_star` nv (N·s, in the trees' dof order), `fn` nc (N, >= 0), `mu` nc (>= 0). The Newton
+/// matrix is assembled, factored and solved per island (connected trees and contacts); the
+/// iteration, limiter and convergence test are those of the dense setters, so the results agree
+/// with the dense path's to round-off and take the same number of iterations. Deliberate
+/// difference: a tree no contact touches is solved exactly (`M_t v_t = p*_t`) once, where the
+/// dense path steps it with the global step factor (the two agree once an iteration takes α = 1).
+///
+/// `*data` is copied; the arrays it points to, `p_star`, `fn` and `mu` are **borrowed** (read now
+/// and by every later solve; they must stay allocated and unchanged until the next set call,
+/// `cts_tamsi_solver_resize` or `cts_tamsi_solver_free`). Setting data drops the previous
+/// results. All getters, `cts_tamsi_solver_solve_with_guess` and `cts_tamsi_solver_calc_jacobian`
+/// work on block data as on dense data.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`data`, or an array whose length is not 0);
+/// CTS_STATUS_DIMENSION_MISMATCH (`data->M_len` or `data->J_len` not what the structure implies,
+/// or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
+/// a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
+/// both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
+/// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+/// names the argument, its first bad entry, the value and what was expected. On error the
+/// previous data (dense or block, with its structure) stays set and usable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data(
+    solver: *mut cts_tamsi_solver,
+    data: *const cts_block_sparse_data,
+    p_star: *const f64,
+    r#fn: *const f64,
+    mu: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_block_problem_data", Call::Starts, |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let blocks = unsafe { RawBlockSparse::new(data) }?;
+        let nc = blocks.num_contacts();
+        let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
+        let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.set_block_data(data)
+    })
+}
+
+/// Sets two-way coupled problem data in **block-sparse form**: as
+/// `cts_tamsi_solver_set_two_way_coupled_problem_data` (`fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊`
+/// per contact) with M and the contact Jacobians given per tree as for
+/// `cts_tamsi_solver_set_one_way_coupled_block_problem_data`.
+///
+/// `p_star` nv (N·s); `fn0` nc (N, >= 0: the undamped normal force at the previous step,
+/// k·penetration for point contact), `stiffness` nc (k, N/m, >= 0), `dissipation` nc (d,
+/// Hunt–Crossley, s/m, >= 0), `mu` nc (>= 0), nc = `data->num_contacts`. Borrowed under the same
+/// rule; the same deliberate difference for trees without contact.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
+/// CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
+/// `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
+/// was used with one-way data). On error the previous data stays set and usable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+    solver: *mut cts_tamsi_solver,
+    data: *const cts_block_sparse_data,
+    p_star: *const f64,
+    fn0: *const f64,
+    stiffness: *const f64,
+    dissipation: *const f64,
+    mu: *const f64,
+) -> cts_status {
+    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_block_problem_data", Call::Starts, |h| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let blocks = unsafe { RawBlockSparse::new(data) }?;
+        let nc = blocks.num_contacts();
+        let normal = NormalData::TwoWay {
+            fn0: RawVector::new("fn0", fn0, nc)?,
+            stiffness: RawVector::new("stiffness", stiffness, nc)?,
+            dissipation: RawVector::new("dissipation", dissipation, nc)?,
+        };
+        let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.set_block_data(data)
+    })
+}
+
 /// Drake's `SolveWithGuess`: solves the current problem from `v_guess` (nv doubles, m/s or
 /// rad/s; normally the previous velocities) with time step `dt` (s, finite and > 0).
 ///
@@ -476,7 +668,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
         // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
         let (problem, guess) = unsafe {
             guess.check_finite("v_guess")?;
-            (data.problem()?, guess.view())
+            (data.problem(&h.layout)?, guess.view())
         };
         let outcome = h.solver.solve_with_guess(&problem, dt, guess)?;
         h.solved = true;
@@ -826,7 +1018,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_calc_jacobian(
         // SAFETY: the borrowing rule keeps the problem data and `v` valid for this call.
         let (problem, v) = unsafe {
             v.check_finite("v")?;
-            (data.problem()?, v.view())
+            (data.problem(&h.layout)?, v.view())
         };
         // Into the handle's scratch first: nothing reaches `J_out` unless every entry is finite.
         let scratch = &mut h.jacobian;

@@ -114,6 +114,7 @@ fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_,
 }
 
 impl Form for DenseForm<'_, '_> {
+    #[inline(always)]
     fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
@@ -147,10 +148,12 @@ impl Form for DenseForm<'_, '_> {
         self.ws.blocks.add_transposed(simd, tau_t, tau_n, forces);
     }
 
+    #[inline(always)]
     fn force_len(nv: usize) -> usize {
         nv.div_ceil(BLOCK) * BLOCK
     }
 
+    #[inline(always)]
     fn start(&mut self, _p_star: &[f64], _v: &mut [f64]) -> bool {
         true
     }
@@ -182,6 +185,7 @@ impl Form for DenseForm<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn write_newton_matrix<S: Simd>(
         &mut self,
         simd: S,
@@ -198,6 +202,7 @@ impl Form for DenseForm<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
         let nv = self.m.nrows();
         let ldlt = &mut self.ws.ldlt;
@@ -234,6 +239,7 @@ fn block_weight(c: &UpdateCoefficients) -> [[f64; 3]; 3] {
 }
 
 impl Form for BlockForm<'_, '_> {
+    #[inline(always)]
     fn prepare(&mut self, _nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
         self.ws.dt = dt;
@@ -242,8 +248,9 @@ impl Form for BlockForm<'_, '_> {
 
     #[inline(always)]
     fn contact_velocities<S: Simd>(&self, _simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
+        let rows = self.ws.newton.rows();
         for (i, (vn, vt)) in vn.iter_mut().zip(vt.chunks_exact_mut(2)).enumerate() {
-            let [n, t1, t2] = self.system.contact_velocity(i, v);
+            let [n, t1, t2] = rows.velocity(&self.system, i, v);
             *vn = n;
             vt[0] = t1;
             vt[1] = t2;
@@ -265,17 +272,19 @@ impl Form for BlockForm<'_, '_> {
     ) {
         tau_n.fill(0.0);
         tau_t.fill(0.0);
+        let rows = self.ws.newton.rows();
         for i in 0..self.system.num_contacts() {
             let (ft0, ft1, fn_) = forces(i);
-            self.system.add_contact_force(i, [0.0, ft0, ft1], tau_t);
-            self.system.add_contact_force(i, [fn_, 0.0, 0.0], tau_n);
+            rows.add_split_force(&self.system, i, [ft0, ft1], fn_, tau_t, tau_n);
         }
     }
 
+    #[inline(always)]
     fn force_len(nv: usize) -> usize {
         nv
     }
 
+    #[inline(always)]
     fn start(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
         let layout = self.system.layout();
         for &t in self.ws.newton.islands().free_trees() {
@@ -285,6 +294,7 @@ impl Form for BlockForm<'_, '_> {
         self.ws.newton.solve_free_trees(&self.system, v)
     }
 
+    #[inline(always)]
     fn newton_step<S: Simd>(
         &mut self,
         _simd: S,
@@ -301,6 +311,7 @@ impl Form for BlockForm<'_, '_> {
         factored
     }
 
+    #[inline(always)]
     fn write_newton_matrix<S: Simd>(
         &mut self,
         _simd: S,
@@ -314,6 +325,7 @@ impl Form for BlockForm<'_, '_> {
         newton.write_dense(&self.system, out);
     }
 
+    #[inline(always)]
     fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
         // Every tree is free.
         self.start(p_star, v)

@@ -178,10 +178,11 @@ impl<'a> TamsiProblem<'a> {
     }
 
     /// Checks the data's values (Drake does not): every entry finite, and `mu`, `fn` (one-way),
-    /// `fn0`, `stiffness` and `dissipation` (two-way) `>= 0` (§1.2). Reports the first offending
-    /// entry. The C API calls it when data is set; Rust callers that take data from outside
-    /// should too, since a NaN or infinity makes the solver's outputs NaN. Costs one pass over
-    /// the data.
+    /// `fn0`, `stiffness` and `dissipation` (two-way) `>= 0` (`docs/tamsi.md` §1.2). Reports the
+    /// first offending entry. The C API calls it when data is set; Rust callers that take data
+    /// from outside should too, since a NaN or infinity makes the solver's outputs NaN. Costs one
+    /// pass over the data. Block-sparse M and J were checked when their [`BlockSparseSystem`] was
+    /// made, so for that form only the vectors are read.
     pub fn validate(&self) -> Result<(), TamsiError> {
         const FINITE: &str = "finite";
         const NON_NEGATIVE: &str = "finite and >= 0";
@@ -189,7 +190,7 @@ impl<'a> TamsiProblem<'a> {
             check_matrix("M", m)?;
             check_matrix("Jn", jn)?;
             check_matrix("Jt", jt)?;
-        } // Block-sparse values are checked by `BlockSparseSystem::new`.
+        }
         check_vector("p_star", &self.p_star, FINITE, f64::NEG_INFINITY)?;
         check_vector("mu", &self.mu, NON_NEGATIVE, 0.0)?;
         match &self.normal {

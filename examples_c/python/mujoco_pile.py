@@ -1,0 +1,304 @@
+"""A pile of boxes dropped into a bin: MuJoCo computes the kinematics (positions, M, bias forces,
+contacts, contact Jacobians), the library's block-sparse TAMSI does the contact step.
+
+Each step: MuJoCo's position/velocity/acceleration stages give the state in tree form
+(``mujoco_bridge.contact_step``: one 6×6 M block per box, one 3×6 Jacobian block per box a
+contact touches); the touching contacts (φ < 0) become two-way TAMSI data with k = 9810 N/m
+(k = m g / δ for 1 kg and δ = 1 mm), d = 10.0964 s/m and fn0 = k·max(0, −φ); TAMSI's next
+velocities step MuJoCo's positions (``mujoco_bridge.advance``). On the same state MuJoCo's own
+constraint solve (``mj_fwdConstraint``, warm-started from the previous step, default settings) is
+timed for comparison; MuJoCo solves its own soft, pyramidal problem, so its time is a sense of
+scale, not a like-for-like comparison.
+
+Boxes: 0.2 m cubes of 1 kg, μ 0.5, in a 2 m × 2 m walled bin, dt = 1 ms (the setup of the
+engine scenes in ``tests/data/README.md``).
+
+Usage (from this folder, with the library built and ``pip install mujoco numpy matplotlib``)::
+
+    python mujoco_pile.py --boxes 50 --steps 300          # per-step printout
+    python mujoco_pile.py --scaling 10 25 50 100 200 --plot ../../docs/engine_scaling.png
+
+The library is found as ``contact_solvers.load_library`` says (``CONTACT_SOLVERS_LIB``, the
+repository's build, or the system's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import statistics
+import time
+
+import numpy as np
+
+import mujoco
+
+import contact_solvers as cts
+import mujoco_bridge as bridge
+
+HALF = 0.1  # box half size, m
+MASS = 1.0  # kg
+MU = 0.5
+DT = 1e-3  # s
+STIFFNESS = 9810.0  # N/m: m g / δ with δ = 1 mm
+DISSIPATION = 10.096375546923044  # s/m: sqrt(m / k) / δ
+BIN = 1.0  # half width of the bin, m
+
+
+def pile_xml(n_boxes: int, seed: int = 1, drop: float = 0.05, gap: float = 0.05,
+             per_side: int = 9) -> str:
+    """A MuJoCo model of ``n_boxes`` boxes above a floor inside four walls, in layers of a
+    ``per_side`` × ``per_side`` grid (0.22 m apart) with a little jitter in position and yaw; the
+    lowest layer starts ``drop`` m above the floor, each layer ``gap`` m above the one below."""
+    rng = np.random.default_rng(seed)
+    bodies = []
+    for i in range(n_boxes):
+        layer, k = divmod(i, per_side * per_side)
+        row, col = divmod(k, per_side)
+        x = (col - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
+        y = (row - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
+        z = HALF + drop + layer * (2 * HALF + gap)
+        yaw = rng.uniform(-0.1, 0.1)
+        bodies.append(
+            f'<body pos="{x:.6f} {y:.6f} {z:.6f}" euler="0 0 {yaw:.6f}"><freejoint/>'
+            f'<geom type="box" size="{HALF} {HALF} {HALF}" mass="{MASS}"/></body>'
+        )
+    wall = 0.05
+    walls = "".join(
+        f'<geom type="box" size="{sx} {sy} 0.5" pos="{px} {py} 0.5"/>'
+        for sx, sy, px, py in [
+            (wall, BIN + 2 * wall, BIN + wall, 0),
+            (wall, BIN + 2 * wall, -BIN - wall, 0),
+            (BIN, wall, 0, BIN + wall),
+            (BIN, wall, 0, -BIN - wall),
+        ]
+    )
+    return f"""<mujoco model="pile{n_boxes}">
+  <option timestep="{DT}" gravity="0 0 -9.81"/>
+  <default><geom friction="{MU} 0.005 0.0001"/></default>
+  <worldbody>
+    <geom type="plane" size="{BIN + 0.2} {BIN + 0.2} 0.1"/>
+    {walls}
+    {''.join(bodies)}
+  </worldbody>
+</mujoco>"""
+
+
+def pile(n_boxes: int, seed: int = 1, **layout):
+    """``(model, data)`` of a fresh pile (``layout``: the keywords of :func:`pile_xml`)."""
+    model = mujoco.MjModel.from_xml_string(pile_xml(n_boxes, seed, **layout))
+    return model, mujoco.MjData(model)
+
+
+@dataclasses.dataclass
+class BlockStep:
+    """One contact step in the library's block-sparse form (touching contacts only)."""
+
+    tree_dofs: np.ndarray  # int32, ntree
+    M: np.ndarray  # packed M blocks
+    contact_trees: np.ndarray  # int32, (nc, 2)
+    J: np.ndarray  # packed 3×n_t blocks
+    p_star: np.ndarray
+    v0: np.ndarray
+    fn0: np.ndarray
+    stiffness: np.ndarray
+    dissipation: np.ndarray
+    mu: np.ndarray
+    step: bridge.ContactStep  # MuJoCo's step data, for the dense form
+
+    @property
+    def nc(self) -> int:
+        return self.contact_trees.shape[0]
+
+    def dense(self):
+        """``(M, Jn, Jt)`` of the touching contacts, dense (for the dense-TAMSI comparison)."""
+        m, jn, jt, _ = self.step.dense()
+        return m, jn, jt
+
+
+def block_step(model, data) -> BlockStep:
+    """Runs MuJoCo's stages on ``data`` and returns its contact step in block form, keeping the
+    touching contacts (φ < 0)."""
+    step = bridge.contact_step(model, data)
+    step.contacts = [c for c in step.contacts if c.phi < 0.0]
+    phi = step.phi()
+    fn0 = STIFFNESS * np.maximum(0.0, -phi)
+    nc = step.nc
+    J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
+    return BlockStep(
+        tree_dofs=np.array([n for _, n in step.trees], dtype=np.int32),
+        M=np.concatenate([b.ravel(order="F") for b in step.M_blocks]),
+        contact_trees=np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2),
+        J=np.concatenate([b.ravel(order="F") for b in J]) if J else np.zeros(0),
+        p_star=step.p_star,
+        v0=step.v0,
+        fn0=fn0,
+        stiffness=np.full(nc, STIFFNESS),
+        dissipation=np.full(nc, DISSIPATION),
+        mu=step.mu() if nc else np.zeros(0),
+        step=step,
+    )
+
+
+def solve_blocks(solver: cts.TamsiSolver, s: BlockStep):
+    """Sets ``s`` as two-way block data and solves; ``(outcome, solve seconds)``."""
+    solver.set_two_way_coupled_block_problem_data(
+        s.tree_dofs, s.M, s.contact_trees, s.J, s.p_star, s.fn0, s.stiffness, s.dissipation, s.mu
+    )
+    t0 = time.perf_counter()
+    outcome = solver.solve_with_guess(DT, s.v0)
+    return outcome, time.perf_counter() - t0
+
+
+def solve_dense(solver: cts.TamsiSolver, s: BlockStep):
+    """The same step given densely; ``(outcome, solve seconds)``."""
+    m, jn, jt = s.dense()
+    solver.set_two_way_coupled_problem_data(m, jn, jt, s.p_star, s.fn0, s.stiffness, s.dissipation, s.mu)
+    t0 = time.perf_counter()
+    outcome = solver.solve_with_guess(DT, s.v0)
+    return outcome, time.perf_counter() - t0
+
+
+def mujoco_constraint_seconds(model, data, repeats: int = 5) -> float:
+    """Median wall time of MuJoCo's own constraint solve (``mj_fwdConstraint``) on the state whose
+    stages ``block_step`` just ran, warm-started from the previous step's accelerations as
+    ``mj_step`` does. MuJoCo's results are not used."""
+    warm = np.array(data.qacc_warmstart)
+    times = []
+    for _ in range(repeats):
+        data.qacc_warmstart[:] = warm
+        t0 = time.perf_counter()
+        mujoco.mj_fwdConstraint(model, data)
+        times.append(time.perf_counter() - t0)
+    data.qacc_warmstart[:] = data.qacc  # what mj_step leaves for the next step
+    return statistics.median(times)
+
+
+@dataclasses.dataclass
+class StepRecord:
+    step: int
+    nc: int
+    nc_between_boxes: int  # contacts touching two boxes
+    outcome: cts.TamsiSolverResult
+    iterations: int
+    tamsi_seconds: float
+    mujoco_seconds: float | None
+    energy: float  # kinetic + potential, J, after the step
+    max_speed: float  # largest |v| entry after the step, m/s
+
+
+def simulate(n_boxes: int, steps: int, seed: int = 1, time_mujoco: bool = True, library=None,
+             report=None, **layout) -> list:
+    """Drops a pile of ``n_boxes`` (``layout``: the keywords of :func:`pile_xml`) and steps it
+    ``steps`` times with block-sparse TAMSI; returns a :class:`StepRecord` per step (``report``
+    is called with each)."""
+    model, data = pile(n_boxes, seed, **layout)
+    records = []
+    with cts.TamsiSolver(model.nv, library=library) as solver:
+        for k in range(steps):
+            s = block_step(model, data)
+            mj = mujoco_constraint_seconds(model, data) if time_mujoco else None
+            outcome, seconds = solve_blocks(solver, s)
+            iterations = solver.get_iteration_statistics().num_iterations
+            v = solver.get_generalized_velocities()
+            bridge.advance(model, data, v)
+            pairs = int(np.sum(s.contact_trees[:, 1] >= 0)) if s.nc else 0
+            r = StepRecord(k, s.nc, pairs, outcome, iterations, seconds, mj, bridge.energy(model, data),
+                           float(np.max(np.abs(v))))
+            records.append(r)
+            if report:
+                report(r)
+    return records
+
+
+def print_step(r: StepRecord) -> None:
+    mj = f"{r.mujoco_seconds * 1e6:9.1f}" if r.mujoco_seconds is not None else "        -"
+    print(f"{r.step:5d} {r.nc:5d} {r.outcome.name:>22} {r.iterations:4d} {r.tamsi_seconds * 1e6:10.1f} "
+          f"{mj} {r.energy:10.4f} {r.max_speed:8.4f}")
+
+
+def scaling(boxes, settle_steps: int, measure_steps: int, dense_steps: int, seed: int = 1, library=None):
+    """Per pile size: the pile dropped and stepped ``settle_steps`` times with block TAMSI, then
+    ``measure_steps`` steps timed (block TAMSI, MuJoCo), the dense TAMSI solve timed on the first
+    ``dense_steps`` of them. Returns rows ``(n, nv, median nc, block µs, dense µs, MuJoCo µs)``
+    of medians."""
+    rows = []
+    for n in boxes:
+        model, data = pile(n, seed)
+        block, dense, mj, ncs = [], [], [], []
+        with cts.TamsiSolver(model.nv, library=library) as solver, \
+                cts.TamsiSolver(model.nv, library=library) as dense_solver:
+            for k in range(settle_steps + measure_steps):
+                s = block_step(model, data)
+                measuring = k >= settle_steps
+                if measuring:
+                    mj.append(mujoco_constraint_seconds(model, data))
+                    if len(dense) < dense_steps:
+                        outcome, seconds = solve_dense(dense_solver, s)
+                        dense.append(seconds)
+                outcome, seconds = solve_blocks(solver, s)
+                if outcome != cts.TamsiSolverResult.kSuccess:
+                    raise RuntimeError(f"{n} boxes, step {k}: {outcome.name}")
+                if measuring:
+                    block.append(seconds)
+                    ncs.append(s.nc)
+                bridge.advance(model, data, solver.get_generalized_velocities())
+        row = (n, model.nv, int(statistics.median(ncs)), statistics.median(block) * 1e6,
+               statistics.median(dense) * 1e6, statistics.median(mj) * 1e6)
+        print(f"{row[0]:4d} boxes  nv {row[1]:5d}  nc {row[2]:5d}  block TAMSI {row[3]:10.1f} us  "
+              f"dense TAMSI {row[4]:12.1f} us  MuJoCo {row[5]:9.1f} us", flush=True)
+        rows.append(row)
+    return rows
+
+
+def plot(rows, path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nv = [r[1] for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), dpi=120)
+    ax.loglog(nv, [r[4] for r in rows], "s-", label="TAMSI, dense data")
+    ax.loglog(nv, [r[3] for r in rows], "o-", label="TAMSI, block-sparse data")
+    ax.loglog(nv, [r[5] for r in rows], "^--", label="MuJoCo mj_fwdConstraint (own problem)")
+    for r in rows:
+        ax.annotate(f"{r[0]} boxes", (r[1], r[3]), textcoords="offset points", xytext=(4, -12), fontsize=7)
+    ax.set_xlabel("generalized velocities nv (6 per box)")
+    ax.set_ylabel("time per contact solve (µs, median)")
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boxes", type=int, default=25)
+    ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scaling", type=int, nargs="*", help="pile sizes for the time-per-step plot")
+    ap.add_argument("--settle", type=int, default=300, help="steps before timing (--scaling)")
+    ap.add_argument("--measure", type=int, default=20, help="timed steps per pile (--scaling)")
+    ap.add_argument("--dense-steps", type=int, default=3, help="of those, dense TAMSI solves")
+    ap.add_argument("--plot", help="where --scaling writes its plot (PNG)")
+    args = ap.parse_args()
+    print(f"libcontact_solvers {cts.version()}, MuJoCo {mujoco.__version__}")
+    if args.scaling:
+        rows = scaling(args.scaling, args.settle, args.measure, args.dense_steps, args.seed)
+        if args.plot:
+            plot(rows, args.plot, f"Box piles, dt = 1 ms, after {args.settle} steps: median of "
+                                  f"{args.measure} steps (dense: {args.dense_steps})")
+            print(f"wrote {args.plot}")
+        return
+    print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms")
+    print(" step    nc                outcome iter   TAMSI us  MuJoCo us   energy J  max |v|")
+    records = simulate(args.boxes, args.steps, args.seed, report=print_step)
+    t = statistics.median(r.tamsi_seconds for r in records) * 1e6
+    m = statistics.median(r.mujoco_seconds for r in records) * 1e6
+    print(f"median per step: block-sparse TAMSI {t:.1f} us, MuJoCo's constraint solve {m:.1f} us")
+
+
+if __name__ == "__main__":
+    main()

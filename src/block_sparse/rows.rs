@@ -1,0 +1,148 @@
+//! The contacts' Jacobian blocks transposed, for the per-iteration kernels
+//! (`docs/block_sparse.md` §3).
+
+use super::{BlockSparseError, BlockSparseSystem, try_grow};
+
+/// A per-solve copy of every contact's Jacobian blocks with each block transposed: the caller's
+/// block `G_{i,t}` (3×n_t, column-major, so one contact row's entries are 3 apart) is stored as
+/// `G_{i,t}ᵀ` (n_t×3, column-major): three contiguous rows (normal, tangent 1, tangent 2) of n_t
+/// values. At the same offsets as the packed J. The kernels that run every iteration — contact
+/// velocities `J_i v`, forces `J_iᵀ f` and the Newton-matrix updates — then work on contiguous
+/// rows, which the compiler vectorizes.
+///
+/// The kernels are `#[inline(always)]` so that they compile inside the caller's SIMD dispatch
+/// (`crate::linalg::simd`), where `f64::mul_add` is one fused instruction.
+#[derive(Debug, Clone, Default)]
+pub struct ContactRows {
+    rows: Vec<f64>,
+}
+
+impl ContactRows {
+    /// Copies and transposes the Jacobian blocks of `system`. Allocates only when the system is
+    /// larger than any prepared before.
+    pub fn prepare(&mut self, system: &BlockSparseSystem<'_>) -> Result<(), BlockSparseError> {
+        let layout = system.layout();
+        try_grow(&mut self.rows, layout.j_len(), 0.0, "transposed Jacobian blocks")?;
+        for i in 0..layout.num_contacts() {
+            let mut off = layout.j_offset(i);
+            for (_, g) in system.j_blocks(i).into_iter().flatten() {
+                let n = g.len() / 3;
+                let out = &mut self.rows[off..off + 3 * n];
+                for (c, col) in g.chunks_exact(3).enumerate() {
+                    out[c] = col[0];
+                    out[n + c] = col[1];
+                    out[2 * n + c] = col[2];
+                }
+                off += 3 * n;
+            }
+        }
+        Ok(())
+    }
+
+    /// Contact i's transposed blocks: for each tree it touches (in its listed order), the tree
+    /// and the three rows (normal, tangent 1, tangent 2) over the tree's dofs.
+    #[inline(always)]
+    pub fn blocks<'s>(&'s self, system: &BlockSparseSystem<'_>, i: usize) -> [Option<(usize, Rows<'s>)>; 2] {
+        let layout = system.layout();
+        let (a, b) = layout.contact_trees(i);
+        let off = layout.j_offset(i);
+        let na = layout.tree_dofs(a);
+        let rows = |off: usize, n: usize| {
+            let r = &self.rows[off..off + 3 * n];
+            Rows { n: &r[..n], t1: &r[n..2 * n], t2: &r[2 * n..] }
+        };
+        [Some((a, rows(off, na))), b.map(|b| (b, rows(off + 3 * na, layout.tree_dofs(b))))]
+    }
+
+    /// Contact i's relative velocity `J_i v` (normal, tangent 1, tangent 2).
+    #[inline(always)]
+    pub fn velocity(&self, system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
+        let layout = system.layout();
+        let mut u = [0.0; 3];
+        for (t, r) in self.blocks(system, i).into_iter().flatten() {
+            let vt = &v[layout.tree_range(t)];
+            if let (Ok(vt), Some(r)) = (<&[f64; 6]>::try_from(vt), r.fixed::<6>()) {
+                // A free body: fixed-length rows, unrolled.
+                for k in 0..6 {
+                    u[0] = r[0][k].mul_add(vt[k], u[0]);
+                    u[1] = r[1][k].mul_add(vt[k], u[1]);
+                    u[2] = r[2][k].mul_add(vt[k], u[2]);
+                }
+            } else {
+                for (((&x, &n), &t1), &t2) in vt.iter().zip(r.n).zip(r.t1).zip(r.t2) {
+                    u[0] = n.mul_add(x, u[0]);
+                    u[1] = t1.mul_add(x, u[1]);
+                    u[2] = t2.mul_add(x, u[2]);
+                }
+            }
+        }
+        u
+    }
+
+    /// `out += J_iᵀ f` with `f` = (normal, tangent 1, tangent 2); `out` has nv entries.
+    #[inline(always)]
+    pub fn add_force(&self, system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
+        let layout = system.layout();
+        for (t, r) in self.blocks(system, i).into_iter().flatten() {
+            let o = &mut out[layout.tree_range(t)];
+            for (((o, &n), &t1), &t2) in o.iter_mut().zip(r.n).zip(r.t1).zip(r.t2) {
+                *o = t2.mul_add(f[2], t1.mul_add(f[1], n.mul_add(f[0], *o)));
+            }
+        }
+    }
+
+    /// `tau_t += J_tᵢᵀ ft` and `tau_n += J_nᵢᵀ fn` for contact i in one pass: friction `ft` along
+    /// (tangent 1, tangent 2) and the normal force `fn` accumulated separately (both nv).
+    #[inline(always)]
+    pub fn add_split_force(
+        &self,
+        system: &BlockSparseSystem<'_>,
+        i: usize,
+        ft: [f64; 2],
+        fn_: f64,
+        tau_t: &mut [f64],
+        tau_n: &mut [f64],
+    ) {
+        let layout = system.layout();
+        for (t, r) in self.blocks(system, i).into_iter().flatten() {
+            let range = layout.tree_range(t);
+            let (ot, on) = (&mut tau_t[range.clone()], &mut tau_n[range]);
+            for ((((ot, on), &n), &t1), &t2) in ot.iter_mut().zip(on.iter_mut()).zip(r.n).zip(r.t1).zip(r.t2)
+            {
+                *ot = t2.mul_add(ft[1], t1.mul_add(ft[0], *ot));
+                *on = n.mul_add(fn_, *on);
+            }
+        }
+    }
+}
+
+/// The three rows of one contact over one tree's dofs.
+#[derive(Debug, Clone, Copy)]
+pub struct Rows<'s> {
+    /// Normal row.
+    pub n: &'s [f64],
+    /// First tangent row.
+    pub t1: &'s [f64],
+    /// Second tangent row.
+    pub t2: &'s [f64],
+}
+
+impl Rows<'_> {
+    /// Number of dofs.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.n.len()
+    }
+
+    /// Whether the rows are empty (never, for a valid layout).
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.n.is_empty()
+    }
+
+    /// The three rows as fixed-length arrays when the tree has `N` dofs.
+    #[inline(always)]
+    pub fn fixed<const N: usize>(&self) -> Option<[&[f64; N]; 3]> {
+        Some([self.n.try_into().ok()?, self.t1.try_into().ok()?, self.t2.try_into().ok()?])
+    }
+}

@@ -1,0 +1,136 @@
+//! Through the C ABI, block-sparse TAMSI allocates nothing once a handle has grown: an engine's
+//! step — set block data, solve, read the results — repeated on engine scenes (two-way and
+//! one-way) allocates nothing from its third round on (the first grows the workspace and the
+//! current layout, the second the candidate layout the handle validates new structures in). A
+//! counting global allocator watches the test's own thread.
+#![allow(unsafe_code)]
+
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
+use contact_solvers::ffi::cts_status;
+use contact_solvers::ffi::tamsi::*;
+use support::engine_scenes::scene;
+use support::tamsi_blocks::from_scene;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record();
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+fn record() {
+    let _ = COUNTING.try_with(|c| {
+        if c.get() {
+            COUNT.with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    COUNT.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    COUNT.with(|n| n.get())
+}
+
+#[test]
+fn engine_steps_through_the_c_abi_allocate_nothing_once_grown() {
+    assert!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0, "the counter works");
+    // A resting pile (large islands), a pile still falling (free trees, small islands), the arm
+    // in a pile (a 7-dof tree) and the smallest scene.
+    for name in ["pile100_seed1_t3.0", "pile50_seed1_t0.3", "arm7_pile30_seed1_t1.0", "slide_box_v2.0_t0.001"]
+    {
+        let p = from_scene(&scene(name));
+        let (nv, nc) = (p.nv(), p.nc());
+        let l = &p.layout;
+        let tree_dofs: Vec<i32> = (0..l.num_trees()).map(|t| l.tree_dofs(t) as i32).collect();
+        let contact_trees: Vec<i32> = (0..nc)
+            .flat_map(|i| {
+                let (a, b) = l.contact_trees(i);
+                [a as i32, b.map_or(-1, |b| b as i32)]
+            })
+            .collect();
+        let data = cts_block_sparse_data {
+            num_trees: tree_dofs.len(),
+            tree_dofs: tree_dofs.as_ptr(),
+            M_len: p.m_packed.len(),
+            M: p.m_packed.as_ptr(),
+            num_contacts: nc,
+            contact_trees: contact_trees.as_ptr(),
+            J_len: p.j_packed.len(),
+            J: p.j_packed.as_ptr(),
+        };
+        let (mut v, mut f, mut ft) = (vec![0.0; nv], vec![0.0; nc], vec![0.0; 2 * nc]);
+        for two_way in [true, false] {
+            let mut h = std::ptr::null_mut();
+            assert_eq!(unsafe { cts_tamsi_solver_new(nv, &mut h) }, cts_status::Ok);
+            let mut step = || unsafe {
+                let s = if two_way {
+                    cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+                        h,
+                        &data,
+                        p.p_star.as_ptr(),
+                        p.fn0.as_ptr(),
+                        p.stiffness.as_ptr(),
+                        p.dissipation.as_ptr(),
+                        p.mu.as_ptr(),
+                    )
+                } else {
+                    cts_tamsi_solver_set_one_way_coupled_block_problem_data(
+                        h,
+                        &data,
+                        p.p_star.as_ptr(),
+                        p.fn0.as_ptr(),
+                        p.mu.as_ptr(),
+                    )
+                };
+                assert_eq!(s, cts_status::Ok);
+                let s = cts_tamsi_solver_solve_with_guess(h, p.dt, p.v0.as_ptr(), nv);
+                assert_eq!(s, cts_status::Ok, "{name}");
+                assert_eq!(
+                    cts_tamsi_solver_get_generalized_velocities(h, v.as_mut_ptr(), nv),
+                    cts_status::Ok
+                );
+                assert_eq!(cts_tamsi_solver_get_normal_forces(h, f.as_mut_ptr(), nc), cts_status::Ok);
+                assert_eq!(cts_tamsi_solver_get_friction_forces(h, ft.as_mut_ptr(), 2 * nc), cts_status::Ok);
+            };
+            step();
+            step();
+            let n = allocations_during(&mut step);
+            assert_eq!(n, 0, "{name} two-way {two_way}: set + solve + getters");
+            // Solving again without a new set allocates nothing either.
+            let n = allocations_during(|| unsafe {
+                assert_eq!(cts_tamsi_solver_solve_with_guess(h, p.dt, p.v0.as_ptr(), nv), cts_status::Ok);
+            });
+            assert_eq!(n, 0, "{name} two-way {two_way}: solve");
+            unsafe { cts_tamsi_solver_free(h) };
+        }
+    }
+}
