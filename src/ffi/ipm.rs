@@ -392,21 +392,20 @@ fn solve_workspace(n: usize, nc: usize, kt: usize, max_iter: usize, mode: Newton
     lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
 }
 
-/// Doubles the sensitivity matrices need: ∂v/∂θ (n × (2n + 2nc)) and ∂λ/∂θ (3nc × (2n + 2nc)).
+/// How a failed probe of [`solve_workspace`] names the workspace.
 fn solve_workspace_name(n: usize, nc: usize, kt: usize) -> String {
     format!(
         "n = {n}, nc = {nc} ({kt} cone variables): the solve's workspace of about n² (condensed) or \
-         (n + 2·{kt})² (dense) + 3·nc·n + 160·nc doubles"
+         (n + 2·{kt})² (dense) + 3·nc·n + 182·nc doubles"
     )
 }
 
+/// Doubles the sensitivity matrices need: ∂v/∂θ (n × (2n + 2nc)) and ∂λ/∂θ (3nc × (2n + 2nc)).
 fn sensitivity_workspace(n: usize, nc: usize) -> Option<usize> {
     let cols = n.checked_add(nc)?.checked_mul(2)?;
     n.checked_add(nc.checked_mul(3)?)?.checked_mul(cols)
 }
 
-/// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
-/// allocation failure would abort the host), remembering the largest size that could.
 /// The final check of a converged solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(outputs + iterations), once per solve.
 fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
@@ -430,13 +429,14 @@ fn stats_values(s: &crate::ipm::IpmStats) -> [f64; 8] {
 const STATS_NAME: &str =
     "stats (rvio, bvio, kappa, residual, complementarity, merit, momentum_scale, velocity_scale)";
 
-/// Probes `need` doubles (see [`alloc::probe_doubles`]) for the workspace of `what`.
+/// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
+/// allocation failure would abort the host), remembering the largest size that could (see
+/// [`alloc::probe_doubles`]); `what` names the workspace in the message.
 fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String) -> Result<(), FfiError> {
     alloc::probe_doubles(need, probed, what, "use fewer velocities or contacts")
 }
 
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
+/// Runs `body` on a mutable handle (see [`call_mut`]).
 fn with_mut(
     solver: *mut cts_ipm_solver,
     function: &str,
