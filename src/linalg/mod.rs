@@ -10,6 +10,9 @@
 //!   failure (`specs/tamsi.md` §5.2).
 //! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
 //!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
+//! * [`BlockSparseLu`], [`BlockSparseLdlt`]: sparse LU / LDLᵀ of a matrix made of dense blocks
+//!   on a block pattern (the Newton matrix of a large contact island), symbolic analysis once
+//!   per pattern, values assembled in place, pivoting inside supernodes.
 //! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
 //!   non-positive pivot (`specs/baraff.md` §2).
 //! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
@@ -26,6 +29,7 @@
 
 mod basis_inverse;
 mod block_lu;
+mod block_sparse;
 mod cholesky;
 mod cod;
 mod ldlt;
@@ -36,6 +40,9 @@ pub mod simd;
 
 pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
+pub use block_sparse::{
+    BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
+};
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};

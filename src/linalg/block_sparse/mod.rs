@@ -1,0 +1,491 @@
+//! Sparse LU and LDLᵀ of block-structured matrices (the Newton matrices of large contact
+//! islands), with the symbolic analysis done once per block pattern and reused.
+//!
+//! # The matrices
+//!
+//! A square matrix of size `n = Σ dims[b]` split into `nb` diagonal blocks (trees) of sizes
+//! `dims`; block `(a, b)` is a dense `dims[a] × dims[b]` block, present when `a == b` or when the
+//! pair `{a, b}` is in the pattern's list of coupled pairs (a contact between trees a and b). The
+//! pattern is structurally symmetric: a pair `(a, b)` makes both `(a, b)` and `(b, a)` present.
+//! Scalar index `i` of block `b` is global index `Σ_{c<b} dims[c] + i`.
+//!
+//! # Usage
+//!
+//! 1. [`BlockSparseLu::analyze`] with the block sizes and the coupled pairs. Pairs may come in
+//!    any order and orientation, with duplicates (one per contact is fine). The analysis
+//!    (fill-reducing ordering of the block graph, elimination tree, supernodes, value layout) is
+//!    skipped when the pattern equals the current one ([`Reuse::Unchanged`]) or one of the last
+//!    few analysed ones ([`Reuse::Cached`], see [`BlockSparseLu::set_cache_capacity`]).
+//! 2. [`BlockSparseLu::clear_values`], then add each block's values through
+//!    [`BlockSparseLu::block_mut`]: a view straight into the factor's storage (column-major with
+//!    a leading dimension), no dense `n×n` matrix and no hashing per entry.
+//! 3. [`BlockSparseLu::factor`], then [`BlockSparseLu::solve_in_place`] as often as needed.
+//!
+//! Once the storage has grown to a pattern's size, `clear_values`, `block_mut`, `factor` and
+//! `solve_in_place` allocate nothing, and neither does `analyze` on a cache hit.
+//!
+//! # Method
+//!
+//! Approximate minimum degree (faer's AMD) orders the block graph; the elimination tree is
+//! postordered and consecutive blocks are merged into supernodes (fundamental ones, then
+//! CHOLMOD-style relaxed amalgamation). Each supernode stores a dense panel: its diagonal block
+//! and the rows below it (L), and for LU the columns to its right (U). The numeric factorization
+//! is right-looking: factor the diagonal block, two triangular solves, one dense update
+//! `W = L21·U12` (faer's matrix multiply) scattered into the ancestors' panels through a plan
+//! made at analysis.
+//!
+//! # Pivoting and failure (differences from the dense kernels)
+//!
+//! Row exchanges ([`BlockSparseLu`]) and symmetric exchanges ([`BlockSparseLdlt`]) happen only
+//! inside the diagonal block of each supernode, so the structure of the factors never depends on
+//! the values (the analysis holds for every value set, and a numeric factorization never
+//! allocates). This is the pivoting of PARDISO-style supernodal solvers; it is stable when the
+//! diagonal blocks dominate, as they do for `M + dt·Σ Jᵀ W J` with M block diagonal positive
+//! definite, but it is not the dense partial pivoting of [`PartialPivLu`](super::PartialPivLu)
+//! or the full diagonal pivoting of [`Ldlt`](super::Ldlt):
+//!
+//! * `factor` fails with [`SparseError::Singular`] when a pivot `u` satisfies
+//!   `!(|u| > n·ε·c)`, with `c` the largest |entry| of that column of the assembled matrix (for
+//!   LDLᵀ: of the symmetric matrix). An exactly or numerically singular matrix fails; so does a
+//!   nonsingular one whose diagonal blocks become (nearly) singular during elimination, which
+//!   wider pivoting might have factored. Callers fall back to the dense kernels then.
+//! * Dense [`PartialPivLu`](super::PartialPivLu) never fails (Eigen's `PartialPivLU`; the solve
+//!   of a singular matrix is non-finite). Dense [`Ldlt`](super::Ldlt) follows Eigen's
+//!   `NumericalIssue` rules (an exactly zero pivot with a nonzero sub-column, or a zero pivot
+//!   followed by a nonzero one) and solves with the pseudo-inverse of D. The sparse LDLᵀ has no
+//!   pseudo-inverse: any pivot below the threshold is a failure, including the zero-pivot,
+//!   zero-column case Eigen accepts. Its pivot choice is Eigen's rule (largest |diagonal|, first
+//!   index on ties) restricted to each supernode, so its factors and rounding differ from the
+//!   dense one's; no bit-for-bit agreement is possible.
+//! * Non-finite assembled values fail with [`SparseError::NonFinite`] before any elimination.
+//!
+//! Layout of every view and slice: column-major; `rhs` in the original scalar order.
+//!
+//! # When to use it
+//!
+//! For islands of at least [`BLOCK_SPARSE_MIN_DIM`] dofs (measured crossover against the dense
+//! kernels, assembly + factor + solve, `benches/sparse_lu.rs`); smaller ones are cheaper dense.
+
+mod numeric;
+mod symbolic;
+
+use faer::dyn_stack::MemBuffer;
+use nalgebra::{Dyn, MatrixViewMut};
+
+use symbolic::{PatternKey, Symbolic};
+
+/// Which factorization an analysis is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `P A = L U`, row exchanges inside supernodes.
+    Lu,
+    /// `P A Pᵀ = L D Lᵀ`, symmetric exchanges inside supernodes; only the lower triangle is read.
+    Ldlt,
+}
+
+/// What [`BlockSparseLu::analyze`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// The pattern equals the current one: nothing was done.
+    Unchanged,
+    /// The pattern equals one analysed recently: that analysis was made current.
+    Cached,
+    /// A new symbolic analysis was made.
+    Analyzed,
+}
+
+/// Errors of the block-sparse factorizations.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SparseError {
+    /// The block sizes or pairs are invalid (zero-size block, index out of range, self pair,
+    /// size overflow).
+    #[error("invalid block pattern: {0}")]
+    InvalidPattern(String),
+    /// Allocation failed (or a size would overflow).
+    #[error("out of memory for the block-sparse factorization")]
+    OutOfMemory,
+    /// No pattern has been analysed yet.
+    #[error("no block pattern analysed")]
+    NotAnalyzed,
+    /// Block (a, b) is not in the current pattern.
+    #[error("block ({a}, {b}) is not in the block pattern")]
+    NotInPattern {
+        /// Row block.
+        a: usize,
+        /// Column block.
+        b: usize,
+    },
+    /// An assembled value is NaN or infinite (original scalar row and column).
+    #[error("non-finite matrix entry at ({row}, {col})")]
+    NonFinite {
+        /// Scalar row.
+        row: usize,
+        /// Scalar column.
+        col: usize,
+    },
+    /// A pivot is zero or negligible against its column (original scalar column); see the
+    /// module docs.
+    #[error("matrix singular to working precision at column {col} (pivot {pivot:e})")]
+    Singular {
+        /// Scalar column of the pivot.
+        col: usize,
+        /// The pivot's value.
+        pivot: f64,
+    },
+    /// `solve_in_place` before a successful `factor`.
+    #[error("no factorization to solve with")]
+    NotFactored,
+    /// The right-hand side does not have the matrix size.
+    #[error("right-hand side has length {got}, the matrix has size {expected}")]
+    RhsLength {
+        /// The matrix size.
+        expected: usize,
+        /// The right-hand side's length.
+        got: usize,
+    },
+}
+
+/// Figures of the current analysis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BlockSparseStats {
+    /// Matrix size (scalar).
+    pub n: usize,
+    /// Number of diagonal blocks.
+    pub blocks: usize,
+    /// Number of distinct coupled pairs.
+    pub pairs: usize,
+    /// Number of supernodes.
+    pub supernodes: usize,
+    /// Largest supernode width (scalar columns).
+    pub max_supernode: usize,
+    /// Stored values of the factors (L and U panels).
+    pub factor_values: usize,
+    /// Floating-point operations of one numeric factorization.
+    pub flops: f64,
+    /// Symbolic analyses made by this object so far.
+    pub analyses: usize,
+}
+
+/// A block view into the factor storage: `dims[a] × dims[b]`, element (i, j) at
+/// `i·row_stride + j·col_stride` (column-major with a leading dimension, or its transpose for the
+/// upper blocks of [`BlockSparseLdlt`]).
+pub type BlockViewMut<'a> = MatrixViewMut<'a, f64, Dyn, Dyn, Dyn, Dyn>;
+
+/// Island size (scalar dofs) from which [`BlockSparseLu`] / [`BlockSparseLdlt`] beat the dense
+/// [`PartialPivLu`](super::PartialPivLu) / [`Ldlt`](super::Ldlt) on the engine scenes' islands
+/// (assembly from blocks + factor + one solve, `benches/sparse_lu.rs`, group `threshold`):
+/// dense is faster at 12–24 dofs (by up to 30%), sparse from 30 on (LU 1.3× at 30, 2.6× at 60,
+/// 3.4× at 132, 18× at 600 dofs; LDLᵀ 1.5×, 2.7×, 8×, 59×).
+pub const BLOCK_SPARSE_MIN_DIM: usize = 30;
+
+/// Default number of analyses kept.
+const DEFAULT_CACHE: usize = 4;
+
+/// The machinery shared by both factorizations.
+struct Engine {
+    kind: Kind,
+    /// Recent analyses, most recent first; `cache[0]` is the current one when `current`.
+    cache: Vec<Symbolic>,
+    current: bool,
+    capacity: usize,
+    key: PatternKey,
+    analyses: usize,
+    /// Values: the L panels and the U panels (LU only), laid out by the current analysis.
+    lval: Vec<f64>,
+    uval: Vec<f64>,
+    /// Per supernode, its pivot order: `piv[sn_col[s] + i]` is the local index (in the
+    /// supernode) of the row (LU) or row/column (LDLᵀ) placed at local position i.
+    piv: Vec<usize>,
+    /// Inverse of one supernode's pivot order (faer's dense LU writes it).
+    piv_inv: Vec<usize>,
+    /// Largest |entry| of each (permuted) column of the assembled matrix.
+    colmax: Vec<f64>,
+    /// Update matrix `W` (`r × r`; also the row maxima of a panel while scanning) and, for
+    /// LDLᵀ, `L21·D` (`r × w`).
+    work: Vec<f64>,
+    work2: Vec<f64>,
+    /// The right-hand side in the permuted order, and one supernode's segment.
+    x: Vec<f64>,
+    seg: Vec<f64>,
+    /// Scratch of faer's dense LU for large diagonal blocks.
+    stack: MemBuffer,
+    stack_dim: usize,
+    factored: bool,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("kind", &self.kind)
+            .field("stats", &self.stats())
+            .field("cached", &self.cache.len())
+            .field("factored", &self.factored)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    fn new(kind: Kind) -> Self {
+        Self {
+            kind,
+            cache: Vec::new(),
+            current: false,
+            capacity: DEFAULT_CACHE,
+            key: PatternKey::default(),
+            analyses: 0,
+            lval: Vec::new(),
+            uval: Vec::new(),
+            piv: Vec::new(),
+            piv_inv: Vec::new(),
+            colmax: Vec::new(),
+            work: Vec::new(),
+            work2: Vec::new(),
+            x: Vec::new(),
+            seg: Vec::new(),
+            stack: MemBuffer::new(faer::dyn_stack::StackReq::EMPTY),
+            stack_dim: 0,
+            factored: false,
+        }
+    }
+
+    fn symbolic(&self) -> Result<&Symbolic, SparseError> {
+        if self.current { Ok(&self.cache[0]) } else { Err(SparseError::NotAnalyzed) }
+    }
+
+    fn analyze(&mut self, dims: &[usize], pairs: &[(usize, usize)]) -> Result<Reuse, SparseError> {
+        self.factored = false;
+        let mut key = std::mem::take(&mut self.key);
+        let result = self.analyze_key(&mut key, dims, pairs);
+        self.key = key;
+        if result.is_err() {
+            self.current = false;
+        }
+        result
+    }
+
+    fn analyze_key(
+        &mut self,
+        key: &mut PatternKey,
+        dims: &[usize],
+        pairs: &[(usize, usize)],
+    ) -> Result<Reuse, SparseError> {
+        key.assign(dims, pairs)?;
+        let reuse = match self.cache.iter().position(|s| s.key == *key) {
+            Some(0) if self.current => Reuse::Unchanged,
+            Some(i) => {
+                self.cache[..=i].rotate_right(1);
+                Reuse::Cached
+            }
+            None => {
+                self.current = false;
+                let sym = Symbolic::analyze(key, self.kind)?;
+                self.analyses += 1;
+                symbolic::try_reserve(&mut self.cache, 1)?;
+                self.cache.insert(0, sym);
+                self.cache.truncate(self.capacity.max(1));
+                Reuse::Analyzed
+            }
+        };
+        self.current = false;
+        self.grow_for_current()?;
+        self.current = true;
+        Ok(reuse)
+    }
+
+    /// Grows the value storage and scratch to the current analysis (`cache[0]`).
+    fn grow_for_current(&mut self) -> Result<(), SparseError> {
+        let s = &self.cache[0];
+        let (n, w, r) = (s.n, s.max_w, s.max_r);
+        try_grow(&mut self.lval, s.l_len, 0.0)?;
+        try_grow(&mut self.uval, s.u_len, 0.0)?;
+        try_grow(&mut self.piv, n, 0)?;
+        try_grow(&mut self.colmax, n, 0.0)?;
+        // `work` doubles as the row maxima of one panel in `factor`'s scan (w + r values).
+        let work_len = r.checked_mul(r).ok_or(SparseError::OutOfMemory)?.max(w + r);
+        try_grow(&mut self.work, work_len, 0.0)?;
+        if self.kind == Kind::Ldlt {
+            try_grow(&mut self.work2, r.checked_mul(w).ok_or(SparseError::OutOfMemory)?, 0.0)?;
+        }
+        try_grow(&mut self.x, n, 0.0)?;
+        try_grow(&mut self.seg, w, 0.0)?;
+        try_grow(&mut self.piv_inv, w, 0)?;
+        if self.kind == Kind::Lu && w > self.stack_dim {
+            let req = numeric::dense_lu_scratch(w);
+            self.stack = MemBuffer::try_new(req).map_err(|_| SparseError::OutOfMemory)?;
+            self.stack_dim = w;
+        }
+        Ok(())
+    }
+
+    fn set_cache_capacity(&mut self, capacity: usize) {
+        self.capacity = capacity.max(1);
+        self.cache.truncate(self.capacity);
+    }
+
+    fn clear_values(&mut self) {
+        self.factored = false;
+        if let Ok(s) = self.symbolic() {
+            let (l, u) = (s.l_len, s.u_len);
+            self.lval[..l].fill(0.0);
+            self.uval[..u].fill(0.0);
+        }
+    }
+
+    fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
+        self.factored = false;
+        let s = self.symbolic()?;
+        let loc = s.block_loc(a, b).ok_or(SparseError::NotInPattern { a, b })?;
+        let (rows, cols) = (s.key.dims[a], s.key.dims[b]);
+        let values = if loc.upper_panel { &mut self.uval } else { &mut self.lval };
+        let len = (rows - 1) * loc.rs + (cols - 1) * loc.cs + 1;
+        let slice = &mut values[loc.offset..loc.offset + len];
+        Ok(BlockViewMut::from_slice_with_strides_generic(
+            slice,
+            Dyn(rows),
+            Dyn(cols),
+            Dyn(loc.rs),
+            Dyn(loc.cs),
+        ))
+    }
+
+    fn stats(&self) -> Option<BlockSparseStats> {
+        let s = self.symbolic().ok()?;
+        Some(BlockSparseStats {
+            n: s.n,
+            blocks: s.key.dims.len(),
+            pairs: s.key.pairs.len(),
+            supernodes: s.n_supernodes(),
+            max_supernode: s.max_w,
+            factor_values: s.l_len + s.u_len,
+            flops: s.flops,
+            analyses: self.analyses,
+        })
+    }
+
+    fn dim(&self) -> usize {
+        self.symbolic().map_or(0, |s| s.n)
+    }
+}
+
+/// Grows `v` to at least `len` elements filled with `value`, fallibly; never shrinks it.
+fn try_grow<T: Clone>(v: &mut Vec<T>, len: usize, value: T) -> Result<(), SparseError> {
+    if v.len() < len {
+        v.try_reserve(len - v.len()).map_err(|_| SparseError::OutOfMemory)?;
+        v.resize(len, value);
+    }
+    Ok(())
+}
+
+/// A vector of `len` copies of `value`, fallibly.
+fn try_filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, SparseError> {
+    let mut v = Vec::new();
+    try_grow(&mut v, len, value)?;
+    Ok(v)
+}
+
+macro_rules! shared_api {
+    ($name:ident) => {
+        impl $name {
+            /// Analyses the block pattern `dims` (block sizes, all ≥ 1) and `pairs` (coupled
+            /// blocks, any order and orientation, duplicates allowed), or reuses the current or a
+            /// cached analysis of the same pattern. Values are unspecified afterwards (call
+            /// [`Self::clear_values`]).
+            pub fn analyze(
+                &mut self,
+                dims: &[usize],
+                pairs: &[(usize, usize)],
+            ) -> Result<Reuse, SparseError> {
+                self.0.analyze(dims, pairs)
+            }
+
+            /// Keeps up to `capacity` (≥ 1) analyses for reuse (default 4). Islands of a scene
+            /// alternate between patterns within a solve; one factorization object with a cache
+            /// at least as large as the number of large islands analyses each pattern once.
+            pub fn set_cache_capacity(&mut self, capacity: usize) {
+                self.0.set_cache_capacity(capacity)
+            }
+
+            /// Sets every stored value (the pattern's blocks and the fill) to zero.
+            pub fn clear_values(&mut self) {
+                self.0.clear_values()
+            }
+
+            /// Matrix size of the current pattern (0 before any analysis).
+            pub fn dim(&self) -> usize {
+                self.0.dim()
+            }
+
+            /// Figures of the current analysis, `None` before any.
+            pub fn stats(&self) -> Option<BlockSparseStats> {
+                self.0.stats()
+            }
+
+            /// Factors the assembled matrix. On error the factorization is unusable until the
+            /// values are assembled again.
+            pub fn factor(&mut self) -> Result<(), SparseError> {
+                self.0.factor()
+            }
+
+            /// Solves `A x = rhs` in place (`rhs` of length [`Self::dim`], original scalar order)
+            /// with the last successful factorization.
+            pub fn solve_in_place(&mut self, rhs: &mut [f64]) -> Result<(), SparseError> {
+                self.0.solve_in_place(rhs)
+            }
+        }
+    };
+}
+
+/// Sparse LU with row exchanges inside supernodes of a structurally symmetric block matrix (see
+/// the module docs): two-way TAMSI and interior-point Newton matrices of large islands.
+#[derive(Debug)]
+pub struct BlockSparseLu(Engine);
+
+impl Default for BlockSparseLu {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BlockSparseLu {
+    /// An empty factorization (no pattern).
+    pub fn new() -> Self {
+        Self(Engine::new(Kind::Lu))
+    }
+
+    /// The stored block (a, b) (`dims[a] × dims[b]`, column-major with a leading dimension) of
+    /// the current pattern, to add values into. Every block `(a, a)` and, for each coupled pair,
+    /// both `(a, b)` and `(b, a)` exist.
+    pub fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
+        self.0.block_mut(a, b)
+    }
+}
+
+shared_api!(BlockSparseLu);
+
+/// Sparse LDLᵀ with symmetric exchanges inside supernodes of a symmetric block matrix (see the
+/// module docs): one-way TAMSI Newton matrices of large islands. Only the lower triangle is
+/// read.
+#[derive(Debug)]
+pub struct BlockSparseLdlt(Engine);
+
+impl Default for BlockSparseLdlt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BlockSparseLdlt {
+    /// An empty factorization (no pattern).
+    pub fn new() -> Self {
+        Self(Engine::new(Kind::Ldlt))
+    }
+
+    /// The stored block (a, b) of the current pattern. Blocks `(a, b)` and `(b, a)` are the same
+    /// storage (one view is the transpose of the other): assemble each coupled pair once, in
+    /// either orientation. Of a diagonal block `(a, a)` only the lower triangle is read.
+    pub fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
+        self.0.block_mut(a, b)
+    }
+}
+
+shared_api!(BlockSparseLdlt);
