@@ -2504,7 +2504,9 @@ cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_so
  * or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
  * a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
  * both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
- * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+ * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
+ * before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+ * allocated; the message names the size). The message
  * names the argument, its first bad entry, the value and what was expected. On error the
  * previous data (dense or block, with its structure) stays set and usable.
  */
@@ -2528,7 +2530,8 @@ cts_status cts_tamsi_solver_set_one_way_coupled_block_problem_data(struct cts_ta
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
  * CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
  * `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
- * was used with one-way data). On error the previous data stays set and usable.
+ * was used with one-way data; checked before the values); CTS_STATUS_ALLOCATION_FAILED. On
+ * error the previous data stays set and usable.
  */
 cts_status cts_tamsi_solver_set_two_way_coupled_block_problem_data(struct cts_tamsi_solver *solver,
                                                                    const struct cts_block_sparse_data *data,

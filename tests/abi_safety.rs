@@ -123,6 +123,9 @@ fn fuzz(exe: &Path, seed: u64, seconds: u32, valgrind: bool) -> String {
     for solver in ["tamsi", "lcp", "rigid", "baraff", "ipm"] {
         assert!(count(solves, &format!("{solver} ")) > 0, "no OK solve of {solver}: {summary}");
     }
+    // TAMSI's block-sparse setters were reached past their checks, and solved.
+    assert!(count(&summary, "sets OK") > 0, "no OK block-sparse TAMSI set call: {summary}");
+    assert!(count(&summary, "solves OK") > 0, "no OK solve of block-sparse TAMSI data: {summary}");
     println!("{summary}");
     summary
 }

@@ -14,7 +14,7 @@ use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
-use crate::tamsi::{TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
+use crate::tamsi::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
 
 /// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
 /// release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
@@ -119,6 +119,15 @@ impl TryFrom<&cts_tamsi_parameters> for TamsiParameters {
 enum NormalData {
     OneWay { fn_: RawVector },
     TwoWay { fn0: RawVector, stiffness: RawVector, dissipation: RawVector },
+}
+
+impl NormalData {
+    fn scheme(&self) -> CouplingScheme {
+        match self {
+            Self::OneWay { .. } => CouplingScheme::OneWay,
+            Self::TwoWay { .. } => CouplingScheme::TwoWay,
+        }
+    }
 }
 
 /// Borrowed M and contact Jacobians in either form, validated when set.
@@ -258,16 +267,7 @@ impl Inner {
     fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
         let problem = unsafe { data.problem(&self.layout) }?;
-        // The coupling scheme first (a wrong call, whatever the values), then the values, then
-        // the binding: a rejected set call leaves the solver as it was.
-        if let Some(bound) = self.solver.coupling_scheme() {
-            let scheme = problem.coupling_scheme();
-            if bound != scheme {
-                return Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into());
-            }
-        }
-        problem.validate()?;
-        self.solver.bind_problem(&problem)?;
+        check_and_bind_problem(&mut self.solver, &problem)?;
         self.data = Some(data);
         self.solved = false;
         Ok(cts_status::Ok)
@@ -292,7 +292,7 @@ impl Inner {
     }
 
     /// The checks of [`set_block_data`](Self::set_block_data) after the structure: the trees'
-    /// dofs against nv, the values, the coupling scheme.
+    /// dofs against nv, the lengths and values of M and J, then [`check_and_bind_problem`].
     fn check_and_bind(&mut self, data: &ProblemData, blocks: RawBlockSparse) -> Result<(), FfiError> {
         let (nv, trees_nv) = (self.solver.num_velocities(), self.layout.num_velocities());
         if trees_nv != nv {
@@ -304,11 +304,11 @@ impl Inner {
                 ),
             ));
         }
+        // The scheme before the values of M and J, as for dense data.
+        check_scheme(&self.solver, data.normal.scheme())?;
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
         let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
-        problem.validate()?;
-        self.solver.bind_problem(&problem)?;
-        Ok(())
+        check_and_bind_problem(&mut self.solver, &problem)
     }
 
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
@@ -317,6 +317,24 @@ impl Inner {
         } else {
             Err(FfiError::new(cts_status::NoSolution, "no solution: solve the current problem data first"))
         }
+    }
+}
+
+/// The last checks of a set call, dense or block-sparse: the coupling scheme first (a wrong call
+/// reports WRONG_COUPLING_SCHEME whatever its values), then the values, then the binding. A
+/// rejected call leaves `solver` as it was.
+fn check_and_bind_problem(solver: &mut TamsiSolver, problem: &TamsiProblem<'_>) -> Result<(), FfiError> {
+    check_scheme(solver, problem.coupling_scheme())?;
+    problem.validate()?;
+    solver.bind_problem(problem)?;
+    Ok(())
+}
+
+/// WRONG_COUPLING_SCHEME when `solver` is bound to the other scheme than `scheme`.
+fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiError> {
+    match solver.coupling_scheme() {
+        Some(bound) if bound != scheme => Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into()),
+        _ => Ok(()),
     }
 }
 
@@ -578,7 +596,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
 /// or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
 /// a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
 /// both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
-/// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+/// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
+/// before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+/// allocated; the message names the size). The message
 /// names the argument, its first bad entry, the value and what was expected. On error the
 /// previous data (dense or block, with its structure) stays set and usable.
 #[unsafe(no_mangle)]
@@ -612,7 +632,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
 /// CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
 /// `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
-/// was used with one-way data). On error the previous data stays set and usable.
+/// was used with one-way data; checked before the values); CTS_STATUS_ALLOCATION_FAILED. On
+/// error the previous data stays set and usable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data(
     solver: *mut cts_tamsi_solver,

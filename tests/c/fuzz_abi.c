@@ -211,6 +211,7 @@ static unsigned long long bad_status, panics, empty_message, ok_non_finite, gett
 static unsigned long long lcp_ok_non_finite;
 static int strict_lcp;
 static unsigned long long per_solver[5], ok_per_solver[5], non_finite_statuses, allocation_failures;
+static unsigned long long tamsi_block_sets, tamsi_block_solves; /* OK block-sparse set calls and solves */
 static const char *current = "";
 
 static void violation(unsigned long long *counter, const char *what, const char *call, cts_status s,
@@ -305,6 +306,7 @@ static double rand_dt(void) { return one_in(8) ? special() : (one_in(2) ? 1e-3 :
 typedef struct {
   cts_tamsi_solver *h;
   bundle data;
+  int blocks; /* the data set is block-sparse */
 } tamsi_slot;
 static tamsi_slot tamsi[SLOTS];
 
@@ -378,6 +380,118 @@ static void tamsi_set(tamsi_slot *s, int two_way) {
                 tamsi_msg(s));
   }
   if (r == CTS_STATUS_OK) {
+    s->blocks = 0;
+    bundle_take(&s->data, &next, 1);
+  } else {
+    bundle_free(&next);
+  }
+}
+
+/* Random trees covering `nv` velocities (1 to 6 dofs each) into `dofs` (nv entries), or one
+ * tree for an nv too large for honest M blocks; returns the number of trees. */
+static size_t tree_split(int32_t *dofs, size_t nv) {
+  size_t ntree = 0, left = nv;
+  if (dofs == NULL) return 0;
+  if (nv > 4096) {
+    dofs[0] = nv > INT32_MAX ? INT32_MAX : (int32_t)nv;
+    return 1;
+  }
+  while (left > 0) {
+    size_t n = 1 + below(left < 6 ? left : 6);
+    dofs[ntree++] = (int32_t)n;
+    left -= n;
+  }
+  return ntree;
+}
+
+/* Block-sparse data (cts_block_sparse_data) for the solver's nv: trees covering nv, contacts
+ * between one or two of them, SPD M blocks and random J blocks; now and then a wrong structure
+ * (a tree of 0 dofs, dofs not adding up to nv, a tree index out of range, a contact listing a
+ * tree twice or none), wrong lengths, huge counts (their arrays NULL) or special values. */
+static void tamsi_set_blocks(tamsi_slot *s, int two_way) {
+  bundle next = {{0}, 0};
+  cts_block_sparse_data d;
+  size_t nv = cts_tamsi_solver_num_velocities(s->h), nc = rand_size(), t, i, r_, c_, m_len = 0, j_len = 0;
+  int32_t *dofs = NULL, *trees = NULL;
+  double *p_star, *mu, *M;
+  cts_status r;
+  memset(&d, 0, sizeof d);
+  if (one_in(30)) { /* any number of trees: their dofs (1 to 3) rarely add up to nv */
+    d.num_trees = rand_size();
+    dofs = d.num_trees <= HONEST_MAX ? (int32_t *)keep(&next, malloc(d.num_trees * sizeof(int32_t) + 1)) : NULL;
+    if (dofs != NULL)
+      for (t = 0; t < d.num_trees; ++t) dofs[t] = 1 + (int32_t)below(3);
+  } else {
+    dofs = (int32_t *)keep(&next, malloc((nv > 4096 ? 1 : nv) * sizeof(int32_t) + 1));
+    d.num_trees = tree_split(dofs, nv);
+  }
+  if (dofs != NULL && d.num_trees > 0 && one_in(25)) dofs[below(d.num_trees)] += one_in(2) ? -1 : 1;
+  d.tree_dofs = one_in(60) ? NULL : dofs;
+  /* M: the trees' blocks back to back (the lengths saturate: a huge tree's M is NULL). */
+  for (t = 0; dofs != NULL && t < d.num_trees; ++t) {
+    size_t n = dofs[t] > 0 ? (size_t)dofs[t] : 0;
+    m_len = n > 0 && n > (SIZE_MAX - m_len) / n ? SIZE_MAX : m_len + n * n;
+  }
+  M = darr(&next, m_len, ANY);
+  if (M != NULL && dofs != NULL && m_len <= HONEST_MAX) {
+    size_t at = 0;
+    for (t = 0; t < d.num_trees; ++t) {
+      size_t n = dofs[t] > 0 ? (size_t)dofs[t] : 0;
+      for (c_ = 0; c_ < n; ++c_)
+        for (r_ = 0; r_ < n; ++r_)
+          M[at + r_ + c_ * n] = r_ == c_ ? uniform(1.0, 3.0) : 0.1 * sin((double)(r_ + c_ + 1));
+      at += n * n;
+    }
+    if (one_in(10)) M[below(m_len)] = special();
+  }
+  d.M = M;
+  d.M_len = one_in(30) ? m_len + 1 : m_len;
+  /* Contacts: one tree and a static side, or two distinct trees. */
+  d.num_contacts = nc;
+  if (nc <= HONEST_MAX / 2 && nc > 0) trees = (int32_t *)keep(&next, malloc(2 * nc * sizeof(int32_t)));
+  for (i = 0; trees != NULL && i < nc; ++i) {
+    int32_t ntree = (int32_t)(d.num_trees < (size_t)INT32_MAX ? d.num_trees : INT32_MAX);
+    int32_t a = ntree > 0 ? (int32_t)below((size_t)ntree) : -1, b = ntree > 1 && one_in(2) ? (int32_t)below((size_t)ntree) : -1;
+    if (b == a) b = -1;
+    if (one_in(2)) {
+      int32_t x = a;
+      a = b;
+      b = x;
+    }
+    if (one_in(40)) a = one_in(2) ? ntree : (one_in(2) ? b : -1);
+    trees[2 * i] = a;
+    trees[2 * i + 1] = b;
+  }
+  d.contact_trees = one_in(60) ? NULL : trees;
+  for (i = 0; trees != NULL && dofs != NULL && i < nc; ++i) {
+    int k;
+    for (k = 0; k < 2; ++k) {
+      int32_t tr = trees[2 * i + k];
+      if (tr >= 0 && (size_t)tr < d.num_trees && dofs[tr] > 0) j_len += 3 * (size_t)dofs[tr];
+    }
+  }
+  if (nc > HONEST_MAX / 2) j_len = nc <= SIZE_MAX / 3 ? 3 * nc : SIZE_MAX;
+  d.J = darr(&next, j_len, UNIT);
+  d.J_len = one_in(30) ? j_len + 1 : j_len;
+  p_star = darr(&next, nv, ANY);
+  mu = darr(&next, nc, NONNEG);
+  if (!two_way) {
+    double *fn = darr(&next, nc, POSITIVE);
+    if (fn != NULL && nc <= HONEST_MAX)
+      for (i = 0; i < nc; ++i) fn[i] *= one_in(2) ? 10.0 : 1e3;
+    r = CHECKED(cts_tamsi_solver_set_one_way_coupled_block_problem_data(s->h, one_in(60) ? NULL : &d, p_star, fn, mu),
+                tamsi_msg(s));
+  } else {
+    double *fn0 = darr(&next, nc, NONNEG), *k = darr(&next, nc, POSITIVE), *dd = darr(&next, nc, NONNEG);
+    if (k != NULL && nc <= HONEST_MAX)
+      for (i = 0; i < nc; ++i) k[i] *= 1e4;
+    r = CHECKED(cts_tamsi_solver_set_two_way_coupled_block_problem_data(s->h, one_in(60) ? NULL : &d, p_star, fn0, k,
+                                                                        dd, mu),
+                tamsi_msg(s));
+  }
+  if (r == CTS_STATUS_OK) {
+    s->blocks = 1;
+    ++tamsi_block_sets;
     bundle_take(&s->data, &next, 1);
   } else {
     bundle_free(&next);
@@ -392,6 +506,7 @@ static void tamsi_solve(tamsi_slot *s) {
   if (CHECKED(cts_tamsi_solver_solve_with_guess(s->h, rand_dt(), guess, n), tamsi_msg(s)) == CTS_STATUS_OK) {
     ++ok_solves;
     ++ok_per_solver[0];
+    if (s->blocks) ++tamsi_block_solves;
     tamsi_read_all(s, 1);
   }
   bundle_free(&tmp);
@@ -419,7 +534,7 @@ static size_t action(const void *handle, size_t actions) {
 static void tamsi_step(void) {
   tamsi_slot *s = &tamsi[below(SLOTS)];
   ++per_solver[0];
-  switch (action(s->h, 12)) {
+  switch (action(s->h, 14)) {
     case 0: /* new */
       if (s->h == NULL) {
         size_t nv = one_in(10) ? rand_size() : below(9);
@@ -430,6 +545,7 @@ static void tamsi_step(void) {
     case 1: /* free */
       cts_tamsi_solver_free(s->h);
       s->h = NULL;
+      s->blocks = 0;
       bundle_free(&s->data);
       break;
     case 2: { /* clone into another slot */
@@ -440,12 +556,16 @@ static void tamsi_step(void) {
         cts_tamsi_solver_free(t->h);
         bundle_free(&t->data);
         t->h = copy;
+        t->blocks = 0;
       }
       break;
     }
     case 3: { /* resize: ends the borrow */
       size_t nv = one_in(10) ? rand_size() : below(9);
-      if (CHECKED(cts_tamsi_solver_resize(s->h, nv), tamsi_msg(s)) == CTS_STATUS_OK) bundle_free(&s->data);
+      if (CHECKED(cts_tamsi_solver_resize(s->h, nv), tamsi_msg(s)) == CTS_STATUS_OK) {
+        bundle_free(&s->data);
+        s->blocks = 0;
+      }
       break;
     }
     case 4: tamsi_params(s); break;
@@ -455,6 +575,8 @@ static void tamsi_step(void) {
     case 8: tamsi_solve(s); break;
     case 9: tamsi_read_all(s, 0); break;
     case 10: tamsi_jacobian(s); break;
+    case 11: tamsi_set_blocks(s, 0); break;
+    case 12: tamsi_set_blocks(s, 1); break;
     default: { /* the stateless limiter */
       double vt[2], dvt[2], alpha = 0.0;
       int i;
@@ -1252,11 +1374,11 @@ int main(int argc, char **argv) {
   }
   free(scratch);
   printf("seed %llu: %llu calls in %.1f s; OK solves: tamsi %llu, lcp %llu, rigid %llu, baraff %llu, ipm %llu; "
-         "statuses NON_FINITE_RESULT %llu, ALLOCATION_FAILED %llu; violations %llu: ok_with_non_finite %llu, "
+         "TAMSI block-sparse data: sets OK %llu, solves OK %llu; statuses NON_FINITE_RESULT %llu, ALLOCATION_FAILED %llu; violations %llu: ok_with_non_finite %llu, "
          "unknown_status %llu, panics %llu, empty_message %llu, getter_failed_after_ok %llu; "
          "lcp_ok_with_non_finite %llu (%s)\n",
          seed, calls, elapsed(), ok_per_solver[0], ok_per_solver[1],
-         ok_per_solver[2], ok_per_solver[3], ok_per_solver[4], non_finite_statuses, allocation_failures, violations,
+         ok_per_solver[2], ok_per_solver[3], ok_per_solver[4], tamsi_block_sets, tamsi_block_solves, non_finite_statuses, allocation_failures, violations,
          ok_non_finite, bad_status, panics, empty_message, getter_failed, lcp_ok_non_finite,
          strict_lcp ? "counted as violations" : "reported, lcp-truth's part");
   return violations == 0 ? 0 : 1;
