@@ -47,16 +47,16 @@ fn bad_data_is_rejected_and_named_from_c() {
     let dir = out_dir("abi-safety");
     let exe = dir.join("contract_safety");
     build(&[&src], &exe, false, FLAGS, Link::Shared);
-    assert_checks(&run_ok(&exe, false), 70);
+    assert_checks(&run_ok(&exe, false), 110);
     if have_valgrind() {
-        assert_checks(&run_ok(&exe, true), 70);
+        assert_checks(&run_ok(&exe, true), 110);
     } else {
         skipped("valgrind not installed");
     }
     if have_sanitizers() {
         let exe = dir.join("contract_safety_asan");
         build(&[&src], &exe, false, &[FLAGS, SANITIZE].concat(), Link::Shared);
-        assert_checks(&run_ok(&exe, false), 70);
+        assert_checks(&run_ok(&exe, false), 110);
     } else {
         skipped("AddressSanitizer/UBSan runtime not installed");
     }

@@ -120,6 +120,60 @@ static void test_tamsi(void) {
   free(mu);
 }
 
+/* The block-sparse setters and a solve of their data: one 1-dof tree touched by 2^22 contacts
+ * (honest arrays: 192 MB of contact trees, J blocks, fn and mu); the solve's per-contact
+ * workspace does not fit. */
+static void test_tamsi_blocks(void) {
+  const size_t nc = (size_t)1 << 22;
+  const int32_t dofs[1] = {1};
+  int32_t *trees = (int32_t *)calloc(2 * nc, sizeof(int32_t));
+  double *J = zeros(3 * nc), *fn = zeros(nc), *mu = zeros(nc);
+  const double M[1] = {1.0}, p_star[1] = {1.0}, v[1] = {1.0};
+  double out[1];
+  cts_block_sparse_data d;
+  cts_tamsi_solver *h = NULL;
+  size_t i;
+  CHECK(trees != NULL);
+  if (trees == NULL) return;
+  for (i = 0; i < nc; ++i) {
+    trees[2 * i] = 0;
+    trees[2 * i + 1] = -1;
+    J[3 * i] = 1.0;     /* normal */
+    J[3 * i + 1] = 1.0; /* tangent 1 */
+    fn[i] = 1.0;
+    mu[i] = 0.5;
+  }
+  memset(&d, 0, sizeof d);
+  d.num_trees = 1;
+  d.tree_dofs = dofs;
+  d.M_len = 1;
+  d.M = M;
+  d.num_contacts = nc;
+  d.contact_trees = trees;
+  d.J_len = 3 * nc;
+  d.J = J;
+  OK(cts_tamsi_solver_new(1, &h));
+  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &d, p_star, fn, mu));
+  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1),
+             CTS_STATUS_ALLOCATION_FAILED,
+             "cts_tamsi_solver_solve_with_guess: TAMSI per-contact state: allocating 4194304 elements of ");
+  CHECK(strstr(cts_tamsi_solver_last_error(h), "failed; nothing was changed") != NULL);
+  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_get_generalized_velocities(h, out, 1),
+             CTS_STATUS_NO_SOLUTION, "no solution");
+  /* The handle lives on: one contact solves, as in the dense case. */
+  d.num_contacts = 1;
+  d.J_len = 3;
+  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &d, p_star, fn, mu));
+  OK(cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1));
+  OK(cts_tamsi_solver_get_generalized_velocities(h, out, 1));
+  CHECK(fabs(out[0] - (1.0 + 1e-3 - 1e-3 * 0.5)) < 1e-12);
+  cts_tamsi_solver_free(h);
+  free(trees);
+  free(J);
+  free(fn);
+  free(mu);
+}
+
 static int identity(void *user_data, const double *in, size_t n_in, double *out, size_t n_out) {
   size_t i;
   (void)user_data;
@@ -226,6 +280,7 @@ static void test_ipm(void) {
 int main(void) {
   cap_memory();
   test_tamsi();
+  test_tamsi_blocks();
   test_rigid();
   test_baraff();
   test_ipm();

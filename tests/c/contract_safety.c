@@ -219,6 +219,67 @@ static void test_tamsi_last_error_is_errno_style(void) {
   cts_tamsi_solver_free(h);
 }
 
+/* The block-sparse setters get the same checks: the puck as one 2-dof tree touched by one
+ * contact (J rows normal, tangent 1, tangent 2 = (0 0), (1 0), (0 1)), then one 1-dof tree with
+ * huge finite data. */
+static void test_tamsi_block_data(void) {
+  cts_tamsi_solver *h = NULL;
+  puck s;
+  const int32_t dofs[1] = {2}, one_dof[1] = {1}, trees[2] = {0, -1};
+  const double J[6] = {0, 1, 0, 0, 0, 1}, tiny_M[1] = {1e-300}, huge_p[1] = {1e300}, zero[1] = {0.0};
+  double nan_M[4] = {NAN, 0, 0, 1}, v[NV] = {SENTINEL, SENTINEL}, v1[1] = {SENTINEL};
+  cts_block_sparse_data d, bad, huge;
+  cts_tamsi_iteration_stats stats;
+  make_puck(&s);
+  memset(&d, 0, sizeof d);
+  d.num_trees = 1;
+  d.tree_dofs = dofs;
+  d.M_len = 4;
+  d.M = s.M;
+  d.num_contacts = 1;
+  d.contact_trees = trees;
+  d.J_len = 6;
+  d.J = J;
+  OK(cts_tamsi_solver_new(NV, &h));
+  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &d, s.p_star, s.fn, s.mu));
+  OK(cts_tamsi_solver_solve_with_guess(h, DT, s.p_star, NV));
+  OK(cts_tamsi_solver_get_generalized_velocities(h, v, NV));
+  CHECK(fabs(v[0] - 0.95) < 1e-12 && fabs(v[1]) < 1e-12);
+  /* The coupling scheme is checked before the values, as for dense data. */
+  bad = d;
+  bad.M = nan_M;
+  EXPECT_TAMSI(h, cts_tamsi_solver_set_two_way_coupled_block_problem_data(h, &bad, s.p_star, s.fn0, s.k, s.d, s.mu),
+               CTS_STATUS_WRONG_COUPLING_SCHEME,
+               "cts_tamsi_solver_set_two_way_coupled_block_problem_data: the solver is one-way coupled");
+  EXPECT_TAMSI(h, cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &bad, s.p_star, s.fn, s.mu),
+               CTS_STATUS_INVALID_ARGUMENT,
+               "cts_tamsi_solver_set_one_way_coupled_block_problem_data: data->M[0] = NaN is outside its domain: "
+               "expected finite");
+  /* The rejected calls kept the data; its results were dropped by the first set call only. */
+  OK(cts_tamsi_solver_solve_with_guess(h, DT, s.p_star, NV));
+  CHECK(strcmp(cts_tamsi_solver_last_error(h), "") == 0);
+
+  /* Huge finite block data: v = p* / M = 1e600 overflows; a status, not OK (Drake: success). */
+  OK(cts_tamsi_solver_resize(h, 1));
+  memset(&huge, 0, sizeof huge);
+  huge.num_trees = 1;
+  huge.tree_dofs = one_dof;
+  huge.M_len = 1;
+  huge.M = tiny_M;
+  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &huge, huge_p, NULL, NULL));
+  EXPECT_TAMSI(h, cts_tamsi_solver_solve_with_guess(h, DT, zero, 1), CTS_STATUS_NON_FINITE_RESULT,
+               "cts_tamsi_solver_solve_with_guess: output v[0] = inf is not finite");
+  OK(cts_tamsi_solver_get_iteration_stats(h, &stats)); /* errno-style: the detail stays */
+  CHECK(strstr(cts_tamsi_solver_last_error(h), "output v[0] = inf") != NULL);
+  EXPECT_TAMSI(h, cts_tamsi_solver_get_generalized_velocities(h, v1, 1), CTS_STATUS_NON_FINITE_RESULT,
+               "cts_tamsi_solver_get_generalized_velocities: output v[0] = inf");
+  CHECK(untouched(v1, 1));
+  /* A new set call starts with a clean slate. */
+  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &huge, huge_p, NULL, NULL));
+  CHECK(strcmp(cts_tamsi_solver_last_error(h), "") == 0);
+  cts_tamsi_solver_free(h);
+}
+
 static void test_tamsi_calc_alpha(void) {
   const double vt[2] = {1.0, 0.0}, half_back[2] = {-0.5, 0.0}, inf_step[2] = {1.0, INFINITY};
   const double huge_step[2] = {1e200, -1e200};
@@ -401,6 +462,7 @@ int main(void) {
   test_tamsi_rejects_bad_data();
   test_tamsi_non_finite_result();
   test_tamsi_last_error_is_errno_style();
+  test_tamsi_block_data();
   test_tamsi_calc_alpha();
   test_rigid();
   test_baraff_and_ipm_parameters();
