@@ -14,7 +14,9 @@ use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
-use crate::tamsi::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
+use crate::tamsi::{
+    CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
+};
 
 /// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
 /// release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
@@ -333,7 +335,9 @@ fn check_and_bind_problem(solver: &mut TamsiSolver, problem: &TamsiProblem<'_>) 
 /// WRONG_COUPLING_SCHEME when `solver` is bound to the other scheme than `scheme`.
 fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiError> {
     match solver.coupling_scheme() {
-        Some(bound) if bound != scheme => Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into()),
+        Some(bound) if bound != scheme => {
+            Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into())
+        }
         _ => Ok(()),
     }
 }
