@@ -367,9 +367,14 @@ impl Inner {
             )
         } else {
             format!(
-                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {:e} \
-                 (scaled residual {:e}, scaled complementarity {:e}; rvio = {:e}, bvio = {:e})",
-                stats.iterations, stats.merit, stats.residual, stats.complementarity, stats.rvio, stats.bvio
+                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
+                 (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
+                stats.iterations,
+                g(stats.merit),
+                g(stats.residual),
+                g(stats.complementarity),
+                g(stats.rvio),
+                g(stats.bvio)
             )
         };
         Err(FfiError::new(status, detail))
