@@ -23,6 +23,8 @@ pub struct Islands {
     tree_island: Vec<u32>,
     /// First dof of tree t in its island's local numbering.
     tree_local: Vec<usize>,
+    /// Position of tree t among its island's trees.
+    tree_index: Vec<u32>,
     /// Island k's trees are `trees[tree_start[k]..tree_start[k + 1]]`.
     tree_start: Vec<usize>,
     trees: Vec<u32>,
@@ -50,6 +52,7 @@ impl Islands {
         try_grow(&mut self.parent, ntree, 0, what)?;
         try_grow(&mut self.tree_island, ntree, NONE, what)?;
         try_grow(&mut self.tree_local, ntree, 0, what)?;
+        try_grow(&mut self.tree_index, ntree, 0, what)?;
         try_grow(&mut self.tree_start, ntree + 1, 0, what)?;
         try_grow(&mut self.trees, ntree, 0, what)?;
         try_grow(&mut self.contact_start, ntree + 1, 0, what)?;
@@ -108,6 +111,7 @@ impl Islands {
         for (t, &k) in island.iter().enumerate().filter(|&(_, &k)| k != NONE) {
             let k = k as usize;
             self.trees[cursor[k]] = t as u32;
+            self.tree_index[t] = (cursor[k] - ts[k]) as u32;
             cursor[k] += 1;
             self.tree_local[t] = ds[k + 1];
             ds[k + 1] += layout.tree_dofs(t);
@@ -171,6 +175,12 @@ impl Islands {
         self.tree_local[t]
     }
 
+    /// Position of tree t among the trees of its island ([`trees`](Self::trees)).
+    #[inline]
+    pub fn local_index(&self, t: usize) -> usize {
+        self.tree_index[t] as usize
+    }
+
     /// The trees no contact touches, increasing.
     #[inline]
     pub fn free_trees(&self) -> &[u32] {
@@ -221,6 +231,7 @@ mod tests {
         );
         assert_eq!((islands.dofs(0), islands.dofs(1), islands.dofs(2)), (13, 18, 6));
         assert_eq!((islands.local_offset(2), islands.local_offset(4), islands.local_offset(5)), (6, 6, 12));
+        assert_eq!((islands.local_index(2), islands.local_index(4), islands.local_index(5)), (1, 1, 2));
         assert_eq!(islands.free_trees(), &[6]);
         assert_eq!((islands.island_of_tree(4), islands.island_of_tree(6)), (Some(1), None));
         // A smaller problem reuses the storage.

@@ -8,7 +8,7 @@ use nalgebra::{DMatrixView, DMatrixViewMut};
 use super::TamsiError;
 use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
-use crate::block_sparse::{BlockNewtonMatrix, BlockSparseSystem, Factorization};
+use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
 use crate::linalg::simd::Simd;
 use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
 
@@ -62,7 +62,7 @@ pub(super) trait Form {
         two_way: bool,
         coefficients: impl Fn(usize) -> UpdateCoefficients,
         out: &mut DMatrixViewMut<'_, f64>,
-    );
+    ) -> Result<(), BlockSparseError>;
 
     /// The no-contact solve `M v = p*` (§7.2) into `v`; `false` when M could not be factored.
     fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool;
@@ -192,7 +192,7 @@ impl Form for DenseForm<'_, '_> {
         two_way: bool,
         coefficients: impl Fn(usize) -> UpdateCoefficients,
         out: &mut DMatrixViewMut<'_, f64>,
-    ) {
+    ) -> Result<(), BlockSparseError> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         let j = ws.lu.storage_mut(nv);
@@ -200,6 +200,7 @@ impl Form for DenseForm<'_, '_> {
         for (c, src) in j.chunks_exact(nv.max(1)).take(nv).enumerate() {
             out.column_mut(c).as_mut_slice().copy_from_slice(src);
         }
+        Ok(())
     }
 
     #[inline(always)]
@@ -305,8 +306,8 @@ impl Form for BlockForm<'_, '_> {
     ) -> bool {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
         let newton = &mut self.ws.newton;
-        newton.assemble(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
-        let factored = newton.factor();
+        let factored =
+            newton.assemble_and_factor(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
         newton.solve_in_place(&self.system, rhs);
         factored
     }
@@ -315,14 +316,11 @@ impl Form for BlockForm<'_, '_> {
     fn write_newton_matrix<S: Simd>(
         &mut self,
         _simd: S,
-        two_way: bool,
+        _two_way: bool,
         coefficients: impl Fn(usize) -> UpdateCoefficients,
         out: &mut DMatrixViewMut<'_, f64>,
-    ) {
-        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
-        let newton = &mut self.ws.newton;
-        newton.assemble(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
-        newton.write_dense(&self.system, out);
+    ) -> Result<(), BlockSparseError> {
+        self.ws.newton.write_dense(&self.system, self.ws.dt, |i| block_weight(&coefficients(i)), out)
     }
 
     #[inline(always)]

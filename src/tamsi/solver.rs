@@ -481,7 +481,7 @@ impl FormOp for EvaluateOp<'_, '_, '_, '_> {
             Evaluation::Residual => it.negative_residual(simd, &form, problem.p_star.as_slice(), dt),
             Evaluation::Jacobian(out) => {
                 let contacts = &it.contacts;
-                form.write_newton_matrix(simd, two_way, |i| contacts.coefficients(i, two_way), out);
+                form.write_newton_matrix(simd, two_way, |i| contacts.coefficients(i, two_way), out)?;
             }
         }
         Ok(())

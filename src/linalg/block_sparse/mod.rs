@@ -331,6 +331,16 @@ impl Engine {
         }
     }
 
+    fn block_slice_mut(&mut self, a: usize, b: usize) -> Result<(&mut [f64], usize, usize), SparseError> {
+        self.factored = false;
+        let s = self.symbolic()?;
+        let loc = s.block_loc(a, b).ok_or(SparseError::NotInPattern { a, b })?;
+        let (rows, cols) = (s.key.dims[a], s.key.dims[b]);
+        let values = if loc.upper_panel { &mut self.uval } else { &mut self.lval };
+        let len = (rows - 1) * loc.rs + (cols - 1) * loc.cs + 1;
+        Ok((&mut values[loc.offset..loc.offset + len], loc.rs, loc.cs))
+    }
+
     fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
         self.factored = false;
         let s = self.symbolic()?;
@@ -418,6 +428,17 @@ macro_rules! shared_api {
             /// Figures of the current analysis, `None` before any.
             pub fn stats(&self) -> Option<BlockSparseStats> {
                 self.0.stats()
+            }
+
+            /// The stored block (a, b) as raw storage: a slice starting at its (0, 0) entry and
+            /// its row and column strides (entry (r, c) at `r·rs + c·cs`); the same storage as
+            /// [`Self::block_mut`], for assembly kernels that work on raw columns.
+            pub fn block_slice_mut(
+                &mut self,
+                a: usize,
+                b: usize,
+            ) -> Result<(&mut [f64], usize, usize), SparseError> {
+                self.0.block_slice_mut(a, b)
             }
 
             /// Factors the assembled matrix. On error the factorization is unusable until the
