@@ -412,6 +412,8 @@ static void tamsi_set_blocks(tamsi_slot *s, int two_way) {
   bundle next = {{0}, 0};
   cts_block_sparse_data d;
   size_t nv = cts_tamsi_solver_num_velocities(s->h), nc = rand_size(), t, i, r_, c_, m_len = 0, j_len = 0;
+  int chain = one_in(3); /* contacts i: trees (i, i + 1): one island of every tree (large ones are
+                            factored by the sparse back end) */
   int32_t *dofs = NULL, *trees = NULL;
   double *p_star, *mu, *M;
   cts_status r;
@@ -426,6 +428,7 @@ static void tamsi_set_blocks(tamsi_slot *s, int two_way) {
     d.num_trees = tree_split(dofs, nv);
   }
   if (dofs != NULL && d.num_trees > 0 && one_in(25)) dofs[below(d.num_trees)] += one_in(2) ? -1 : 1;
+  if (chain && d.num_trees > 1 && d.num_trees <= HONEST_MAX) nc = d.num_trees - 1;
   d.tree_dofs = one_in(60) ? NULL : dofs;
   /* M: the trees' blocks back to back (the lengths saturate: a huge tree's M is NULL). */
   for (t = 0; dofs != NULL && t < d.num_trees; ++t) {
@@ -452,6 +455,10 @@ static void tamsi_set_blocks(tamsi_slot *s, int two_way) {
   for (i = 0; trees != NULL && i < nc; ++i) {
     int32_t ntree = (int32_t)(d.num_trees < (size_t)INT32_MAX ? d.num_trees : INT32_MAX);
     int32_t a = ntree > 0 ? (int32_t)below((size_t)ntree) : -1, b = ntree > 1 && one_in(2) ? (int32_t)below((size_t)ntree) : -1;
+    if (chain && ntree > 1) {
+      a = (int32_t)(i % (size_t)ntree);
+      b = (int32_t)((i + 1) % (size_t)ntree);
+    }
     if (b == a) b = -1;
     if (one_in(2)) {
       int32_t x = a;
@@ -537,7 +544,7 @@ static void tamsi_step(void) {
   switch (action(s->h, 14)) {
     case 0: /* new */
       if (s->h == NULL) {
-        size_t nv = one_in(10) ? rand_size() : below(9);
+        size_t nv = one_in(10) ? rand_size() : (one_in(15) ? 30 + below(35) : below(9));
         if (nv > 64 && nv <= HONEST_MAX) nv = 64;
         CHECKED(cts_tamsi_solver_new(nv, &s->h), cts_last_error_message());
       }
@@ -561,7 +568,7 @@ static void tamsi_step(void) {
       break;
     }
     case 3: { /* resize: ends the borrow */
-      size_t nv = one_in(10) ? rand_size() : below(9);
+      size_t nv = one_in(10) ? rand_size() : (one_in(15) ? 30 + below(35) : below(9));
       if (CHECKED(cts_tamsi_solver_resize(s->h, nv), tamsi_msg(s)) == CTS_STATUS_OK) {
         bundle_free(&s->data);
         s->blocks = 0;
