@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use contact_solvers::ipm::{ContactModel, IpmParameters, IpmProblem, IpmSolver, NewtonSolve};
+use contact_solvers::ipm::{ContactModel, IpmData, IpmParameters, IpmProblem, IpmSolver, NewtonSolve};
 use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::{DMatrix, DVector};
 
@@ -67,12 +67,10 @@ fn boxes(bodies: usize) -> Data {
 impl Data {
     fn problem(&self) -> IpmProblem<'_> {
         IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: 0.01,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,

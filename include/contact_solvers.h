@@ -715,6 +715,71 @@ typedef struct cts_ipm_parameters {
 } cts_ipm_parameters;
 
 /**
+ * Problem data in block-sparse form: the generalized velocities split into *trees* (contiguous
+ * dof ranges, in order, covering 0..nv: a free body is a 6-dof tree, an articulated robot one
+ * tree, a fixed base no tree), M given as one dense block per tree, and each contact's three
+ * Jacobian rows given as one dense block per tree it touches (`docs/block_sparse.md` §1).
+ *
+ * All arrays are packed, column-major `double`s or `int32_t`s:
+ *
+ * * `tree_dofs`: `num_trees` entries, n_t >= 1 dofs of tree t (MuJoCo's `tree_dofnum`); tree t
+ *   owns the velocities `sum_{s<t} n_s .. sum_{s<=t} n_s - 1`, and `sum_t n_t` must equal the
+ *   solver's nv.
+ * * `M`: `M_len = sum_t n_t^2` doubles, the trees' diagonal blocks of the mass matrix back to
+ *   back, each n_t×n_t column-major (kg, kg·m² for angular velocities; symmetric positive
+ *   definite). M is block diagonal by trees: entries between two trees are zero by definition.
+ * * `contact_trees`: `2*num_contacts` entries, the trees of contact i at `[2i]` and `[2i+1]`;
+ *   `-1` marks a static side (the world, a fixed base), at most one per contact; a contact
+ *   never lists the same tree twice.
+ * * `J`: `J_len = 3 * sum_i sum_{t in trees(i)} n_t` doubles: per contact, in contact order, one
+ *   3×n_t column-major block per tree it touches, in the order its trees are listed (a contact
+ *   `(-1, b)` has only the block of tree b). Rows: normal, tangent 1, tangent 2 (MuJoCo's
+ *   elliptic-cone row order): the block maps the tree's velocities to the contact's relative
+ *   velocity (m/s), the normal component positive when the bodies separate.
+ *
+ * Every value of M and J must be finite. A pointer may be NULL only where its length is 0.
+ * The struct itself is copied when it is passed; the arrays it points to are **borrowed** like
+ * all problem data: read at the set call and by every later solve, so they must stay allocated
+ * and unchanged until the next set call, resize or free.
+ */
+typedef struct cts_block_sparse_data {
+  /**
+   * Number of trees (ntree).
+   */
+  size_t num_trees;
+  /**
+   * `num_trees` entries, each >= 1: the dofs of each tree.
+   */
+  const int32_t *tree_dofs;
+  /**
+   * Number of doubles in `M`; must equal the sum of n_t².
+   */
+  size_t M_len;
+  /**
+   * The trees' diagonal blocks of M, each n_t×n_t column-major, back to back.
+   */
+  const double *M;
+  /**
+   * Number of contacts (nc).
+   */
+  size_t num_contacts;
+  /**
+   * `2*num_contacts` entries: the trees of contact i at `[2i]`, `[2i+1]`; -1 = static side.
+   */
+  const int32_t *contact_trees;
+  /**
+   * Number of doubles in `J`; must equal 3 times the sum over contacts of the dofs of the
+   * trees each touches.
+   */
+  size_t J_len;
+  /**
+   * Per contact, one 3×n_t column-major block per tree it touches (rows normal, tangent 1,
+   * tangent 2).
+   */
+  const double *J;
+} cts_block_sparse_data;
+
+/**
  * Summary of the last solve.
  */
 typedef struct cts_ipm_stats {
@@ -913,71 +978,6 @@ typedef struct cts_tamsi_parameters {
    */
   double theta_max;
 } cts_tamsi_parameters;
-
-/**
- * Problem data in block-sparse form: the generalized velocities split into *trees* (contiguous
- * dof ranges, in order, covering 0..nv: a free body is a 6-dof tree, an articulated robot one
- * tree, a fixed base no tree), M given as one dense block per tree, and each contact's three
- * Jacobian rows given as one dense block per tree it touches (`docs/block_sparse.md` §1).
- *
- * All arrays are packed, column-major `double`s or `int32_t`s:
- *
- * * `tree_dofs`: `num_trees` entries, n_t >= 1 dofs of tree t (MuJoCo's `tree_dofnum`); tree t
- *   owns the velocities `sum_{s<t} n_s .. sum_{s<=t} n_s - 1`, and `sum_t n_t` must equal the
- *   solver's nv.
- * * `M`: `M_len = sum_t n_t^2` doubles, the trees' diagonal blocks of the mass matrix back to
- *   back, each n_t×n_t column-major (kg, kg·m² for angular velocities; symmetric positive
- *   definite). M is block diagonal by trees: entries between two trees are zero by definition.
- * * `contact_trees`: `2*num_contacts` entries, the trees of contact i at `[2i]` and `[2i+1]`;
- *   `-1` marks a static side (the world, a fixed base), at most one per contact; a contact
- *   never lists the same tree twice.
- * * `J`: `J_len = 3 * sum_i sum_{t in trees(i)} n_t` doubles: per contact, in contact order, one
- *   3×n_t column-major block per tree it touches, in the order its trees are listed (a contact
- *   `(-1, b)` has only the block of tree b). Rows: normal, tangent 1, tangent 2 (MuJoCo's
- *   elliptic-cone row order): the block maps the tree's velocities to the contact's relative
- *   velocity (m/s), the normal component positive when the bodies separate.
- *
- * Every value of M and J must be finite. A pointer may be NULL only where its length is 0.
- * The struct itself is copied when it is passed; the arrays it points to are **borrowed** like
- * all problem data: read at the set call and by every later solve, so they must stay allocated
- * and unchanged until the next set call, resize or free.
- */
-typedef struct cts_block_sparse_data {
-  /**
-   * Number of trees (ntree).
-   */
-  size_t num_trees;
-  /**
-   * `num_trees` entries, each >= 1: the dofs of each tree.
-   */
-  const int32_t *tree_dofs;
-  /**
-   * Number of doubles in `M`; must equal the sum of n_t².
-   */
-  size_t M_len;
-  /**
-   * The trees' diagonal blocks of M, each n_t×n_t column-major, back to back.
-   */
-  const double *M;
-  /**
-   * Number of contacts (nc).
-   */
-  size_t num_contacts;
-  /**
-   * `2*num_contacts` entries: the trees of contact i at `[2i]`, `[2i+1]`; -1 = static side.
-   */
-  const int32_t *contact_trees;
-  /**
-   * Number of doubles in `J`; must equal 3 times the sum over contacts of the dofs of the
-   * trees each touches.
-   */
-  size_t J_len;
-  /**
-   * Per contact, one 3×n_t column-major block per tree it touches (rows normal, tangent 1,
-   * tangent 2).
-   */
-  const double *J;
-} cts_block_sparse_data;
 
 /**
  * Statistics of the last solve (Drake's `TamsiSolverIterationStats`).
@@ -1539,6 +1539,40 @@ cts_status cts_ipm_solver_set_problem_data(struct cts_ipm_solver *solver,
                                            const int32_t *models,
                                            const double *vt_offset,
                                            size_t vt_offset_len);
+
+/**
+ * Sets the problem data with M and the contact Jacobians in **block-sparse form**
+ * (`docs/block_sparse.md`; `*data`, see `cts_block_sparse_data`, the struct TAMSI's block setters
+ * take): M one dense block per tree, each contact's rows (normal, tangent 1, tangent 2: the rows
+ * `Jn` i, `Jt` 2i, 2i+1 of `cts_ipm_solver_set_problem_data`) one 3×n_t block per tree it
+ * touches. n = the sum of `data->tree_dofs`, nc = `data->num_contacts`; `v0`, `tau` (n), `h`,
+ * `phi`, `mu`, `models` (nc), `vt_offset` (0 or 2nc) as in `cts_ipm_solver_set_problem_data`.
+ *
+ * The solve is the same iteration as on dense data (iterates equal to round-off), with the
+ * condensed Newton matrix assembled, factored and solved per island of trees coupled by
+ * contacts (sparse factorization for large islands); trees that no contact touches get
+ * `v_t = v0_t + M_t⁻¹ h τ_t` directly. Requires `newton_solve = CTS_IPM_NEWTON_SOLVE_CONDENSED`
+ * (a solve with the dense Newton matrix returns CTS_STATUS_INVALID_ARGUMENT). The arrays, those
+ * of `*data` included, are **borrowed** as in `cts_ipm_solver_set_problem_data`.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`data` NULL, or a non-empty array NULL);
+ * CTS_STATUS_INVALID_ARGUMENT (a tree with < 1 dof, a contact tree out of range, repeated or
+ * both -1, a non-finite value, h <= 0, μ < 0, an unknown model kind, sizes beyond the address
+ * space); CTS_STATUS_DIMENSION_MISMATCH (`data->M_len`, `data->J_len` or `vt_offset_len` not as
+ * described); CTS_STATUS_ALLOCATION_FAILED (the structure's tables or the solve's workspace for
+ * these sizes were refused; the message names the size). On error the previous data (dense or
+ * block, with its structure) and results stay set.
+ */
+cts_status cts_ipm_solver_set_block_problem_data(struct cts_ipm_solver *solver,
+                                                 const struct cts_block_sparse_data *data,
+                                                 const double *v0,
+                                                 const double *tau,
+                                                 double h,
+                                                 const double *phi,
+                                                 const double *mu,
+                                                 const int32_t *models,
+                                                 const double *vt_offset,
+                                                 size_t vt_offset_len);
 
 /**
  * Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous

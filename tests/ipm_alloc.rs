@@ -4,7 +4,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve};
+use contact_solvers::ipm::{
+    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+};
 use nalgebra::{DMatrix, DVector};
 
 struct Counting;
@@ -116,12 +118,10 @@ fn data(bodies: usize, seed: u64) -> Data {
 impl Data {
     fn problem(&self) -> IpmProblem<'_> {
         IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: 0.01,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,

@@ -9,7 +9,8 @@ mod ipm_common;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::ipm as c;
 use contact_solvers::ipm::{
-    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    SensitivityParameter,
 };
 use ipm_common::{PointMass, simulate, tol};
 use nalgebra::{DMatrix, DVector};
@@ -75,12 +76,10 @@ impl Step {
 
     fn problem(&self) -> IpmProblem<'_> {
         IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: self.h,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,

@@ -9,7 +9,7 @@
 
 mod support;
 
-use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
+use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};
 use support::engine_scenes::{Scene, read_scenes};
 
@@ -46,12 +46,10 @@ impl Dense {
 
     fn problem(&self) -> IpmProblem<'_> {
         IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: self.h,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,

@@ -5,7 +5,8 @@
 mod ipm_common;
 
 use contact_solvers::ipm::{
-    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    SensitivityParameter,
 };
 use nalgebra::{DMatrix, DVector};
 
@@ -21,12 +22,10 @@ fn a6_solve(f: f64, kappa: f64, params: IpmParameters) -> (f64, f64, IpmOutcome)
     let models = [ContactModel::Impact];
     let h = 0.1;
     let p = IpmProblem {
-        m: m.as_view(),
+        data: IpmData::Dense { m: m.as_view(), jn: jn.as_view(), jt: jt.as_view() },
         v0: v0.as_view(),
         tau: tau.as_view(),
         h,
-        jn: jn.as_view(),
-        jt: jt.as_view(),
         phi: phi.as_view(),
         mu: mu.as_view(),
         models: &models,
@@ -128,12 +127,10 @@ impl Random {
 
     fn problem(&self) -> IpmProblem<'_> {
         IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: self.h,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,

@@ -19,7 +19,7 @@
 //! CSparse-stored files, `ACinputs.dat` (not a friction-contact problem) and the FCLIB `.hdf5`
 //! files (no HDF5 reader in the project).
 
-use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
+use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/friction_contact/");
@@ -324,12 +324,10 @@ fn solve_once(p: &Mapped, btol_rel: f64) -> Run {
     let t0 = std::time::Instant::now();
     let mut s = IpmSolver::new(params).unwrap();
     let prob = IpmProblem {
-        m: p.m.as_view(),
+        data: IpmData::Dense { m: p.m.as_view(), jn: p.jn.as_view(), jt: p.jt.as_view() },
         v0: p.v0.as_view(),
         tau: p.tau.as_view(),
         h: 1.0,
-        jn: p.jn.as_view(),
-        jt: p.jt.as_view(),
         phi: p.phi.as_view(),
         mu: p.mu.as_view(),
         models: &p.models,
@@ -544,12 +542,10 @@ fn engine_defaults_converge_on_every_mapped_file() {
         let p = load(name).unwrap_or_else(|| panic!("{name} does not map"));
         let mut s = IpmSolver::new(prm).unwrap();
         let prob = IpmProblem {
-            m: p.m.as_view(),
+            data: IpmData::Dense { m: p.m.as_view(), jn: p.jn.as_view(), jt: p.jt.as_view() },
             v0: p.v0.as_view(),
             tau: p.tau.as_view(),
             h: 1.0,
-            jn: p.jn.as_view(),
-            jt: p.jt.as_view(),
             phi: p.phi.as_view(),
             mu: p.mu.as_view(),
             models: &p.models,
@@ -592,12 +588,10 @@ fn engine_convergence_agrees_with_the_natural_map_error() {
         {
             let mut s = IpmSolver::new(prm).unwrap();
             let prob = IpmProblem {
-                m: p.m.as_view(),
+                data: IpmData::Dense { m: p.m.as_view(), jn: p.jn.as_view(), jt: p.jt.as_view() },
                 v0: p.v0.as_view(),
                 tau: p.tau.as_view(),
                 h: 1.0,
-                jn: p.jn.as_view(),
-                jt: p.jt.as_view(),
                 phi: p.phi.as_view(),
                 mu: p.mu.as_view(),
                 models: &p.models,

@@ -194,6 +194,21 @@ impl BlockNewtonMatrix {
         kind: Factorization,
         weight: impl Fn(usize) -> [[f64; 3]; 3],
     ) -> bool {
+        self.assemble_shifted_and_factor(system, scale, 0.0, kind, weight)
+    }
+
+    /// [`assemble_and_factor`](Self::assemble_and_factor) of `M + shift·I + scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ`:
+    /// the interior point's Dojo iteration regularizes M by `REG·I` (`docs/ipm.md` §2.1). Free
+    /// trees keep their `M_t`.
+    #[inline(always)]
+    pub fn assemble_shifted_and_factor(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        scale: f64,
+        shift: f64,
+        kind: Factorization,
+        weight: impl Fn(usize) -> [[f64; 3]; 3],
+    ) -> bool {
         let mut ok = true;
         for k in 0..self.islands.count() {
             let n = self.islands.dofs(k);
@@ -205,13 +220,13 @@ impl BlockNewtonMatrix {
                 (Backend::Sparse, Factorization::Lu) => {
                     let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
                     lu.clear_values();
-                    assemble_island(lu, islands, k, system, rows, wg, scale, false, &weight);
+                    assemble_island(lu, islands, k, system, rows, wg, scale, shift, false, &weight);
                     lu.factor().is_ok()
                 }
                 (Backend::Sparse, Factorization::Ldlt) => {
                     let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
                     ldlt.clear_values();
-                    assemble_island(ldlt, islands, k, system, rows, wg, scale, true, &weight);
+                    assemble_island(ldlt, islands, k, system, rows, wg, scale, shift, true, &weight);
                     ldlt.factor().is_ok()
                 }
             };
@@ -236,7 +251,7 @@ impl BlockNewtonMatrix {
             };
             a.fill(0.0);
             let mut target = DenseTarget { a, n, islands, k };
-            assemble_island(&mut target, islands, k, system, rows, wg, scale, false, &weight);
+            assemble_island(&mut target, islands, k, system, rows, wg, scale, shift, false, &weight);
             match kind {
                 Factorization::Lu => f.lu.factor(),
                 Factorization::Ldlt => ok &= f.ldlt.factor().is_ok(),
@@ -269,7 +284,7 @@ impl BlockNewtonMatrix {
             let a = lu.storage_mut(n);
             a.fill(0.0);
             let mut target = DenseTarget { a, n, islands, k };
-            assemble_island(&mut target, islands, k, system, rows, wg, scale, false, &weight);
+            assemble_island(&mut target, islands, k, system, rows, wg, scale, 0.0, false, &weight);
             let a = target.a;
             for &tq in islands.trees(k) {
                 for &tp in islands.trees(k) {
@@ -389,7 +404,7 @@ impl BlockTarget for BlockSparseLdlt {
     }
 }
 
-/// Adds island k's Newton matrix `M + scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ` into `target`. With `lower_only` (a
+/// Adds island k's Newton matrix `M + shift·I + scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ` into `target`. With `lower_only` (a
 /// symmetric factorization that stores each off-diagonal pair once) only blocks with p ≥ q receive
 /// contact terms.
 #[allow(clippy::too_many_arguments)]
@@ -402,6 +417,7 @@ fn assemble_island(
     rows: &ContactRows,
     wg: &mut [f64],
     scale: f64,
+    shift: f64,
     lower_only: bool,
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
 ) {
@@ -416,6 +432,7 @@ fn assemble_island(
             for (r, &x) in m.column(c).iter().enumerate() {
                 a[r * rs + c * cs] += x;
             }
+            a[c * rs + c * cs] += shift;
         }
     }
     for &i in islands.contacts(k) {

@@ -12,6 +12,7 @@
 use std::ffi::c_char;
 
 use super::alloc;
+use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
 use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
 use super::handle::{free, into_raw};
 use super::message::g;
@@ -19,8 +20,10 @@ use super::status::{FfiError, cts_status};
 use super::view::{
     RawMatrix, RawVector, copy_out, finite_output, finite_output_matrix, int_slice, output, output_matrix,
 };
+use crate::block_sparse::BlockSparseLayout;
 use crate::ipm::{
-    ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve, SensitivityParameter,
+    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    SensitivityParameter,
 };
 
 /// Contact model kind (`models[i]`): frictionless impact; one complementarity pair
@@ -237,15 +240,25 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
     }
 }
 
+/// How M and the Jacobians were given.
+#[derive(Clone, Copy)]
+enum Matrices {
+    Dense {
+        m: RawMatrix,
+        jn: RawMatrix,
+        jt: RawMatrix,
+    },
+    /// Block-sparse; the structure is kept in [`Inner::layout`].
+    Blocks(RawBlockSparse),
+}
+
 /// Borrowed problem data, validated when set (the model kinds are converted and kept in
-/// [`Inner::models`]).
+/// [`Inner::models`], a block structure in [`Inner::layout`]).
 #[derive(Clone, Copy)]
 struct ProblemData {
     n: usize,
     nc: usize,
-    m: RawMatrix,
-    jn: RawMatrix,
-    jt: RawMatrix,
+    matrices: Matrices,
     v0: RawVector,
     tau: RawVector,
     h: f64,
@@ -255,26 +268,76 @@ struct ProblemData {
 }
 
 impl ProblemData {
-    /// The data as a problem of the Rust API.
+    /// The data as a problem of the Rust API; block data on `layout`, its structure. With
+    /// `scan`, block values are checked finite (at the set call); afterwards only their lengths
+    /// (they were checked when set and are unchanged, the borrowing rule).
     ///
     /// # Safety
     /// The caller's arrays must still be allocated and unchanged (the borrowing rule).
-    unsafe fn problem<'a>(&self, models: &'a [ContactModel]) -> IpmProblem<'a> {
+    unsafe fn problem<'a>(
+        &self,
+        models: &'a [ContactModel],
+        layout: &'a BlockSparseLayout,
+        scan: bool,
+    ) -> Result<IpmProblem<'a>, FfiError> {
         // SAFETY: forwarded contract; the raw parts were validated when set.
-        unsafe {
+        let data = unsafe {
+            match self.matrices {
+                Matrices::Dense { m, jn, jt } => IpmData::Dense { m: m.view(), jn: jn.view(), jt: jt.view() },
+                Matrices::Blocks(b) if scan => IpmData::Blocks(b.system(layout)?),
+                Matrices::Blocks(b) => IpmData::Blocks(b.checked_system(layout)?),
+            }
+        };
+        // SAFETY: as above.
+        Ok(unsafe {
             IpmProblem {
-                m: self.m.view(),
+                data,
                 v0: self.v0.view(),
                 tau: self.tau.view(),
                 h: self.h,
-                jn: self.jn.view(),
-                jt: self.jt.view(),
                 phi: self.phi.view(),
                 mu: self.mu.view(),
                 models,
                 vt_offset: self.vt_offset.map(|o| o.view()),
             }
-        }
+        })
+    }
+
+    /// The data's vectors and scalars (the matrices come separately): n velocities, nc contacts.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        n: usize,
+        nc: usize,
+        matrices: Matrices,
+        v0: *const f64,
+        tau: *const f64,
+        h: f64,
+        phi: *const f64,
+        mu: *const f64,
+        vt_offset: *const f64,
+        vt_offset_len: usize,
+    ) -> Result<Self, FfiError> {
+        let two_nc = two_nc(nc)?;
+        Ok(Self {
+            n,
+            nc,
+            matrices,
+            v0: RawVector::new("v0", v0, n)?,
+            tau: RawVector::new("tau", tau, n)?,
+            h,
+            phi: RawVector::new("phi", phi, nc)?,
+            mu: RawVector::new("mu", mu, nc)?,
+            vt_offset: match vt_offset_len {
+                0 => None,
+                len if len == two_nc => Some(RawVector::new("vt_offset", vt_offset, len)?),
+                len => {
+                    return Err(FfiError::new(
+                        cts_status::DimensionMismatch,
+                        format!("vt_offset: length {len}, expected 0 (none) or 2nc = {two_nc}"),
+                    ));
+                }
+            },
+        })
     }
 
     /// Total number of cone variables K = Σ k_i (k = 1, 4, 6 for impact, cone, linear).
@@ -292,6 +355,8 @@ pub struct Inner {
     models: Vec<ContactModel>,
     /// Conversion buffer of the next set call (swapped in on success).
     models_scratch: Vec<ContactModel>,
+    /// The structure of the current block-sparse data (valid while `data` holds block data).
+    layout: BlockSparseLayout,
     /// Whether the solver holds the results of a solve of the current data.
     solved: bool,
     /// Status of that solve.
@@ -310,6 +375,7 @@ impl Inner {
             data: None,
             models: Vec::new(),
             models_scratch: Vec::new(),
+            layout: BlockSparseLayout::new(),
             solved: false,
             last_status: cts_status::Ok,
             sensitivities: false,
@@ -320,6 +386,44 @@ impl Inner {
 
     fn data(&self) -> Result<ProblemData, FfiError> {
         self.data.ok_or_else(|| FfiError::new(cts_status::NoProblemData, "no problem data has been set"))
+    }
+
+    /// Converts the model codes, validates `data` (on `self.layout` for block data) and keeps it;
+    /// on error the previous data and results stay.
+    fn set(&mut self, data: ProblemData, models: *const i32) -> Result<cts_status, FfiError> {
+        // SAFETY: NULL or nc readable int32_t during this call (the contract).
+        let codes = unsafe { int_slice("models", models, data.nc) }?;
+        // Sizes before copying anything: the solve's workspace (with at most 6 cone variables
+        // per contact), then room for the decoded model codes.
+        let (n, nc) = (data.n, data.nc);
+        let params = self.solver.parameters();
+        let blocks = matches!(data.matrices, Matrices::Blocks(_));
+        let kt_max = nc.checked_mul(6);
+        let need =
+            kt_max.and_then(|kt| solve_workspace(n, nc, kt, params.max_iter, params.newton_solve, blocks));
+        probe(&mut self.probed_solve, need, || solve_workspace_name(n, nc, kt_max.unwrap_or(usize::MAX)))?;
+        let scratch = &mut self.models_scratch;
+        alloc::try_reserve(scratch, nc, "the contact model codes (nc entries)")?;
+        scratch.clear();
+        for (i, &code) in codes.iter().enumerate() {
+            let model = ContactModel::from_code(code).ok_or_else(|| {
+                FfiError::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "models[{i}] = {code} is not CTS_IPM_MODEL_IMPACT (0), \
+                         CTS_IPM_MODEL_SECOND_ORDER_CONE (1) or CTS_IPM_MODEL_LINEAR (2)"
+                    ),
+                )
+            })?;
+            scratch.push(model);
+        }
+        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
+        unsafe { data.problem(scratch, &self.layout, true) }?.validate()?;
+        std::mem::swap(&mut self.models, &mut self.models_scratch);
+        self.data = Some(data);
+        self.solved = false;
+        self.sensitivities = false;
+        Ok(cts_status::Ok)
     }
 
     fn results(&self) -> Result<&IpmSolver, FfiError> {
@@ -336,10 +440,11 @@ impl Inner {
         let kt = ProblemData::cone_variables(&self.models);
         let max_iter = self.solver.parameters().max_iter;
         let mode = self.solver.parameters().newton_solve;
-        let need = solve_workspace(data.n, data.nc, kt, max_iter, mode);
+        let blocks = matches!(data.matrices, Matrices::Blocks(_));
+        let need = solve_workspace(data.n, data.nc, kt, max_iter, mode, blocks);
         probe(&mut self.probed_solve, need, || solve_workspace_name(data.n, data.nc, kt))?;
         // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
-        let problem = unsafe { data.problem(&self.models) };
+        let problem = unsafe { data.problem(&self.models, &self.layout, false) }?;
         let outcome = match guess {
             // SAFETY: as above.
             Some(g) => self.solver.solve_with_guess(&problem, unsafe { g.view() })?,
@@ -383,25 +488,41 @@ impl Inner {
 
 /// Doubles a solve of this size keeps in its workspace (an upper bound of the largest items:
 /// Newton factorization, contact blocks, Jacobian copy, iteration vectors, histories); `None`
-/// when not addressable.
-fn solve_workspace(n: usize, nc: usize, kt: usize, max_iter: usize, mode: NewtonSolve) -> Option<usize> {
+/// when not addressable. Block data has no dense M or Jacobian copy: its islands' matrices are
+/// grown fallibly by the solver itself (an error, not an abort).
+fn solve_workspace(
+    n: usize,
+    nc: usize,
+    kt: usize,
+    max_iter: usize,
+    mode: NewtonSolve,
+    blocks: bool,
+) -> Option<usize> {
     let big = n.checked_add(kt.checked_mul(2)?)?;
-    let lu = match mode {
-        NewtonSolve::Condensed => n.checked_mul(n)?,
-        NewtonSolve::Dense => big.checked_mul(big)?,
+    let lu = match (mode, blocks) {
+        (_, true) => 0,
+        (NewtonSolve::Condensed, false) => n.checked_mul(n)?,
+        (NewtonSolve::Dense, false) => big.checked_mul(big)?,
     };
-    let jacobian = nc.checked_mul(3)?.checked_mul(n)?;
+    let jacobian = if blocks { 0 } else { nc.checked_mul(3)?.checked_mul(n)? };
     let blocks = nc.checked_mul(182)?;
     let vectors = big.checked_mul(16)?;
     let histories = max_iter.checked_add(1)?.checked_mul(4)?;
     lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
 }
 
+/// 2nc, the rows of Jt and the length of `vt_offset`, when nc·2 doubles are addressable.
+fn two_nc(nc: usize) -> Result<usize, FfiError> {
+    nc.checked_mul(2)
+        .filter(|&n| alloc::addressable(n, 8))
+        .ok_or_else(|| alloc::too_large(&format!("nc = {nc} (Jt has 2nc rows)"), "nc must be below 2^59"))
+}
+
 /// How a failed probe of [`solve_workspace`] names the workspace.
 fn solve_workspace_name(n: usize, nc: usize, kt: usize) -> String {
     format!(
         "n = {n}, nc = {nc} ({kt} cone variables): the solve's workspace of about n² (condensed) or \
-         (n + 2·{kt})² (dense) + 3·nc·n + 182·nc doubles"
+         (n + 2·{kt})² (dense) + 3·nc·n + 182·nc doubles (block data: without the n² and 3·nc·n terms)"
     )
 }
 
@@ -633,61 +754,65 @@ pub unsafe extern "C" fn cts_ipm_solver_set_problem_data(
     vt_offset_len: usize,
 ) -> cts_status {
     with_mut(solver, "cts_ipm_solver_set_problem_data", Call::Starts, |inner| {
-        let two_nc = nc.checked_mul(2).filter(|&n| alloc::addressable(n, 8)).ok_or_else(|| {
-            alloc::too_large(&format!("nc = {nc} (Jt has 2nc rows)"), "nc must be below 2^59")
-        })?;
-        let data = ProblemData {
-            n,
-            nc,
+        let two_nc = two_nc(nc)?;
+        let matrices = Matrices::Dense {
             m: RawMatrix::new("M", M, ld_M, n, n)?,
             jn: RawMatrix::new("Jn", Jn, ld_Jn, nc, n)?,
             jt: RawMatrix::new("Jt", Jt, ld_Jt, two_nc, n)?,
-            v0: RawVector::new("v0", v0, n)?,
-            tau: RawVector::new("tau", tau, n)?,
-            h,
-            phi: RawVector::new("phi", phi, nc)?,
-            mu: RawVector::new("mu", mu, nc)?,
-            vt_offset: match vt_offset_len {
-                0 => None,
-                len if len == two_nc => Some(RawVector::new("vt_offset", vt_offset, len)?),
-                len => {
-                    return Err(FfiError::new(
-                        cts_status::DimensionMismatch,
-                        format!("vt_offset: length {len}, expected 0 (none) or 2nc = {two_nc}"),
-                    ));
-                }
-            },
         };
-        // SAFETY: NULL or nc readable int32_t during this call (the contract).
-        let codes = unsafe { int_slice("models", models, nc) }?;
-        // Sizes before copying anything: the solve's workspace (with at most 6 cone variables
-        // per contact), then room for the decoded model codes.
-        let params = inner.solver.parameters();
-        let kt_max = nc.checked_mul(6);
-        let need = kt_max.and_then(|kt| solve_workspace(n, nc, kt, params.max_iter, params.newton_solve));
-        probe(&mut inner.probed_solve, need, || solve_workspace_name(n, nc, kt_max.unwrap_or(usize::MAX)))?;
-        let scratch = &mut inner.models_scratch;
-        alloc::try_reserve(scratch, nc, "the contact model codes (nc entries)")?;
-        scratch.clear();
-        for (i, &code) in codes.iter().enumerate() {
-            let model = ContactModel::from_code(code).ok_or_else(|| {
-                FfiError::new(
-                    cts_status::InvalidArgument,
-                    format!(
-                        "models[{i}] = {code} is not CTS_IPM_MODEL_IMPACT (0), \
-                         CTS_IPM_MODEL_SECOND_ORDER_CONE (1) or CTS_IPM_MODEL_LINEAR (2)"
-                    ),
-                )
-            })?;
-            scratch.push(model);
+        let data = ProblemData::new(n, nc, matrices, v0, tau, h, phi, mu, vt_offset, vt_offset_len)?;
+        inner.set(data, models)
+    })
+}
+
+/// Sets the problem data with M and the contact Jacobians in **block-sparse form**
+/// (`docs/block_sparse.md`; `*data`, see `cts_block_sparse_data`, the struct TAMSI's block setters
+/// take): M one dense block per tree, each contact's rows (normal, tangent 1, tangent 2: the rows
+/// `Jn` i, `Jt` 2i, 2i+1 of `cts_ipm_solver_set_problem_data`) one 3×n_t block per tree it
+/// touches. n = the sum of `data->tree_dofs`, nc = `data->num_contacts`; `v0`, `tau` (n), `h`,
+/// `phi`, `mu`, `models` (nc), `vt_offset` (0 or 2nc) as in `cts_ipm_solver_set_problem_data`.
+///
+/// The solve is the same iteration as on dense data (iterates equal to round-off), with the
+/// condensed Newton matrix assembled, factored and solved per island of trees coupled by
+/// contacts (sparse factorization for large islands); trees that no contact touches get
+/// `v_t = v0_t + M_t⁻¹ h τ_t` directly. Requires `newton_solve = CTS_IPM_NEWTON_SOLVE_CONDENSED`
+/// (a solve with the dense Newton matrix returns CTS_STATUS_INVALID_ARGUMENT). The arrays, those
+/// of `*data` included, are **borrowed** as in `cts_ipm_solver_set_problem_data`.
+///
+/// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`data` NULL, or a non-empty array NULL);
+/// CTS_STATUS_INVALID_ARGUMENT (a tree with < 1 dof, a contact tree out of range, repeated or
+/// both -1, a non-finite value, h <= 0, μ < 0, an unknown model kind, sizes beyond the address
+/// space); CTS_STATUS_DIMENSION_MISMATCH (`data->M_len`, `data->J_len` or `vt_offset_len` not as
+/// described); CTS_STATUS_ALLOCATION_FAILED (the structure's tables or the solve's workspace for
+/// these sizes were refused; the message names the size). On error the previous data (dense or
+/// block, with its structure) and results stay set.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
+    solver: *mut cts_ipm_solver,
+    data: *const cts_block_sparse_data,
+    v0: *const f64,
+    tau: *const f64,
+    h: f64,
+    phi: *const f64,
+    mu: *const f64,
+    models: *const i32,
+    vt_offset: *const f64,
+    vt_offset_len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_set_block_problem_data", Call::Starts, |inner| {
+        // SAFETY: NULL or a readable struct (the contract).
+        let blocks = unsafe { RawBlockSparse::new(data) }?;
+        // SAFETY: the set call's arrays are valid during the call. A structure error leaves the
+        // layout as it was.
+        unsafe { blocks.set_layout(&mut inner.layout) }?;
+        let (n, nc) = (inner.layout.num_velocities(), blocks.num_contacts());
+        let set =
+            ProblemData::new(n, nc, Matrices::Blocks(blocks), v0, tau, h, phi, mu, vt_offset, vt_offset_len)
+                .and_then(|data| inner.set(data, models));
+        if set.is_err() {
+            inner.layout.restore_previous();
         }
-        // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
-        unsafe { data.problem(scratch) }.validate()?;
-        std::mem::swap(&mut inner.models, &mut inner.models_scratch);
-        inner.data = Some(data);
-        inner.solved = false;
-        inner.sensitivities = false;
-        Ok(cts_status::Ok)
+        set
     })
 }
 
@@ -974,7 +1099,7 @@ pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_i
         })?;
         h.sensitivities = false;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
-        let problem = unsafe { data.problem(&h.models) };
+        let problem = unsafe { data.problem(&h.models, &h.layout, false) }?;
         h.solver.compute_sensitivities(&problem)?;
         h.sensitivities = true;
         for param in [
@@ -1138,8 +1263,8 @@ mod tests {
 
     #[test]
     fn workspace_sizes_overflow_to_none() {
-        assert!(solve_workspace(usize::MAX / 2, 1, 1, 50, NewtonSolve::Condensed).is_none());
-        assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense).is_none());
+        assert!(solve_workspace(usize::MAX / 2, 1, 1, 50, NewtonSolve::Condensed, false).is_none());
+        assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense, false).is_none());
         assert!(sensitivity_workspace(usize::MAX / 4, usize::MAX / 4).is_none());
         let mut probed = 0;
         let what = || "w".to_string();

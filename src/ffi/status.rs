@@ -297,6 +297,7 @@ impl From<IpmError> for FfiError {
             ),
             IpmError::OutOfRange { what, value, requirement } => message::domain(what, g(value), requirement),
             e @ IpmError::NoSolution => Self::new(cts_status::NoSolution, e.to_string()),
+            IpmError::Blocks(b) => b.into(),
         }
     }
 }

@@ -40,4 +40,8 @@ pub enum IpmError {
     /// solve of a different problem size.
     #[error("no solution of a problem of this size is available; call solve first")]
     NoSolution,
+    /// Block-sparse data that cannot be used, or storage for its islands that could not be
+    /// allocated (`docs/block_sparse.md`).
+    #[error("block-sparse data: {0}")]
+    Blocks(#[from] crate::block_sparse::BlockSparseError),
 }

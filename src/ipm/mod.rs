@@ -44,6 +44,7 @@
 
 mod cone;
 mod error;
+mod form;
 mod model;
 mod newton;
 mod parameters;
@@ -54,6 +55,6 @@ mod solver;
 pub use error::IpmError;
 pub use model::ContactModel;
 pub use parameters::{IpmParameters, NewtonSolve};
-pub use problem::IpmProblem;
+pub use problem::{IpmData, IpmProblem};
 pub use sensitivity::SensitivityParameter;
 pub use solver::{IpmOutcome, IpmSolver, IpmStats, IpmWorkspace};

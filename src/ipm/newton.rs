@@ -18,16 +18,13 @@
 //! `D_i = Π_i·[K_i⁻¹ (0; F_i)]_γ` (3×3), `(M + REG·I + Σ J_iᵀ D_i J_i)·Δv = f_v + Σ J_iᵀ d_i`,
 //! then every contact back-substitutes locally.
 
-use nalgebra::DMatrixView;
-
+use super::form::Form;
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 
-/// What the Newton matrix depends on besides the cone variables.
+/// What the Newton matrix depends on besides the cone variables and the data form (M and J,
+/// [`Form`]).
 pub(crate) struct SystemData<'a> {
-    pub m: DMatrixView<'a, f64>,
-    /// `Jᵀ`, column-major n×3nc: columns `3i, 3i+1, 3i+2` = normal, t1, t2 rows of contact i.
-    pub jtr: &'a [f64],
     pub h: f64,
     pub mu: &'a [f64],
     pub models: &'a [ContactModel],
@@ -41,10 +38,13 @@ pub(crate) struct SystemData<'a> {
     pub nt: &'a [f64],
 }
 
-/// Factorization of the Newton matrix in owned, grow-only storage.
+/// Factorization of the Newton matrix in owned, grow-only storage: the contacts' local blocks
+/// here, the condensed velocity matrix in the data form ([`Form::factor_condensed`]), or the full
+/// matrix of [`NewtonSolve::Dense`] here (dense form only).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NewtonSystem {
     mode: NewtonSolve,
+    /// The full Newton matrix of [`NewtonSolve::Dense`].
     lu: PartialPivLu,
     blocks: BlockDiagLu,
     /// 3×3 column-major `D_i` per contact.
@@ -80,9 +80,8 @@ impl NewtonSystem {
     /// Makes sure a problem of these sizes needs no further allocation.
     pub fn reserve(&mut self, mode: NewtonSolve, n: usize, nc: usize, k_total: usize) {
         let big = n + 2 * k_total;
-        match mode {
-            NewtonSolve::Condensed => self.lu.reserve(n),
-            NewtonSolve::Dense => self.lu.reserve(big),
+        if mode == NewtonSolve::Dense {
+            self.lu.reserve(big);
         }
         self.blocks.reserve(nc, 4 * 36 * nc, 12 * nc);
         grow(&mut self.d, 9 * nc);
@@ -94,18 +93,33 @@ impl NewtonSystem {
 
     /// Factors `R(w)` at the cone variables `s`, `g` (packed, layout of the module docs), with
     /// Dojo's regularization `reg` (= `REG` while iterating, 0 for the exact Jacobian).
-    pub fn factor(&mut self, mode: NewtonSolve, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
+    /// [`NewtonSolve::Dense`] needs a form with dense parts ([`Form::dense_parts`]); the caller
+    /// checks that.
+    pub fn factor<F: Form>(
+        &mut self,
+        mode: NewtonSolve,
+        data: &SystemData<'_>,
+        form: &mut F,
+        s: &[f64],
+        g: &[f64],
+        reg: f64,
+    ) {
         self.mode = mode;
         match mode {
-            NewtonSolve::Condensed => self.factor_condensed(data, s, g, reg),
-            NewtonSolve::Dense => self.factor_dense(data, s, g, reg),
+            NewtonSolve::Condensed => self.factor_condensed(data, form, s, g, reg),
+            NewtonSolve::Dense => self.factor_dense(data, form, s, g, reg),
         }
         self.factored = true;
     }
 
-    fn factor_condensed(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
-        let n = data.n;
-        let jtr = data.jtr;
+    fn factor_condensed<F: Form>(
+        &mut self,
+        data: &SystemData<'_>,
+        form: &mut F,
+        s: &[f64],
+        g: &[f64],
+        reg: f64,
+    ) {
         self.blocks.clear();
         for (i, &model) in data.models.iter().enumerate() {
             let k = model.dim();
@@ -136,60 +150,19 @@ impl NewtonSystem {
         }
 
         // H = M + REG·I + Σ J_iᵀ D_i J_i (a rank-3 update per contact, rank 1 for impact).
-        let mut hm = self.lu.matrix_mut(n);
-        hm.copy_from(&data.m);
-        for j in 0..n {
-            hm[(j, j)] += reg;
-        }
-        for (i, &model) in data.models.iter().enumerate() {
-            let di = &self.d[9 * i..9 * i + 9];
-            let c0 = &jtr[3 * i * n..(3 * i + 1) * n];
-            if model == ContactModel::Impact {
-                let d00 = di[0];
-                for (c, &jc) in c0.iter().enumerate() {
-                    if jc == 0.0 {
-                        continue;
-                    }
-                    let mut colv = hm.column_mut(c);
-                    let col = colv.as_mut_slice();
-                    let p = d00 * jc;
-                    for (x, &a) in col.iter_mut().zip(c0) {
-                        *x += a * p;
-                    }
-                }
-                continue;
-            }
-            let c1 = &jtr[(3 * i + 1) * n..(3 * i + 2) * n];
-            let c2 = &jtr[(3 * i + 2) * n..(3 * i + 3) * n];
-            for c in 0..n {
-                let (j0, j1, j2) = (c0[c], c1[c], c2[c]);
-                // Contact Jacobians of articulated bodies are sparse: skip the columns this
-                // contact does not touch (the update is then O(n·nnz) instead of O(n²)).
-                if j0 == 0.0 && j1 == 0.0 && j2 == 0.0 {
-                    continue;
-                }
-                let mut colv = hm.column_mut(c);
-                let col = colv.as_mut_slice();
-                let p0 = di[0] * j0 + di[3] * j1 + di[6] * j2;
-                let p1 = di[1] * j0 + di[4] * j1 + di[7] * j2;
-                let p2 = di[2] * j0 + di[5] * j1 + di[8] * j2;
-                for (((x, &a0), &a1), &a2) in col.iter_mut().zip(c0).zip(c1).zip(c2) {
-                    *x += a0 * p0 + a1 * p1 + a2 * p2;
-                }
-            }
-        }
-        self.lu.factor();
+        form.factor_condensed(reg, data.models, &self.d[..9 * data.models.len()]);
     }
 
-    fn factor_dense(&mut self, data: &SystemData<'_>, s: &[f64], g: &[f64], reg: f64) {
+    fn factor_dense<F: Form>(&mut self, data: &SystemData<'_>, form: &F, s: &[f64], g: &[f64], reg: f64) {
         let n = data.n;
         let kt = data.k_total;
         let big = n + 2 * kt;
-        let jtr = data.jtr;
+        let (m, jtr) =
+            form.dense_parts().expect("NewtonSolve::Dense needs the dense form (checked by the solver)");
         let local = &mut self.local[..];
         let mut r = self.lu.matrix_mut(big);
         r.fill(0.0);
-        r.view_mut((0, 0), (n, n)).copy_from(&data.m);
+        r.view_mut((0, 0), (n, n)).copy_from(&m);
         for j in 0..n {
             r[(j, j)] += reg;
         }
@@ -236,37 +209,17 @@ impl NewtonSystem {
         self.lu.factor();
     }
 
-    /// Factors `M + reg·I` alone (no contact), for [`NewtonSystem::solve_mass_in_place`]: the
-    /// engine iteration's free velocity `M⁻¹ p*` (`docs/ipm.md` §11). Invalidates the Newton
-    /// factorization.
-    pub fn factor_mass(&mut self, m: DMatrixView<'_, f64>, reg: f64) {
-        let n = m.nrows();
-        let mut hm = self.lu.matrix_mut(n);
-        hm.copy_from(&m);
-        for j in 0..n {
-            hm[(j, j)] += reg;
-        }
-        self.lu.factor();
-        self.factored = false;
-    }
-
-    /// Solves `(M + reg·I) x = b` in place after [`NewtonSystem::factor_mass`].
-    pub fn solve_mass_in_place(&mut self, b: &mut [f64]) {
-        self.lu.solve_in_place(b, &mut self.tmp);
-    }
-
     /// Solves `R Δ = f` in place (`f.len()` = n + 2K) with the last factorization.
-    pub fn solve_in_place(&mut self, data: &SystemData<'_>, f: &mut [f64]) {
+    pub fn solve_in_place<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
         match self.mode {
             NewtonSolve::Dense => self.lu.solve_in_place(f, &mut self.tmp),
-            NewtonSolve::Condensed => self.solve_condensed(data, f),
+            NewtonSolve::Condensed => self.solve_condensed(data, form, f),
         }
     }
 
-    fn solve_condensed(&mut self, data: &SystemData<'_>, f: &mut [f64]) {
+    fn solve_condensed<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
         let n = data.n;
         let kt = data.k_total;
-        let jtr = data.jtr;
         let (fv, fk) = f.split_at_mut(n);
         let (fc, fe) = fk.split_at_mut(kt);
         let rest = &mut self.local[..];
@@ -283,17 +236,14 @@ impl NewtonSystem {
             y[k..].copy_from_slice(&fe[off..off + k]);
             self.blocks.solve_block_in_place(i, y, rest);
             let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-            for a in 0..dirs {
-                let da: f64 = (0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum();
-                if da != 0.0 {
-                    let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-                    for (x, &c) in fv.iter_mut().zip(col) {
-                        *x += c * da;
-                    }
-                }
+            // fv += J_iᵀ d with d = Π_i y_γ (as −(−d), bit for bit the same sum).
+            let mut neg = [0.0; 3];
+            for (a, na) in neg.iter_mut().enumerate().take(dirs) {
+                *na = -(0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum::<f64>();
             }
+            form.sub_contact_impulse(i, dirs, &neg, fv);
         }
-        self.lu.solve_in_place(fv, &mut self.tmp);
+        form.solve_condensed(fv);
         // Pass 2: with Δu_i = J_i Δv, y_i = K_i⁻¹ (f_c; f_e − F_i Δu_i) = z_i − Z_i Δu_i.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
@@ -301,9 +251,8 @@ impl NewtonSystem {
             let y = &self.zr[2 * off..2 * off + 2 * k];
             fc[off..off + k].copy_from_slice(&y[..k]);
             fe[off..off + k].copy_from_slice(&y[k..]);
-            for a in 0..dirs {
-                let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-                let da: f64 = col.iter().zip(fv.iter()).map(|(c, x)| c * x).sum();
+            let du = form.contact_velocity(i, dirs, fv);
+            for (a, &da) in du.iter().enumerate().take(dirs) {
                 let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
                 for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za) {
                     *x -= z * da;

@@ -1,8 +1,34 @@
-//! The engine-agnostic per-step problem (`specs/ipm.md` §1.2).
+//! The engine-agnostic per-step problem (`specs/ipm.md` §1.2), with M and J dense or in the
+//! block-sparse form of `docs/block_sparse.md`.
 
 use nalgebra::{DMatrixView, DVectorView};
 
 use super::{ContactModel, IpmError};
+use crate::block_sparse::BlockSparseSystem;
+
+/// How M and the contact Jacobians of an [`IpmProblem`] are given.
+#[derive(Debug, Clone, Copy)]
+pub enum IpmData<'a> {
+    /// Dense matrices (nalgebra views: column-major, unit row stride, any column stride).
+    Dense {
+        /// Mass matrix `M`, n×n (kg, kg·m², ...), SPD. Read in full (not only a triangle).
+        m: DMatrixView<'a, f64>,
+        /// Normal Jacobian `J_n`, nc×n: row i maps `v` to contact i's normal velocity (m/s),
+        /// positive when the bodies separate.
+        jn: DMatrixView<'a, f64>,
+        /// Tangent Jacobian `J_t`, 2nc×n: rows `2i`, `2i+1` map `v` to contact i's velocity along
+        /// its orthonormal tangents `t1`, `t2` (m/s). Ignored for [`ContactModel::Impact`]
+        /// contacts (but must be finite).
+        jt: DMatrixView<'a, f64>,
+    },
+    /// Block-sparse by trees (`docs/block_sparse.md`): M one SPD block per tree, each contact's
+    /// rows (normal, tangent 1, tangent 2: the dense `J_n` row i and `J_t` rows 2i, 2i+1) one
+    /// block per tree it touches. The condensed Newton matrix is assembled, factored and solved
+    /// per island; trees that no contact touches get `v_t = v0_t + M_t⁻¹ h τ_t` once, exactly, and
+    /// take no part in the iteration (`docs/ipm.md` §11). Impact contacts' tangent rows are
+    /// ignored. Only [`super::NewtonSolve::Condensed`] applies.
+    Blocks(BlockSparseSystem<'a>),
+}
 
 /// One time step's contact problem in generalized velocities (`specs/ipm.md` §1.2), borrowed.
 ///
@@ -15,23 +41,19 @@ use super::{ContactModel, IpmError};
 /// b_i = −μ_i γ_n,i v_t/|v_t| when sliding, |b_i| ≤ μ_i γ_n,i when sticking (SOC model)
 /// ```
 ///
-/// with `v_t = J_t,i v (+ vt_offset_i)`. Matrices are nalgebra views: **column-major**, unit row
-/// stride, any column stride (a block of a larger column-major array can be passed as is).
+/// with `v_t = J_t,i v (+ vt_offset_i)`. M and J come dense or block-sparse ([`IpmData`]); both
+/// forms run the same iteration, and their iterates agree to round-off (the block form solves
+/// trees without contact directly). Vectors are nalgebra views.
 #[derive(Debug, Clone, Copy)]
 pub struct IpmProblem<'a> {
-    /// Mass matrix `M`, n×n (kg, kg·m², ...), SPD. Read in full (not only a triangle).
-    pub m: DMatrixView<'a, f64>,
+    /// M and the contact Jacobians, dense or block-sparse.
+    pub data: IpmData<'a>,
     /// Pre-step generalized velocity `v0`, n (m/s, rad/s).
     pub v0: DVectorView<'a, f64>,
     /// Generalized non-contact force `τ`, n (N, N·m): gravity, Coriolis, controls, springs.
     pub tau: DVectorView<'a, f64>,
     /// Time step `h` (s), finite and > 0.
     pub h: f64,
-    /// Normal Jacobian `J_n`, nc×n: row i maps `v` to contact i's normal velocity (m/s).
-    pub jn: DMatrixView<'a, f64>,
-    /// Tangent Jacobian `J_t`, 2nc×n: rows `2i`, `2i+1` map `v` to contact i's velocity along its
-    /// orthonormal tangents `t1`, `t2` (m/s). Ignored for [`ContactModel::Impact`] contacts.
-    pub jt: DMatrixView<'a, f64>,
     /// Signed gap `φ_i` at the current configuration (m), nc; may be slightly negative.
     pub phi: DVectorView<'a, f64>,
     /// Friction coefficient `μ_i ≥ 0`, nc. Ignored for impact contacts.
@@ -47,7 +69,10 @@ pub struct IpmProblem<'a> {
 impl IpmProblem<'_> {
     /// Number of generalized velocities `n`.
     pub fn num_velocities(&self) -> usize {
-        self.m.nrows()
+        match &self.data {
+            IpmData::Dense { m, .. } => m.nrows(),
+            IpmData::Blocks(system) => system.num_velocities(),
+        }
     }
 
     /// Number of contacts `nc`.
@@ -57,7 +82,7 @@ impl IpmProblem<'_> {
 
     /// Checks sizes, finiteness and domains.
     pub fn validate(&self) -> Result<(), IpmError> {
-        let n = self.m.nrows();
+        let n = self.num_velocities();
         let nc = self.models.len();
         let dims = |what, rows: usize, cols: usize, er: usize, ec: usize| {
             if rows == er && cols == ec {
@@ -66,11 +91,17 @@ impl IpmProblem<'_> {
                 Err(IpmError::DimensionMismatch { what, expected_rows: er, expected_cols: ec, rows, cols })
             }
         };
-        dims("M", self.m.nrows(), self.m.ncols(), n, n)?;
+        match &self.data {
+            IpmData::Dense { m, jn, jt } => {
+                dims("M", m.nrows(), m.ncols(), n, n)?;
+                dims("Jn", jn.nrows(), jn.ncols(), nc, n)?;
+                dims("Jt", jt.nrows(), jt.ncols(), 2 * nc, n)?;
+            }
+            // The system's own values were checked finite when it was built.
+            IpmData::Blocks(system) => dims("models", nc, 1, system.num_contacts(), 1)?,
+        }
         dims("v0", self.v0.nrows(), 1, n, 1)?;
         dims("tau", self.tau.nrows(), 1, n, 1)?;
-        dims("Jn", self.jn.nrows(), self.jn.ncols(), nc, n)?;
-        dims("Jt", self.jt.nrows(), self.jt.ncols(), 2 * nc, n)?;
         dims("phi", self.phi.nrows(), 1, nc, 1)?;
         dims("mu", self.mu.nrows(), 1, nc, 1)?;
         if let Some(o) = &self.vt_offset {
@@ -83,11 +114,13 @@ impl IpmProblem<'_> {
                 None => Ok(()),
             }
         }
-        finite("M", self.m.iter())?;
+        if let IpmData::Dense { m, jn, jt } = &self.data {
+            finite("M", m.iter())?;
+            finite("Jn", jn.iter())?;
+            finite("Jt", jt.iter())?;
+        }
         finite("v0", self.v0.iter())?;
         finite("tau", self.tau.iter())?;
-        finite("Jn", self.jn.iter())?;
-        finite("Jt", self.jt.iter())?;
         finite("phi", self.phi.iter())?;
         finite("mu", self.mu.iter())?;
         if let Some(o) = &self.vt_offset {

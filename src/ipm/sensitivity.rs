@@ -8,9 +8,10 @@
 
 use nalgebra::DMatrixView;
 
+use super::form::{BlockForm, DenseForm, Form};
 use super::newton::SystemData;
-use super::solver::system_data;
-use super::{ContactModel, IpmError, IpmProblem, IpmSolver};
+use super::solver::{IpmWorkspace, check_block_newton_solve, system_data};
+use super::{ContactModel, IpmData, IpmError, IpmProblem, IpmSolver, NewtonSolve};
 use crate::linalg::grow;
 
 /// The problem data a sensitivity is taken with respect to.
@@ -61,61 +62,21 @@ impl IpmSolver {
         problem.validate()?;
         self.require_solution()?;
         let mode = self.parameters().newton_solve;
-        let ws = &mut self.ws;
+        let ws = &self.ws;
         if problem.num_velocities() != ws.n || ws.models[..] != *problem.models {
             return Err(IpmError::NoSolution);
         }
-        let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
-        let big = n + 2 * kt;
-        {
-            let data = system_data!(ws, problem);
-            // The exact Jacobian (no REG): the IFT needs ∂r/∂w itself.
-            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
-        }
-        let sens = &mut ws.sens;
-        sens.valid = false;
-        grow(&mut sens.rhs, big);
-        sens.cols = [n, n, nc, nc];
-        for (q, &c) in sens.cols.iter().enumerate() {
-            grow(&mut sens.dv[q], n * c);
-            grow(&mut sens.dl[q], 3 * nc * c);
-        }
-        for param in SensitivityParameter::ALL {
-            let q = param as usize;
-            for j in 0..sens.cols[q] {
-                // rhs = −∂r/∂θ_j (IFT).
-                let rhs = &mut sens.rhs[..big];
-                rhs.fill(0.0);
-                match param {
-                    SensitivityParameter::V0 => {
-                        for (x, &m) in rhs[..n].iter_mut().zip(problem.m.column(j).iter()) {
-                            *x = m;
-                        }
-                    }
-                    SensitivityParameter::Tau => rhs[j] = problem.h,
-                    // The gap row carries φ·phi_scale (1 in Dojo's formulation, 1/h in the
-                    // engine's velocity-level one).
-                    SensitivityParameter::Phi => rhs[n + kt + ws.offsets[j]] = -ws.phi_scale,
-                    SensitivityParameter::Mu => {
-                        if ws.models[j] != ContactModel::Impact {
-                            rhs[n + kt + ws.offsets[j] + 1] = -ws.g[ws.offsets[j]];
-                        }
-                    }
-                }
-                {
-                    let data = system_data!(ws, problem);
-                    ws.newton.solve_in_place(&data, rhs);
-                }
-                sens.dv[q][j * n..(j + 1) * n].copy_from_slice(&rhs[..n]);
-                let dg = &rhs[n + kt..big];
-                let dl = &mut sens.dl[q][j * 3 * nc..(j + 1) * 3 * nc];
-                for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
-                    let b = m.impulse(&dg[off..off + m.dim()]);
-                    dl[3 * i..3 * i + 3].copy_from_slice(&b);
-                }
+        match problem.data {
+            IpmData::Dense { m, jn, jt } => {
+                let mut form = DenseForm::new(&mut self.dense, m, jn, jt);
+                sensitivities(&mut self.ws, problem, &mut form, mode);
+            }
+            IpmData::Blocks(system) => {
+                check_block_newton_solve(mode)?;
+                let mut form = BlockForm::new(&mut self.blocks, system)?;
+                sensitivities(&mut self.ws, problem, &mut form, mode);
             }
         }
-        sens.valid = true;
         Ok(())
     }
 
@@ -142,4 +103,65 @@ impl IpmSolver {
         let (q, m) = (param as usize, 3 * self.ws.nc);
         Ok(DMatrixView::from_slice(&s.dl[q][..m * s.cols[q]], m, s.cols[q]))
     }
+}
+
+/// The sensitivity columns at the last solution over the data form `form` (see
+/// [`IpmSolver::compute_sensitivities`]).
+fn sensitivities<F: Form>(ws: &mut IpmWorkspace, problem: &IpmProblem<'_>, form: &mut F, mode: NewtonSolve) {
+    let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
+    let big = n + 2 * kt;
+    {
+        let data = system_data!(ws);
+        // The exact Jacobian (no REG): the IFT needs ∂r/∂w itself.
+        ws.newton.factor(mode, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
+    }
+    let sens = &mut ws.sens;
+    sens.valid = false;
+    grow(&mut sens.rhs, big);
+    sens.cols = [n, n, nc, nc];
+    for (q, &c) in sens.cols.iter().enumerate() {
+        grow(&mut sens.dv[q], n * c);
+        grow(&mut sens.dl[q], 3 * nc * c);
+    }
+    for param in SensitivityParameter::ALL {
+        let q = param as usize;
+        for j in 0..sens.cols[q] {
+            // rhs = −∂r/∂θ_j (IFT).
+            let rhs = &mut sens.rhs[..big];
+            rhs.fill(0.0);
+            match param {
+                SensitivityParameter::V0 => {
+                    // Column j of M: M·e_j.
+                    let unit = &mut ws.v_free[..n];
+                    unit.fill(0.0);
+                    unit[j] = 1.0;
+                    form.add_mass_product(unit, &mut rhs[..n]);
+                }
+                SensitivityParameter::Tau => rhs[j] = problem.h,
+                // The gap row carries φ·phi_scale (1 in Dojo's formulation, 1/h in the
+                // engine's velocity-level one).
+                SensitivityParameter::Phi => rhs[n + kt + ws.offsets[j]] = -ws.phi_scale,
+                SensitivityParameter::Mu => {
+                    if ws.models[j] != ContactModel::Impact {
+                        rhs[n + kt + ws.offsets[j] + 1] = -ws.g[ws.offsets[j]];
+                    }
+                }
+            }
+            ws.p_star[..n].copy_from_slice(&rhs[..n]);
+            {
+                let data = system_data!(ws);
+                ws.newton.solve_in_place(&data, form, rhs);
+            }
+            // Velocities without contact (the block form's free trees): Δv_t = M_t⁻¹ rhs_t.
+            form.solve_direct(&mut ws.p_star[..n], &mut rhs[..n]);
+            sens.dv[q][j * n..(j + 1) * n].copy_from_slice(&rhs[..n]);
+            let dg = &rhs[n + kt..big];
+            let dl = &mut sens.dl[q][j * 3 * nc..(j + 1) * 3 * nc];
+            for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+                let b = m.impulse(&dg[off..off + m.dim()]);
+                dl[3 * i..3 * i + 3].copy_from_slice(&b);
+            }
+        }
+    }
+    sens.valid = true;
 }

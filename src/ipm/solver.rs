@@ -4,10 +4,11 @@
 
 use nalgebra::DVectorView;
 
+use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
 use super::model::REG;
 use super::newton::{NewtonSystem, SystemData};
 use super::sensitivity::Sensitivities;
-use super::{ContactModel, IpmError, IpmParameters, IpmProblem};
+use super::{ContactModel, IpmData, IpmError, IpmParameters, IpmProblem, NewtonSolve};
 use crate::linalg::grow;
 
 mod engine;
@@ -85,8 +86,6 @@ pub struct IpmWorkspace {
     pub(crate) models: Vec<ContactModel>,
     pub(crate) offsets: Vec<usize>,
     pub(crate) mu: Vec<f64>,
-    /// `Jᵀ`, column-major n×3nc (normal, t1, t2 column per contact).
-    pub(crate) jtr: Vec<f64>,
     pub(crate) v: Vec<f64>,
     pub(crate) s: Vec<f64>,
     pub(crate) g: Vec<f64>,
@@ -119,8 +118,8 @@ pub struct IpmWorkspace {
     /// Whether the last setup was for the engine iteration (warm start needs the same units).
     pub(crate) engine: bool,
     /// `p* = M v0 + hτ`, then the free velocity `M⁻¹p*` (engine scales).
-    p_star: Vec<f64>,
-    v_free: Vec<f64>,
+    pub(crate) p_star: Vec<f64>,
+    pub(crate) v_free: Vec<f64>,
     /// Nesterov–Todd data per contact (21 numbers, see `SystemData::nt`).
     nt: Vec<f64>,
     best_v: Vec<f64>,
@@ -177,16 +176,6 @@ impl IpmWorkspace {
         self.mu.clear();
         self.mu.extend(p.mu.iter().copied());
         let big = n + 2 * k;
-        grow(&mut self.jtr, 3 * nc * n);
-        for i in 0..nc {
-            let rows = [p.jn.row(i), p.jt.row(2 * i), p.jt.row(2 * i + 1)];
-            for (a, row) in rows.iter().enumerate() {
-                let col = &mut self.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-                for (dst, &x) in col.iter_mut().zip(row.iter()) {
-                    *dst = x;
-                }
-            }
-        }
         for buf in [&mut self.v, &mut self.vc, &mut self.p_star, &mut self.v_free, &mut self.best_v] {
             grow(buf, n);
         }
@@ -226,13 +215,11 @@ impl IpmWorkspace {
 /// The Newton system's data from the workspace's fields (a macro so the borrows stay disjoint
 /// from `ws.newton` and the iterate buffers).
 macro_rules! system_data {
-    ($ws:expr, $p:expr) => {
-        system_data!($ws, $p, &[])
+    ($ws:expr) => {
+        system_data!($ws, &[])
     };
-    ($ws:expr, $p:expr, $nt:expr) => {
+    ($ws:expr, $nt:expr) => {
         SystemData {
-            m: $p.m,
-            jtr: &$ws.jtr[..3 * $ws.nc * $ws.n],
             h: $ws.gap_h,
             mu: &$ws.mu,
             models: &$ws.models,
@@ -248,11 +235,11 @@ pub(crate) use system_data;
 /// Evaluates `r = [M(v − v0) − hτ − Jᵀb | γ∘s | r_eq]` (raw products in the middle block) and the
 /// violation measures (§4) with κ for the centred measure.
 #[allow(clippy::too_many_arguments)]
-fn residual(
+fn residual<F: Form>(
+    form: &F,
     p: &IpmProblem<'_>,
     phi: &[f64],
     gap_h: f64,
-    jtr: &[f64],
     models: &[ContactModel],
     offsets: &[usize],
     mu: &[f64],
@@ -274,13 +261,7 @@ fn residual(
     for (x, &t) in rd.iter_mut().zip(p.tau.iter()) {
         *x = -p.h * t;
     }
-    for (c, &d) in dv.iter().enumerate() {
-        if d != 0.0 {
-            for (x, &m) in rd.iter_mut().zip(p.m.column(c).iter()) {
-                *x += m * d;
-            }
-        }
-    }
+    form.add_mass_product(dv, rd);
     let mut nan = false;
     let mut bvio: f64 = 0.0;
     let mut cvio: f64 = 0.0;
@@ -290,25 +271,14 @@ fn residual(
         let k = model.dim();
         let (si, gi) = (&s[off..off + k], &g[off..off + k]);
         let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-        let mut u = [0.0; 3];
-        for (a, ua) in u.iter_mut().enumerate().take(dirs) {
-            let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-            *ua = col.iter().zip(v).map(|(c, x)| c * x).sum();
-            if a > 0
-                && let Some(o) = &p.vt_offset
-            {
+        let mut u = form.contact_velocity(i, dirs, v);
+        if let Some(o) = &p.vt_offset {
+            for (a, ua) in u.iter_mut().enumerate().take(dirs).skip(1) {
                 *ua += o[2 * i + a - 1];
             }
         }
         let b = model.impulse(gi);
-        for (a, &ba) in b.iter().enumerate().take(dirs) {
-            if ba != 0.0 {
-                let col = &jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-                for (x, &c) in rd.iter_mut().zip(col) {
-                    *x -= c * ba;
-                }
-            }
-        }
+        form.sub_contact_impulse(i, dirs, &b, rd);
         model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
         model.product(gi, si, &mut rc[off..off + k]);
         for j in off..off + k {
@@ -374,13 +344,17 @@ fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> f64 {
 pub struct IpmSolver {
     params: IpmParameters,
     pub(crate) ws: IpmWorkspace,
+    /// The data forms' own storage (the condensed matrix and `Jᵀ` of the dense form, the islands'
+    /// matrices of the block form).
+    pub(crate) dense: DenseWorkspace,
+    pub(crate) blocks: BlockWorkspace,
 }
 
 impl IpmSolver {
     /// A solver with the given parameters (validated).
     pub fn new(params: IpmParameters) -> Result<Self, IpmError> {
         params.validate()?;
-        Ok(Self { params, ws: IpmWorkspace::default() })
+        Ok(Self { params, ..Self::default() })
     }
 
     /// The current parameters.
@@ -430,246 +404,17 @@ impl IpmSolver {
     ) -> Result<IpmOutcome, IpmError> {
         p.validate()?;
         let prm = self.params;
-        let ws = &mut self.ws;
-        let engine = !prm.uses_reference_iteration();
-        let warm = prm.warm_start
-            && ws.has_solution
-            && ws.engine == engine
-            && ws.models[..] == *p.models
-            && ws.n == p.num_velocities();
-        ws.has_solution = false;
-        ws.sens.valid = false;
-        ws.setup(p, prm.max_iter, prm.newton_solve, engine);
-        let (n, kt) = (ws.n, ws.k_total);
-        let big = n + 2 * kt;
-
-        // §3: velocities from the guess, contact variables from e (or the previous solution),
-        // shifted into the cone interior.
-        match guess {
-            Some(vg) => ws.v[..n].copy_from_slice(vg.as_slice()),
-            None => {
-                for (x, &y) in ws.v[..n].iter_mut().zip(p.v0.iter()) {
-                    *x = y;
-                }
+        match p.data {
+            IpmData::Dense { m, jn, jt } => {
+                let mut form = DenseForm::new(&mut self.dense, m, jn, jt);
+                Ok(run(&mut self.ws, &prm, p, &mut form, guess))
+            }
+            IpmData::Blocks(system) => {
+                check_block_newton_solve(prm.newton_solve)?;
+                let mut form = BlockForm::new(&mut self.blocks, system)?;
+                Ok(run(&mut self.ws, &prm, p, &mut form, guess))
             }
         }
-        if engine {
-            let outcome = iterate_engine(ws, &prm, p, warm);
-            self.finish(p);
-            return Ok(outcome);
-        }
-        if !warm {
-            ws.s[..kt].copy_from_slice(&ws.e[..kt]);
-            ws.g[..kt].copy_from_slice(&ws.e[..kt]);
-        }
-        for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
-            let k = m.dim();
-            m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
-        }
-        let total_degree: usize = ws.models.iter().map(|m| m.degree()).sum();
-
-        let fixed = prm.fixed_kappa > 0.0;
-        let kappa_fixed = prm.fixed_kappa;
-        let mut viol = residual(
-            p,
-            &ws.phi_eff,
-            ws.gap_h,
-            &ws.jtr,
-            &ws.models,
-            &ws.offsets,
-            &ws.mu,
-            &ws.e,
-            &ws.v[..n],
-            &ws.s[..kt],
-            &ws.g[..kt],
-            kappa_fixed,
-            &mut ws.scratch[..n],
-            &mut ws.r[..big],
-        );
-        let measure = |v: &Viol| if fixed { v.cvio } else { v.bvio };
-        ws.stats = IpmStats {
-            rvio: viol.rvio,
-            bvio: viol.bvio,
-            kappa: if fixed { kappa_fixed } else { 0.0 },
-            ..Default::default()
-        };
-        ws.rvio_history.push(viol.rvio);
-        ws.bvio_history.push(viol.bvio);
-
-        let mut undercut = prm.undercut;
-        let mut no_progress = 0usize;
-        let mut kappa_rhs = 0.0;
-        // Fixed-κ mode: predictor–corrector with the κ floor at the fixed κ until the floor is
-        // reached (pure Newton from the neutral start can stall at the cone boundary), then
-        // Newton's method on r(w; κ) = 0, whose fixed point is the central-path point.
-        let mut newton_phase = false;
-        let mut outcome = IpmOutcome::MaxIterationsReached;
-        for _ in 0..prm.max_iter {
-            // Step 1: termination first. The 1e-6 slack on btol keeps a central-path point with
-            // κ = btol (undercut = 1, §7 caveat) acceptable.
-            if viol.rvio < prm.rtol && measure(&viol) < prm.btol * (1.0 + 1e-6) {
-                outcome = IpmOutcome::Converged;
-                break;
-            }
-            if !(viol.rvio.is_finite() && viol.bvio.is_finite()) {
-                outcome = IpmOutcome::NonFiniteStep;
-                break;
-            }
-            {
-                let data = system_data!(ws, p);
-                ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], REG);
-            }
-            let kappa_target;
-            if fixed && newton_phase {
-                // Newton on r(w; κ) = 0 (§7 fixed-κ mode, second phase).
-                kappa_target = kappa_fixed;
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_fixed, &mut ws.delta[..big]);
-                solve_newton(ws, p, NewtonBuf::Delta);
-            } else {
-                // Step 2: predictor with κ_rhs (0, or the lagged target in Dojo mode).
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.daff[..big]);
-                solve_newton(ws, p, NewtonBuf::Affine);
-                if !ws.daff[..big].iter().all(|x| x.is_finite()) {
-                    outcome = IpmOutcome::NonFiniteStep;
-                    break;
-                }
-                // Step 3: affine step length with τ = 0.95 on both cones.
-                let (ds, dg) = ws.daff[n..big].split_at(kt);
-                let alpha_aff =
-                    cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 0.95, 0.95);
-                // Step 4: centering.
-                let (nu, nu_aff) = if total_degree > 0 {
-                    let deg = total_degree as f64;
-                    (
-                        duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / deg,
-                        duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / deg,
-                    )
-                } else {
-                    (0.0, 0.0)
-                };
-                let sigma = (nu_aff / (nu + 1e-20)).clamp(0.0, 1.0).powi(3);
-                let floor = if fixed { kappa_fixed } else { prm.btol / undercut };
-                kappa_target = (sigma * nu).max(floor);
-                // Step 5: corrector right-hand side −(Δs_aff∘Δγ_aff) + κ e added to the
-                // predictor's; same factorization.
-                build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.delta[..big]);
-                {
-                    let (dsa, dga) = ws.daff[n..big].split_at(kt);
-                    let rc = &mut ws.delta[n..n + kt];
-                    let mut prod = [0.0; 6];
-                    for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
-                        let k = m.dim();
-                        m.product(&dga[off..off + k], &dsa[off..off + k], &mut prod[..k]);
-                        for l in 0..k {
-                            rc[off + l] += -prod[l] + kappa_target * ws.e[off + l];
-                        }
-                    }
-                }
-                solve_newton(ws, p, NewtonBuf::Delta);
-            }
-            if !ws.delta[..big].iter().all(|x| x.is_finite()) {
-                outcome = IpmOutcome::NonFiniteStep;
-                break;
-            }
-            // Step 6: fraction to the boundary.
-            let m_now = measure(&viol);
-            let tau = 0.95f64.max(1.0 - viol.rvio.max(m_now).powi(2));
-            let (ds, dg) = ws.delta[n..big].split_at(kt);
-            let alpha =
-                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, tau, tau.min(0.95));
-            // Step 7: backtracking on the violations; accept unless both got worse.
-            let mut accepted = None;
-            let mut cand = viol;
-            let rvio_accept =
-                if prm.rvio_floor_in_backtracking { viol.rvio.max(0.1 * prm.rtol) } else { viol.rvio };
-            let mut step = alpha;
-            for k in 0..prm.max_ls {
-                step = alpha / f64::from(1u32 << k.min(31) as u32);
-                for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
-                    *c = x + step * d;
-                }
-                for ((c, &x), &d) in ws.sc[..kt].iter_mut().zip(&ws.s[..kt]).zip(&ws.delta[n..n + kt]) {
-                    *c = x + step * d;
-                }
-                for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
-                    *c = x + step * d;
-                }
-                cand = residual(
-                    p,
-                    &ws.phi_eff,
-                    ws.gap_h,
-                    &ws.jtr,
-                    &ws.models,
-                    &ws.offsets,
-                    &ws.mu,
-                    &ws.e,
-                    &ws.vc[..n],
-                    &ws.sc[..kt],
-                    &ws.gc[..kt],
-                    kappa_fixed,
-                    &mut ws.scratch[..n],
-                    &mut ws.rc[..big],
-                );
-                if cand.rvio <= rvio_accept || measure(&cand) <= m_now {
-                    accepted = Some(step);
-                    break;
-                }
-            }
-            if accepted.is_none() {
-                ws.stats.line_search_exhausted += 1;
-            }
-            // Step 8: progress bookkeeping (inert with undercut = ∞).
-            if !fixed {
-                let progress = (cand.rvio >= prm.rtol && cand.rvio < 0.8 * viol.rvio)
-                    || (cand.bvio >= prm.btol && cand.bvio < 0.8 * viol.bvio);
-                no_progress = if progress { no_progress.saturating_sub(1) } else { no_progress + 1 };
-                if no_progress >= prm.no_progress_max {
-                    undercut *= prm.no_progress_undercut;
-                }
-            }
-            // Step 9: commit.
-            std::mem::swap(&mut ws.v, &mut ws.vc);
-            std::mem::swap(&mut ws.s, &mut ws.sc);
-            std::mem::swap(&mut ws.g, &mut ws.gc);
-            std::mem::swap(&mut ws.r, &mut ws.rc);
-            viol = cand;
-            if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
-                let k = m.dim();
-                m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
-            }) {
-                ws.stats.boundary_hits += 1;
-            }
-            if prm.dojo_lagged_kappa && !fixed {
-                kappa_rhs = kappa_target;
-            }
-            if fixed && kappa_target <= kappa_fixed {
-                newton_phase = true;
-            }
-            ws.stats.iterations += 1;
-            ws.stats.kappa = kappa_target;
-            ws.stats.rvio = viol.rvio;
-            ws.stats.bvio = viol.bvio;
-            ws.kappa_history.push(kappa_target);
-            ws.alpha_history.push(step);
-            ws.rvio_history.push(viol.rvio);
-            ws.bvio_history.push(viol.bvio);
-        }
-        self.finish(p);
-        Ok(outcome)
-    }
-
-    /// Evaluates the results at the final iterate.
-    fn finish(&mut self, p: &IpmProblem<'_>) {
-        let ws = &mut self.ws;
-        let n = ws.n;
-        for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
-            let b = m.impulse(&ws.g[off..off + m.dim()]);
-            ws.impulses[3 * i..3 * i + 3].copy_from_slice(&b);
-            let col = &ws.jtr[3 * i * n..(3 * i + 1) * n];
-            let un: f64 = col.iter().zip(&ws.v[..n]).map(|(c, x)| c * x).sum();
-            ws.next_gaps[i] = p.phi[i] + p.h * un;
-        }
-        ws.has_solution = true;
     }
 
     fn check_solution(&self) -> Result<(), IpmError> {
@@ -742,12 +487,277 @@ impl IpmSolver {
         ws.models.reserve(nc);
         ws.offsets.reserve(nc);
         ws.mu.reserve(nc);
-        grow(&mut ws.jtr, 3 * nc * n);
+        self.dense.reserve(n, nc);
         ws.newton.reserve(self.params.newton_solve, n, nc, 6 * nc);
     }
 
     pub(crate) fn require_solution(&self) -> Result<(), IpmError> {
         self.check_solution()
+    }
+}
+
+/// One solve over the data form `form`: setup, start, the engine or Dojo's iteration, results.
+fn run<F: Form>(
+    ws: &mut IpmWorkspace,
+    prm: &IpmParameters,
+    p: &IpmProblem<'_>,
+    form: &mut F,
+    guess: Option<DVectorView<'_, f64>>,
+) -> IpmOutcome {
+    let prm = *prm;
+    let engine = !prm.uses_reference_iteration();
+    let warm = prm.warm_start
+        && ws.has_solution
+        && ws.engine == engine
+        && ws.models[..] == *p.models
+        && ws.n == p.num_velocities();
+    ws.has_solution = false;
+    ws.sens.valid = false;
+    ws.setup(p, prm.max_iter, prm.newton_solve, engine);
+    let (n, kt) = (ws.n, ws.k_total);
+    let big = n + 2 * kt;
+
+    // §3: velocities from the guess, contact variables from e (or the previous solution),
+    // shifted into the cone interior.
+    match guess {
+        Some(vg) => ws.v[..n].copy_from_slice(vg.as_slice()),
+        None => {
+            for (x, &y) in ws.v[..n].iter_mut().zip(p.v0.iter()) {
+                *x = y;
+            }
+        }
+    }
+    // Velocities the form solves directly (the block form's trees without contact).
+    for (x, &t) in ws.v_free[..n].iter_mut().zip(p.tau.iter()) {
+        *x = p.h * t;
+    }
+    let free_ok = form.start(p.v0.as_slice(), &ws.v_free[..n], &mut ws.v[..n]);
+    if engine {
+        let outcome = iterate_engine(ws, &prm, p, form, warm);
+        finish(ws, p, form);
+        return if free_ok { outcome } else { IpmOutcome::NonFiniteStep };
+    }
+    if !warm {
+        ws.s[..kt].copy_from_slice(&ws.e[..kt]);
+        ws.g[..kt].copy_from_slice(&ws.e[..kt]);
+    }
+    for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+        let k = m.dim();
+        m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+    }
+    let total_degree: usize = ws.models.iter().map(|m| m.degree()).sum();
+
+    let fixed = prm.fixed_kappa > 0.0;
+    let kappa_fixed = prm.fixed_kappa;
+    let mut viol = residual(
+        form,
+        p,
+        &ws.phi_eff,
+        ws.gap_h,
+        &ws.models,
+        &ws.offsets,
+        &ws.mu,
+        &ws.e,
+        &ws.v[..n],
+        &ws.s[..kt],
+        &ws.g[..kt],
+        kappa_fixed,
+        &mut ws.scratch[..n],
+        &mut ws.r[..big],
+    );
+    let measure = |v: &Viol| if fixed { v.cvio } else { v.bvio };
+    ws.stats = IpmStats {
+        rvio: viol.rvio,
+        bvio: viol.bvio,
+        kappa: if fixed { kappa_fixed } else { 0.0 },
+        ..Default::default()
+    };
+    ws.rvio_history.push(viol.rvio);
+    ws.bvio_history.push(viol.bvio);
+
+    let mut undercut = prm.undercut;
+    let mut no_progress = 0usize;
+    let mut kappa_rhs = 0.0;
+    // Fixed-κ mode: predictor–corrector with the κ floor at the fixed κ until the floor is
+    // reached (pure Newton from the neutral start can stall at the cone boundary), then
+    // Newton's method on r(w; κ) = 0, whose fixed point is the central-path point.
+    let mut newton_phase = false;
+    let mut outcome = IpmOutcome::MaxIterationsReached;
+    for _ in 0..prm.max_iter {
+        // Step 1: termination first. The 1e-6 slack on btol keeps a central-path point with
+        // κ = btol (undercut = 1, §7 caveat) acceptable.
+        if viol.rvio < prm.rtol && measure(&viol) < prm.btol * (1.0 + 1e-6) {
+            outcome = IpmOutcome::Converged;
+            break;
+        }
+        if !(viol.rvio.is_finite() && viol.bvio.is_finite()) {
+            outcome = IpmOutcome::NonFiniteStep;
+            break;
+        }
+        {
+            let data = system_data!(ws);
+            ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], REG);
+        }
+        let kappa_target;
+        if fixed && newton_phase {
+            // Newton on r(w; κ) = 0 (§7 fixed-κ mode, second phase).
+            kappa_target = kappa_fixed;
+            build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_fixed, &mut ws.delta[..big]);
+            solve_newton(ws, form, NewtonBuf::Delta);
+        } else {
+            // Step 2: predictor with κ_rhs (0, or the lagged target in Dojo mode).
+            build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.daff[..big]);
+            solve_newton(ws, form, NewtonBuf::Affine);
+            if !ws.daff[..big].iter().all(|x| x.is_finite()) {
+                outcome = IpmOutcome::NonFiniteStep;
+                break;
+            }
+            // Step 3: affine step length with τ = 0.95 on both cones.
+            let (ds, dg) = ws.daff[n..big].split_at(kt);
+            let alpha_aff =
+                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 0.95, 0.95);
+            // Step 4: centering.
+            let (nu, nu_aff) = if total_degree > 0 {
+                let deg = total_degree as f64;
+                (
+                    duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / deg,
+                    duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / deg,
+                )
+            } else {
+                (0.0, 0.0)
+            };
+            let sigma = (nu_aff / (nu + 1e-20)).clamp(0.0, 1.0).powi(3);
+            let floor = if fixed { kappa_fixed } else { prm.btol / undercut };
+            kappa_target = (sigma * nu).max(floor);
+            // Step 5: corrector right-hand side −(Δs_aff∘Δγ_aff) + κ e added to the
+            // predictor's; same factorization.
+            build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, kappa_rhs, &mut ws.delta[..big]);
+            {
+                let (dsa, dga) = ws.daff[n..big].split_at(kt);
+                let rc = &mut ws.delta[n..n + kt];
+                let mut prod = [0.0; 6];
+                for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+                    let k = m.dim();
+                    m.product(&dga[off..off + k], &dsa[off..off + k], &mut prod[..k]);
+                    for l in 0..k {
+                        rc[off + l] += -prod[l] + kappa_target * ws.e[off + l];
+                    }
+                }
+            }
+            solve_newton(ws, form, NewtonBuf::Delta);
+        }
+        if !ws.delta[..big].iter().all(|x| x.is_finite()) {
+            outcome = IpmOutcome::NonFiniteStep;
+            break;
+        }
+        // Step 6: fraction to the boundary.
+        let m_now = measure(&viol);
+        let tau = 0.95f64.max(1.0 - viol.rvio.max(m_now).powi(2));
+        let (ds, dg) = ws.delta[n..big].split_at(kt);
+        let alpha =
+            cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, tau, tau.min(0.95));
+        // Step 7: backtracking on the violations; accept unless both got worse.
+        let mut accepted = None;
+        let mut cand = viol;
+        let rvio_accept =
+            if prm.rvio_floor_in_backtracking { viol.rvio.max(0.1 * prm.rtol) } else { viol.rvio };
+        let mut step = alpha;
+        for k in 0..prm.max_ls {
+            step = alpha / f64::from(1u32 << k.min(31) as u32);
+            for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
+                *c = x + step * d;
+            }
+            for ((c, &x), &d) in ws.sc[..kt].iter_mut().zip(&ws.s[..kt]).zip(&ws.delta[n..n + kt]) {
+                *c = x + step * d;
+            }
+            for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
+                *c = x + step * d;
+            }
+            cand = residual(
+                form,
+                p,
+                &ws.phi_eff,
+                ws.gap_h,
+                &ws.models,
+                &ws.offsets,
+                &ws.mu,
+                &ws.e,
+                &ws.vc[..n],
+                &ws.sc[..kt],
+                &ws.gc[..kt],
+                kappa_fixed,
+                &mut ws.scratch[..n],
+                &mut ws.rc[..big],
+            );
+            if cand.rvio <= rvio_accept || measure(&cand) <= m_now {
+                accepted = Some(step);
+                break;
+            }
+        }
+        if accepted.is_none() {
+            ws.stats.line_search_exhausted += 1;
+        }
+        // Step 8: progress bookkeeping (inert with undercut = ∞).
+        if !fixed {
+            let progress = (cand.rvio >= prm.rtol && cand.rvio < 0.8 * viol.rvio)
+                || (cand.bvio >= prm.btol && cand.bvio < 0.8 * viol.bvio);
+            no_progress = if progress { no_progress.saturating_sub(1) } else { no_progress + 1 };
+            if no_progress >= prm.no_progress_max {
+                undercut *= prm.no_progress_undercut;
+            }
+        }
+        // Step 9: commit.
+        std::mem::swap(&mut ws.v, &mut ws.vc);
+        std::mem::swap(&mut ws.s, &mut ws.sc);
+        std::mem::swap(&mut ws.g, &mut ws.gc);
+        std::mem::swap(&mut ws.r, &mut ws.rc);
+        viol = cand;
+        if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
+            let k = m.dim();
+            m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
+        }) {
+            ws.stats.boundary_hits += 1;
+        }
+        if prm.dojo_lagged_kappa && !fixed {
+            kappa_rhs = kappa_target;
+        }
+        if fixed && kappa_target <= kappa_fixed {
+            newton_phase = true;
+        }
+        ws.stats.iterations += 1;
+        ws.stats.kappa = kappa_target;
+        ws.stats.rvio = viol.rvio;
+        ws.stats.bvio = viol.bvio;
+        ws.kappa_history.push(kappa_target);
+        ws.alpha_history.push(step);
+        ws.rvio_history.push(viol.rvio);
+        ws.bvio_history.push(viol.bvio);
+    }
+    finish(ws, p, form);
+    if free_ok { outcome } else { IpmOutcome::NonFiniteStep }
+}
+
+/// Evaluates the results at the final iterate.
+fn finish<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F) {
+    let n = ws.n;
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        let b = m.impulse(&ws.g[off..off + m.dim()]);
+        ws.impulses[3 * i..3 * i + 3].copy_from_slice(&b);
+        let un = form.contact_velocity(i, 1, &ws.v[..n])[0];
+        ws.next_gaps[i] = p.phi[i] + p.h * un;
+    }
+    ws.has_solution = true;
+}
+
+/// The block form has no full Newton matrix ([`NewtonSolve::Dense`] assembles the dense one).
+pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError> {
+    match mode {
+        NewtonSolve::Condensed => Ok(()),
+        NewtonSolve::Dense => Err(IpmError::OutOfRange {
+            what: "newton_solve",
+            value: NewtonSolve::Dense as i32 as f64,
+            requirement: "Condensed (0) for block-sparse data",
+        }),
     }
 }
 
@@ -758,14 +768,14 @@ enum NewtonBuf {
 }
 
 /// Solves the Newton system for the right-hand side held in `daff` or `delta`, in place.
-fn solve_newton(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, which: NewtonBuf) {
+fn solve_newton<F: Form>(ws: &mut IpmWorkspace, form: &mut F, which: NewtonBuf) {
     let big = ws.n + 2 * ws.k_total;
-    let data = system_data!(ws, p);
+    let data = system_data!(ws);
     let buf = match which {
         NewtonBuf::Affine => &mut ws.daff[..big],
         NewtonBuf::Delta => &mut ws.delta[..big],
     };
-    ws.newton.solve_in_place(&data, buf);
+    ws.newton.solve_in_place(&data, form, buf);
 }
 
 /// `out = −r` with the complementarity block `−(γ∘s − κe)`.
@@ -822,12 +832,10 @@ mod tests {
     impl Data {
         fn problem(&self) -> IpmProblem<'_> {
             IpmProblem {
-                m: self.m.as_view(),
+                data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
                 v0: self.v0.as_view(),
                 tau: self.tau.as_view(),
                 h: 0.05,
-                jn: self.jn.as_view(),
-                jt: self.jt.as_view(),
                 phi: self.phi.as_view(),
                 mu: self.mu.as_view(),
                 models: &self.models,
@@ -849,11 +857,12 @@ mod tests {
                     .unwrap();
             solver.solve(&p).unwrap();
             let ws = &mut solver.ws;
+            let mut form = DenseForm::new(&mut solver.dense, d.m.as_view(), d.jn.as_view(), d.jt.as_view());
             let (n, kt) = (ws.n, ws.k_total);
             let big = n + 2 * kt;
             let mut seed = 99;
             let dir: Vec<f64> = (0..big).map(|_| lcg(&mut seed)).collect();
-            let eval = |ws: &mut IpmWorkspace, eps: f64| {
+            let eval = |ws: &mut IpmWorkspace, form: &DenseForm<'_, '_>, eps: f64| {
                 let mut v = ws.v[..n].to_vec();
                 let mut s = ws.s[..kt].to_vec();
                 let mut g = ws.g[..kt].to_vec();
@@ -863,10 +872,10 @@ mod tests {
                 let mut r = vec![0.0; big];
                 let mut scratch = vec![0.0; n];
                 residual(
+                    form,
                     &p,
                     &ws.phi_eff,
                     ws.gap_h,
-                    &ws.jtr,
                     &ws.models,
                     &ws.offsets,
                     &ws.mu,
@@ -881,11 +890,11 @@ mod tests {
                 r
             };
             let delta = 1e-5;
-            let (rp, rm) = (eval(ws, delta), eval(ws, -delta));
+            let (rp, rm) = (eval(ws, &form, delta), eval(ws, &form, -delta));
             let mut f: Vec<f64> = rp.iter().zip(&rm).map(|(a, b)| (a - b) / (2.0 * delta)).collect();
-            let data = system_data!(ws, p);
-            ws.newton.factor(mode, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
-            ws.newton.solve_in_place(&data, &mut f);
+            let data = system_data!(ws);
+            ws.newton.factor(mode, &data, &mut form, &ws.s[..kt], &ws.g[..kt], 0.0);
+            ws.newton.solve_in_place(&data, &mut form, &mut f);
             let err = f.iter().zip(&dir).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
             assert!(err < 1e-6, "{mode:?}: {err:e}");
         }

@@ -1,7 +1,7 @@
 //! Shared helpers of the interior-point tests: the point-mass problems of `specs/ipm.md` §9.
 #![allow(dead_code)]
 
-use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
+use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};
 
 /// Dojo's reference iteration (the documented reference of the §9 cases) with the given absolute
@@ -48,12 +48,10 @@ impl PointMass {
         let mu = DVector::from_element(1, self.mu);
         let models = [self.model];
         let p = IpmProblem {
-            m: self.m.as_view(),
+            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: v0.as_view(),
             tau: tau.as_view(),
             h: self.h,
-            jn: self.jn.as_view(),
-            jt: self.jt.as_view(),
             phi: phi.as_view(),
             mu: mu.as_view(),
             models: &models,

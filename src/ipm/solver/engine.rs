@@ -32,6 +32,7 @@ use super::{
 };
 use crate::ipm::ContactModel;
 use crate::ipm::cone;
+use crate::ipm::form::Form;
 use crate::ipm::newton::SystemData;
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
@@ -49,45 +50,37 @@ const FRACTION_TO_BOUNDARY: f64 = 0.99;
 ///
 /// Both scale with the data (a problem whose units are changed by a factor gets the scales changed
 /// by that factor), so the tests on `‖·‖/P`, `‖·‖/V` and `‖γ∘s‖/(P·V)` are scale-invariant.
-fn scales(ws: &mut IpmWorkspace, p: &IpmProblem<'_>) -> (f64, f64) {
+fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F) -> (f64, f64) {
     let n = ws.n;
     for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
         *x = p.h * t;
     }
-    for (c, &x0) in p.v0.iter().enumerate() {
-        if x0 != 0.0 {
-            for (x, &m) in ws.p_star[..n].iter_mut().zip(p.m.column(c).iter()) {
-                *x += m * x0;
-            }
-        }
-    }
+    form.add_mass_product(p.v0.as_slice(), &mut ws.p_star[..n]);
     ws.v_free[..n].copy_from_slice(&ws.p_star[..n]);
     if ws.nc > 0 {
-        ws.newton.factor_mass(p.m, 0.0);
-        ws.newton.solve_mass_in_place(&mut ws.v_free[..n]);
+        form.solve_mass_in_place(&mut ws.v_free[..n]);
     }
     let free_ok = ws.v_free[..n].iter().all(|x| x.is_finite());
     let mut v: f64 = 0.0;
     for (i, &model) in ws.models.iter().enumerate() {
         let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        let u0 = form.contact_velocity(i, dirs, p.v0.as_slice());
+        let uf = form.contact_velocity(i, dirs, &ws.v_free[..n]);
         for a in 0..dirs {
-            let col = &ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
             let o = match (&p.vt_offset, a) {
                 (Some(o), 1 | 2) => o[2 * i + a - 1],
                 _ => 0.0,
             };
-            let u0: f64 = col.iter().zip(p.v0.iter()).map(|(c, x)| c * x).sum::<f64>() + o;
-            v = v.max(u0.abs());
+            v = v.max((u0[a] + o).abs());
             if free_ok {
-                let uf: f64 = col.iter().zip(&ws.v_free[..n]).map(|(c, x)| c * x).sum::<f64>() + o;
-                v = v.max(uf.abs());
+                v = v.max((uf[a] + o).abs());
             }
         }
         v = v.max(-p.phi[i] / p.h);
     }
     let v = if v > 0.0 && v.is_finite() { v } else { 1.0 };
     let pmax = ws.p_star[..n].iter().fold(0.0f64, |a, &x| a.max(x.abs()));
-    let mmax = (0..n).fold(0.0f64, |a, j| a.max(p.m[(j, j)].abs()));
+    let mmax = form.mass_diagonal_max();
     let pscale = pmax.max(mmax * v);
     let pscale = if pscale > 0.0 && pscale.is_finite() { pscale } else { 1.0 };
     (pscale, v)
@@ -99,18 +92,16 @@ fn scales(ws: &mut IpmWorkspace, p: &IpmProblem<'_>) -> (f64, f64) {
 /// `γ∘s = ν e` exactly. Contacts about to close start with large impulses, far ones with small
 /// impulses, sliding ones with friction opposing the slip. Other pairs (the linear model's) start
 /// at `s = V`, `γ = P`.
-fn central_start(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, pscale: f64, vscale: f64) {
+fn central_start<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, pscale: f64, vscale: f64) {
     let n = ws.n;
     let nu = pscale * vscale;
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
         let k = m.dim();
         ws.s[off..off + k].fill(vscale);
         ws.g[off..off + k].fill(pscale);
-        let mut u = [0.0; 3];
         let dirs = if m == ContactModel::Impact { 1 } else { 3 };
+        let mut u = form.contact_velocity(i, dirs, &ws.v[..n]);
         for (a, ua) in u.iter_mut().enumerate().take(dirs) {
-            let col = &ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
-            *ua = col.iter().zip(&ws.v[..n]).map(|(c, x)| c * x).sum();
             if let (Some(o), 1 | 2) = (&p.vt_offset, a) {
                 *ua += o[2 * i + a - 1];
             }
@@ -221,15 +212,16 @@ fn in_neighbourhood(models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[
 
 /// Runs the engine iteration from `ws.v` (set by the caller) and returns its outcome; the
 /// returned iterate (converged, or the best by merit) is left in `ws.v`, `ws.s`, `ws.g`.
-pub(super) fn iterate_engine(
+pub(super) fn iterate_engine<F: Form>(
     ws: &mut IpmWorkspace,
     prm: &IpmParameters,
     p: &IpmProblem<'_>,
+    form: &mut F,
     warm: bool,
 ) -> IpmOutcome {
     let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
     let big = n + 2 * kt;
-    let (pscale, vscale) = scales(ws, p);
+    let (pscale, vscale) = scales(ws, p, form);
     if warm {
         // Warm start: the previous solution moved inside by a tenth of the scales (a converged
         // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
@@ -243,16 +235,16 @@ pub(super) fn iterate_engine(
             m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
         }
     } else {
-        central_start(ws, p, pscale, vscale);
+        central_start(ws, p, form, pscale, vscale);
     }
     let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
     let merit = |res: f64, comp: f64| (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
 
     let mut viol = residual(
+        form,
         p,
         &ws.phi_eff,
         ws.gap_h,
-        &ws.jtr,
         &ws.models,
         &ws.offsets,
         &ws.mu,
@@ -300,15 +292,15 @@ pub(super) fn iterate_engine(
         }
         nesterov_todd(ws);
         {
-            let data = super::system_data!(ws, p, &ws.nt[..21 * nc]);
-            ws.newton.factor(prm.newton_solve, &data, &ws.s[..kt], &ws.g[..kt], 0.0);
+            let data = super::system_data!(ws, &ws.nt[..21 * nc]);
+            ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
         }
         // Predictor (κ = 0).
         build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, 0.0, &mut ws.daff[..big]);
         let mut rhs = std::mem::take(&mut ws.daff);
         nt_complementarity_rhs(ws, 0.0, None, &mut rhs[..big]);
         ws.daff = rhs;
-        super::solve_newton(ws, p, super::NewtonBuf::Affine);
+        super::solve_newton(ws, form, super::NewtonBuf::Affine);
         if !ws.daff[..big].iter().all(|x| x.is_finite()) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
@@ -336,7 +328,7 @@ pub(super) fn iterate_engine(
         let mut rhs = std::mem::take(&mut ws.delta);
         nt_complementarity_rhs(ws, kappa, Some(&ws.daff[..big]), &mut rhs[..big]);
         ws.delta = rhs;
-        super::solve_newton(ws, p, super::NewtonBuf::Delta);
+        super::solve_newton(ws, form, super::NewtonBuf::Delta);
         if !ws.delta[..big].iter().all(|x| x.is_finite()) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
@@ -367,10 +359,10 @@ pub(super) fn iterate_engine(
             ws.stats.line_search_exhausted += 1;
         }
         let cand = residual(
+            form,
             p,
             &ws.phi_eff,
             ws.gap_h,
-            &ws.jtr,
             &ws.models,
             &ws.offsets,
             &ws.mu,

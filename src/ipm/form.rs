@@ -1,0 +1,350 @@
+//! What the interior-point iteration needs from the problem's data form (`docs/ipm.md` §11,
+//! `docs/block_sparse.md` §5): the products with M and J, the free velocity `M⁻¹p*`, and the
+//! condensed Newton matrix `M + reg·I + Σᵢ Jᵢᵀ Dᵢ Jᵢ` (factor, solve). Both iterations (the engine's
+//! and Dojo's) are written once over [`Form`]; [`DenseForm`] (dense M, Jn, Jt) and [`BlockForm`]
+//! (trees, contact blocks, islands) implement it.
+
+use nalgebra::DMatrixView;
+
+use super::{ContactModel, IpmError};
+use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
+use crate::linalg::{Ldlt, PartialPivLu, grow};
+
+/// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
+/// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).
+pub(crate) trait Form {
+    /// Contact i's velocity `J_i v` (m/s), the first `dirs` components (1 for impact contacts,
+    /// whose tangent rows are ignored, else 3); the others are 0.
+    fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3];
+
+    /// `out −= J_iᵀ b` over the first `dirs` components of the local impulse `b` (N·s).
+    fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]);
+
+    /// `out += M x`.
+    fn add_mass_product(&self, x: &[f64], out: &mut [f64]);
+
+    /// Largest diagonal entry of M (in absolute value).
+    fn mass_diagonal_max(&self) -> f64;
+
+    /// Velocities that the form solves directly, before the iteration (the block form's trees
+    /// that no contact touches: `v_t = v0_t + M_t⁻¹ h τ_t`), written into `v`; the dense form
+    /// writes nothing. `false` when such a solve failed (an M block not positive definite).
+    fn start(&mut self, v0: &[f64], h_tau: &[f64], v: &mut [f64]) -> bool;
+
+    /// The free velocity `x = M⁻¹ b` in place (b = p*), for the engine's velocity scale.
+    /// Invalidates the condensed factorization.
+    fn solve_mass_in_place(&mut self, b: &mut [f64]);
+
+    /// Assembles and factors `H = M + reg·I + Σᵢ Jᵢᵀ Dᵢ Jᵢ` with `d` = 3×3 column-major `Dᵢ` per
+    /// contact (`9i..9i + 9`, rows and columns normal, tangent 1, tangent 2; only the (0, 0)
+    /// entry for impact contacts).
+    fn factor_condensed(&mut self, reg: f64, models: &[ContactModel], d: &[f64]);
+
+    /// Solves `H x = b` in place with the last [`Form::factor_condensed`]. The block form leaves
+    /// its directly solved velocities (see [`Form::start`]) at 0: their Newton step is 0.
+    fn solve_condensed(&mut self, b: &mut [f64]);
+
+    /// For the velocities the form solves directly (see [`Form::start`]): `x_t = M_t⁻¹ b_t`,
+    /// with `b` overwritten; the other entries of `x` are left as they are. `solve_condensed`
+    /// leaves those entries at 0, which is right for a Newton step but not for a sensitivity
+    /// column. The dense form has none.
+    fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]);
+
+    /// Dense M and the packed `Jᵀ` (n×3nc, column-major: normal, t1, t2 per contact) for the
+    /// full Newton matrix (`NewtonSolve::Dense`); `None` for a form without them.
+    fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])>;
+}
+
+/// Workspace of the dense form.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DenseWorkspace {
+    /// `Jᵀ`, column-major n×3nc (normal, t1, t2 column per contact).
+    pub jtr: Vec<f64>,
+    pub lu: PartialPivLu,
+    tmp: Vec<f64>,
+}
+
+impl DenseWorkspace {
+    /// Grows the storage for `n` velocities and `nc` contacts (condensed matrix n×n).
+    pub fn reserve(&mut self, n: usize, nc: usize) {
+        grow(&mut self.jtr, 3 * nc * n);
+        grow(&mut self.tmp, n);
+        self.lu.reserve(n);
+    }
+}
+
+/// The dense form: M (n×n), J_n (nc×n), J_t (2nc×n) as column-major views; `Jᵀ` copied once per
+/// solve into columns so that every contact's rows are contiguous.
+pub(crate) struct DenseForm<'w, 'a> {
+    ws: &'w mut DenseWorkspace,
+    m: DMatrixView<'a, f64>,
+    nc: usize,
+}
+
+impl<'w, 'a> DenseForm<'w, 'a> {
+    /// Copies the rows of `jn`, `jt` into the workspace's `Jᵀ` columns.
+    pub fn new(
+        ws: &'w mut DenseWorkspace,
+        m: DMatrixView<'a, f64>,
+        jn: DMatrixView<'a, f64>,
+        jt: DMatrixView<'a, f64>,
+    ) -> Self {
+        let (n, nc) = (m.nrows(), jn.nrows());
+        ws.reserve(n, nc);
+        for i in 0..nc {
+            let rows = [jn.row(i), jt.row(2 * i), jt.row(2 * i + 1)];
+            for (a, row) in rows.iter().enumerate() {
+                let col = &mut ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n];
+                for (dst, &x) in col.iter_mut().zip(row.iter()) {
+                    *dst = x;
+                }
+            }
+        }
+        Self { ws, m, nc }
+    }
+
+    #[inline]
+    fn column(&self, i: usize, a: usize) -> &[f64] {
+        let n = self.m.nrows();
+        &self.ws.jtr[(3 * i + a) * n..(3 * i + a + 1) * n]
+    }
+}
+
+impl Form for DenseForm<'_, '_> {
+    #[inline]
+    fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
+        let mut u = [0.0; 3];
+        for (a, ua) in u.iter_mut().enumerate().take(dirs) {
+            *ua = self.column(i, a).iter().zip(v).map(|(c, x)| c * x).sum();
+        }
+        u
+    }
+
+    #[inline]
+    fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
+        for (a, &ba) in b.iter().enumerate().take(dirs) {
+            if ba != 0.0 {
+                for (x, &c) in out.iter_mut().zip(self.column(i, a)) {
+                    *x -= c * ba;
+                }
+            }
+        }
+    }
+
+    fn add_mass_product(&self, x: &[f64], out: &mut [f64]) {
+        for (c, &d) in x.iter().enumerate() {
+            if d != 0.0 {
+                for (o, &m) in out.iter_mut().zip(self.m.column(c).iter()) {
+                    *o += m * d;
+                }
+            }
+        }
+    }
+
+    fn mass_diagonal_max(&self) -> f64 {
+        (0..self.m.nrows()).fold(0.0f64, |a, j| a.max(self.m[(j, j)].abs()))
+    }
+
+    fn start(&mut self, _v0: &[f64], _h_tau: &[f64], _v: &mut [f64]) -> bool {
+        true
+    }
+
+    fn solve_mass_in_place(&mut self, b: &mut [f64]) {
+        let n = self.m.nrows();
+        self.ws.lu.matrix_mut(n).copy_from(&self.m);
+        self.ws.lu.factor();
+        self.ws.lu.solve_in_place(b, &mut self.ws.tmp[..n]);
+    }
+
+    fn factor_condensed(&mut self, reg: f64, models: &[ContactModel], d: &[f64]) {
+        let n = self.m.nrows();
+        let ws = &mut *self.ws;
+        let jtr = &ws.jtr;
+        let mut hm = ws.lu.matrix_mut(n);
+        hm.copy_from(&self.m);
+        for j in 0..n {
+            hm[(j, j)] += reg;
+        }
+        for (i, &model) in models.iter().enumerate() {
+            let di = &d[9 * i..9 * i + 9];
+            let c0 = &jtr[3 * i * n..(3 * i + 1) * n];
+            if model == ContactModel::Impact {
+                let d00 = di[0];
+                for (c, &jc) in c0.iter().enumerate() {
+                    if jc == 0.0 {
+                        continue;
+                    }
+                    let mut colv = hm.column_mut(c);
+                    let col = colv.as_mut_slice();
+                    let p = d00 * jc;
+                    for (x, &a) in col.iter_mut().zip(c0) {
+                        *x += a * p;
+                    }
+                }
+                continue;
+            }
+            let c1 = &jtr[(3 * i + 1) * n..(3 * i + 2) * n];
+            let c2 = &jtr[(3 * i + 2) * n..(3 * i + 3) * n];
+            for c in 0..n {
+                let (j0, j1, j2) = (c0[c], c1[c], c2[c]);
+                // Contact Jacobians of articulated bodies are sparse: skip the columns this
+                // contact does not touch (the update is then O(n·nnz) instead of O(n²)).
+                if j0 == 0.0 && j1 == 0.0 && j2 == 0.0 {
+                    continue;
+                }
+                let mut colv = hm.column_mut(c);
+                let col = colv.as_mut_slice();
+                let p0 = di[0] * j0 + di[3] * j1 + di[6] * j2;
+                let p1 = di[1] * j0 + di[4] * j1 + di[7] * j2;
+                let p2 = di[2] * j0 + di[5] * j1 + di[8] * j2;
+                for (((x, &a0), &a1), &a2) in col.iter_mut().zip(c0).zip(c1).zip(c2) {
+                    *x += a0 * p0 + a1 * p1 + a2 * p2;
+                }
+            }
+        }
+        ws.lu.factor();
+    }
+
+    fn solve_direct(&mut self, _b: &mut [f64], _x: &mut [f64]) {}
+
+    fn solve_condensed(&mut self, b: &mut [f64]) {
+        let n = self.m.nrows();
+        self.ws.lu.solve_in_place(b, &mut self.ws.tmp[..n]);
+    }
+
+    fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])> {
+        Some((self.m, &self.ws.jtr[..3 * self.nc * self.m.nrows()]))
+    }
+}
+
+/// Workspace of the block form.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BlockWorkspace {
+    pub newton: BlockNewtonMatrix,
+    /// One tree's M block at a time, for the free velocity.
+    tree: Ldlt,
+}
+
+/// The block-sparse form (`docs/block_sparse.md`): M by trees, J by contacts and trees, the
+/// condensed Newton matrix by islands ([`BlockNewtonMatrix`]). Trees that no contact touches are
+/// solved once, exactly, by [`Form::start`] and take no part in the iteration.
+pub(crate) struct BlockForm<'w, 'a> {
+    ws: &'w mut BlockWorkspace,
+    system: BlockSparseSystem<'a>,
+}
+
+impl<'w, 'a> BlockForm<'w, 'a> {
+    /// Finds the islands of `system` and grows the storage for them (fallibly).
+    pub fn new(ws: &'w mut BlockWorkspace, system: BlockSparseSystem<'a>) -> Result<Self, IpmError> {
+        ws.newton.prepare(&system, Factorization::Lu)?;
+        let layout = system.layout();
+        let largest = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
+        ws.tree.try_reserve(largest).map_err(|_| {
+            IpmError::Blocks(BlockSparseError::Allocation {
+                what: "a mass block",
+                len: largest.saturating_mul(largest),
+            })
+        })?;
+        Ok(Self { ws, system })
+    }
+}
+
+impl Form for BlockForm<'_, '_> {
+    #[inline]
+    fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
+        let mut u = self.ws.newton.rows().velocity(&self.system, i, v);
+        u[dirs..].fill(0.0);
+        u
+    }
+
+    #[inline]
+    fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
+        let mut f = [-b[0], -b[1], -b[2]];
+        f[dirs..].fill(0.0);
+        self.ws.newton.rows().add_force(&self.system, i, f, out);
+    }
+
+    fn add_mass_product(&self, x: &[f64], out: &mut [f64]) {
+        let layout = self.system.layout();
+        for t in 0..layout.num_trees() {
+            let r = layout.tree_range(t);
+            let m = self.system.m_block(t);
+            let out = &mut out[r.clone()];
+            for (c, &d) in x[r].iter().enumerate() {
+                if d != 0.0 {
+                    for (o, &a) in out.iter_mut().zip(m.column(c).iter()) {
+                        *o += a * d;
+                    }
+                }
+            }
+        }
+    }
+
+    fn mass_diagonal_max(&self) -> f64 {
+        let layout = self.system.layout();
+        (0..layout.num_trees())
+            .map(|t| {
+                let m = self.system.m_block(t);
+                (0..m.nrows()).fold(0.0f64, |a, j| a.max(m[(j, j)].abs()))
+            })
+            .fold(0.0, f64::max)
+    }
+
+    fn start(&mut self, v0: &[f64], h_tau: &[f64], v: &mut [f64]) -> bool {
+        let layout = self.system.layout();
+        for &t in self.ws.newton.islands().free_trees() {
+            let r = layout.tree_range(t as usize);
+            v[r.clone()].copy_from_slice(&h_tau[r]);
+        }
+        let ok = self.ws.newton.solve_free_trees(&self.system, v);
+        for &t in self.ws.newton.islands().free_trees() {
+            let r = layout.tree_range(t as usize);
+            for (x, &x0) in v[r.clone()].iter_mut().zip(&v0[r]) {
+                *x += x0;
+            }
+        }
+        ok
+    }
+
+    fn solve_mass_in_place(&mut self, b: &mut [f64]) {
+        let layout = self.system.layout();
+        for t in 0..layout.num_trees() {
+            let n = layout.tree_dofs(t);
+            self.ws.tree.matrix_mut(n).copy_from(&self.system.m_block(t));
+            let bt = &mut b[layout.tree_range(t)];
+            if self.ws.tree.factor().is_ok() {
+                self.ws.tree.solve_in_place(bt);
+            } else {
+                // M_t is not positive definite: no free velocity (the caller skips non-finite
+                // values, as the dense LU's for a singular M).
+                bt.fill(f64::NAN);
+            }
+        }
+    }
+
+    fn factor_condensed(&mut self, reg: f64, _models: &[ContactModel], d: &[f64]) {
+        // LU never reports failure (as the dense form's).
+        self.ws.newton.assemble_shifted_and_factor(&self.system, 1.0, reg, Factorization::Lu, |i| {
+            let di = &d[9 * i..9 * i + 9];
+            [[di[0], di[3], di[6]], [di[1], di[4], di[7]], [di[2], di[5], di[8]]]
+        });
+    }
+
+    fn solve_condensed(&mut self, b: &mut [f64]) {
+        self.ws.newton.solve_in_place(&self.system, b);
+    }
+
+    fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]) {
+        // A failed M_t factorization was reported by `start` already.
+        let _ = self.ws.newton.solve_free_trees(&self.system, b);
+        let layout = self.system.layout();
+        for &t in self.ws.newton.islands().free_trees() {
+            let r = layout.tree_range(t as usize);
+            x[r.clone()].copy_from_slice(&b[r]);
+        }
+    }
+
+    fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])> {
+        None
+    }
+}
