@@ -2399,7 +2399,7 @@ void cts_tamsi_parameters_default(struct cts_tamsi_parameters *out);
  * writes the handle to `*out` (only on success).
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER if `out` is NULL; CTS_STATUS_INVALID_ARGUMENT
- * if the workspace of about 3·nv² doubles cannot exist (nv above 619925131 on a 64-bit
+ * if the workspace of about 4·nv² doubles cannot exist (nv above 536870911 on a 64-bit
  * system); CTS_STATUS_ALLOCATION_FAILED if the system refuses it. Failures leave their detail
  * in `cts_last_error_message()`.
  */

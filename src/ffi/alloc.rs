@@ -22,7 +22,7 @@ pub fn addressable(count: usize, elem: usize) -> bool {
     count.checked_mul(elem).is_some_and(|b| b <= MAX_BYTES)
 }
 
-/// A workspace that cannot exist: `what` (e.g. "the workspace of nv = 4294967296 (3·nv²
+/// A workspace that cannot exist: `what` (e.g. "the workspace of nv = 4294967296 (4·nv²
 /// doubles)") exceeds the largest possible allocation. `limit` says which sizes would fit.
 pub fn too_large(what: &str, limit: &str) -> FfiError {
     FfiError::new(

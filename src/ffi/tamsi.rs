@@ -379,7 +379,7 @@ pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parame
 /// writes the handle to `*out` (only on success).
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER if `out` is NULL; CTS_STATUS_INVALID_ARGUMENT
-/// if the workspace of about 3·nv² doubles cannot exist (nv above 619925131 on a 64-bit
+/// if the workspace of about 4·nv² doubles cannot exist (nv above 536870911 on a 64-bit
 /// system); CTS_STATUS_ALLOCATION_FAILED if the system refuses it. Failures leave their detail
 /// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
@@ -397,14 +397,14 @@ pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tams
     })
 }
 
-/// The workspace holds a few nv×nv matrices (an LDLᵀ and an LU of the Newton matrix, plus
-/// O(nv) vectors): probe 3·nv² doubles before building it, so an impossible or refused size is
-/// a status, not an abort.
+/// The workspace holds a few nv×nv matrices (the two factorizations' storage, the padded copy of
+/// M, scratch): probe 4·nv² doubles before building it, so an impossible or refused size is a
+/// status, not an abort.
 fn check_allocatable(nv: usize) -> Result<(), FfiError> {
-    // The largest nv with 3·nv²·8 <= isize::MAX.
-    const MAX_NV: usize = 619_925_131;
-    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(3));
-    let what = || format!("nv = {nv}: the workspace of 3·nv² doubles");
+    // The largest nv with 4·nv²·8 <= isize::MAX.
+    const MAX_NV: usize = 536_870_911;
+    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(4));
+    let what = || format!("nv = {nv}: the workspace of 4·nv² doubles");
     alloc::probe_doubles(elements, &mut 0, what, &format!("nv must be at most {MAX_NV}"))
 }
 

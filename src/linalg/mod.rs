@@ -22,6 +22,8 @@
 //! * [`BasisInverse`]: explicit basis inverse with rank-1 column-replacement updates, for the
 //!   pivoting LCP solvers (`specs/rigid.md` §8–9).
 //!
+//! * `PaddedMatrix`: a copy of a small matrix with columns padded to whole vectors, for
+//!   products repeated many times per solve.
 //! * [`scalar`]: `std::max`/`std::min` with C++ NaN semantics, positive part, step function.
 //! * [`simd`]: runtime dispatch to AVX2 for kernels built for baseline x86-64.
 //!
@@ -34,6 +36,7 @@ mod cholesky;
 mod cod;
 mod ldlt;
 mod lu;
+mod padded;
 mod qr_update;
 pub mod scalar;
 pub mod simd;
@@ -46,7 +49,8 @@ pub use block_sparse::{
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
-pub use lu::{BLOCKED_MIN_DIM, PartialPivLu};
+pub use lu::{BLOCKED_MIN_DIM, PartialPivLu, padded_dim};
+pub(crate) use padded::PaddedMatrix;
 pub use qr_update::UpdatableQr;
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.

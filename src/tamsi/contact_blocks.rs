@@ -112,6 +112,13 @@ impl ContactBlocks {
         &self.blocks[self.block_start[i] as usize..self.block_start[i + 1] as usize]
     }
 
+    /// Position of contact i's first nonzero block in the list of all contacts' nonzero blocks
+    /// (contact by contact, blocks increasing); `nonzero_index(nc)` is the length of that list.
+    #[inline(always)]
+    pub fn nonzero_index(&self, i: usize) -> usize {
+        self.block_start[i] as usize
+    }
+
     /// Contact i's rows over block b.
     #[inline(always)]
     pub fn rows(&self, b: usize, i: usize) -> &[f64; BLOCK_LEN] {
@@ -147,55 +154,6 @@ impl ContactBlocks {
                     *on = simd.add_f64s(*on, simd.mul_f64s(cn, n));
                 }
             }
-        }
-    }
-}
-
-/// `out = m·v` for a column-major `m` (any column stride), summed column by column: each entry is
-/// `((0 + m₀v₀) + m₁v₁) + …`, the order of a row-by-row dot product over increasing columns.
-/// Four columns are applied per pass over `out`. With `FUSED` each step is one fused multiply-add
-/// (correctly rounded on every CPU pulp dispatches to) instead of a rounded product and a sum.
-#[inline(always)]
-pub(crate) fn mul_columns<S: Simd, const FUSED: bool>(
-    simd: S,
-    out: &mut [f64],
-    m: &DMatrixView<'_, f64>,
-    v: &[f64],
-) {
-    let rows = out.len();
-    out.fill(0.0);
-    let mut c = 0;
-    while c + 4 <= v.len() {
-        let views = [m.column(c), m.column(c + 1), m.column(c + 2), m.column(c + 3)];
-        let cols: [&[f64]; 4] = std::array::from_fn(|k| &views[k].as_slice()[..rows]);
-        let vc: [f64; 4] = std::array::from_fn(|k| v[c + k]);
-        let vs = vc.map(|x| simd.splat_f64s(x));
-        let (head, tail) = S::as_mut_simd_f64s(out);
-        let heads: [&[S::f64s]; 4] = std::array::from_fn(|k| S::as_simd_f64s(cols[k]).0);
-        for (r, o) in head.iter_mut().enumerate() {
-            let mut x = *o;
-            for k in 0..4 {
-                x = if FUSED {
-                    simd.mul_add_f64s(heads[k][r], vs[k], x)
-                } else {
-                    simd.add_f64s(x, simd.mul_f64s(heads[k][r], vs[k]))
-                };
-            }
-            *o = x;
-        }
-        let base = head.len() * S::F64_LANES;
-        for (r, o) in tail.iter_mut().enumerate() {
-            let mut x = *o;
-            for k in 0..4 {
-                x = if FUSED { cols[k][base + r].mul_add(vc[k], x) } else { x + cols[k][base + r] * vc[k] };
-            }
-            *o = x;
-        }
-        c += 4;
-    }
-    for (c, &vc) in v.iter().enumerate().skip(c) {
-        for (o, &x) in out.iter_mut().zip(m.column(c).as_slice()) {
-            *o = if FUSED { x.mul_add(vc, *o) } else { *o + x * vc };
         }
     }
 }
@@ -262,40 +220,6 @@ mod tests {
                 }
             }
             assert_eq!(&out[..nv], &want[..]);
-        }
-        // Column-major products against sequential row-by-row dot products, over sizes that
-        // exercise the vector body, the row tail and the column tail.
-        for (rows, cols) in [(4, 7), (9, 8), (2, 3), (13, 13)] {
-            let m = DMatrix::<f64>::from_fn(rows, cols, |r, c| ((r * 7 + c * 3) % 11) as f64 * 0.1 - 0.4);
-            let v: Vec<f64> = (0..cols).map(|k| 1.0 / (1.0 + k as f64)).collect();
-            let mut out = vec![0.0; rows];
-            mul_columns::<_, false>(Scalar::new(), &mut out, &m.as_view(), &v);
-            let mut fused = vec![0.0; rows];
-            crate::linalg::simd::dispatch(MulFused { out: &mut fused, m: &m.as_view(), v: &v });
-            for r in 0..rows {
-                let (mut want, mut want_fused) = (0.0, 0.0f64);
-                for c in 0..cols {
-                    want += m[(r, c)] * v[c];
-                    want_fused = m[(r, c)].mul_add(v[c], want_fused);
-                }
-                assert_eq!(out[r].to_bits(), want.to_bits());
-                assert_eq!(fused[r].to_bits(), want_fused.to_bits());
-            }
-        }
-    }
-
-    /// The fused product in the best instruction set of the CPU (the one the solver uses).
-    struct MulFused<'a, 'm> {
-        out: &'a mut [f64],
-        m: &'a DMatrixView<'m, f64>,
-        v: &'a [f64],
-    }
-
-    impl crate::linalg::simd::WithSimd for MulFused<'_, '_> {
-        type Output = ();
-        #[inline(always)]
-        fn with_simd<S: Simd>(self, simd: S) {
-            mul_columns::<S, true>(simd, self.out, self.m, self.v)
         }
     }
 }

@@ -6,11 +6,11 @@
 use nalgebra::{DMatrixView, DMatrixViewMut};
 
 use super::TamsiError;
-use super::contact_blocks::{BLOCK, ContactBlocks, mul_columns};
+use super::contact_blocks::{BLOCK, ContactBlocks};
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
 use crate::linalg::simd::Simd;
-use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PartialPivLu};
+use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc.
@@ -72,6 +72,10 @@ pub(super) trait Form {
 /// dense factorizations.
 #[derive(Debug, Clone)]
 pub(super) struct DenseWorkspace {
+    /// Copies of M, Jt and Jn with padded columns, made once per solve for the products.
+    pub m: PaddedMatrix,
+    pub jt: PaddedMatrix,
+    pub jn: PaddedMatrix,
     pub blocks: ContactBlocks,
     pub newton: NewtonMatrix,
     pub ldlt: Ldlt,
@@ -85,6 +89,9 @@ pub(super) struct DenseWorkspace {
 impl DenseWorkspace {
     pub fn new(nv: usize) -> Self {
         Self {
+            m: PaddedMatrix::default(),
+            jt: PaddedMatrix::default(),
+            jn: PaddedMatrix::default(),
             blocks: ContactBlocks::default(),
             newton: NewtonMatrix::default(),
             ldlt: Ldlt::with_capacity(nv),
@@ -103,13 +110,13 @@ pub(super) struct DenseForm<'w, 'a> {
     pub jt: DMatrixView<'a, f64>,
 }
 
-/// `out = m·v` column by column (see `mul_columns`), fused or in Eigen's rounding.
+/// `out = m·v` column by column (see [`PaddedMatrix::mul_vec`]), fused or in Eigen's rounding.
 #[inline(always)]
-fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &DMatrixView<'_, f64>, v: &[f64]) {
+fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &PaddedMatrix, v: &[f64]) {
     if fused {
-        mul_columns::<S, true>(simd, out, m, v);
+        m.mul_vec::<S, true>(simd, v, out);
     } else {
-        mul_columns::<S, false>(simd, out, m, v);
+        m.mul_vec::<S, false>(simd, v, out);
     }
 }
 
@@ -118,6 +125,10 @@ impl Form for DenseForm<'_, '_> {
     fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
+        let failed = |what| move |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
+        ws.m.copy_from(&self.m).map_err(failed("TAMSI padded copy of M"))?;
+        ws.jt.copy_from(&self.jt).map_err(failed("TAMSI padded copy of Jt"))?;
+        ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
         ws.blocks.prepare(&self.jt, &self.jn)?;
         ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
         ws.fused = two_way && nv >= BLOCKED_MIN_DIM;
@@ -126,13 +137,13 @@ impl Form for DenseForm<'_, '_> {
 
     #[inline(always)]
     fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
-        mul_dense(simd, self.ws.fused, vt, &self.jt, v);
-        mul_dense(simd, self.ws.fused, vn, &self.jn, v);
+        mul_dense(simd, self.ws.fused, vt, &self.ws.jt, v);
+        mul_dense(simd, self.ws.fused, vn, &self.ws.jn, v);
     }
 
     #[inline(always)]
     fn mul_mass<S: Simd>(&self, simd: S, v: &[f64], out: &mut [f64]) {
-        mul_dense(simd, self.ws.fused, out, &self.m, v);
+        mul_dense(simd, self.ws.fused, out, &self.ws.m, v);
     }
 
     #[inline(always)]
@@ -170,14 +181,15 @@ impl Form for DenseForm<'_, '_> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         if two_way {
-            let j = ws.lu.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, true, ws.fused, coefficients);
+            let j = ws.lu.padded_storage_mut(nv);
+            let ld = padded_dim(nv);
+            ws.newton.assemble(simd, j, ld, &ws.m, &ws.blocks, true, ws.fused, coefficients);
             ws.lu.factor();
             ws.lu.solve_in_place(rhs, tmp);
             true
         } else {
             let j = ws.ldlt.storage_mut(nv);
-            ws.newton.assemble(simd, j, &self.m, &ws.blocks, false, ws.fused, coefficients);
+            ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, false, ws.fused, coefficients);
             // Drake solves first and checks the factorization afterwards.
             let factored = ws.ldlt.factor();
             ws.ldlt.solve_in_place(rhs);
@@ -196,7 +208,7 @@ impl Form for DenseForm<'_, '_> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
         let j = ws.lu.storage_mut(nv);
-        ws.newton.assemble(simd, j, &self.m, &ws.blocks, two_way, ws.fused, coefficients);
+        ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, two_way, ws.fused, coefficients);
         for (c, src) in j.chunks_exact(nv.max(1)).take(nv).enumerate() {
             out.column_mut(c).as_mut_slice().copy_from_slice(src);
         }

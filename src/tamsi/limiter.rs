@@ -17,7 +17,7 @@
 ///
 /// The cases are evaluated in Drake's order with its strict inequalities; norms are true
 /// Euclidean norms. A NaN speed falls through to the sliding branch and ends in `None`.
-#[inline]
+#[inline(always)]
 pub fn calc_alpha(
     vt: [f64; 2],
     dvt: [f64; 2],

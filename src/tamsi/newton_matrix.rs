@@ -11,10 +11,9 @@
 //! `d += (a₀x₀ + a₁x₁) + a₂x₂` in contact order, so the result does not depend on the tiling;
 //! the zero columns of a contact's nonzero blocks add exact zeros.
 
-use nalgebra::DMatrixView;
-
 use super::TamsiError;
 use super::contact_blocks::{BLOCK, BLOCK_LEN, ContactBlocks, try_grow};
+use crate::linalg::PaddedMatrix;
 use crate::linalg::simd::Simd;
 
 /// Column blocks per row block of a tile.
@@ -32,14 +31,13 @@ pub(crate) struct UpdateCoefficients {
 }
 
 impl UpdateCoefficients {
-    /// Whether the coupling column is in use (a NaN counts, so it propagates).
-    fn coupled(&self) -> bool {
-        self.coupling.iter().any(|&c| c != 0.0)
-    }
-
-    /// Whether the contact adds nothing (e.g. it separated).
+    /// Whether the contact adds nothing (e.g. it separated): every coefficient is ±0 (a NaN is
+    /// not, so it propagates). Without short-circuit branches, which mispredict.
+    #[inline(always)]
     fn is_zero(&self) -> bool {
-        !self.coupled() && self.d.iter().all(|&c| c == 0.0)
+        let [d0, d1, d2] = self.d;
+        let [c0, c1, c2] = self.coupling;
+        (d0 == 0.0) & (d1 == 0.0) & (d2 == 0.0) & (c0 == 0.0) & (c1 == 0.0) & (c2 == 0.0)
     }
 }
 
@@ -51,12 +49,13 @@ pub(crate) struct NewtonMatrix {
     /// `Bᵢ` over row block r at `b[(r·nc + i)·B_LEN..]`: rows 0, 1, 2 of [`TILE_ROWS`] values.
     /// Zero for a contact that adds nothing in the current iteration.
     b: Vec<f64>,
-    /// Contacts of tile t (row block major): `tile_contacts[tile_start[t]..tile_start[t + 1]]`.
+    /// Contacts of tile t (row block major): `tile_contacts[tile_start[t]..tile_start[t + 1]]`,
+    /// each with the index of the tile's column block among the contact's nonzero blocks.
     tile_start: Vec<u32>,
-    tile_contacts: Vec<u32>,
-    /// `dt·Aᵢ` over the tile's column block for each entry of `tile_contacts`, `BLOCK_LEN` values
-    /// each (rows t0, t1, n), in sweep order.
-    pair_a: Vec<f64>,
+    tile_contacts: Vec<(u32, u32)>,
+    /// `dt·Aᵢ` over each nonzero block of each contact, `BLOCK_LEN` values each (rows t0, t1, n),
+    /// in the order of [`ContactBlocks::nonzero_index`].
+    a_dt: Vec<f64>,
 }
 
 /// The row blocks of a contact whose nonzero column blocks are `blocks`, increasing.
@@ -109,14 +108,15 @@ impl NewtonMatrix {
                 .checked_add(start[t])
                 .ok_or(too_large("(tile, contact) pairs of the Newton matrix"))?;
         }
-        try_grow(&mut self.tile_contacts, start[tiles] as usize, 0, "TAMSI Newton-matrix tiles")?;
+        try_grow(&mut self.tile_contacts, start[tiles] as usize, (0, 0), "TAMSI Newton-matrix tiles")?;
         // `start[t]` serves as tile t's fill cursor, then is restored.
         for i in 0..nc {
             let cols = blocks.blocks_of(i);
+            let first = blocks.nonzero_index(i);
             for r in row_blocks(cols) {
-                for &c in cols {
+                for (k, &c) in cols.iter().enumerate() {
                     let t = r * ncb + c as usize;
-                    self.tile_contacts[start[t] as usize] = i as u32;
+                    self.tile_contacts[start[t] as usize] = (i as u32, (first + k) as u32);
                     start[t] += 1;
                 }
             }
@@ -125,15 +125,12 @@ impl NewtonMatrix {
             start[t] = start[t - 1];
         }
         start[0] = 0;
-        let pairs = start[tiles] as usize;
-        try_grow(&mut self.pair_a, pairs * BLOCK_LEN, 0.0, "TAMSI Newton-matrix tile coefficients")?;
-        for t in 0..tiles {
-            let c = t % ncb;
-            let range = start[t] as usize..start[t + 1] as usize;
-            let out = self.pair_a[range.start * BLOCK_LEN..range.end * BLOCK_LEN].chunks_exact_mut(BLOCK_LEN);
-            for (a, &i) in out.zip(&self.tile_contacts[range]) {
-                let a: &mut [f64; BLOCK_LEN] = a.try_into().unwrap();
-                for (a, &x) in a.iter_mut().zip(blocks.rows(c, i as usize)) {
+        let nonzero = blocks.nonzero_index(nc);
+        try_grow(&mut self.a_dt, nonzero * BLOCK_LEN, 0.0, "TAMSI Newton-matrix contact blocks")?;
+        let mut out = self.a_dt.chunks_exact_mut(BLOCK_LEN);
+        for i in 0..nc {
+            for (&c, a) in blocks.blocks_of(i).iter().zip(&mut out) {
+                for (a, &x) in a.iter_mut().zip(blocks.rows(c as usize, i)) {
                     *a = dt * x;
                 }
             }
@@ -141,8 +138,8 @@ impl NewtonMatrix {
         Ok(())
     }
 
-    /// Writes `J` into `j` (column-major nv×nv, leading dimension nv) for the problem last
-    /// prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
+    /// Writes `J` into `j` (column-major nv×nv, leading dimension `ld ≥ nv`; rows nv..ld are left
+    /// as they are) for the problem last prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
     /// column can be nonzero (two-way scheme).
     ///
     /// `fused = false` adds each contact's terms in Eigen's order, `d += (a₀x₀ + a₁x₁) + a₂x₂`,
@@ -156,7 +153,8 @@ impl NewtonMatrix {
         &mut self,
         simd: S,
         j: &mut [f64],
-        m: &DMatrixView<'_, f64>,
+        ld: usize,
+        m: &PaddedMatrix,
         blocks: &ContactBlocks,
         coupled: bool,
         fused: bool,
@@ -174,10 +172,10 @@ impl NewtonMatrix {
             }
         }
         match (coupled, fused) {
-            (true, true) => self.sweep::<S, true, true>(simd, j, m),
-            (true, false) => self.sweep::<S, true, false>(simd, j, m),
-            (false, true) => self.sweep::<S, false, true>(simd, j, m),
-            (false, false) => self.sweep::<S, false, false>(simd, j, m),
+            (true, true) => self.sweep::<S, true, true>(simd, j, ld, m),
+            (true, false) => self.sweep::<S, true, false>(simd, j, ld, m),
+            (false, true) => self.sweep::<S, false, true>(simd, j, ld, m),
+            (false, false) => self.sweep::<S, false, false>(simd, j, ld, m),
         }
     }
 
@@ -186,41 +184,44 @@ impl NewtonMatrix {
         &self,
         simd: S,
         j: &mut [f64],
-        m: &DMatrixView<'_, f64>,
+        ld: usize,
+        m: &PaddedMatrix,
     ) {
         let nv = self.nv;
         let ncb = nv.div_ceil(BLOCK);
-        let j = &mut j[..nv * nv];
+        let j = &mut j[..ld * nv];
         for (r, p0) in (0..nv).step_by(TILE_ROWS).enumerate() {
             for c in 0..ncb {
                 let t = r * ncb + c;
                 let pairs = self.tile_start[t] as usize..self.tile_start[t + 1] as usize;
-                let list = &self.tile_contacts[pairs.clone()];
-                let a = &self.pair_a[pairs.start * BLOCK_LEN..pairs.end * BLOCK_LEN];
+                let list = &self.tile_contacts[pairs];
+                let a = &self.a_dt;
                 match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
-                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, m, r, c, p0, list, a),
+                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
                 }
             }
         }
     }
 
     /// Tile (row block `r`, column block `c`): rows `p0..p0 + TILE_ROWS` (clipped to nv), the
-    /// first `W` columns of the block; `list` are its contacts and `pair_a` their `dt·Aᵢ`.
+    /// first `W` columns of the block; `list` are its contacts (with the index of their `dt·Aᵢ`
+    /// over the block in `a_dt`).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn tile<S: Simd, const W: usize, const COUPLED: bool, const FUSED: bool>(
         &self,
         simd: S,
         j: &mut [f64],
-        m: &DMatrixView<'_, f64>,
+        ld: usize,
+        m: &PaddedMatrix,
         r: usize,
         c: usize,
         p0: usize,
-        list: &[u32],
-        pair_a: &[f64],
+        list: &[(u32, u32)],
+        a_dt: &[f64],
     ) {
         let (nv, nc) = (self.nv, self.nc);
         let lanes = S::F64_LANES;
@@ -231,11 +232,12 @@ impl NewtonMatrix {
         let mut acc = [[zero; TILE_ROWS]; W];
         for (w, acc) in acc.iter_mut().enumerate() {
             let col = m.column(q0 + w);
-            load_rows(simd, &col.as_slice()[p0..p0 + rows], &mut acc[..nvec]);
+            load_rows(simd, &col[p0..(p0 + TILE_ROWS).min(col.len())], &mut acc[..nvec]);
         }
         let b_row = &self.b[r * nc * B_LEN..(r + 1) * nc * B_LEN];
-        for (&i, a) in list.iter().zip(pair_a.chunks_exact(BLOCK_LEN)) {
-            let i = i as usize;
+        for &(i, k) in list {
+            let (i, k) = (i as usize, k as usize);
+            let a: &[f64; BLOCK_LEN] = a_dt[k * BLOCK_LEN..(k + 1) * BLOCK_LEN].try_into().unwrap();
             let b: &[f64; B_LEN] = b_row[i * B_LEN..(i + 1) * B_LEN].try_into().unwrap();
             let x0 = S::as_simd_f64s(&b[..TILE_ROWS]).0;
             let x1 = S::as_simd_f64s(&b[TILE_ROWS..2 * TILE_ROWS]).0;
@@ -271,7 +273,7 @@ impl NewtonMatrix {
             }
         }
         for (w, acc) in acc.iter().enumerate() {
-            let col = &mut j[(q0 + w) * nv + p0..(q0 + w) * nv + p0 + rows];
+            let col = &mut j[(q0 + w) * ld + p0..(q0 + w) * ld + p0 + rows];
             store_rows(simd, col, &acc[..nvec]);
         }
     }

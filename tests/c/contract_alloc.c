@@ -80,7 +80,7 @@ static double *zeros(size_t n) {
 
 /* TAMSI: nv = 1 and 1 Mi contacts (40 MB of caller data, a per-contact workspace of about
  * 70 doubles each); the issue's case was nc = 2^36 with `solve_with_guess` and `calc_jacobian`.
- * Also a constructor whose 3·nv² workspace is 96 GiB. */
+ * Also a constructor whose 4·nv² workspace is 128 GiB. */
 static void test_tamsi(void) {
   const size_t nc = (size_t)1 << 20;
   double *Jn = zeros(nc), *Jt = zeros(2 * nc), *fn = zeros(nc), *mu = zeros(nc);
@@ -95,8 +95,8 @@ static void test_tamsi(void) {
     mu[i] = 0.5;
   }
   EXPECT_MSG(global_error, NULL, cts_tamsi_solver_new((size_t)1 << 16, &big), CTS_STATUS_ALLOCATION_FAILED,
-             "cts_tamsi_solver_new: nv = 65536: the workspace of 3·nv² doubles: allocating 12884901888 elements "
-             "of 8 bytes (96 GiB) failed");
+             "cts_tamsi_solver_new: nv = 65536: the workspace of 4·nv² doubles: allocating 17179869184 elements "
+             "of 8 bytes (128 GiB) failed");
   CHECK(big == NULL);
   OK(cts_tamsi_solver_new(1, &h));
   OK(cts_tamsi_solver_set_one_way_coupled_problem_data(h, nc, M, 1, Jn, nc, Jt, 2 * nc, p_star, fn, mu));
