@@ -1,6 +1,9 @@
-//! Lemke benchmarks (`specs/performance.md`, "Lemke against Drake and Siconos"):
+//! Lemke benchmarks (`docs/performance.md`, "Lemke against Drake and Siconos"):
 //! * impact LCPs of random planar contact scenes, n = 10, 50, 200;
-//! * the Siconos files of the performance table (`../shared/data/siconos/lcp/`).
+//! * the Siconos files of the performance table (`tests/data/siconos/lcp/`).
+//!
+//! Every algorithm of the LCP API: Moby Lemke (Drake's and the lexicographic rule), unrevised
+//! Lemke, fast, and both regularized wrappers with their default schedules.
 //!
 //! Each case prints its pivot count once, so "pivots, µs" compare with the table.
 
@@ -10,7 +13,7 @@ mod scene;
 use std::hint::black_box;
 
 use contact_solvers::lcp::{
-    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, UnrevisedLemkeSolver,
+    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use contact_solvers::rigid::ConstraintSolver;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -46,6 +49,21 @@ fn bench_problem(c: &mut Criterion, name: &str, m: &DMatrix<f64>, q: &DVector<f6
         })
     });
     g.bench_function("lexicographic_lemke", |b| b.iter(|| black_box(lex.solve_lemke(black_box(&p)))));
+    let o = moby.solve_fast(&p);
+    println!("{name}: fast {:?} in {} iterations", o, moby.num_pivots());
+    g.bench_function("fast", |b| b.iter(|| black_box(moby.solve_fast(black_box(&p)))));
+    let lemke_reg = RegularizationSchedule::LEMKE_DEFAULT;
+    let o = moby.solve_lemke_regularized(&p, lemke_reg).unwrap();
+    println!("{name}: regularized Lemke {:?} in {} pivots", o, moby.num_pivots());
+    g.bench_function("lemke_regularized", |b| {
+        b.iter(|| black_box(moby.solve_lemke_regularized(black_box(&p), lemke_reg)))
+    });
+    let fast_reg = RegularizationSchedule::FAST_DEFAULT;
+    let o = moby.solve_fast_regularized(&p, fast_reg).unwrap();
+    println!("{name}: regularized fast {:?} in {} iterations", o, moby.num_pivots());
+    g.bench_function("fast_regularized", |b| {
+        b.iter(|| black_box(moby.solve_fast_regularized(black_box(&p), fast_reg)))
+    });
     g.finish();
 }
 
@@ -62,7 +80,7 @@ fn random_contact_lcps(c: &mut Criterion) {
 }
 
 fn read_siconos(name: &str) -> (DMatrix<f64>, DVector<f64>) {
-    let path = format!("{}/../shared/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/data/siconos/lcp/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t: Vec<&str> = text.split_whitespace().collect();
     let n: usize = t[0].parse().unwrap();

@@ -207,23 +207,26 @@
 
 /**
  * Algorithm of `cts_lcp_solver_solve`: Drake's `MobyLcpSolver::SolveLcpLemke` (covering vector
- * indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Success
- * means the artificial variable left the basis; the result is not verified (as in Drake; check
- * it with `cts_lcp_is_solution` if it matters).
+ * indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Drake's
+ * verdict is that the artificial variable left the basis; OK also requires the residual test.
  */
 #define CTS_LCP_ALGORITHM_LEMKE 0
 
 /**
  * Algorithm: Drake's `SolveLcpLemkeRegularized`: plain Lemke, then Lemke on `M + 10^e I` for
  * `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
- * checked (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol). `w` is reported with the
- * unregularized M.
+ * checked by Drake's test (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol, with the shifted
+ * M); the accepted z must then pass the residual test with the given M (a solution of the
+ * shifted problem only is CTS_STATUS_LCP_RESIDUAL_TEST_FAILED). `w` is reported with the
+ * unregularized M; the accepted exponent is in `cts_lcp_solve_info`.
  */
 #define CTS_LCP_ALGORITHM_LEMKE_REGULARIZED 1
 
 /**
  * Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`
  * with A positive definite (at most 2n iterations). The only algorithm with a warm start (`z0`).
+ * Its singular sub-solves can end on ±inf/NaN, which Drake calls success: here that is
+ * CTS_STATUS_LCP_NON_FINITE_SOLUTION.
  */
 #define CTS_LCP_ALGORITHM_FAST 2
 
@@ -248,7 +251,9 @@
 
 /**
  * `cts_lcp_parameters.lemke_variant`: lexicographic (anti-cycling) Lemke with an all-ones
- * covering vector and at most max(1000, 50n) pivots: solves problems on which Drake's rule cycles.
+ * covering vector and at most max(10000, 50n) pivots (it cannot cycle; the cap only bounds the
+ * time: Murty's exponential problems need 2^n − 1 pivots, 1023 for n = 10): solves problems on
+ * which Drake's rule cycles.
  */
 #define CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC 1
 
@@ -407,7 +412,7 @@ enum cts_status
    */
   CTS_STATUS_CALLBACK_FAILED = 19,
   /**
-   * Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+   * Baraff pivoting (20..26; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
    * pivoting finished but the worst violation of the row conditions exceeds the tolerance
    * (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
    * are readable.
@@ -438,6 +443,18 @@ enum cts_status
    * of the Rust API returns it; no C function does (the code is reserved for it).
    */
   CTS_STATUS_BARAFF_FRICTIONLESS_FALLBACK = 26,
+  /**
+   * LCP (27..39): the algorithm reported success (Drake would return true) but z failed the
+   * residual test of `cts_lcp_solver_solve` (for a regularized algorithm: the z accepted for
+   * `M + 10^e I` does not solve the LCP with M). z and w are readable; the message names the
+   * failing entry and the bound.
+   */
+  CTS_STATUS_LCP_RESIDUAL_TEST_FAILED = 27,
+  /**
+   * LCP: the algorithm reported success but z or w = M z + q has a NaN or ±inf entry (e.g.
+   * "fast" on a singular principal block). Never OK, even with `drake_compatible_verdict`.
+   */
+  CTS_STATUS_LCP_NON_FINITE_SOLUTION = 28,
   /**
    * Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
    * `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
@@ -863,20 +880,23 @@ typedef struct cts_lcp_parameters {
   int32_t lemke_variant;
   /**
    * Moby Lemke's pivot limit, `>= 0`; 0 (default) = the variant's own: min(1000, 50n)
-   * (Drake's rule) or max(1000, 50n) (lexicographic). Not used by the other algorithms.
+   * (Drake's rule) or max(10000, 50n) (lexicographic). Not used by the other algorithms.
    */
   int32_t max_pivots;
   /**
    * The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
-   * 0 (default) = max(2n, 50).
+   * 0 (default) = max(2n, 50). 1 gives Moby Lemke Drake's arithmetic (a fresh LU at every
+   * pivot, O(n³) each).
    */
   int32_t refactor_interval;
   /**
    * `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
+   * Both schedules: `|min_exp|, |max_exp| <= 300`, `step_exp >= 1`, and at most 100 shifts
+   * (`ceil((max_exp − min_exp) / step_exp) <= 100`), so no schedule runs without end.
    */
   int32_t lemke_min_exp;
   /**
-   * Exponent increment, `> 0`; default 1.
+   * Exponent increment, `>= 1`; default 1.
    */
   int32_t lemke_step_exp;
   /**
@@ -889,14 +909,91 @@ typedef struct cts_lcp_parameters {
    */
   int32_t fast_min_exp;
   /**
-   * Exponent increment, `> 0`; default 4.
+   * Exponent increment, `>= 1`; default 4.
    */
   int32_t fast_step_exp;
   /**
    * Exclusive upper bound of the exponent; default 20, i.e. shifts 1e-20, 1e-16, …, 1e16.
    */
   int32_t fast_max_exp;
+  /**
+   * 0 (default): CTS_STATUS_OK only when z passes the residual test (see
+   * `cts_lcp_solver_solve`). 1: Drake's verdict decides, bit for bit (the artificial left the
+   * basis; "fast" terminated; the regularized wrappers' own acceptance test; unrevised Lemke's
+   * `IsSolution`), except that a non-finite z is never OK. Other values are invalid.
+   */
+  int32_t drake_compatible_verdict;
+  /**
+   * Relative tolerance τ of the residual test (see `cts_lcp_solver_solve`); `<= 0` (default
+   * −1): 1e-11. Must be finite.
+   */
+  double residual_tolerance;
 } cts_lcp_parameters;
+
+/**
+ * What the last solve of a `cts_lcp_solver` decided on (`cts_lcp_solver_get_solve_info`). The
+ * residual figures are those of the returned z with the given (unregularized) M.
+ */
+typedef struct cts_lcp_solve_info {
+  /**
+   * The `CTS_LCP_ALGORITHM_*` of the last solve.
+   */
+  int32_t algorithm;
+  /**
+   * 1 where Drake's method returns true (the artificial left the basis; "fast" terminated;
+   * a regularized wrapper's own acceptance test held; unrevised Lemke's `IsSolution`), else 0,
+   * whatever the residual test said.
+   */
+  int32_t drake_verdict;
+  /**
+   * 1 when z passed the residual test (`cts_lcp_solver_solve`), else 0.
+   */
+  int32_t residual_test_passed;
+  /**
+   * Regularized algorithms: 1 when the z accepted (by Drake's test) solves the shifted
+   * `M + 10^e I`, e below; 0 when the unshifted problem's z was accepted, nothing was accepted,
+   * or the algorithm is not regularized.
+   */
+  int32_t regularized;
+  /**
+   * The accepted exponent e (0 unless `regularized`).
+   */
+  int32_t regularization_exponent;
+  /**
+   * The accepted shift `10^e` (0 unless `regularized`).
+   */
+  double regularization;
+  /**
+   * Moby Lemke's pivot tolerance used (the automatic value `n · max(1, max|Mᵢⱼ|) · eps`
+   * unless set; for the regularized wrapper, of the last attempt's matrix); NaN for the fast
+   * and unrevised algorithms, which have none.
+   */
+  double pivot_tolerance;
+  /**
+   * The zero tolerance used (the automatic value unless set).
+   */
+  double zero_tolerance;
+  /**
+   * The residual test's absolute tolerance `tol = τ · n · s`.
+   */
+  double residual_tolerance;
+  /**
+   * `min zᵢ` (+inf for n = 0).
+   */
+  double min_z;
+  /**
+   * `min wᵢ`, w = M z + q (+inf for n = 0).
+   */
+  double min_w;
+  /**
+   * `max |zᵢ wᵢ|`.
+   */
+  double max_complementarity;
+  /**
+   * The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+   */
+  double complementarity_bound;
+} cts_lcp_solve_info;
 
 /**
  * Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
@@ -1786,7 +1883,8 @@ const char *cts_ipm_solver_last_error(const struct cts_ipm_solver *s);
 /**
  * Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
  * lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
- * Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+ * Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20,
+ * drake_compatible_verdict 0 (OK requires the residual test), residual_tolerance −1 (1e-11).
  * NULL-safe (does nothing).
  */
 void cts_lcp_parameters_default(struct cts_lcp_parameters *out);
@@ -1843,16 +1941,25 @@ cts_status cts_lcp_solver_get_parameters(const struct cts_lcp_solver *solver,
  * starts with `zᵢ = 0` iff `|z0ᵢ| < tol`). The arrays are read during this call only; nothing is
  * borrowed afterwards. Unitless.
  *
- * Returns CTS_STATUS_OK when the algorithm reports success (for the Moby Lemke and fast
- * algorithms, as in Drake, this means the algorithm terminated; the regularized variants and the
- * unrevised solver check the solution), or an outcome: CTS_STATUS_LCP_RAY_TERMINATION,
+ * **Residual test.** With the returned z and w = M z + q (the given M, column by column):
+ * `s = max(‖q‖∞, max|Mᵢⱼ| · max(1, ‖z‖∞))`, `tol = τ · n · s` (τ = `residual_tolerance`,
+ * default 1e-11; ‖v‖∞ = max |vᵢ|); z passes iff z and w are finite, `min zᵢ >= −tol`,
+ * `min wᵢ >= −tol` and `max |zᵢ wᵢ| <= tol · max(‖z‖∞, ‖w‖∞)`. The figures are in
+ * `cts_lcp_solve_info`.
+ *
+ * Returns CTS_STATUS_OK when the algorithm reports success (Drake's verdict) **and** z passed
+ * the residual test, for every algorithm (with `drake_compatible_verdict = 1`: Drake's verdict
+ * and a finite z). Outcomes: CTS_STATUS_LCP_RAY_TERMINATION,
  * CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW, CTS_STATUS_LCP_PIVOT_LIMIT,
  * CTS_STATUS_LCP_CYCLING_DETECTED, CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
- * CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED. After an outcome the
- * results hold Drake's failure value (z = 0; the regularized wrappers: the last attempt's z) and
- * the pivot count. Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
- * CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a warm start for an algorithm without
- * one, a size too large to allocate).
+ * CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED (Drake's failures: z = 0;
+ * the regularized wrappers: the last attempt's z), CTS_STATUS_LCP_RESIDUAL_TEST_FAILED and
+ * CTS_STATUS_LCP_NON_FINITE_SOLUTION (Drake would return true; z and w are the algorithm's, the
+ * message names the failing entry and the bound). The pivot count is kept in every case. Usage
+ * errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+ * CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a NaN or ±inf entry of M, q or z0 —
+ * the message names it, e.g. "M[2, 3] = NaN" —, a warm start for an algorithm without one, a
+ * size too large to allocate).
  */
 cts_status cts_lcp_solver_solve(struct cts_lcp_solver *solver,
                                 int32_t algorithm,
@@ -1881,6 +1988,17 @@ cts_status cts_lcp_solver_get_z(const struct cts_lcp_solver *s,
 cts_status cts_lcp_solver_get_w(const struct cts_lcp_solver *s,
                                 double *out,
                                 size_t len);
+
+/**
+ * Copies what the last solve decided on into `*out`: Drake's verdict, the residual test's
+ * figures, the accepted regularization and the tolerances used (see `cts_lcp_solve_info`).
+ * Kept after an outcome other than CTS_STATUS_OK, like z.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve yet).
+ * Nothing is written on error.
+ */
+cts_status cts_lcp_solver_get_solve_info(const struct cts_lcp_solver *solver,
+                                         struct cts_lcp_solve_info *out);
 
 /**
  * Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast

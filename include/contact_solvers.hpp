@@ -902,7 +902,10 @@ struct MatrixRef {
 #endif
 };
 
-/** How an LCP solve ended: kSolved (CTS_STATUS_OK) or one of the LCP outcomes 10..16. */
+/**
+ * How an LCP solve ended: kSolved (CTS_STATUS_OK: z passed the residual test of
+ * cts_lcp_solver_solve) or one of the LCP outcomes 10..16, 27, 28.
+ */
 enum class LcpOutcome : int32_t {
   kSolved = CTS_STATUS_OK,
   kRayTermination = CTS_STATUS_LCP_RAY_TERMINATION,
@@ -912,6 +915,10 @@ enum class LcpOutcome : int32_t {
   kLinearSolveFailed = CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
   kNotASolution = CTS_STATUS_LCP_NOT_A_SOLUTION,
   kRegularizationFailed = CTS_STATUS_LCP_REGULARIZATION_FAILED,
+  /** Drake's method returned true but z failed the residual test (z readable). */
+  kResidualTestFailed = CTS_STATUS_LCP_RESIDUAL_TEST_FAILED,
+  /** Drake's method returned true but z or w is not finite (z readable). */
+  kNonFiniteSolution = CTS_STATUS_LCP_NON_FINITE_SOLUTION,
 };
 
 /** The algorithms of cts_lcp_solver_solve (see CTS_LCP_ALGORITHM_* in contact_solvers.h). */
@@ -937,8 +944,12 @@ struct LcpSolverParameters {
   int refactor_interval{0};
   /** SolveLcpLemkeRegularized's shifts 10^e, e = min, min + step, ... while e < max. */
   int lemke_min_exp{-20}, lemke_step_exp{1}, lemke_max_exp{1};
-  /** SolveLcpFastRegularized's shifts. */
+  /** SolveLcpFastRegularized's shifts (both: |e| <= 300, step >= 1, at most 100 shifts). */
   int fast_min_exp{-20}, fast_step_exp{4}, fast_max_exp{20};
+  /** true: OK (and Drake's bool) on Drake's verdict alone; false: z must pass the residual test. */
+  bool drake_compatible_verdict{false};
+  /** Relative tolerance of the residual test; <= 0: 1e-11. */
+  double residual_tolerance{-1.0};
 };
 
 /**
@@ -986,6 +997,8 @@ class LcpSolver {
     c.fast_min_exp = p.fast_min_exp;
     c.fast_step_exp = p.fast_step_exp;
     c.fast_max_exp = p.fast_max_exp;
+    c.drake_compatible_verdict = p.drake_compatible_verdict ? 1 : 0;
+    c.residual_tolerance = p.residual_tolerance;
     check(cts_lcp_solver_set_parameters(handle_, &c));
     params_ = p;
   }
@@ -1012,6 +1025,23 @@ class LcpSolver {
   const Vector& w() const { return fetch(w_, cts_lcp_solver_get_w); }
   /** Pivots of the last solve (Drake's get_num_pivots). */
   int get_num_pivots() const { return static_cast<int>(cts_lcp_solver_num_pivots(handle_)); }
+  /**
+   * What the last solve decided on: Drake's verdict, the residual test's figures, the accepted
+   * regularization and the tolerances used (cts_lcp_solve_info). Throws before the first solve.
+   */
+  cts_lcp_solve_info solve_info() const {
+    cts_lcp_solve_info info;
+    check(cts_lcp_solver_get_solve_info(handle_, &info));
+    return info;
+  }
+  /** Drake's own verdict on the last solve (true where Drake's method returns true). */
+  bool drake_verdict() const { return solve_info().drake_verdict == 1; }
+  /** The shift 10^e a regularized solve accepted (0: none). */
+  double regularization() const { return solve_info().regularization; }
+  /** Moby Lemke's pivot tolerance in the last solve (NaN for fast and unrevised). */
+  double pivot_tolerance_used() const { return solve_info().pivot_tolerance; }
+  /** The zero tolerance of the last solve. */
+  double zero_tolerance_used() const { return solve_info().zero_tolerance; }
 
   /** Drake's ComputeZeroTolerance: n·max|M|·10 eps (Moby) or n·max|M|·2.2 eps (unrevised). */
   static double ComputeZeroTolerance(const MatrixRef& M, LcpAlgorithm algorithm = LcpAlgorithm::kLemke) {
@@ -1078,8 +1108,11 @@ class LcpSolver {
 
 /**
  * Drake's solvers::MobyLcpSolver: the same method names, arguments and defaults (the methods
- * are not const here: the handle keeps its workspace). Each returns true when the algorithm
- * reports success and writes z (the zero vector, or the last attempt's z, otherwise).
+ * are not const here: the handle keeps its workspace). Each returns true when the solve is OK,
+ * i.e. Drake's method succeeded and z passed the residual test (Drake's bool exactly with
+ * parameters().drake_compatible_verdict; drake_verdict() reports it either way), and writes z
+ * (the zero vector after Drake's failures, the last attempt's z after a regularized one, the
+ * algorithm's z when only the residual test failed).
  */
 class MobyLcpSolver : public LcpSolver {
  public:
@@ -1815,6 +1848,56 @@ class IpmSolver {
   }
 #endif
 
+  /**
+   * Problem data in block-sparse form (docs/block_sparse.md; see
+   * cts_ipm_solver_set_block_problem_data): M and the contact Jacobians per tree in `data` (the
+   * three rows of a contact's block are normal, tangent 1, tangent 2, as the rows i of Jn and 2i,
+   * 2i+1 of Jt in the dense setter); v0, tau n = the sum of the tree sizes (m/s, N); h (s); phi
+   * (m), mu, models nc = data.num_contacts(); vt_offset 2nc or nullptr. The same iteration as on
+   * dense data (iterates equal to round-off), with the Newton matrix factored per island; a tree
+   * no contact touches gets v_t = v0_t + M_t⁻¹ h τ_t. Needs IpmNewtonSolve::kCondensed. Borrowed
+   * (the model kinds are copied); the library validates everything and throws cts::Error with
+   * its message, keeping the previous data.
+   */
+  void SetBlockProblemData(const BlockSparseData& data, const double* v0, const double* tau, double h,
+                           const double* phi, const double* mu, const IpmContactModel* models,
+                           const double* vt_offset = nullptr) {
+    const std::size_t ncs = data.num_contacts();
+    std::vector<int32_t> codes(ncs);
+    for (std::size_t i = 0; i < ncs && models != nullptr; ++i) codes[i] = static_cast<int32_t>(models[i]);
+    check(cts_ipm_solver_set_block_problem_data(handle_, data.c_data(), v0, tau, h, phi, mu,
+                                                models != nullptr ? codes.data() : nullptr, vt_offset,
+                                                vt_offset != nullptr ? 2 * ncs : 0));
+  }
+
+  /**
+   * SetBlockProblemData from pointers to cts::Vector (Eigen::VectorXd, or std::vector<double>
+   * under CTS_NO_EIGEN) that must outlive the solves that use them: v0, tau n; phi, mu nc =
+   * models.size() = data.num_contacts(); vt_offset 2nc or nullptr; n = the sum of the tree sizes
+   * (checked here: the C call takes v0 and tau without lengths; throws
+   * CTS_STATUS_DIMENSION_MISMATCH).
+   */
+  void SetBlockProblemData(const BlockSparseData& data, const Vector* v0, const Vector* tau, double h,
+                           const Vector* phi, const Vector* mu, const std::vector<IpmContactModel>& models,
+                           const Vector* vt_offset = nullptr) {
+    if (!(v0 && tau && phi && mu)) {
+      throw Error(CTS_STATUS_NULL_POINTER, "SetBlockProblemData: a problem-data pointer is null");
+    }
+    // A tree size < 1 is the library's to refuse, with its message (it checks the structure
+    // before it reads v0): then n is v0's size.
+    const std::size_t trees_n = block_velocities(data), nc = data.num_contacts();
+    const std::size_t n = trees_n != 0 ? trees_n : internal::vector_size(*v0);
+    if (models.size() != nc || internal::vector_size(*v0) != n || internal::vector_size(*tau) != n || internal::vector_size(*phi) != nc ||
+        internal::vector_size(*mu) != nc || (vt_offset != nullptr && internal::vector_size(*vt_offset) != 2 * nc)) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+                  "SetBlockProblemData: sizes of v0, tau, phi, mu, models, vt_offset do not match n = " +
+                      std::to_string(n) + " (the tree sizes' sum) and nc = data.num_contacts() = " +
+                      std::to_string(nc));
+    }
+    SetBlockProblemData(data, v0->data(), tau->data(), h, phi->data(), mu->data(), models.data(),
+                        vt_offset != nullptr ? vt_offset->data() : nullptr);
+  }
+
   /** Solves from v = v0. Returns the outcome; usage errors throw cts::Error. */
   IpmOutcome Solve() { return outcome(cts_ipm_solver_solve(handle_)); }
 
@@ -1894,6 +1977,19 @@ class IpmSolver {
 
  private:
   explicit IpmSolver(cts_ipm_solver* handle) : handle_(handle) {}
+
+  // n of block data: the sum of the tree sizes; 0 when a tree has < 1 dof or the sizes are
+  // missing (the library refuses such data).
+  static std::size_t block_velocities(const BlockSparseData& data) {
+    const cts_block_sparse_data* c = data.c_data();
+    if (c->tree_dofs == nullptr) return 0;
+    std::size_t n = 0;
+    for (std::size_t t = 0; t < c->num_trees; ++t) {
+      if (c->tree_dofs[t] < 1) return 0;
+      n += static_cast<std::size_t>(c->tree_dofs[t]);
+    }
+    return n;
+  }
 
   static std::size_t to_size(int n) {
     if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size");

@@ -1,27 +1,37 @@
 //! A repeated solve (and sensitivity computation) allocates nothing once the workspace has grown
-//! (DESIGN.md: "No allocation inside a solve once the workspace has grown").
+//! (DESIGN.md: "No allocation inside a solve once the workspace has grown"), on dense data and on
+//! block-sparse data (`IpmData::Blocks`, engine scenes whose islands take the sparse
+//! factorization).
+
+mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
 };
 use nalgebra::{DMatrix, DVector};
+use support::engine_scenes::scene;
+use support::tamsi_blocks::from_scene;
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
 thread_local! {
-    /// Only this test thread's allocations count (libtest's own threads allocate too).
+    /// Only this test thread's allocations count (libtest's own threads, and the other test
+    /// running in parallel, allocate too): both the switch and the count are per thread.
     static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static COUNT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 fn count() {
     if COUNTING.with(|c| c.get()) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        COUNT.with(|n| n.set(n.get() + 1));
     }
+}
+
+/// This thread's counted allocations so far.
+fn allocations() -> usize {
+    COUNT.with(|n| n.get())
 }
 
 // SAFETY: forwards to the system allocator unchanged; only counts calls.
@@ -145,13 +155,13 @@ fn repeated_solves_allocate_nothing() {
         let mut s = IpmSolver::new(params).unwrap();
         let p = d.problem();
         // Grow the workspace: the first solve allocates (which also shows the counter works).
-        let first = ALLOCATIONS.load(Ordering::SeqCst);
+        let first = allocations();
         COUNTING.with(|c| c.set(true));
         assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
         COUNTING.with(|c| c.set(false));
-        assert!(ALLOCATIONS.load(Ordering::SeqCst) > first, "the first solve must grow the workspace");
+        assert!(allocations() > first, "the first solve must grow the workspace");
         s.compute_sensitivities(&p).unwrap();
-        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let before = allocations();
         COUNTING.with(|c| c.set(true));
         for _ in 0..3 {
             assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
@@ -159,11 +169,51 @@ fn repeated_solves_allocate_nothing() {
             assert!(!s.velocities().is_empty() && !s.impulses().is_empty());
         }
         COUNTING.with(|c| c.set(false));
-        let after = ALLOCATIONS.load(Ordering::SeqCst);
+        let after = allocations();
         assert_eq!(
             after - before,
             0,
             "bodies {bodies} {mode:?} warm {warm} fixed {fixed}: allocations in repeated solves"
         );
+    }
+}
+
+#[test]
+fn repeated_block_solves_allocate_nothing() {
+    // stack5: one island of 5 trees, 30 dofs (the sparse factorization starts at 30 dofs and
+    // two trees); pile50 t1.0: islands of up to 300 dofs; slide_box: a one-tree island (dense).
+    for name in ["stack5_jitter_seed1_t1.0", "pile50_seed1_t1.0", "slide_box_v2.0_t0.001"] {
+        let sc = scene(name);
+        let b = from_scene(&sc);
+        let phi = DVector::from_iterator(sc.nc(), sc.contacts.iter().map(|c| c.phi));
+        let tau = (&b.p_star - &b.m * &b.v0) / b.dt;
+        let models = vec![ContactModel::SecondOrderCone; sc.nc()];
+        let problem = IpmProblem {
+            data: IpmData::Blocks(b.system()),
+            v0: b.v0.as_view(),
+            tau: tau.as_view(),
+            h: b.dt,
+            phi: phi.as_view(),
+            mu: b.mu.as_view(),
+            models: &models,
+            vt_offset: None,
+        };
+        let mut s = IpmSolver::new(IpmParameters::default()).unwrap();
+        let first = allocations();
+        COUNTING.with(|c| c.set(true));
+        let outcome = s.solve(&problem).unwrap();
+        COUNTING.with(|c| c.set(false));
+        assert_eq!(outcome, IpmOutcome::Converged, "{name}");
+        assert!(allocations() > first, "{name}: the first solve must grow the workspace");
+        let v = s.velocities().to_vec();
+        let before = allocations();
+        COUNTING.with(|c| c.set(true));
+        for _ in 0..3 {
+            assert_eq!(s.solve(&problem).unwrap(), IpmOutcome::Converged);
+            s.solve_with_guess(&problem, b.v0.as_view()).unwrap();
+        }
+        COUNTING.with(|c| c.set(false));
+        assert_eq!(allocations() - before, 0, "{name}: allocations in repeated block solves");
+        assert_eq!(s.velocities(), &v[..], "{name}: repeated solves give the same answer");
     }
 }

@@ -368,3 +368,219 @@ fn is_solution_and_zero_tolerance() {
     assert_eq!(tol(CTS_LCP_ALGORITHM_LEMKE, &DMatrix::from_element(8, 8, 15.0)), 8.0 * 15.0 * 10.0 * eps);
     assert!((8.0 * 15.0 * 10.0 * eps - 2.664535e-13).abs() < 1e-19);
 }
+
+// ------------------------------------------------------------------------------------------
+// Issue 13: OK means z passed the residual test, through the C ABI (status and message).
+
+/// Status and message of one solve, the message read before any other call on the handle.
+fn solve_message(h: &CLcp, alg: i32, m: &DMatrix<f64>, q: &DVector<f64>) -> (cts_status, String) {
+    let (buf, ld) = rigid_c_support::padded(m, 2);
+    let status =
+        unsafe { cts_lcp_solver_solve(h.0, alg, q.len(), buf.as_ptr(), ld, q.as_ptr(), std::ptr::null()) };
+    (status, h.last_error())
+}
+
+fn solve_info(h: &CLcp) -> cts_lcp_solve_info {
+    let mut info = std::mem::MaybeUninit::<cts_lcp_solve_info>::zeroed();
+    assert_eq!(unsafe { cts_lcp_solver_get_solve_info(h.0, info.as_mut_ptr()) }, cts_status::Ok);
+    unsafe { info.assume_init() }
+}
+
+/// "fast" on M = {0}, q = {−1}: CTS_STATUS_LCP_NON_FINITE_SOLUTION (Drake: true with z = inf),
+/// also with Drake's verdict; z stays readable.
+#[test]
+fn fast_on_a_zero_matrix_reports_a_non_finite_solution() {
+    let (m, q) = (DMatrix::from_element(1, 1, 0.0), DVector::from_element(1, -1.0));
+    for compatible in [0, 1] {
+        let mut h = CLcp::new();
+        let mut p = default_parameters();
+        p.drake_compatible_verdict = compatible;
+        h.set_parameters(&p);
+        let r = h.solve(CTS_LCP_ALGORITHM_FAST, &m, &q, None);
+        assert_eq!(r.status, cts_status::LcpNonFiniteSolution);
+        assert_eq!(r.status as i32, 28);
+        assert_eq!(r.z, vec![f64::INFINITY]);
+        let info = solve_info(&h);
+        assert_eq!(
+            (info.algorithm, info.drake_verdict, info.residual_test_passed),
+            (CTS_LCP_ALGORITHM_FAST, 1, 0)
+        );
+    }
+    let (status, msg) = solve_message(&CLcp::new(), CTS_LCP_ALGORITHM_FAST, &m, &q);
+    assert_eq!(status, cts_status::LcpNonFiniteSolution);
+    assert_eq!(
+        msg,
+        "cts_lcp_solver_solve: LCP: the solution is not finite: z[0] = inf is not finite (n = 1, 1 pivots)"
+    );
+    let text = unsafe { std::ffi::CStr::from_ptr(contact_solvers::ffi::status::cts_status_string(28)) };
+    assert_eq!(text.to_str().unwrap(), "LCP: the solution is not finite");
+}
+
+/// The issue's contact LCPs through C: fast on a 30-contact box stack (NaN), regularized Lemke
+/// on a 200-unknown box tower (now OK, unshifted, at the refactor path's pivot count) and on a
+/// 3-D stack (a shifted problem's solution: status 27 naming the shift), lexicographic Lemke on
+/// a 128-unknown brick wall (OK). Every status and z equals the Rust API's.
+#[test]
+fn issue_contact_lcps_through_the_c_abi() {
+    let (m, q) = support::stacks::box_tower_2d(15, 5).impact_lcp();
+    let r = CLcp::new().solve(CTS_LCP_ALGORITHM_FAST, &m, &q, None);
+    assert_eq!(r.status, rust_solve(CTS_LCP_ALGORITHM_FAST, &m, &q, LemkeVariant::Drake).status);
+    assert_eq!(r.status, cts_status::LcpNonFiniteSolution);
+    assert!(r.z.iter().all(|z| z.is_nan()));
+    let (_, msg) = solve_message(&CLcp::new(), CTS_LCP_ALGORITHM_FAST, &m, &q);
+    assert!(
+        msg.starts_with(
+            "cts_lcp_solver_solve: LCP: the solution is not finite: z[0] = NaN is not finite (n = 120,"
+        ),
+        "{msg}"
+    );
+
+    let (m, q) = support::stacks::box_tower_2d(25, 0).impact_lcp();
+    let r = c_solve(CTS_LCP_ALGORITHM_LEMKE_REGULARIZED, &m, &q);
+    assert_eq!(r.status, cts_status::Ok);
+    let mut h = CLcp::new();
+    let mut p = default_parameters();
+    p.refactor_interval = 1;
+    h.set_parameters(&p);
+    let drake_arithmetic = h.solve(CTS_LCP_ALGORITHM_LEMKE, &m, &q, None);
+    assert_eq!((drake_arithmetic.status, drake_arithmetic.pivots), (cts_status::Ok, r.pivots));
+    let mut h = CLcp::new();
+    h.solve(CTS_LCP_ALGORITHM_LEMKE_REGULARIZED, &m, &q, None);
+    let info = solve_info(&h);
+    assert_eq!((info.regularized, info.regularization_exponent, info.regularization), (0, 0, 0.0));
+    assert_eq!((info.drake_verdict, info.residual_test_passed), (1, 1));
+    assert!(info.min_w >= -info.residual_tolerance && info.max_complementarity <= info.complementarity_bound);
+    assert_eq!(info.zero_tolerance, 200.0 * m.amax() * 10.0 * f64::EPSILON);
+
+    let (m, q) = support::stacks::box_stack_3d(4, 1).impact_lcp();
+    let r = c_solve(CTS_LCP_ALGORITHM_LEMKE_REGULARIZED, &m, &q);
+    let h = CLcp::new();
+    let (status, msg) = solve_message(&h, CTS_LCP_ALGORITHM_LEMKE_REGULARIZED, &m, &q);
+    assert_eq!(status, r.status);
+    let info = solve_info(&h);
+    assert_eq!(info.drake_verdict, 1);
+    if r.status != cts_status::Ok {
+        assert_eq!(r.status, cts_status::LcpResidualTestFailed);
+        assert_eq!((info.regularized, info.residual_test_passed), (1, 0));
+        assert_eq!(info.regularization, 10f64.powf(f64::from(info.regularization_exponent)));
+        let shift = format!("accepted for M + 1e{} I", info.regularization_exponent);
+        assert!(
+            msg.starts_with("cts_lcp_solver_solve: LCP: the solution failed the residual test: "),
+            "{msg}"
+        );
+        assert!(msg.contains(&shift) && msg.contains(" < -tol = "), "{msg}");
+    }
+
+    let (m, q) = support::stacks::brick_wall_2d(5, 8, 1).frictionless_lcp();
+    let mut h = CLcp::new();
+    let mut p = default_parameters();
+    p.lemke_variant = CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC;
+    h.set_parameters(&p);
+    let r = h.solve(CTS_LCP_ALGORITHM_LEMKE, &m, &q, None);
+    assert_eq!(r, rust_solve(CTS_LCP_ALGORITHM_LEMKE, &m, &q, LemkeVariant::Lexicographic));
+    assert_eq!(r.status, cts_status::Ok);
+    assert!(r.z.iter().all(|&z| (0.0..100.0).contains(&z)));
+}
+
+/// NaN/inf in M, q or z0: CTS_STATUS_INVALID_ARGUMENT naming the argument and the index; nothing
+/// solved, the previous results kept.
+#[test]
+fn non_finite_problem_data_is_an_invalid_argument() {
+    let (mut m, q) = problem4();
+    let mut h = CLcp::new();
+    let good = h.solve(CTS_LCP_ALGORITHM_FAST, &m, &q, None);
+    m[(1, 2)] = f64::NAN;
+    let (buf, ld) = rigid_c_support::padded(&m, 1);
+    let call = |h: &CLcp, alg: i32, q: &[f64], z0: *const f64| unsafe {
+        cts_lcp_solver_solve(h.0, alg, 4, buf.as_ptr(), ld, q.as_ptr(), z0)
+    };
+    for alg in ALGORITHMS {
+        assert_eq!(call(&h, alg, q.as_slice(), std::ptr::null()), cts_status::InvalidArgument);
+        assert_eq!(h.last_error(), "cts_lcp_solver_solve: M[1, 2] = NaN, expected a finite value");
+    }
+    m[(1, 2)] = 0.0;
+    let (buf, ld) = rigid_c_support::padded(&m, 1);
+    let qbad = [-1.0, f64::INFINITY, -1.0, -1.0];
+    let status =
+        unsafe { cts_lcp_solver_solve(h.0, 0, 4, buf.as_ptr(), ld, qbad.as_ptr(), std::ptr::null()) };
+    assert_eq!(status, cts_status::InvalidArgument);
+    assert_eq!(h.last_error(), "cts_lcp_solver_solve: q[1] = inf, expected a finite value");
+    let z0 = [0.0, 0.0, f64::NAN, 0.0];
+    let status = unsafe {
+        cts_lcp_solver_solve(h.0, CTS_LCP_ALGORITHM_FAST, 4, buf.as_ptr(), ld, q.as_ptr(), z0.as_ptr())
+    };
+    assert_eq!(status, cts_status::InvalidArgument);
+    assert_eq!(h.last_error(), "cts_lcp_solver_solve: z0[2] = NaN, expected a finite value");
+    // The previous results are kept.
+    let mut z = vec![0.0; 4];
+    assert_eq!(unsafe { cts_lcp_solver_get_z(h.0, z.as_mut_ptr(), 4) }, cts_status::Ok);
+    assert_eq!(z, good.z);
+}
+
+/// Parameter domains of issue 13: bounded schedules, the verdict flag, the residual tolerance;
+/// the info getter's usage errors.
+#[test]
+fn bounded_parameters_and_info_getter() {
+    let h = CLcp::new();
+    let set = |p: &cts_lcp_parameters| unsafe { cts_lcp_solver_set_parameters(h.0, p) };
+    let mut p = default_parameters();
+    assert_eq!((p.drake_compatible_verdict, p.residual_tolerance), (0, -1.0));
+    p.lemke_min_exp = i32::MIN;
+    p.lemke_max_exp = i32::MAX;
+    assert_eq!(set(&p), cts_status::InvalidArgument);
+    assert_eq!(
+        h.last_error(),
+        "cts_lcp_solver_set_parameters: invalid parameter: lemke_min_exp = -2147483648, expected |lemke_min_exp| <= 300"
+    );
+    let mut p = default_parameters();
+    p.fast_min_exp = -300;
+    p.fast_step_exp = 1;
+    p.fast_max_exp = 300;
+    assert_eq!(set(&p), cts_status::InvalidArgument);
+    assert!(
+        h.last_error().contains("fast_step_exp = 1, fast_max_exp = 300 try 600 shifts, expected at most 100")
+    );
+    let mut p = default_parameters();
+    p.drake_compatible_verdict = 2;
+    assert_eq!(set(&p), cts_status::InvalidArgument);
+    assert_eq!(
+        h.last_error(),
+        "cts_lcp_solver_set_parameters: drake_compatible_verdict = 2, expected 0 or 1"
+    );
+    let mut p = default_parameters();
+    p.residual_tolerance = f64::NAN;
+    assert_eq!(set(&p), cts_status::InvalidArgument);
+    assert!(h.last_error().contains("residual_tolerance = NaN"), "{}", h.last_error());
+    // A 1×1 solve with the widest allowed schedule ends after at most 100 shifts.
+    let mut p = default_parameters();
+    p.lemke_min_exp = -300;
+    p.lemke_step_exp = 6;
+    p.lemke_max_exp = 300;
+    assert_eq!(set(&p), cts_status::Ok);
+    let mut info = std::mem::MaybeUninit::<cts_lcp_solve_info>::zeroed();
+    assert_eq!(unsafe { cts_lcp_solver_get_solve_info(h.0, info.as_mut_ptr()) }, cts_status::NoSolution);
+    assert_eq!(unsafe { cts_lcp_solver_get_solve_info(h.0, std::ptr::null_mut()) }, cts_status::NullPointer);
+    let (m, q) = (DMatrix::from_element(1, 1, -1.0), DVector::from_element(1, -1.0));
+    let mut h = h;
+    let r = h.solve(CTS_LCP_ALGORITHM_LEMKE_REGULARIZED, &m, &q, None);
+    assert_eq!(r.status, cts_status::LcpResidualTestFailed);
+    assert!(r.pivots <= 101);
+    let info = solve_info(&h);
+    assert_eq!((info.regularized, info.drake_verdict), (1, 1));
+    assert!((0..300).contains(&info.regularization_exponent));
+    // The lexicographic cap: Murty's n = 10 problem needs 1023 pivots.
+    let n = 10;
+    let m = DMatrix::from_fn(n, n, |i, j| match i.cmp(&j) {
+        std::cmp::Ordering::Equal => 1.0,
+        std::cmp::Ordering::Less => 2.0,
+        std::cmp::Ordering::Greater => 0.0,
+    });
+    let q = DVector::from_fn(n, |i, _| -((1u64 << (n + 1)) as f64 - (1u64 << (i + 1)) as f64));
+    let mut p = default_parameters();
+    p.lemke_variant = CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC;
+    h.set_parameters(&p);
+    let r = h.solve(CTS_LCP_ALGORITHM_LEMKE, &m, &q, None);
+    assert_eq!((r.status, r.pivots), (cts_status::Ok, 1023));
+    let info = solve_info(&h);
+    assert_eq!(info.pivot_tolerance, 10.0 * 2.0 * f64::EPSILON);
+}

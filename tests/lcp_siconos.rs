@@ -1,15 +1,16 @@
-//! Siconos' LCP test problems (`../shared/data/siconos/lcp/`, read at test time): the 17 dense
+//! Siconos' LCP test problems (`tests/data/siconos/lcp/`, read at test time): the 17 dense
 //! files. Siconos' own Lemke (`lcp_lexicolemke`, tolerance 1e-10) solves 15 of them; every one of
 //! those must be solved here by the lexicographic Lemke, with the solution checked to explicit
 //! tolerances. Drake's rules are also run: their pivot counts must equal Drake's on the files of
-//! `specs/performance.md`.
+//! `docs/performance.md`.
 
 use contact_solvers::lcp::{
-    LcpOutcome, LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, UnrevisedLemkeSolver,
+    LcpOutcome, LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
+    UnrevisedLemkeSolver,
 };
 use nalgebra::{DMatrix, DVector};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/lcp/");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/siconos/lcp/");
 
 /// Dense Siconos LCP file: `n`, storage `0`, `n`, `n`, `n n`, then M column by column, then q.
 /// `None` for the sparse-block files.
@@ -81,19 +82,28 @@ fn lexicographic_lemke_solves_what_siconos_lemke_solves() {
     assert_eq!(solved, 15);
 }
 
-/// Drake's pivot counts from `specs/performance.md` ("pivots, µs" columns).
+/// Drake's pivot counts from `docs/performance.md` ("pivots, µs" columns).
 #[test]
 fn drake_rules_take_drakes_pivot_counts() {
     let table =
         [("lcp_CPS_2.dat", 4), ("lcp_enum_fails.dat", 7), ("lcp_exp_murty2.dat", 63), ("lcp_mmc.dat", 22)];
     let mut moby = MobyLcpSolver::new();
     let mut unrevised = UnrevisedLemkeSolver::new();
+    let drake_arithmetic = MobyLcpParameters { refactor_interval: 1, ..Default::default() };
+    let mut refactoring = MobyLcpSolver::with_parameters(drake_arithmetic).unwrap();
     for (name, pivots) in table {
         let (m, q) = read(name).unwrap();
         let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
         assert_eq!(moby.solve_lemke(&p), LcpOutcome::Solved, "{name}");
         assert_eq!(moby.num_pivots(), pivots, "{name}: Moby pivots");
         check(name, &m, &q, moby.z());
+        // The same with a fresh LU at every pivot (Drake's arithmetic), and through the
+        // regularized wrapper, which accepts the unshifted answer.
+        assert_eq!(refactoring.solve_lemke(&p), LcpOutcome::Solved, "{name}");
+        assert_eq!(refactoring.num_pivots(), pivots, "{name}: Drake's arithmetic");
+        let reg = moby.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
+        assert_eq!((reg, moby.regularization_exponent()), (LcpOutcome::Solved, None), "{name}");
+        assert_eq!(moby.num_pivots(), pivots, "{name}: regularized Lemke pivots");
         unrevised.clear_warm_start();
         assert_eq!(unrevised.solve(&p), LcpOutcome::Solved, "{name}");
         assert_eq!(unrevised.num_pivots(), pivots, "{name}: unrevised pivots");

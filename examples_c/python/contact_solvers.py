@@ -348,6 +348,12 @@ class Library:
             [h, sz, sz, dp, sz, dp, sz, dp, sz, dp, dp, ctypes.c_double, dp, dp,
              ctypes.POINTER(ctypes.c_int32), dp, sz],
         )
+        self._fn(
+            "cts_ipm_solver_set_block_problem_data",
+            st,
+            [h, ctypes.POINTER(_BlockSparseData), dp, dp, ctypes.c_double, dp, dp,
+             ctypes.POINTER(ctypes.c_int32), dp, sz],
+        )
         self._fn("cts_ipm_solver_solve", st, [h])
         self._fn("cts_ipm_solver_solve_with_guess", st, [h, dp, sz])
         for name in _IPM_VECTOR_GETTERS.values():
@@ -547,6 +553,31 @@ def _int32_array(x, name: str, copy: bool) -> np.ndarray:
     if np.any(a < -(2**31)) or np.any(a >= 2**31):
         raise ContactSolversError(Status.INVALID_ARGUMENT, f"{name}: entries must fit in int32")
     return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
+
+
+def _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy: bool):
+    """``cts_block_sparse_data`` over the given arrays: (the struct, the arrays it points into,
+    to be kept alive while the library borrows them, nc)."""
+    trees = _int32_array(tree_dofs, "tree_dofs", copy)
+    ct = np.asarray(contact_trees)
+    if ct.size and not (ct.ndim == 2 and ct.shape[1] == 2) and not (
+        ct.ndim == 1 and ct.shape[0] % 2 == 0
+    ):
+        raise ContactSolversError(
+            Status.DIMENSION_MISMATCH,
+            f"contact_trees: shape {ct.shape}, expected (nc, 2) or (2*nc,)",
+        )
+    ct = _int32_array(ct, "contact_trees", copy)
+    nc = ct.shape[0] // 2
+    m = _packed(M_blocks, "M_blocks", copy)
+    j = _packed(J_blocks, "J_blocks", copy)
+    data = _BlockSparseData(
+        trees.shape[0], trees.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+        m.shape[0], _ptr(m),
+        nc, ct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
+        j.shape[0], _ptr(j),
+    )
+    return data, (trees, m, ct, j), nc
 
 
 def _int32(name: str, value) -> int:
@@ -807,28 +838,10 @@ class TamsiSolver(_SolverHandle):
 
     def _block_arrays(self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, per_contact, copy):
         """The struct and the arrays of a block-sparse set call (kept alive by the caller)."""
-        trees = _int32_array(tree_dofs, "tree_dofs", copy)
-        ct = np.asarray(contact_trees)
-        if ct.size and not (ct.ndim == 2 and ct.shape[1] == 2) and not (
-            ct.ndim == 1 and ct.shape[0] % 2 == 0
-        ):
-            raise ContactSolversError(
-                Status.DIMENSION_MISMATCH,
-                f"contact_trees: shape {ct.shape}, expected (nc, 2) or (2*nc,)",
-            )
-        ct = _int32_array(ct, "contact_trees", copy)
-        nc = ct.shape[0] // 2
-        m = _packed(M_blocks, "M_blocks", copy)
-        j = _packed(J_blocks, "J_blocks", copy)
+        data, keep, nc = _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy)
         vecs = [_vector(p_star, self.num_velocities, "p_star", copy)]
         vecs += [_vector(x, nc, name, copy) for name, x in per_contact]
-        data = _BlockSparseData(
-            trees.shape[0], trees.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
-            m.shape[0], _ptr(m),
-            nc, ct.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)),
-            j.shape[0], _ptr(j),
-        )
-        return data, (trees, m, ct, j, *vecs), vecs
+        return data, (*keep, *vecs), vecs
 
     def set_one_way_coupled_block_problem_data(
         self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn, mu, *, copy=False
@@ -1215,6 +1228,52 @@ class IpmSolver(_SolverHandle):
         self._borrowed = (m, jn, jt, *vecs, kinds, offset)  # a failed call keeps the old borrow
         for reused in filled:
             reused.commit()
+
+    def set_block_problem_data(self, tree_dofs, M_blocks, contact_trees, J_blocks, v0, tau,
+                               h: float, phi, mu, models, vt_offset=None, *, copy=False) -> None:
+        """Sets one time step in **block-sparse form** (``cts_block_sparse_data``, see
+        ``docs/block_sparse.md``), the arrays as in
+        :meth:`TamsiSolver.set_two_way_coupled_block_problem_data`: ``tree_dofs`` (ntree ints
+        >= 1, n = their sum), ``M_blocks`` (the trees' n_t×n_t blocks of M, kg), ``contact_trees``
+        ((nc, 2) or flat 2nc, -1 for a static side), ``J_blocks`` (per contact, its 3×n_t blocks
+        with rows normal, tangent 1, tangent 2, the rows i of ``Jn`` and 2i, 2i+1 of ``Jt`` in
+        :meth:`set_problem_data`); then ``v0`` and ``tau`` n, ``h`` (s), ``phi`` (m), ``mu`` and
+        ``models`` nc, optional ``vt_offset`` 2nc, as in :meth:`set_problem_data`. The same
+        iteration as on dense data (iterates equal to round-off), the Newton matrix factored
+        per island; a tree no contact touches gets ``v0_t + h M_t⁻¹ τ_t``. Needs the condensed
+        Newton solve (the default). Borrowed (``copy=True`` snapshots); on an error the
+        previous data stays set.
+        """
+        data, keep, nc = _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy)
+        trees = keep[0]
+        # The C call takes v0 and tau without lengths: n is checked here. A tree size < 1 is
+        # the library's to refuse with its message (it checks the structure before reading v0).
+        if np.all(trees >= 1):
+            n = int(np.sum(trees, dtype=np.int64))
+        else:
+            n = np.asarray(v0).shape[0] if np.asarray(v0).ndim == 1 else -1
+        vecs = [_vector(v0, n, "v0", copy), _vector(tau, n, "tau", copy),
+                _vector(phi, nc, "phi", copy), _vector(mu, nc, "mu", copy)]
+        kinds = np.asarray(models)
+        if kinds.shape != (nc,) or (nc > 0 and kinds.dtype.kind not in "iu"):
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH,
+                f"models: {kinds.shape} of {kinds.dtype}, expected ({nc},) integers",
+            )
+        kinds = np.ascontiguousarray(kinds, dtype=np.int32)
+        if vt_offset is None:
+            offset, offset_ptr, offset_len = None, None, 0
+        else:
+            offset = _vector(vt_offset, 2 * nc, "vt_offset", copy)
+            offset_ptr, offset_len = _ptr(offset), 2 * nc
+        self._check(
+            self._lib.cts_ipm_solver_set_block_problem_data(
+                self._h(), ctypes.byref(data), _ptr(vecs[0]), _ptr(vecs[1]), float(h),
+                _ptr(vecs[2]), _ptr(vecs[3]),
+                kinds.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), offset_ptr, offset_len,
+            )
+        )
+        self._borrowed = (*keep, *vecs, kinds, offset)  # a failed call keeps the old borrow
 
     # -- solving ------------------------------------------------------------------------------
 

@@ -1,10 +1,15 @@
 //! The LCP C API: Drake's `MobyLcpSolver` (Lemke, regularized Lemke, "fast" principal pivoting,
-//! regularized fast) and `UnrevisedLemkeSolver` behind one opaque handle (`specs/rigid.md`
+//! regularized fast) and `UnrevisedLemkeSolver` behind one opaque handle (`docs/rigid.md`
 //! §8–§9).
 //!
 //! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0`; `M` dense column-major
-//! `n×n` with a leading dimension, `q` length n. The problem is read only during the solve call
-//! (nothing is borrowed beyond it); results stay in the handle and are copied out by getters.
+//! `n×n` with a leading dimension, `q` length n, all finite. The problem is read only during the
+//! solve call (nothing is borrowed beyond it); results stay in the handle and are copied out by
+//! getters.
+//!
+//! `CTS_STATUS_OK` from a solve means z passed the residual test of `cts_lcp_solver_solve`'s
+//! docs, for every algorithm; Drake's own verdict is in `cts_lcp_solve_info` and, with
+//! `drake_compatible_verdict = 1`, decides the status.
 
 #![allow(non_snake_case)] // argument names follow Drake: M, ld_M
 
@@ -16,23 +21,26 @@ use super::handle::{free, into_raw};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, output};
 use crate::lcp::{
-    LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule,
-    UnrevisedLemkeParameters, UnrevisedLemkeSolver, is_solution, moby_zero_tolerance,
+    LcpOutcome, LcpProblem, LcpResidual, LemkeVariant, MobyLcpParameters, MobyLcpSolver,
+    RegularizationSchedule, UnrevisedLemkeParameters, UnrevisedLemkeSolver, is_solution, moby_zero_tolerance,
     unrevised_zero_tolerance,
 };
 
 /// Algorithm of `cts_lcp_solver_solve`: Drake's `MobyLcpSolver::SolveLcpLemke` (covering vector
-/// indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Success
-/// means the artificial variable left the basis; the result is not verified (as in Drake; check
-/// it with `cts_lcp_is_solution` if it matters).
+/// indicator(q < 0), Harris ratio test, at most min(1000, 50n) pivots with Drake's rule). Drake's
+/// verdict is that the artificial variable left the basis; OK also requires the residual test.
 pub const CTS_LCP_ALGORITHM_LEMKE: i32 = 0;
 /// Algorithm: Drake's `SolveLcpLemkeRegularized`: plain Lemke, then Lemke on `M + 10^e I` for
 /// `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
-/// checked (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol). `w` is reported with the
-/// unregularized M.
+/// checked by Drake's test (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol, with the shifted
+/// M); the accepted z must then pass the residual test with the given M (a solution of the
+/// shifted problem only is CTS_STATUS_LCP_RESIDUAL_TEST_FAILED). `w` is reported with the
+/// unregularized M; the accepted exponent is in `cts_lcp_solve_info`.
 pub const CTS_LCP_ALGORITHM_LEMKE_REGULARIZED: i32 = 1;
 /// Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`
 /// with A positive definite (at most 2n iterations). The only algorithm with a warm start (`z0`).
+/// Its singular sub-solves can end on ±inf/NaN, which Drake calls success: here that is
+/// CTS_STATUS_LCP_NON_FINITE_SOLUTION.
 pub const CTS_LCP_ALGORITHM_FAST: i32 = 2;
 /// Algorithm: Drake's `SolveLcpFastRegularized`: as `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED` with the
 /// fast solver and the `fast_*_exp` schedule; each attempt is warm-started from the previous one.
@@ -46,7 +54,9 @@ pub const CTS_LCP_ALGORITHM_UNREVISED_LEMKE: i32 = 4;
 /// `cts_lcp_parameters.lemke_variant`: Drake's pivoting rules (Drake's pivot path).
 pub const CTS_LCP_LEMKE_VARIANT_DRAKE: i32 = 0;
 /// `cts_lcp_parameters.lemke_variant`: lexicographic (anti-cycling) Lemke with an all-ones
-/// covering vector and at most max(1000, 50n) pivots: solves problems on which Drake's rule cycles.
+/// covering vector and at most max(10000, 50n) pivots (it cannot cycle; the cap only bounds the
+/// time: Murty's exponential problems need 2^n − 1 pivots, 1023 for n = 10): solves problems on
+/// which Drake's rule cycles.
 pub const CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC: i32 = 1;
 
 /// Parameters of the LCP solvers. Fill with `cts_lcp_parameters_default` (Drake's defaults),
@@ -67,24 +77,35 @@ pub struct cts_lcp_parameters {
     /// `CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC`.
     pub lemke_variant: i32,
     /// Moby Lemke's pivot limit, `>= 0`; 0 (default) = the variant's own: min(1000, 50n)
-    /// (Drake's rule) or max(1000, 50n) (lexicographic). Not used by the other algorithms.
+    /// (Drake's rule) or max(10000, 50n) (lexicographic). Not used by the other algorithms.
     pub max_pivots: i32,
     /// The Lemke solvers refactor their basis inverse after this many rank-1 updates, `>= 0`;
-    /// 0 (default) = max(2n, 50).
+    /// 0 (default) = max(2n, 50). 1 gives Moby Lemke Drake's arithmetic (a fresh LU at every
+    /// pivot, O(n³) each).
     pub refactor_interval: i32,
     /// `CTS_LCP_ALGORITHM_LEMKE_REGULARIZED`: first exponent of the shift `10^e`; default −20.
+    /// Both schedules: `|min_exp|, |max_exp| <= 300`, `step_exp >= 1`, and at most 100 shifts
+    /// (`ceil((max_exp − min_exp) / step_exp) <= 100`), so no schedule runs without end.
     pub lemke_min_exp: i32,
-    /// Exponent increment, `> 0`; default 1.
+    /// Exponent increment, `>= 1`; default 1.
     pub lemke_step_exp: i32,
     /// Exclusive upper bound of the exponent (Drake's loop: `10^max_exp` itself is never tried);
     /// default 1, i.e. shifts 1e-20 … 1e0.
     pub lemke_max_exp: i32,
     /// `CTS_LCP_ALGORITHM_FAST_REGULARIZED`: first exponent; default −20.
     pub fast_min_exp: i32,
-    /// Exponent increment, `> 0`; default 4.
+    /// Exponent increment, `>= 1`; default 4.
     pub fast_step_exp: i32,
     /// Exclusive upper bound of the exponent; default 20, i.e. shifts 1e-20, 1e-16, …, 1e16.
     pub fast_max_exp: i32,
+    /// 0 (default): CTS_STATUS_OK only when z passes the residual test (see
+    /// `cts_lcp_solver_solve`). 1: Drake's verdict decides, bit for bit (the artificial left the
+    /// basis; "fast" terminated; the regularized wrappers' own acceptance test; unrevised Lemke's
+    /// `IsSolution`), except that a non-finite z is never OK. Other values are invalid.
+    pub drake_compatible_verdict: i32,
+    /// Relative tolerance τ of the residual test (see `cts_lcp_solver_solve`); `<= 0` (default
+    /// −1): 1e-11. Must be finite.
+    pub residual_tolerance: f64,
 }
 
 impl Default for cts_lcp_parameters {
@@ -103,6 +124,8 @@ impl Default for cts_lcp_parameters {
             fast_min_exp: f.min_exp,
             fast_step_exp: f.step_exp,
             fast_max_exp: f.max_exp,
+            drake_compatible_verdict: 0,
+            residual_tolerance: m.residual_tolerance,
         }
     }
 }
@@ -123,11 +146,6 @@ fn invalid(message: String) -> FfiError {
 impl TryFrom<&cts_lcp_parameters> for Parameters {
     type Error = FfiError;
     fn try_from(p: &cts_lcp_parameters) -> Result<Self, FfiError> {
-        for (name, x) in [("pivot_tolerance", p.pivot_tolerance), ("zero_tolerance", p.zero_tolerance)] {
-            if !x.is_finite() {
-                return Err(invalid(format!("{name} = {x} must be finite (<= 0 means automatic)")));
-            }
-        }
         let variant = match p.lemke_variant {
             CTS_LCP_LEMKE_VARIANT_DRAKE => LemkeVariant::Drake,
             CTS_LCP_LEMKE_VARIANT_LEXICOGRAPHIC => LemkeVariant::Lexicographic,
@@ -138,11 +156,15 @@ impl TryFrom<&cts_lcp_parameters> for Parameters {
         };
         let max_pivots = count("max_pivots", p.max_pivots)?;
         let refactor_interval = count("refactor_interval", p.refactor_interval)?;
+        let drake_compatible_verdict = match p.drake_compatible_verdict {
+            0 => false,
+            1 => true,
+            v => return Err(invalid(format!("drake_compatible_verdict = {v}, expected 0 or 1"))),
+        };
         let schedule = |name: &str, min_exp: i32, step_exp: i32, max_exp: i32| {
-            if step_exp <= 0 {
-                return Err(invalid(format!("{name}_step_exp = {step_exp} must be > 0")));
-            }
-            Ok(RegularizationSchedule { min_exp, step_exp, max_exp })
+            let s = RegularizationSchedule { min_exp, step_exp, max_exp };
+            s.validate_as(name)?;
+            Ok::<_, FfiError>(s)
         };
         let params = Self {
             moby: MobyLcpParameters {
@@ -151,10 +173,17 @@ impl TryFrom<&cts_lcp_parameters> for Parameters {
                 variant,
                 max_pivots,
                 refactor_interval,
+                residual_tolerance: p.residual_tolerance,
+                drake_compatible_verdict,
             },
-            unrevised: UnrevisedLemkeParameters { zero_tolerance: p.zero_tolerance, refactor_interval },
-            lemke: schedule("lemke", p.lemke_min_exp, p.lemke_step_exp, p.lemke_max_exp)?,
-            fast: schedule("fast", p.fast_min_exp, p.fast_step_exp, p.fast_max_exp)?,
+            unrevised: UnrevisedLemkeParameters {
+                zero_tolerance: p.zero_tolerance,
+                refactor_interval,
+                residual_tolerance: p.residual_tolerance,
+                drake_compatible_verdict,
+            },
+            lemke: schedule("lemke_", p.lemke_min_exp, p.lemke_step_exp, p.lemke_max_exp)?,
+            fast: schedule("fast_", p.fast_min_exp, p.fast_step_exp, p.fast_max_exp)?,
         };
         params.moby.validate()?;
         params.unrevised.validate()?;
@@ -172,6 +201,16 @@ enum Algorithm {
 }
 
 impl Algorithm {
+    fn code(self) -> i32 {
+        match self {
+            Algorithm::Lemke => CTS_LCP_ALGORITHM_LEMKE,
+            Algorithm::LemkeRegularized => CTS_LCP_ALGORITHM_LEMKE_REGULARIZED,
+            Algorithm::Fast => CTS_LCP_ALGORITHM_FAST,
+            Algorithm::FastRegularized => CTS_LCP_ALGORITHM_FAST_REGULARIZED,
+            Algorithm::Unrevised => CTS_LCP_ALGORITHM_UNREVISED_LEMKE,
+        }
+    }
+
     fn from_code(code: i32) -> Result<Self, FfiError> {
         Ok(match code {
             CTS_LCP_ALGORITHM_LEMKE => Algorithm::Lemke,
@@ -230,6 +269,54 @@ impl LcpInner {
         }
     }
 
+    /// What the last solve decided on (see `cts_lcp_solve_info`).
+    fn info(&self) -> Result<cts_lcp_solve_info, FfiError> {
+        let (residual, drake, tolerances, regularization) = match self.last {
+            None => {
+                return Err(FfiError::new(
+                    cts_status::NoSolution,
+                    "no solution: call cts_lcp_solver_solve first",
+                ));
+            }
+            Some(Algorithm::Unrevised) => {
+                let u = &self.unrevised;
+                (*u.residual(), u.drake_verdict(), (f64::NAN, u.zero_tolerance_used()), None)
+            }
+            Some(_) => {
+                let m = &self.moby;
+                (
+                    *m.residual(),
+                    m.drake_verdict(),
+                    (m.pivot_tolerance_used(), m.zero_tolerance_used()),
+                    m.regularization_exponent(),
+                )
+            }
+        };
+        Ok(cts_lcp_solve_info {
+            algorithm: self.last.map_or(-1, Algorithm::code),
+            drake_verdict: i32::from(drake),
+            residual_test_passed: i32::from(residual.passed()),
+            regularized: i32::from(regularization.is_some()),
+            regularization_exponent: regularization.unwrap_or(0),
+            regularization: regularization.map_or(0.0, |e| 10f64.powf(f64::from(e))),
+            pivot_tolerance: tolerances.0,
+            zero_tolerance: tolerances.1,
+            residual_tolerance: residual.tolerance,
+            min_z: residual.min_z.1,
+            min_w: residual.min_w.1,
+            max_complementarity: residual.max_zw.1,
+            complementarity_bound: residual.complementarity_bound,
+        })
+    }
+
+    /// The residual figures and the accepted exponent of the last solve.
+    fn residual(&self) -> (LcpResidual, Option<i32>) {
+        match self.last {
+            Some(Algorithm::Unrevised) => (*self.unrevised.residual(), None),
+            _ => (*self.moby.residual(), self.moby.regularization_exponent()),
+        }
+    }
+
     /// z, w and pivots of the last solve.
     fn results(&self) -> Result<(&[f64], &[f64], usize), FfiError> {
         match self.last {
@@ -281,7 +368,8 @@ fn with_ref(
 
 /// Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
 /// lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
-/// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20.
+/// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20,
+/// drake_compatible_verdict 0 (OK requires the residual test), residual_tolerance −1 (1e-11).
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_parameters_default(out: *mut cts_lcp_parameters) {
@@ -388,16 +476,25 @@ pub unsafe extern "C" fn cts_lcp_solver_get_parameters(
 /// starts with `zᵢ = 0` iff `|z0ᵢ| < tol`). The arrays are read during this call only; nothing is
 /// borrowed afterwards. Unitless.
 ///
-/// Returns CTS_STATUS_OK when the algorithm reports success (for the Moby Lemke and fast
-/// algorithms, as in Drake, this means the algorithm terminated; the regularized variants and the
-/// unrevised solver check the solution), or an outcome: CTS_STATUS_LCP_RAY_TERMINATION,
+/// **Residual test.** With the returned z and w = M z + q (the given M, column by column):
+/// `s = max(‖q‖∞, max|Mᵢⱼ| · max(1, ‖z‖∞))`, `tol = τ · n · s` (τ = `residual_tolerance`,
+/// default 1e-11; ‖v‖∞ = max |vᵢ|); z passes iff z and w are finite, `min zᵢ >= −tol`,
+/// `min wᵢ >= −tol` and `max |zᵢ wᵢ| <= tol · max(‖z‖∞, ‖w‖∞)`. The figures are in
+/// `cts_lcp_solve_info`.
+///
+/// Returns CTS_STATUS_OK when the algorithm reports success (Drake's verdict) **and** z passed
+/// the residual test, for every algorithm (with `drake_compatible_verdict = 1`: Drake's verdict
+/// and a finite z). Outcomes: CTS_STATUS_LCP_RAY_TERMINATION,
 /// CTS_STATUS_LCP_ZERO_TOLERANCE_TOO_LOW, CTS_STATUS_LCP_PIVOT_LIMIT,
 /// CTS_STATUS_LCP_CYCLING_DETECTED, CTS_STATUS_LCP_LINEAR_SOLVE_FAILED,
-/// CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED. After an outcome the
-/// results hold Drake's failure value (z = 0; the regularized wrappers: the last attempt's z) and
-/// the pivot count. Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
-/// CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a warm start for an algorithm without
-/// one, a size too large to allocate).
+/// CTS_STATUS_LCP_NOT_A_SOLUTION, CTS_STATUS_LCP_REGULARIZATION_FAILED (Drake's failures: z = 0;
+/// the regularized wrappers: the last attempt's z), CTS_STATUS_LCP_RESIDUAL_TEST_FAILED and
+/// CTS_STATUS_LCP_NON_FINITE_SOLUTION (Drake would return true; z and w are the algorithm's, the
+/// message names the failing entry and the bound). The pivot count is kept in every case. Usage
+/// errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+/// CTS_STATUS_INVALID_ARGUMENT (unknown algorithm, `ld_M`, a NaN or ±inf entry of M, q or z0 —
+/// the message names it, e.g. "M[2, 3] = NaN" —, a warm start for an algorithm without one, a
+/// size too large to allocate).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_solve(
     solver: *mut cts_lcp_solver,
@@ -438,11 +535,19 @@ pub unsafe extern "C" fn cts_lcp_solver_solve(
         h.last = Some(alg);
         let status = cts_status::from(outcome);
         if outcome.is_solved() {
-            Ok(status)
-        } else {
-            let pivots = h.results()?.2;
-            Err(FfiError::new(status, format!("{} (n = {n}, {pivots} pivots)", outcome.message())))
+            return Ok(status);
         }
+        let pivots = h.results()?.2;
+        let mut detail = format!("n = {n}, {pivots} pivots");
+        if matches!(outcome, LcpOutcome::ResidualTestFailed | LcpOutcome::NonFiniteSolution) {
+            let (residual, regularization) = h.residual();
+            if let Some(e) = regularization {
+                detail.push_str(&format!(", accepted for M + 1e{e} I"));
+            }
+            let what = residual.violation().unwrap_or_default();
+            return Err(FfiError::new(status, format!("{}: {what} ({detail})", outcome.message())));
+        }
+        Err(FfiError::new(status, format!("{} ({detail})", outcome.message())))
     })
 }
 
@@ -493,6 +598,67 @@ pub unsafe extern "C" fn cts_lcp_solver_get_w(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe { copy_result(s, "cts_lcp_solver_get_w", out, len, true) }
+}
+
+/// What the last solve of a `cts_lcp_solver` decided on (`cts_lcp_solver_get_solve_info`). The
+/// residual figures are those of the returned z with the given (unregularized) M.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct cts_lcp_solve_info {
+    /// The `CTS_LCP_ALGORITHM_*` of the last solve.
+    pub algorithm: i32,
+    /// 1 where Drake's method returns true (the artificial left the basis; "fast" terminated;
+    /// a regularized wrapper's own acceptance test held; unrevised Lemke's `IsSolution`), else 0,
+    /// whatever the residual test said.
+    pub drake_verdict: i32,
+    /// 1 when z passed the residual test (`cts_lcp_solver_solve`), else 0.
+    pub residual_test_passed: i32,
+    /// Regularized algorithms: 1 when the z accepted (by Drake's test) solves the shifted
+    /// `M + 10^e I`, e below; 0 when the unshifted problem's z was accepted, nothing was accepted,
+    /// or the algorithm is not regularized.
+    pub regularized: i32,
+    /// The accepted exponent e (0 unless `regularized`).
+    pub regularization_exponent: i32,
+    /// The accepted shift `10^e` (0 unless `regularized`).
+    pub regularization: f64,
+    /// Moby Lemke's pivot tolerance used (the automatic value `n · max(1, max|Mᵢⱼ|) · eps`
+    /// unless set; for the regularized wrapper, of the last attempt's matrix); NaN for the fast
+    /// and unrevised algorithms, which have none.
+    pub pivot_tolerance: f64,
+    /// The zero tolerance used (the automatic value unless set).
+    pub zero_tolerance: f64,
+    /// The residual test's absolute tolerance `tol = τ · n · s`.
+    pub residual_tolerance: f64,
+    /// `min zᵢ` (+inf for n = 0).
+    pub min_z: f64,
+    /// `min wᵢ`, w = M z + q (+inf for n = 0).
+    pub min_w: f64,
+    /// `max |zᵢ wᵢ|`.
+    pub max_complementarity: f64,
+    /// The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+    pub complementarity_bound: f64,
+}
+
+/// Copies what the last solve decided on into `*out`: Drake's verdict, the residual test's
+/// figures, the accepted regularization and the tolerances used (see `cts_lcp_solve_info`).
+/// Kept after an outcome other than CTS_STATUS_OK, like z.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve yet).
+/// Nothing is written on error.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_lcp_solver_get_solve_info(
+    solver: *const cts_lcp_solver,
+    out: *mut cts_lcp_solve_info,
+) -> cts_status {
+    with_ref(solver, "cts_lcp_solver_get_solve_info", |h| {
+        if out.is_null() {
+            return Err(FfiError::null("out"));
+        }
+        let info = h.info()?;
+        // SAFETY: non-NULL and writable (the contract).
+        unsafe { *out = info };
+        Ok(cts_status::Ok)
+    })
 }
 
 /// Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast

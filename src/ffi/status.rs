@@ -64,7 +64,7 @@ pub enum cts_status {
     /// A user callback (a `cts_rigid_operator_fn`) returned nonzero; the call that ran it was
     /// abandoned and produced no results (later callbacks of that call were not invoked).
     CallbackFailed = 19,
-    /// Baraff pivoting (20..39; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
+    /// Baraff pivoting (20..26; a verified solution is `CTS_STATUS_OK`, 20 is not used): the
     /// pivoting finished but the worst violation of the row conditions exceeds the tolerance
     /// (round-off in ill-conditioned problems, unresolved deferred or locked rows). The results
     /// are readable.
@@ -84,6 +84,14 @@ pub enum cts_status {
     /// Baraff: solved after treating a sliding row as frictionless. Only the iterative variant
     /// of the Rust API returns it; no C function does (the code is reserved for it).
     BaraffFrictionlessFallback = 26,
+    /// LCP (27..39): the algorithm reported success (Drake would return true) but z failed the
+    /// residual test of `cts_lcp_solver_solve` (for a regularized algorithm: the z accepted for
+    /// `M + 10^e I` does not solve the LCP with M). z and w are readable; the message names the
+    /// failing entry and the bound.
+    LcpResidualTestFailed = 27,
+    /// LCP: the algorithm reported success but z or w = M z + q has a NaN or ±inf entry (e.g.
+    /// "fast" on a singular principal block). Never OK, even with `drake_compatible_verdict`.
+    LcpNonFiniteSolution = 28,
     /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
     /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
     /// results hold the last iterate, a strictly interior point; its sensitivities can still be
@@ -137,6 +145,8 @@ impl From<LcpOutcome> for cts_status {
             LcpOutcome::LinearSolveFailed => cts_status::LcpLinearSolveFailed,
             LcpOutcome::NotASolution => cts_status::LcpNotASolution,
             LcpOutcome::RegularizationFailed => cts_status::LcpRegularizationFailed,
+            LcpOutcome::ResidualTestFailed => cts_status::LcpResidualTestFailed,
+            LcpOutcome::NonFiniteSolution => cts_status::LcpNonFiniteSolution,
         }
     }
 }
@@ -273,10 +283,10 @@ impl From<BlockSparseError> for FfiError {
 impl From<LcpError> for FfiError {
     fn from(e: LcpError) -> Self {
         let status = match e {
-            LcpError::DimensionMismatch { .. } | LcpError::WarmStartLength { .. } => {
-                cts_status::DimensionMismatch
-            }
-            LcpError::InvalidParameter(_) => cts_status::InvalidArgument,
+            LcpError::DimensionMismatch { .. }
+            | LcpError::WarmStartLength { .. }
+            | LcpError::SolutionLength { .. } => cts_status::DimensionMismatch,
+            LcpError::InvalidParameter(_) | LcpError::NonFinite { .. } => cts_status::InvalidArgument,
         };
         Self::new(status, e.to_string())
     }
@@ -397,6 +407,8 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         24 => c"Baraff: pivot limit reached",
         25 => c"Baraff: impulse iteration limit reached",
         26 => c"Baraff: solved after a frictionless fallback",
+        27 => c"LCP: the solution failed the residual test",
+        28 => c"LCP: the solution is not finite",
         41 => c"interior point: maximum number of iterations reached",
         42 => c"interior point: non-finite Newton step",
         100 => c"null pointer",

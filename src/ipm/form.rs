@@ -8,6 +8,7 @@ use nalgebra::DMatrixView;
 
 use super::{ContactModel, IpmError};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
+use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
@@ -250,14 +251,14 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 }
 
 impl Form for BlockForm<'_, '_> {
-    #[inline]
+    #[inline(always)]
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
         let mut u = self.ws.newton.rows().velocity(&self.system, i, v);
         u[dirs..].fill(0.0);
         u
     }
 
-    #[inline]
+    #[inline(always)]
     fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
         let mut f = [-b[0], -b[1], -b[2]];
         f[dirs..].fill(0.0);
@@ -323,15 +324,44 @@ impl Form for BlockForm<'_, '_> {
     }
 
     fn factor_condensed(&mut self, reg: f64, _models: &[ContactModel], d: &[f64]) {
-        // LU never reports failure (as the dense form's).
-        self.ws.newton.assemble_shifted_and_factor(&self.system, 1.0, reg, Factorization::Lu, |i| {
-            let di = &d[9 * i..9 * i + 9];
-            [[di[0], di[3], di[6]], [di[1], di[4], di[7]], [di[2], di[5], di[8]]]
-        });
+        // Inside the SIMD dispatch: the assembly's kernels are `#[inline(always)]` and use
+        // `f64::mul_add`, one instruction there and a library call in the baseline build (same
+        // bits either way: both are the correctly rounded FMA).
+        struct Factor<'a, 'b, 's> {
+            newton: &'a mut BlockNewtonMatrix,
+            system: &'b BlockSparseSystem<'s>,
+            reg: f64,
+            d: &'b [f64],
+        }
+        impl WithSimd for Factor<'_, '_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, _simd: S) {
+                let d = self.d;
+                // LU never reports failure (as the dense form's).
+                self.newton.assemble_shifted_and_factor(self.system, 1.0, self.reg, Factorization::Lu, |i| {
+                    let di = &d[9 * i..9 * i + 9];
+                    [[di[0], di[3], di[6]], [di[1], di[4], di[7]], [di[2], di[5], di[8]]]
+                });
+            }
+        }
+        simd::dispatch(Factor { newton: &mut self.ws.newton, system: &self.system, reg, d });
     }
 
     fn solve_condensed(&mut self, b: &mut [f64]) {
-        self.ws.newton.solve_in_place(&self.system, b);
+        struct Solve<'a, 'b, 's> {
+            newton: &'a mut BlockNewtonMatrix,
+            system: &'b BlockSparseSystem<'s>,
+            b: &'b mut [f64],
+        }
+        impl WithSimd for Solve<'_, '_, '_> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, _simd: S) {
+                self.newton.solve_in_place(self.system, self.b);
+            }
+        }
+        simd::dispatch(Solve { newton: &mut self.ws.newton, system: &self.system, b });
     }
 
     fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]) {

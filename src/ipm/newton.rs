@@ -20,6 +20,7 @@
 
 use super::form::Form;
 use super::{ContactModel, NewtonSolve};
+use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 
 /// What the Newton matrix depends on besides the cone variables and the data form (M and J,
@@ -217,7 +218,28 @@ impl NewtonSystem {
         }
     }
 
+    /// Runs [`Self::solve_condensed_body`] inside the SIMD dispatch: the per-contact kernels of
+    /// the block form use `f64::mul_add`, one instruction there and a library call in the
+    /// baseline build (same bits either way: both are the correctly rounded FMA).
     fn solve_condensed<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
+        struct Op<'a, 'b, 'd, F> {
+            sys: &'a mut NewtonSystem,
+            data: &'b SystemData<'d>,
+            form: &'a mut F,
+            f: &'a mut [f64],
+        }
+        impl<F: Form> WithSimd for Op<'_, '_, '_, F> {
+            type Output = ();
+            #[inline(always)]
+            fn with_simd<S: Simd>(self, _simd: S) {
+                self.sys.solve_condensed_body(self.data, self.form, self.f);
+            }
+        }
+        simd::dispatch(Op { sys: self, data, form, f });
+    }
+
+    #[inline(always)]
+    fn solve_condensed_body<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
         let n = data.n;
         let kt = data.k_total;
         let (fv, fk) = f.split_at_mut(n);

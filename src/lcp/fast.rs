@@ -1,5 +1,5 @@
 //! Drake `MobyLcpSolver::SolveLcpFast`: Drumwright's principal pivoting method for LCPs with
-//! `M = P A Pᵀ` (A SPD) and few nonzero `z` (`specs/rigid.md` §8.4).
+//! `M = P A Pᵀ` (A SPD) and few nonzero `z` (`docs/rigid.md` §8.4).
 //!
 //! Two sorted index sets: `nonbas` (z free, w = 0) and `bas` (z = 0). Each iteration solves
 //! `M[nonbas, nonbas] zz = −q[nonbas]` with a partial-pivot LU that never refuses a singular
@@ -41,8 +41,9 @@ impl FastWorkspace {
 }
 
 /// Runs `SolveLcpFast` on column-major `n×n` `m`, `q`. `warm`: use `z` (length n) as the warm
-/// start (index i basic iff `|zᵢ| < tol`), else cold. Writes `z`; returns outcome and pivots
-/// (the iteration counter `p` at the solution, `2n + 1` at the limit).
+/// start (index i basic iff `|zᵢ| < tol`), else cold. Writes `z`; returns outcome (Drake's
+/// verdict: success means the iteration ended, possibly on ±inf/NaN, §8.6), pivots (the
+/// iteration counter `p` at the solution, `2n + 1` at the limit) and the zero tolerance used.
 pub(crate) fn fast(
     ws: &mut FastWorkspace,
     m: &[f64],
@@ -50,17 +51,17 @@ pub(crate) fn fast(
     zero_tol: f64,
     warm: bool,
     z: &mut [f64],
-) -> (LcpOutcome, usize) {
+) -> (LcpOutcome, usize, f64) {
     let n = q.len();
-    if n == 0 {
-        return (LcpOutcome::Solved, 0);
-    }
-    ws.reserve(n);
     let tol = if zero_tol < 0.0 {
         n as f64 * super::problem::max_abs(&m[..n * n]) * 10.0 * super::problem::EPS
     } else {
         zero_tol
     };
+    if n == 0 {
+        return (LcpOutcome::Solved, 0, tol);
+    }
+    ws.reserve(n);
     ws.nonbas.clear();
     ws.bas.clear();
     if warm {
@@ -75,7 +76,7 @@ pub(crate) fn fast(
         let mi = argmin(q);
         if q[mi] > -tol {
             z[..n].fill(0.0);
-            return (LcpOutcome::Solved, 0);
+            return (LcpOutcome::Solved, 0, tol);
         }
         ws.nonbas.push(mi);
         ws.bas.extend((0..n).filter(|&i| i != mi));
@@ -126,7 +127,7 @@ pub(crate) fn fast(
             for (jj, &j) in ws.nonbas.iter().enumerate() {
                 z[j] = zz[jj];
             }
-            return (LcpOutcome::Solved, p);
+            return (LcpOutcome::Solved, p, tol);
         }
         let idx = ws.bas.remove(i_w);
         ws.nonbas.push(idx);
@@ -142,5 +143,5 @@ pub(crate) fn fast(
         }
     }
     z[..n].fill(0.0);
-    (LcpOutcome::PivotLimit, 2 * n + 1)
+    (LcpOutcome::PivotLimit, 2 * n + 1, tol)
 }

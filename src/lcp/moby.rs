@@ -1,9 +1,12 @@
-//! [`MobyLcpSolver`]: Drake's `MobyLcpSolver` (`specs/rigid.md` §8) — Lemke, its progressively
+//! [`MobyLcpSolver`]: Drake's `MobyLcpSolver` (`docs/rigid.md` §8) — Lemke, its progressively
 //! regularized wrapper, the "fast" principal pivoting solver and its regularized wrapper.
 
 use super::fast::{FastWorkspace, fast};
-use super::lemke::{LemkeSettings, LemkeVariant, LemkeWorkspace, lemke};
-use super::problem::{LcpError, LcpOutcome, LcpProblem, copy_matrix, mat_vec_plus, moby_zero_tolerance};
+use super::lemke::{LemkeRun, LemkeSettings, LemkeVariant, LemkeWorkspace, lemke};
+use super::problem::{
+    DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LcpResidual, copy_matrix_max_abs,
+    mat_vec_plus, moby_zero_tolerance, verdict,
+};
 
 /// Parameters of [`MobyLcpSolver`]. `Default` = Drake's defaults (automatic tolerances, Drake's
 /// pivoting rules).
@@ -18,12 +21,21 @@ pub struct MobyLcpParameters {
     pub zero_tolerance: f64,
     /// Lemke's pivoting rules. Default [`LemkeVariant::Drake`].
     pub variant: LemkeVariant,
-    /// Lemke's pivot limit; 0 = the variant's default (`min(1000, 50n)` for Drake's rules,
-    /// `max(1000, 50n)` for the lexicographic rule). Default 0.
-    pub max_pivots: usize,
-    /// Lemke refactors its basis inverse after this many rank-1 updates; 0 = `max(2n, 50)`.
+    /// Lemke's pivot limit; 0 = the variant's default ([`LemkeVariant::default_max_pivots`]:
+    /// `min(1000, 50n)` for Drake's rules, `max(10000, 50n)` for the lexicographic rule).
     /// Default 0.
+    pub max_pivots: usize,
+    /// Lemke refactors its basis inverse after this many rank-1 updates; 0 = `max(2n, 50)`; 1 is
+    /// Drake's arithmetic (a fresh LU at every pivot, O(n³) each). Default 0.
     pub refactor_interval: usize,
+    /// Relative tolerance `τ` of the residual test ([`LcpResidual`]) every returned z must pass
+    /// to be `Solved`; `≤ 0` means [`DEFAULT_RESIDUAL_TOLERANCE`]. Default −1.
+    pub residual_tolerance: f64,
+    /// `true`: `Solved` whenever Drake's algorithm returns `true` (the artificial left the
+    /// basis, "fast" terminated, the regularized wrapper's own acceptance test held) and z is
+    /// finite, bit for bit Drake's verdict; `false` (default): `Solved` only when z also passes
+    /// the residual test. [`MobyLcpSolver::drake_verdict`] reports Drake's verdict either way.
+    pub drake_compatible_verdict: bool,
 }
 
 impl Default for MobyLcpParameters {
@@ -34,25 +46,46 @@ impl Default for MobyLcpParameters {
             variant: LemkeVariant::Drake,
             max_pivots: 0,
             refactor_interval: 0,
+            residual_tolerance: -1.0,
+            drake_compatible_verdict: false,
         }
     }
 }
 
 impl MobyLcpParameters {
-    /// Rejects NaN tolerances.
+    /// Rejects non-finite tolerances.
     pub fn validate(&self) -> Result<(), LcpError> {
-        if self.pivot_tolerance.is_nan() {
-            return Err(LcpError::InvalidParameter("pivot_tolerance is NaN"));
-        }
-        if self.zero_tolerance.is_nan() {
-            return Err(LcpError::InvalidParameter("zero_tolerance is NaN"));
+        for (name, x) in [
+            ("pivot_tolerance", self.pivot_tolerance),
+            ("zero_tolerance", self.zero_tolerance),
+            ("residual_tolerance", self.residual_tolerance),
+        ] {
+            if !x.is_finite() {
+                return Err(LcpError::InvalidParameter(format!(
+                    "{name} = {x}, expected a finite value (<= 0 means automatic)"
+                )));
+            }
         }
         Ok(())
     }
+
+    /// The residual test's `τ` these parameters stand for.
+    pub fn resolved_residual_tolerance(&self) -> f64 {
+        if self.residual_tolerance > 0.0 { self.residual_tolerance } else { DEFAULT_RESIDUAL_TOLERANCE }
+    }
 }
+
+/// Largest `|exponent|` of a regularization shift `10^e` (`10^±300` are finite and nonzero).
+pub const MAX_REGULARIZATION_EXPONENT: i32 = 300;
+/// Most shifts a regularization schedule may try (Drake's schedules try 21, 10 and 17).
+pub const MAX_REGULARIZATION_ROUNDS: i32 = 100;
 
 /// Shifts `10^e · I` tried by a regularized wrapper: `e = min_exp, min_exp + step_exp, …` while
 /// `e < max_exp` (Drake's loop bound: `10^max_exp` itself is never tried, quirk Q6).
+///
+/// Bounds (so that no schedule runs without end, e.g. a 1×1 solve for minutes):
+/// `|min_exp|, |max_exp| ≤ 300` ([`MAX_REGULARIZATION_EXPONENT`]), `step_exp ≥ 1`, and at most
+/// 100 shifts ([`MAX_REGULARIZATION_ROUNDS`]: `⌈(max_exp − min_exp)/step_exp⌉ ≤ 100`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegularizationSchedule {
     /// First exponent.
@@ -71,12 +104,46 @@ impl RegularizationSchedule {
     /// The impact solver's schedule (§6.4): −16, 1, 1.
     pub const IMPACT: Self = Self { min_exp: -16, step_exp: 1, max_exp: 1 };
 
-    /// Requires `step_exp > 0`.
+    /// Checks the bounds of the type's docs.
     pub fn validate(&self) -> Result<(), LcpError> {
-        if self.step_exp <= 0 {
-            return Err(LcpError::InvalidParameter("step_exp must be > 0"));
+        self.validate_as("")
+    }
+
+    /// [`RegularizationSchedule::validate`] with the field names prefixed (e.g. `"lemke_"`).
+    pub fn validate_as(&self, prefix: &str) -> Result<(), LcpError> {
+        let bad = |what: String| Err(LcpError::InvalidParameter(what));
+        for (name, e) in [("min_exp", self.min_exp), ("max_exp", self.max_exp)] {
+            if e.unsigned_abs() > MAX_REGULARIZATION_EXPONENT as u32 {
+                return bad(format!(
+                    "{prefix}{name} = {e}, expected |{prefix}{name}| <= {MAX_REGULARIZATION_EXPONENT}"
+                ));
+            }
+        }
+        if self.step_exp < 1 {
+            return bad(format!("{prefix}step_exp = {}, expected >= 1", self.step_exp));
+        }
+        if self.rounds() > MAX_REGULARIZATION_ROUNDS {
+            return bad(format!(
+                "{prefix}min_exp = {}, {prefix}step_exp = {}, {prefix}max_exp = {} try {} shifts, expected at \
+                 most {MAX_REGULARIZATION_ROUNDS}",
+                self.min_exp,
+                self.step_exp,
+                self.max_exp,
+                self.rounds()
+            ));
         }
         Ok(())
+    }
+
+    /// Number of shifts tried, `⌈(max_exp − min_exp)/step_exp⌉` (0 when `min_exp ≥ max_exp`).
+    /// Exponents must be within the bounds (no overflow: computed in i64).
+    pub fn rounds(&self) -> i32 {
+        let span = i64::from(self.max_exp) - i64::from(self.min_exp);
+        if span <= 0 || self.step_exp < 1 {
+            return 0;
+        }
+        let step = i64::from(self.step_exp);
+        ((span + step - 1) / step).min(i64::from(i32::MAX)) as i32
     }
 }
 
@@ -84,8 +151,14 @@ impl RegularizationSchedule {
 /// principal pivoting, optionally with progressive Tikhonov regularization.
 ///
 /// Results stay in the solver: [`MobyLcpSolver::z`], [`MobyLcpSolver::w`] (`M z + q` with the
-/// **unregularized** M), [`MobyLcpSolver::num_pivots`], [`MobyLcpSolver::outcome`]. Workspaces
-/// only grow; repeated solves of one size allocate nothing.
+/// **unregularized** M), [`MobyLcpSolver::num_pivots`], [`MobyLcpSolver::outcome`], and what the
+/// solve decided on: [`MobyLcpSolver::drake_verdict`], [`MobyLcpSolver::residual`],
+/// [`MobyLcpSolver::regularization_exponent`], the tolerances used. Workspaces only grow;
+/// repeated solves of one size allocate nothing.
+///
+/// Every algorithm's `Solved` means the returned z passed the residual test ([`LcpResidual`]);
+/// where Drake returns `true` on a z that fails it, the outcome is
+/// [`LcpOutcome::ResidualTestFailed`] (or [`LcpOutcome::NonFiniteSolution`]) with z readable.
 ///
 /// No warm start for Lemke (Drake's is dead code, quirk Q5).
 #[derive(Debug, Clone, Default)]
@@ -103,6 +176,15 @@ pub struct MobyLcpSolver {
     n: usize,
     pivots: usize,
     outcome: Option<LcpOutcome>,
+    /// Drake's verdict, the residual test's figures, the accepted shift's exponent and the
+    /// tolerances of the last solve.
+    drake_verdict: bool,
+    residual: LcpResidual,
+    regularization: Option<i32>,
+    used_pivot_tolerance: f64,
+    used_zero_tolerance: f64,
+    /// `max |Mᵢⱼ|` of the problem.
+    max_m: f64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -173,24 +255,79 @@ impl MobyLcpSolver {
         self.outcome
     }
 
+    /// Drake's own verdict on the last solve: `true` where Drake's method returns `true` (the
+    /// artificial left the basis; "fast" terminated; a regularized wrapper's acceptance test
+    /// held), whether or not z passed the residual test. `false` before the first solve.
+    pub fn drake_verdict(&self) -> bool {
+        self.drake_verdict
+    }
+
+    /// The residual test ([`LcpResidual`]) of the last solve's z, with the unregularized M.
+    pub fn residual(&self) -> &LcpResidual {
+        &self.residual
+    }
+
+    /// The exponent `e` of the shift `10^e I` whose solution a regularized wrapper accepted;
+    /// `None` when the unshifted problem's was accepted, nothing was accepted, or the last solve
+    /// was not regularized.
+    pub fn regularization_exponent(&self) -> Option<i32> {
+        self.regularization
+    }
+
+    /// The accepted shift `10^e` (0 when [`MobyLcpSolver::regularization_exponent`] is `None`).
+    pub fn regularization(&self) -> f64 {
+        self.regularization.map_or(0.0, |e| 10f64.powf(f64::from(e)))
+    }
+
+    /// Lemke's pivot tolerance in the last solve (the resolved automatic value
+    /// `n · max(1, max|Mᵢⱼ|) · eps`, of the accepted attempt's matrix for the regularized
+    /// wrapper); NaN after a "fast" solve, which has none.
+    pub fn pivot_tolerance_used(&self) -> f64 {
+        self.used_pivot_tolerance
+    }
+
+    /// The zero tolerance of the last solve (the resolved automatic value).
+    pub fn zero_tolerance_used(&self) -> f64 {
+        self.used_zero_tolerance
+    }
+
     /// Copies the problem into contiguous storage; returns n.
     fn begin(&mut self, problem: &LcpProblem<'_>) -> usize {
         let n = problem.dim();
         self.reserve(n);
         self.n = n;
-        copy_matrix(problem.m(), &mut self.m);
+        self.max_m = copy_matrix_max_abs(problem.m(), &mut self.m);
         for (d, s) in self.q[..n].iter_mut().zip(problem.q().iter()) {
             *d = *s;
         }
+        self.regularization = None;
+        self.used_pivot_tolerance = f64::NAN;
+        self.used_zero_tolerance = f64::NAN;
         n
     }
 
-    fn finish(&mut self, outcome: LcpOutcome, pivots: usize) -> LcpOutcome {
+    /// Records the results of a solve whose method said `drake` and returns the outcome: `w`,
+    /// the residual test on z with the unregularized M, and the verdict.
+    fn finish(&mut self, drake: LcpOutcome, pivots: usize) -> LcpOutcome {
         let n = self.n;
         mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
+        self.residual = LcpResidual::evaluate(
+            self.max_m,
+            &self.q[..n],
+            &self.z[..n],
+            &self.w[..n],
+            self.params.resolved_residual_tolerance(),
+        );
+        self.drake_verdict = drake.is_solved();
+        let outcome = verdict(drake, &self.residual, self.params.drake_compatible_verdict);
         self.pivots = pivots;
         self.outcome = Some(outcome);
         outcome
+    }
+
+    fn record_lemke(&mut self, run: &LemkeRun) {
+        self.used_pivot_tolerance = run.piv_tol;
+        self.used_zero_tolerance = run.zero_tol;
     }
 
     fn settings(&self, zero_tol: f64) -> LemkeSettings {
@@ -200,23 +337,28 @@ impl MobyLcpSolver {
             variant: self.params.variant,
             max_pivots: self.params.max_pivots,
             refactor_interval: self.params.refactor_interval,
+            max_m: self.max_m,
         }
     }
 
-    /// Drake's `SolveLcpLemke` (§8.2) with this solver's tolerances and variant. `Solved` means
-    /// the artificial variable left the basis; like Drake's callers, verify the solution if it
-    /// matters.
+    /// Drake's `SolveLcpLemke` (§8.2) with this solver's tolerances and variant. Drake's
+    /// verdict is that the artificial variable left the basis; `Solved` also requires the
+    /// residual test (unless `drake_compatible_verdict`).
     pub fn solve_lemke(&mut self, problem: &LcpProblem<'_>) -> LcpOutcome {
         let n = self.begin(problem);
         let s = self.settings(self.params.zero_tolerance);
-        let (o, p) = lemke(&mut self.lemke_ws, &self.m[..n * n], &self.q[..n], &s, &mut self.z);
-        self.finish(o, p)
+        let run = lemke(&mut self.lemke_ws, &self.m[..n * n], &self.q[..n], &s, &mut self.z);
+        self.record_lemke(&run);
+        self.finish(run.outcome, run.pivots)
     }
 
     /// Drake's `SolveLcpLemkeRegularized` (§8.3): plain Lemke first (accepted with non-strict
     /// checks), then `M + 10ᵉ I` for each exponent of `schedule` (strict checks), the zero
     /// tolerance computed once from the unregularized M. On failure `z` is what the last
-    /// attempt left.
+    /// attempt left. An accepted z is then put to the residual test with the unregularized M:
+    /// a solution of a shifted problem that does not solve the given one is
+    /// [`LcpOutcome::ResidualTestFailed`] (its exponent in
+    /// [`MobyLcpSolver::regularization_exponent`]).
     pub fn solve_lemke_regularized(
         &mut self,
         problem: &LcpProblem<'_>,
@@ -226,10 +368,12 @@ impl MobyLcpSolver {
         Ok(self.regularized(problem, schedule, Method::Lemke))
     }
 
-    /// Drake's `SolveLcpFast` (§8.4), cold start.
+    /// Drake's `SolveLcpFast` (§8.4), cold start. Drake's verdict is that the iteration ended
+    /// (it may end on ±inf or NaN after singular sub-solves, §8.6); `Solved` also requires the
+    /// residual test.
     pub fn solve_fast(&mut self, problem: &LcpProblem<'_>) -> LcpOutcome {
         let n = self.begin(problem);
-        let (o, p) = fast(
+        let (o, p, tol) = fast(
             &mut self.fast_ws,
             &self.m[..n * n],
             &self.q[..n],
@@ -237,6 +381,7 @@ impl MobyLcpSolver {
             false,
             &mut self.z,
         );
+        self.used_zero_tolerance = tol;
         self.finish(o, p)
     }
 
@@ -246,9 +391,12 @@ impl MobyLcpSolver {
         if z0.len() != problem.dim() {
             return Err(LcpError::WarmStartLength { got: z0.len(), expected: problem.dim() });
         }
+        if let Some(i) = z0.iter().position(|x| !x.is_finite()) {
+            return Err(LcpError::NonFinite { argument: "z0", row: i, col: None, value: z0[i] });
+        }
         let n = self.begin(problem);
         self.z[..n].copy_from_slice(z0);
-        let (o, p) = fast(
+        let (o, p, tol) = fast(
             &mut self.fast_ws,
             &self.m[..n * n],
             &self.q[..n],
@@ -256,6 +404,7 @@ impl MobyLcpSolver {
             true,
             &mut self.z,
         );
+        self.used_zero_tolerance = tol;
         Ok(self.finish(o, p))
     }
 
@@ -281,36 +430,59 @@ impl MobyLcpSolver {
             return self.finish(LcpOutcome::Solved, 0);
         }
         let zt = self.params.zero_tolerance;
-        let tol = if zt > 0.0 { zt } else { moby_zero_tolerance(problem.m()) };
+        // ComputeZeroTolerance of the unregularized M (§8.3 step 2): n · max|Mᵢⱼ| · 10 eps.
+        let tol = if zt > 0.0 { zt } else { n as f64 * self.max_m * 10.0 * super::problem::EPS };
+        self.used_zero_tolerance = tol;
         let s = self.settings(tol);
-        let Self { lemke_ws, fast_ws, m, q, m_shift, scratch, z, .. } = self;
+        let Self { lemke_ws, fast_ws, m, q, m_shift, scratch, z, used_pivot_tolerance, .. } = self;
         let (m, q, z, scratch) = (&m[..n * n], &q[..n], &mut z[..n], &mut scratch[..n]);
-        let (o, mut total) = match method {
-            Method::Lemke => lemke(lemke_ws, m, q, &s, z),
-            Method::Fast => fast(fast_ws, m, q, tol, false, z),
+        let mut attempt = |ws_m: &[f64], shifted: bool, z: &mut [f64]| match method {
+            Method::Lemke => {
+                // A shifted matrix has its own max |Mᵢⱼ|.
+                let s = LemkeSettings { max_m: if shifted { -1.0 } else { s.max_m }, ..s };
+                let run = lemke(lemke_ws, ws_m, q, &s, z);
+                *used_pivot_tolerance = run.piv_tol;
+                (run.outcome, run.pivots)
+            }
+            Method::Fast => {
+                // Later attempts are warm-started from the previous z (§8.5).
+                let (o, p, _) = fast(fast_ws, ws_m, q, tol, shifted, z);
+                (o, p)
+            }
         };
+        let (o, mut total) = attempt(m, false, z);
         if o.is_solved() && accept(m, q, z, tol, false, scratch) {
             return self.finish(LcpOutcome::Solved, total);
         }
+        let mut accepted = None;
         let mut e = schedule.min_exp;
+        // The schedule is validated (|e| <= 300, at most 100 rounds), so e never overflows.
         while e < schedule.max_exp {
-            let shift = 10f64.powf(e as f64);
+            let shift = 10f64.powf(f64::from(e));
             let ms = &mut m_shift[..n * n];
             ms.copy_from_slice(m);
             for i in 0..n {
                 ms[i + i * n] += shift;
             }
-            let (o, p) = match method {
-                Method::Lemke => lemke(lemke_ws, ms, q, &s, z),
-                Method::Fast => fast(fast_ws, ms, q, tol, true, z),
-            };
+            let (o, p) = attempt(ms, true, z);
             total += p;
             if o.is_solved() && accept(ms, q, z, tol, true, scratch) {
-                return self.finish(LcpOutcome::Solved, total);
+                accepted = Some(e);
+                break;
             }
-            e = e.saturating_add(schedule.step_exp);
+            e += schedule.step_exp;
         }
-        self.finish(LcpOutcome::RegularizationFailed, total)
+        if method == Method::Fast {
+            self.used_pivot_tolerance = f64::NAN;
+        }
+        match accepted {
+            Some(e) => {
+                let o = self.finish(LcpOutcome::Solved, total);
+                self.regularization = Some(e);
+                o
+            }
+            None => self.finish(LcpOutcome::RegularizationFailed, total),
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Linear complementarity problem solvers: Drake's `MobyLcpSolver` and `UnrevisedLemkeSolver`
-//! (`specs/rigid.md` §8–9).
+//! (`docs/rigid.md` §8–9).
 //!
 //! Problem: find `z` with `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0` ([`LcpProblem`]: `M`
 //! column-major `n×n`, `q` length n; unitless).
@@ -14,9 +14,19 @@
 //!
 //! Both Lemke implementations keep the basis inverse and update it by one rank-1 column
 //! replacement per pivot (O(n²) per pivot, [`crate::linalg::BasisInverse`]) where Drake
-//! refactors (O(n³)); pivot rules, tolerances and pivot counting are Drake's.
+//! refactors (O(n³)); pivot rules, tolerances and pivot counting are Drake's. Decisions that
+//! hinge on the last bits are taken on a refined direction, and the final basis is factored
+//! afresh, so the answers are as accurate as Drake's refactoring gives (see `lemke.rs`).
 //!
-//! Outcomes are values ([`LcpOutcome`], C status codes 0 and 10–19); usage errors are
+//! **Truthful outcomes.** Every algorithm's [`LcpOutcome::Solved`] means the returned z passed
+//! the residual test [`LcpResidual`] (`z ≥ −tol`, `w = M z + q ≥ −tol`, `|zᵢ wᵢ|` small, with
+//! `tol = τ · n · max(‖q‖∞, max|Mᵢⱼ| · max(1, ‖z‖∞))`, τ = 1e-11 by default). Where Drake
+//! returns `true` on a z that fails it, the outcome is [`LcpOutcome::ResidualTestFailed`] or
+//! [`LcpOutcome::NonFiniteSolution`] and z stays readable; Drake's own verdict is
+//! `drake_verdict()`, and the parameter `drake_compatible_verdict` makes it the outcome (a
+//! non-finite z is never `Solved`). Problem data must be finite ([`LcpProblem::new`]).
+//!
+//! Outcomes are values ([`LcpOutcome`], C status codes 0, 10–16 and 27–28); usage errors are
 //! [`LcpError`]. Results stay in the solver and are read with `z()`, `w()`, `num_pivots()`.
 
 mod fast;
@@ -26,8 +36,12 @@ mod problem;
 mod unrevised;
 
 pub use lemke::LemkeVariant;
-pub use moby::{MobyLcpParameters, MobyLcpSolver, RegularizationSchedule};
+pub use moby::{
+    MAX_REGULARIZATION_EXPONENT, MAX_REGULARIZATION_ROUNDS, MobyLcpParameters, MobyLcpSolver,
+    RegularizationSchedule,
+};
 pub use problem::{
-    LcpError, LcpOutcome, LcpProblem, is_solution, moby_zero_tolerance, unrevised_zero_tolerance,
+    DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LcpResidual, is_solution,
+    moby_pivot_tolerance, moby_zero_tolerance, residual_test, unrevised_zero_tolerance,
 };
 pub use unrevised::{UnrevisedLemkeParameters, UnrevisedLemkeSolver};

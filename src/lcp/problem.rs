@@ -1,6 +1,6 @@
 //! What every LCP solver of [`crate::lcp`] shares: the problem view, the usage-error enum, the
-//! outcome enum with its status codes, the tolerances of `specs/rigid.md` §8.1/§9.4 and the
-//! numerical helpers of §8.6.
+//! outcome enum with its status codes, the residual test every answer passes before it is called
+//! solved, the tolerances of `docs/rigid.md` §8.1/§9.4 and the numerical helpers of §8.6.
 
 use nalgebra::{DMatrixView, DVectorView};
 
@@ -16,10 +16,19 @@ pub struct LcpProblem<'a> {
 
 impl<'a> LcpProblem<'a> {
     /// Checks that `M` is `n×n` with `n = q.len()` (Drake: `logic_error` "M's dimensions do not
-    /// match that of q.").
+    /// match that of q.") and that every entry of `M` and `q` is finite (a NaN or ±inf would only
+    /// poison the answer: [`LcpError::NonFinite`] names the first one, `q` before `M`).
     pub fn new(m: DMatrixView<'a, f64>, q: DVectorView<'a, f64>) -> Result<Self, LcpError> {
         if m.nrows() != q.len() || m.ncols() != q.len() {
             return Err(LcpError::DimensionMismatch { rows: m.nrows(), cols: m.ncols(), q: q.len() });
+        }
+        if let Some(i) = q.iter().position(|x| !x.is_finite()) {
+            return Err(LcpError::NonFinite { argument: "q", row: i, col: None, value: q[i] });
+        }
+        for (j, col) in m.column_iter().enumerate() {
+            if let Some(i) = col.iter().position(|x| !x.is_finite()) {
+                return Err(LcpError::NonFinite { argument: "M", row: i, col: Some(j), value: col[i] });
+            }
         }
         Ok(Self { m, q })
     }
@@ -61,21 +70,50 @@ pub enum LcpError {
         /// Problem size.
         expected: usize,
     },
-    /// A parameter outside its domain (the message names it).
+    /// A solution vector (e.g. for [`residual_test`]) whose length is not `n`.
+    #[error("z has length {got}, expected {expected}")]
+    SolutionLength {
+        /// Given length.
+        got: usize,
+        /// Problem size.
+        expected: usize,
+    },
+    /// A parameter outside its domain (the message names it, its value and the domain).
     #[error("invalid parameter: {0}")]
-    InvalidParameter(&'static str),
+    InvalidParameter(String),
+    /// A NaN or ±inf entry in the problem data (C ABI: `CTS_STATUS_INVALID_ARGUMENT`).
+    #[error("{argument}{} = {value}, expected a finite value", index(*row, *col))]
+    NonFinite {
+        /// `"M"` or `"q"`.
+        argument: &'static str,
+        /// Row of the entry.
+        row: usize,
+        /// Column of the entry (`None` for a vector).
+        col: Option<usize>,
+        /// The entry.
+        value: f64,
+    },
+}
+
+fn index(row: usize, col: Option<usize>) -> String {
+    match col {
+        Some(c) => format!("[{row}, {c}]"),
+        None => format!("[{row}]"),
+    }
 }
 
 /// How an LCP solve ended. A returned value, not an error: the solver's `z()` then holds the
 /// zero vector (Drake's convention, PR #6947) unless stated otherwise.
 ///
-/// Status codes for the C ABI: `Solved` is `CTS_STATUS_OK` (0); the failures use the range
-/// 10–19, inside the 4–99 range `specs/c_api.md` reserves for solver outcomes.
+/// Status codes for the C ABI: `Solved` is `CTS_STATUS_OK` (0); the failures use the ranges
+/// 10–16 (Drake's failures) and 27–28 (answers that fail this crate's check), inside the 4–99
+/// range `docs/c_api.md` reserves for solver outcomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum LcpOutcome {
-    /// The solver returned `true` (for Moby's Lemke and Fast: the algorithm terminated; callers
-    /// verify the solution, as Drake's do; the unrevised solver verifies it itself).
+    /// The algorithm reported success **and** the returned z passed the residual test
+    /// ([`LcpResidual`]); with `drake_compatible_verdict` set, only the former (Drake's verdict)
+    /// and a finite z.
     Solved = 0,
     /// Lemke: no blocking variable for the entering column (ray termination, §8.2 step 5.4,
     /// §9.3 "unblocked").
@@ -95,6 +133,14 @@ pub enum LcpOutcome {
     /// A regularized wrapper tried every shift without an accepted solution (§8.3 step 5).
     /// Moby's regularized wrappers leave the last attempt's `z` in place.
     RegularizationFailed = 16,
+    /// The algorithm reported success (Drake would return `true`) but the returned z failed the
+    /// residual test ([`LcpResidual`]); z and w stay readable. A regularized wrapper returns it
+    /// when the z it accepted for `M + 10ᵉ I` is not a solution of the LCP with `M`.
+    ResidualTestFailed = 27,
+    /// The algorithm reported success but z (or `w = M z + q`) has a NaN or ±inf entry (e.g.
+    /// "fast" on a singular principal block). Never `Solved`, whatever the verdict flag; z and w
+    /// stay readable.
+    NonFiniteSolution = 28,
 }
 
 impl LcpOutcome {
@@ -119,11 +165,13 @@ impl LcpOutcome {
             LcpOutcome::LinearSolveFailed => "LCP: basis solve failed its residual check",
             LcpOutcome::NotASolution => "LCP: terminated on a point that is not a solution",
             LcpOutcome::RegularizationFailed => "LCP: every regularization shift failed",
+            LcpOutcome::ResidualTestFailed => "LCP: the solution failed the residual test",
+            LcpOutcome::NonFiniteSolution => "LCP: the solution is not finite",
         }
     }
 }
 
-/// IEEE double machine epsilon (`specs/rigid.md` §1).
+/// IEEE double machine epsilon (`docs/rigid.md` §1).
 pub(crate) const EPS: f64 = f64::EPSILON;
 
 /// `max |Mᵢⱼ|` (NaN entries are skipped, as `std::max`-style comparisons skip them).
@@ -140,6 +188,12 @@ pub fn moby_zero_tolerance(m: DMatrixView<'_, f64>) -> f64 {
         }
     }
     m.nrows() as f64 * mx * 10.0 * EPS
+}
+
+/// Moby Lemke's automatic pivot tolerance `n · max(1, max|Mᵢⱼ|) · eps` (§8.1).
+pub fn moby_pivot_tolerance(m: DMatrixView<'_, f64>) -> f64 {
+    let mx = m.iter().fold(0.0f64, |a, x| if x.abs() > a { x.abs() } else { a });
+    m.nrows() as f64 * mx.max(1.0) * EPS
 }
 
 /// The unrevised solver's zero tolerance `n · max|Mᵢⱼ| · 2.2 eps` (§9.4 step 2).
@@ -183,6 +237,13 @@ pub(crate) fn copy_matrix(src: DMatrixView<'_, f64>, dst: &mut Vec<f64>) {
     for j in 0..c {
         dst[j * r..(j + 1) * r].copy_from_slice(src.column(j).as_slice());
     }
+}
+
+/// [`copy_matrix`], returning `max |Mᵢⱼ|` of the copy ([`max_abs`]'s semantics).
+pub(crate) fn copy_matrix_max_abs(src: DMatrixView<'_, f64>, dst: &mut Vec<f64>) -> f64 {
+    copy_matrix(src, dst);
+    let (r, c) = src.shape();
+    max_abs(&dst[..r * c])
 }
 
 /// Unrevised Lemke's `IsSolution(M, q, z, tol)` (§9.6): `tol ≤ 0` means
@@ -242,4 +303,172 @@ fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
     }
     let min_z = z.iter().copied().fold(f64::INFINITY, |a, x| if x < a || x.is_nan() { x } else { a });
     min_z > -tol && min_w > -tol && dot.abs() < 10.0 * n as f64 * tol
+}
+
+/// Default relative tolerance `τ` of the residual test ([`LcpResidual`]): `1e-11`.
+///
+/// Measured (tests `lcp_truth`): on Siconos' files and 327 seeded contact LCPs (n = 4…200) the
+/// answers of the unshifted algorithms come within 2.5e-6 of the bound (violations below
+/// `3e-17 · n · s`), so a correct answer passes with a margin of about 10⁵ for round-off in
+/// ill-conditioned problems; the failures the test exists for (residuals of 1e-3 after a
+/// regularization, `±1e39`, inf, NaN) miss it by orders of magnitude. A regularized answer passes
+/// when its shift moved `w` by less than `tol`.
+pub const DEFAULT_RESIDUAL_TOLERANCE: f64 = 1e-11;
+
+/// The residual test every LCP answer passes before a solver calls it solved, and its figures
+/// (`docs/rigid.md` §8.7).
+///
+/// For the returned `z` and `w = M z + q` (recomputed with the problem's **unregularized** `M`,
+/// column by column in double precision):
+///
+/// ```text
+/// s   = max(‖q‖∞, ‖M‖max · max(1, ‖z‖∞))      ‖M‖max = max |Mᵢⱼ|, ‖v‖∞ = max |vᵢ|
+/// tol = τ · n · s                              τ = residual_tolerance (default 1e-11)
+/// pass ⇔ z and w finite, min zᵢ ≥ −tol, min wᵢ ≥ −tol,
+///        max |zᵢ wᵢ| ≤ tol · max(‖z‖∞, ‖w‖∞)
+/// ```
+///
+/// `s` is the size of the largest term that enters `w` (the scale of its round-off), with the
+/// unitless convention of Drake's zero tolerances (`n · max|M| · c·eps`) as a floor; `n` covers
+/// the accumulation over a row. The complementarity bound is `tol` times the larger factor: a
+/// basic `zᵢ` may carry a `wᵢ` of size `tol`, and the other way round.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LcpResidual {
+    /// The absolute tolerance `tol = τ · n · s` (0 for n = 0).
+    pub tolerance: f64,
+    /// Index and value of the smallest `zᵢ` (`(0, +inf)` for n = 0).
+    pub min_z: (usize, f64),
+    /// Index and value of the smallest `wᵢ`.
+    pub min_w: (usize, f64),
+    /// Index and value of the largest `|zᵢ wᵢ|` (`(0, 0)` for n = 0).
+    pub max_zw: (usize, f64),
+    /// Bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+    pub complementarity_bound: f64,
+    /// The first NaN or ±inf entry: `("z" or "w", index, value)`.
+    pub non_finite: Option<(&'static str, usize, f64)>,
+}
+
+impl Default for LcpResidual {
+    /// The figures of the empty problem (which passes).
+    fn default() -> Self {
+        Self {
+            tolerance: 0.0,
+            min_z: (0, f64::INFINITY),
+            min_w: (0, f64::INFINITY),
+            max_zw: (0, 0.0),
+            complementarity_bound: 0.0,
+            non_finite: None,
+        }
+    }
+}
+
+impl LcpResidual {
+    /// Evaluates the test on `z` with `w = M z + q` already computed (all slices of length n),
+    /// `max_m = max |Mᵢⱼ|` and the relative tolerance `tau`. Allocation-free.
+    pub(crate) fn evaluate(max_m: f64, q: &[f64], z: &[f64], w: &[f64], tau: f64) -> Self {
+        let n = q.len();
+        let mut r = Self::default();
+        if n == 0 {
+            return r;
+        }
+        let (mut max_q, mut max_z, mut max_w) = (0.0f64, 0.0f64, 0.0f64);
+        for i in 0..n {
+            let (zi, wi) = (z[i], w[i]);
+            if r.non_finite.is_none() {
+                if !zi.is_finite() {
+                    r.non_finite = Some(("z", i, zi));
+                } else if !wi.is_finite() {
+                    r.non_finite = Some(("w", i, wi));
+                }
+            }
+            max_q = max_q.max(q[i].abs());
+            max_z = max_z.max(zi.abs());
+            max_w = max_w.max(wi.abs());
+            // Strict `<` keeps the first index; NaN never becomes the minimum (it is reported
+            // through `non_finite`).
+            if zi < r.min_z.1 {
+                r.min_z = (i, zi);
+            }
+            if wi < r.min_w.1 {
+                r.min_w = (i, wi);
+            }
+            let zw = (zi * wi).abs();
+            if zw > r.max_zw.1 {
+                r.max_zw = (i, zw);
+            }
+        }
+        let s = max_q.max(max_m * max_z.max(1.0));
+        r.tolerance = tau * n as f64 * s;
+        r.complementarity_bound = r.tolerance * max_z.max(max_w);
+        r
+    }
+
+    /// Whether z passed the test.
+    pub fn passed(&self) -> bool {
+        self.non_finite.is_none()
+            && self.min_z.1 >= -self.tolerance
+            && self.min_w.1 >= -self.tolerance
+            && self.max_zw.1 <= self.complementarity_bound
+    }
+
+    /// What failed, for messages: the first non-finite entry, else the worst violated condition
+    /// with its index and bound; `None` when the test passed.
+    pub fn violation(&self) -> Option<String> {
+        if let Some((v, i, x)) = self.non_finite {
+            return Some(format!("{v}[{i}] = {x} is not finite"));
+        }
+        let tol = self.tolerance;
+        if self.min_z.1 < -tol {
+            return Some(format!("z[{}] = {:e} < -tol = {:e}", self.min_z.0, self.min_z.1, -tol));
+        }
+        if self.min_w.1 < -tol {
+            return Some(format!("w[{}] = {:e} < -tol = {:e}", self.min_w.0, self.min_w.1, -tol));
+        }
+        if self.max_zw.1 > self.complementarity_bound {
+            return Some(format!(
+                "|z[{i}] w[{i}]| = {:e} > {:e}",
+                self.max_zw.1,
+                self.complementarity_bound,
+                i = self.max_zw.0
+            ));
+        }
+        None
+    }
+}
+
+/// The residual test ([`LcpResidual`]) of `z` for a problem, with relative tolerance `tau`
+/// (`≤ 0`: [`DEFAULT_RESIDUAL_TOLERANCE`]). Allocates `w` (length n).
+pub fn residual_test(problem: &LcpProblem<'_>, z: &[f64], tau: f64) -> Result<LcpResidual, LcpError> {
+    let n = problem.dim();
+    if z.len() != n {
+        return Err(LcpError::SolutionLength { got: z.len(), expected: n });
+    }
+    let tau = if tau > 0.0 { tau } else { DEFAULT_RESIDUAL_TOLERANCE };
+    let (m, q) = (problem.m(), problem.q());
+    let mut w = vec![0.0; n];
+    for i in 0..n {
+        w[i] = q[i];
+    }
+    for (j, &zj) in z.iter().enumerate() {
+        for (i, wi) in w.iter_mut().enumerate() {
+            *wi += m[(i, j)] * zj;
+        }
+    }
+    let max_m = m.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    Ok(LcpResidual::evaluate(max_m, q.as_slice(), z, &w, tau))
+}
+
+/// What a solver returns for an answer whose algorithm reported success: `Solved` when z passed
+/// the residual test (or, with `drake_verdict` compatibility, whenever it is finite),
+/// `NonFiniteSolution` for a NaN/inf, else `ResidualTestFailed`. Other outcomes pass through.
+pub(crate) fn verdict(drake: LcpOutcome, residual: &LcpResidual, drake_compatible: bool) -> LcpOutcome {
+    if !drake.is_solved() {
+        drake
+    } else if residual.non_finite.is_some() {
+        LcpOutcome::NonFiniteSolution
+    } else if drake_compatible || residual.passed() {
+        LcpOutcome::Solved
+    } else {
+        LcpOutcome::ResidualTestFailed
+    }
 }

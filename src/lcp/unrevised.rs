@@ -1,4 +1,4 @@
-//! [`UnrevisedLemkeSolver`]: Drake's `UnrevisedLemkeSolver<double>` (`specs/rigid.md` §9) —
+//! [`UnrevisedLemkeSolver`]: Drake's `UnrevisedLemkeSolver<double>` (`docs/rigid.md` §9) —
 //! Lemke's method on index sets with the all-ones covering vector, "artificial first" and
 //! cycling-avoiding tie-breaking, a per-pivot residual check, and warm starting from the
 //! previous call's final index sets.
@@ -33,7 +33,8 @@ use nalgebra::DMatrixView;
 use crate::linalg::BasisInverse;
 
 use super::problem::{
-    EPS, LcpOutcome, LcpProblem, copy_matrix, is_solution, is_solution_slice, mat_vec_plus,
+    DEFAULT_RESIDUAL_TOLERANCE, EPS, LcpOutcome, LcpProblem, LcpResidual, copy_matrix, is_solution,
+    is_solution_slice, mat_vec_plus, max_abs, verdict,
 };
 
 const NONE: usize = usize::MAX;
@@ -45,19 +46,36 @@ pub struct UnrevisedLemkeParameters {
     pub zero_tolerance: f64,
     /// The basis inverse is refactored after this many updates; 0 = `max(2n, 50)`. Default 0.
     pub refactor_interval: usize,
+    /// Relative tolerance `τ` of the residual test ([`LcpResidual`]); `≤ 0` means
+    /// [`DEFAULT_RESIDUAL_TOLERANCE`]. Default −1.
+    pub residual_tolerance: f64,
+    /// `true`: `Solved` on Drake's verdict alone (`IsSolution`, and a finite z); `false`
+    /// (default): z must also pass the residual test.
+    pub drake_compatible_verdict: bool,
 }
 
 impl Default for UnrevisedLemkeParameters {
     fn default() -> Self {
-        Self { zero_tolerance: -1.0, refactor_interval: 0 }
+        Self {
+            zero_tolerance: -1.0,
+            refactor_interval: 0,
+            residual_tolerance: -1.0,
+            drake_compatible_verdict: false,
+        }
     }
 }
 
 impl UnrevisedLemkeParameters {
-    /// Rejects a NaN tolerance.
+    /// Rejects non-finite tolerances.
     pub fn validate(&self) -> Result<(), super::LcpError> {
-        if self.zero_tolerance.is_nan() {
-            return Err(super::LcpError::InvalidParameter("zero_tolerance is NaN"));
+        for (name, x) in
+            [("zero_tolerance", self.zero_tolerance), ("residual_tolerance", self.residual_tolerance)]
+        {
+            if !x.is_finite() {
+                return Err(super::LcpError::InvalidParameter(format!(
+                    "{name} = {x}, expected a finite value (<= 0 means automatic)"
+                )));
+            }
         }
         Ok(())
     }
@@ -109,6 +127,9 @@ pub struct UnrevisedLemkeSolver {
     w: Vec<f64>,
     pivots: usize,
     outcome: Option<LcpOutcome>,
+    drake_verdict: bool,
+    residual: LcpResidual,
+    used_zero_tolerance: f64,
 }
 
 impl UnrevisedLemkeSolver {
@@ -212,8 +233,26 @@ impl UnrevisedLemkeSolver {
         self.outcome
     }
 
+    /// Drake's own verdict on the last solve (the artificial left and `IsSolution` held),
+    /// whether or not z passed the residual test. `false` before the first solve.
+    pub fn drake_verdict(&self) -> bool {
+        self.drake_verdict
+    }
+
+    /// The residual test ([`LcpResidual`]) of the last solve's z.
+    pub fn residual(&self) -> &LcpResidual {
+        &self.residual
+    }
+
+    /// The zero tolerance of the last solve (the resolved automatic value
+    /// `n · max|Mᵢⱼ| · 2.2 eps` unless one was set); 0 before the first solve.
+    pub fn zero_tolerance_used(&self) -> f64 {
+        self.used_zero_tolerance
+    }
+
     /// Drake's `SolveLcpLemke(M, q, &z, &num_pivots, zero_tol)` (§9.4) with this solver's
-    /// zero tolerance. `Solved` here means the result passed `IsSolution`.
+    /// zero tolerance. Drake's verdict is that the result passed `IsSolution`; `Solved` also
+    /// requires the residual test ([`LcpResidual`]) unless `drake_compatible_verdict`.
     pub fn solve(&mut self, problem: &LcpProblem<'_>) -> LcpOutcome {
         let n = problem.dim();
         self.reserve(n);
@@ -223,11 +262,25 @@ impl UnrevisedLemkeSolver {
             *d = *s;
         }
         self.block_count = 0;
+        let max_m = max_abs(&self.m[..n * n]);
+        self.used_zero_tolerance = if self.params.zero_tolerance > 0.0 {
+            self.params.zero_tolerance
+        } else {
+            n as f64 * max_m * 2.2 * EPS
+        };
         let (o, p) = self.run();
         if !o.is_solved() {
             self.z[..n].fill(0.0);
         }
         mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
+        let tau = if self.params.residual_tolerance > 0.0 {
+            self.params.residual_tolerance
+        } else {
+            DEFAULT_RESIDUAL_TOLERANCE
+        };
+        self.residual = LcpResidual::evaluate(max_m, &self.q[..n], &self.z[..n], &self.w[..n], tau);
+        self.drake_verdict = o.is_solved();
+        let o = verdict(o, &self.residual, self.params.drake_compatible_verdict);
         self.pivots = p;
         self.outcome = Some(o);
         o

@@ -1,6 +1,6 @@
 //! Explicit inverse of a simplex-style basis matrix, updated column by column.
 //!
-//! Pivoting LCP solvers (Lemke, `specs/rigid.md` §8.2 and §9) replace one column of an `n×n`
+//! Pivoting LCP solvers (Lemke, `docs/rigid.md` §8.2 and §9) replace one column of an `n×n`
 //! basis matrix `B` per pivot and then need `B⁻¹·a` for the next entering column. Drake's Moby
 //! Lemke refactors `B` at every pivot (O(n³)); this kernel keeps `B⁻¹` explicitly and applies the
 //! rank-1 product-form update of a column replacement (O(n²)):
@@ -32,6 +32,9 @@ pub struct BasisInverse {
     /// Row `s` of B⁻¹ during an update.
     row: Vec<f64>,
     updates: usize,
+    /// `lu` holds the factors of the current `B` (a successful [`BasisInverse::factor`] and no
+    /// update since).
+    factored: bool,
 }
 
 impl BasisInverse {
@@ -71,6 +74,7 @@ impl BasisInverse {
             inv[i + i * n] = 1.0 / s;
         }
         self.updates = 0;
+        self.factored = false;
     }
 
     /// Sets `B = I`.
@@ -102,7 +106,21 @@ impl BasisInverse {
             finite &= col.iter().all(|x| x.is_finite());
         }
         self.updates = 0;
+        self.factored = finite;
         finite
+    }
+
+    /// `x = B⁻¹ a` by the LU factors of the last [`BasisInverse::factor`] (a backward-stable
+    /// solve, more accurate than the product with the explicit inverse), if no column was
+    /// replaced since; returns `false` (and leaves `x` unspecified) otherwise.
+    pub fn solve_factored(&mut self, a: &[f64], x: &mut [f64]) -> bool {
+        if !self.factored {
+            return false;
+        }
+        let n = self.n;
+        x[..n].copy_from_slice(&a[..n]);
+        self.lu.solve_in_place(&mut x[..n], &mut self.tmp[..n]);
+        true
     }
 
     /// `x = B⁻¹ a`. `a` and `x` have length `n`. Runs in AVX2 when the CPU has it
@@ -128,6 +146,7 @@ impl BasisInverse {
         let n = self.n;
         super::simd::dispatch(ReplaceOp { inv: &mut self.inv[..n * n], row: &mut self.row[..n], n, s, d });
         self.updates += 1;
+        self.factored = false;
     }
 }
 
@@ -221,6 +240,17 @@ mod tests {
         assert_eq!(k.updates(), 0);
         let inv = DMatrix::from_column_slice(n, n, &k.inv[..n * n]);
         assert!((&b * &inv - DMatrix::identity(n, n)).abs().max() < 1e-12);
+        // Right after a factorization the LU solve is available, and agrees with B⁻¹ a.
+        let a: Vec<f64> = (0..n).map(|_| rnd(&mut s)).collect();
+        let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
+        assert!(k.solve_factored(&a, &mut x));
+        k.solve(&a, &mut y);
+        let r = &b * DVector::from_column_slice(&x) - DVector::from_column_slice(&a);
+        assert!(r.amax() < 1e-13, "{r}");
+        assert!(x.iter().zip(&y).all(|(p, q)| (p - q).abs() < 1e-12));
+        // ... and not after an update.
+        k.replace_column(0, &x);
+        assert!(!k.solve_factored(&a, &mut x));
     }
 
     #[test]

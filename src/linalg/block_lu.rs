@@ -108,6 +108,7 @@ impl BlockDiagLu {
 
     /// Solves `A_i x = b` in place for block `i` (`b.len()` = the block's size). `tmp` is scratch
     /// of at least that length.
+    #[inline(always)]
     pub fn solve_block_in_place(&self, i: usize, b: &mut [f64], tmp: &mut [f64]) {
         let (oa, op, m) = self.blocks[i];
         assert_eq!(b.len(), m, "BlockDiagLu::solve_block_in_place: right-hand side length");
@@ -124,6 +125,7 @@ impl BlockDiagLu {
     }
 }
 
+#[inline(always)]
 fn solve_fixed<const M: usize>(lu: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64]) {
     let mut t = [0.0; M];
     for (x, &p) in t.iter_mut().zip(perm) {

@@ -3,7 +3,7 @@
 use nalgebra::{DMatrixView, DVectorView};
 
 use crate::lcp::{
-    LcpOutcome, LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
+    LcpProblem, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use crate::linalg::{Cod, grow};
 
@@ -324,19 +324,34 @@ impl ConstraintSolver {
     }
 
     /// Moby Lemke with `ComputeZeroTolerance(MM)`, then Drake's acceptance test (§5.3 steps
-    /// 1–3). Leaves z, w and the pivots in the solver.
+    /// 1–3) on Drake's verdict (the LCP solver's residual test is not this solver's criterion).
+    /// Leaves z, w and the pivots in the solver. A non-finite LCP (from non-finite problem data)
+    /// is not solved: z = 0.
     fn solve_lcp_checked(&mut self) -> bool {
         let n = self.eng.n_lcp;
         let mm = DMatrixView::from_slice(&self.eng.mm[..n * n], n, n);
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
         let tol = crate::lcp::moby_zero_tolerance(mm);
-        let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
+        let Ok(problem) = LcpProblem::new(mm, qq) else {
+            self.zero_lcp_result();
+            return false;
+        };
         let params = MobyLcpParameters { zero_tolerance: tol, ..MobyLcpParameters::default() };
         self.lcp.set_parameters(params).expect("finite tolerance");
-        let o = self.lcp.solve_lemke(&problem);
+        self.lcp.solve_lemke(&problem);
         self.copy_lcp_result();
         let np = self.pivots.max(1);
-        o.is_solved() && accept_lcp(&self.z[..n], &self.w[..n], n as f64 * np as f64 * tol)
+        self.lcp.drake_verdict() && accept_lcp(&self.z[..n], &self.w[..n], n as f64 * np as f64 * tol)
+    }
+
+    /// z = 0, w = qq, no pivots: the result of an LCP that was not attempted.
+    fn zero_lcp_result(&mut self) {
+        let n = self.eng.n_lcp;
+        grow(&mut self.z, n);
+        grow(&mut self.w, n);
+        self.z[..n].fill(0.0);
+        self.w[..n].copy_from_slice(&self.eng.qq[..n]);
+        self.pivots = 0;
     }
 
     fn copy_lcp_result(&mut self) {
@@ -509,15 +524,20 @@ impl ConstraintSolver {
             let n = self.eng.n_lcp;
             let mm = DMatrixView::from_slice(&self.eng.mm[..n * n], n, n);
             let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
-            let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
             let first = self.pivots;
-            let o = self
-                .lcp
-                .solve_lemke_regularized(&problem, RegularizationSchedule::IMPACT)
-                .expect("valid schedule");
-            self.copy_lcp_result();
+            // Drake's verdict: the wrapper's own acceptance test, not re-verified (Q8).
+            let accepted = match LcpProblem::new(mm, qq) {
+                Ok(problem) => {
+                    self.lcp
+                        .solve_lemke_regularized(&problem, RegularizationSchedule::IMPACT)
+                        .expect("valid schedule");
+                    self.copy_lcp_result();
+                    self.lcp.drake_verdict()
+                }
+                Err(_) => false,
+            };
             self.pivots += first;
-            if o != LcpOutcome::Solved {
+            if !accepted {
                 self.cf[..self.cf_len].fill(0.0);
                 return self.finish(RigidOutcome::RegularizedLcpFailed);
             }
@@ -684,15 +704,24 @@ impl ConstraintSolver {
         self.regularized = false;
         let mm = DMatrixView::from_slice(&self.eng.mm[..n * n], n, n);
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
-        let problem = LcpProblem::new(mm, qq).expect("square LCP by construction");
-        self.unrevised.clear_warm_start();
-        let o = self.unrevised.solve(&problem);
-        grow(&mut self.z, n);
-        grow(&mut self.w, n);
-        self.z[..n].copy_from_slice(self.unrevised.z());
-        self.w[..n].copy_from_slice(self.unrevised.w());
-        self.pivots = self.unrevised.num_pivots();
-        if !o.is_solved() {
+        let solved = match LcpProblem::new(mm, qq) {
+            Ok(problem) => {
+                self.unrevised.clear_warm_start();
+                self.unrevised.solve(&problem);
+                grow(&mut self.z, n);
+                grow(&mut self.w, n);
+                self.z[..n].copy_from_slice(self.unrevised.z());
+                self.w[..n].copy_from_slice(self.unrevised.w());
+                self.pivots = self.unrevised.num_pivots();
+                // Drake's verdict (`IsSolution`), the criterion of Drake's protocol.
+                self.unrevised.drake_verdict()
+            }
+            Err(_) => {
+                self.zero_lcp_result();
+                false
+            }
+        };
+        if !solved {
             let d = data.dims();
             self.set_cf_len(d.cf_len());
             return self.finish(RigidOutcome::LcpUnsolvable);

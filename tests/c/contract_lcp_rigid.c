@@ -199,6 +199,94 @@ static void test_lcp_solve(void) {
   cts_lcp_solver_free(h);
 }
 
+/* Issue 13: OK means z passed the residual test; non-finite data and answers; bounded
+ * schedules; the solve info getter. */
+static void test_lcp_truth(void) {
+  cts_lcp_solver *h = NULL;
+  cts_lcp_parameters p, bad;
+  cts_lcp_solve_info info;
+  const double zero_m[1] = {0.0}, minus_one[1] = {-1.0};
+  double m[LLD * LN], z[LN], inf_z[1] = {SENTINEL};
+  const double q[LN] = {-3, 6, -1};
+  const double q_inf[LN] = {-3, INFINITY, -1};
+  problem3(m, NAN);
+  OK(cts_lcp_solver_new(&h));
+  cts_lcp_parameters_default(&p);
+  CHECK(p.drake_compatible_verdict == 0 && p.residual_tolerance == -1.0);
+  CHECK(CTS_STATUS_LCP_RESIDUAL_TEST_FAILED == 27 && CTS_STATUS_LCP_NON_FINITE_SOLUTION == 28);
+  CHECK(strcmp(cts_status_string(27), "LCP: the solution failed the residual test") == 0);
+  CHECK(strcmp(cts_status_string(28), "LCP: the solution is not finite") == 0);
+
+  /* The info getter: NULLs and before any solve. */
+  memset(&info, 0x5a, sizeof info);
+  EXPECT_GLOBAL(cts_lcp_solver_get_solve_info(NULL, &info), CTS_STATUS_NULL_POINTER);
+  EXPECT_LCP(h, cts_lcp_solver_get_solve_info(h, NULL), CTS_STATUS_NULL_POINTER);
+  EXPECT_LCP(h, cts_lcp_solver_get_solve_info(h, &info), CTS_STATUS_NO_SOLUTION);
+  CHECK(info.algorithm == 0x5a5a5a5a);
+
+  /* Parameters: the verdict flag, the residual tolerance, the schedules' bounds. */
+  bad = p; bad.drake_compatible_verdict = 2;
+  EXPECT_LCP(h, cts_lcp_solver_set_parameters(h, &bad), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "drake_compatible_verdict = 2") != NULL);
+  bad = p; bad.residual_tolerance = NAN;
+  EXPECT_LCP(h, cts_lcp_solver_set_parameters(h, &bad), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "residual_tolerance") != NULL);
+  bad = p; bad.lemke_min_exp = INT32_MIN; bad.lemke_max_exp = INT32_MAX;
+  EXPECT_LCP(h, cts_lcp_solver_set_parameters(h, &bad), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "lemke_min_exp = -2147483648") != NULL);
+  bad = p; bad.fast_max_exp = 301;
+  EXPECT_LCP(h, cts_lcp_solver_set_parameters(h, &bad), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "fast_max_exp = 301") != NULL);
+  bad = p; bad.lemke_min_exp = -300; bad.lemke_max_exp = 300;
+  EXPECT_LCP(h, cts_lcp_solver_set_parameters(h, &bad), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "600 shifts") != NULL);
+
+  /* Non-finite data: nothing solved, the message names the argument and the index. */
+  m[1 + 2 * LLD] = NAN;
+  EXPECT_LCP(h, cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_LEMKE, LN, m, LLD, q, NULL), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "M[1, 2] = NaN") != NULL);
+  problem3(m, NAN);
+  EXPECT_LCP(h, cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_FAST, LN, m, LLD, q_inf, NULL), CTS_STATUS_INVALID_ARGUMENT);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "q[1] = inf") != NULL);
+  EXPECT_LCP(h, cts_lcp_solver_get_z(h, z, LN), CTS_STATUS_NO_SOLUTION);
+
+  /* "fast" on M = {0}, q = {-1}: Drake says true with z = inf; here status 28, z readable, also
+   * with Drake's verdict. */
+  EXPECT_LCP(h, cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_FAST, 1, zero_m, 1, minus_one, NULL), CTS_STATUS_LCP_NON_FINITE_SOLUTION);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "z[0] = inf is not finite") != NULL);
+  OK(cts_lcp_solver_get_z(h, inf_z, 1));
+  CHECK(isinf(inf_z[0]) && inf_z[0] > 0);
+  OK(cts_lcp_solver_get_solve_info(h, &info));
+  CHECK(info.algorithm == CTS_LCP_ALGORITHM_FAST && info.drake_verdict == 1 && info.residual_test_passed == 0);
+  CHECK(isnan(info.pivot_tolerance) && info.zero_tolerance == 0.0);
+  p.drake_compatible_verdict = 1;
+  OK(cts_lcp_solver_set_parameters(h, &p));
+  EXPECT_LCP(h, cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_FAST, 1, zero_m, 1, minus_one, NULL), CTS_STATUS_LCP_NON_FINITE_SOLUTION);
+
+  /* Drake's verdict on a shifted problem: M = -1, q = -1 has no solution; Drake's regularized
+   * wrapper accepts z of M + 10^e I; not OK (27) with the default, OK with Drake's verdict. */
+  OK(cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_FAST_REGULARIZED, 1, minus_one, 1, minus_one, NULL));
+  OK(cts_lcp_solver_get_solve_info(h, &info));
+  CHECK(info.drake_verdict == 1 && info.residual_test_passed == 0 && info.regularized == 1);
+  CHECK(info.regularization == pow(10.0, info.regularization_exponent));
+  p.drake_compatible_verdict = 0;
+  OK(cts_lcp_solver_set_parameters(h, &p));
+  EXPECT_LCP(h, cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_FAST_REGULARIZED, 1, minus_one, 1, minus_one, NULL), CTS_STATUS_LCP_RESIDUAL_TEST_FAILED);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "accepted for M + 1e") != NULL);
+  CHECK(strstr(cts_lcp_solver_last_error(h), "w[0] = ") != NULL);
+
+  /* Problem 3 solved: the figures of the residual test. */
+  OK(cts_lcp_solver_solve(h, CTS_LCP_ALGORITHM_LEMKE, LN, m, LLD, q, NULL));
+  OK(cts_lcp_solver_get_solve_info(h, &info));
+  CHECK(info.algorithm == CTS_LCP_ALGORITHM_LEMKE && info.drake_verdict == 1 && info.residual_test_passed == 1);
+  CHECK(info.regularized == 0 && info.regularization == 0.0);
+  CHECK(info.pivot_tolerance == 3.0 * 2.0 * 2.220446049250313e-16);
+  CHECK(info.zero_tolerance == 3.0 * 2.0 * 10.0 * 2.220446049250313e-16);
+  CHECK(near(info.residual_tolerance, 1e-11 * 3.0 * 6.0, 1e-24));
+  CHECK(info.min_w >= -info.residual_tolerance && info.max_complementarity <= info.complementarity_bound);
+  cts_lcp_solver_free(h);
+}
+
 static void test_lcp_static_functions(void) {
   double m[LLD * LN], tol = SENTINEL;
   const double q[LN] = {-3, 6, -1}, z[LN] = {0, 1, 3}, zbad[LN] = {1, 1, 1};
@@ -666,6 +754,7 @@ int main(void) {
   test_lcp_constructors_and_null_handles();
   test_lcp_parameters();
   test_lcp_solve();
+  test_lcp_truth();
   test_lcp_static_functions();
   test_rigid_common();
   test_rigid_null_handles();

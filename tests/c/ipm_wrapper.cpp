@@ -1,7 +1,7 @@
 // The C++ wrapper's cts::IpmSolver (include/contact_solvers.hpp), with Eigen or (CTS_NO_EIGEN)
 // without: usage errors throw cts::Error with the library's status and message, outcomes are
 // returned, results match specs/ipm.md §9 (A2 stick and slip, A6 sensitivities), RAII/move/Clone
-// behave. Exits 0 when every check passes.
+// behave; SetBlockProblemData agrees with the dense setter. Exits 0 when every check passes.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -48,6 +48,127 @@ struct PointMass {
   explicit PointMass(double f) { tau[0] = f; }
   void Set(cts::IpmSolver& s) const { s.SetProblemData(3, 1, M, 3, Jn, 2, Jt, 3, v0, tau, 0.1, phi, mu, models); }
 };
+
+// Two free boxes (0.2 m, 1 kg) and a 1-dof tree without contact, h = 1e-3 s: box 0 slides at
+// 0.5 m/s on the ground (contact 0: tree 0 and the static world), box 1 rests on box 0 (contact
+// 1: trees 1, 0), μ = 0.5, gaps 0. Block data (per tree) and the same problem densely.
+struct TwoBoxes {
+  static constexpr int kNv = 13, kNc = 2;
+  static constexpr double kH = 1e-3;
+  std::vector<int32_t> tree_dofs{6, 6, 1};
+  std::vector<int32_t> contact_trees{0, -1, 1, 0};
+  std::vector<double> M = std::vector<double>(73, 0.0), J = std::vector<double>(54, 0.0);
+  std::vector<double> M_dense = std::vector<double>(kNv * kNv, 0.0);
+  std::vector<double> Jn = std::vector<double>(kNc * kNv, 0.0), Jt = std::vector<double>(2 * kNc * kNv, 0.0);
+  cts::Vector v0 = cts::internal::make_vector(kNv), tau = cts::internal::make_vector(kNv);
+  cts::Vector phi = cts::internal::make_vector(kNc), mu = cts::internal::make_vector(kNc);
+  std::vector<cts::IpmContactModel> models{cts::IpmContactModel::kSecondOrderCone,
+                                           cts::IpmContactModel::kSecondOrderCone};
+
+  TwoBoxes() {
+    const double inertia = 0.2 * 0.2 / 6.0;
+    for (int t = 0; t < 2; ++t)
+      for (int c = 0; c < 6; ++c) M[36 * t + 7 * c] = c < 3 ? 1.0 : inertia;
+    M[72] = 2.0;
+    // Blocks: box 0 bottom, box 1 bottom, minus box 0 top (rows normal z, t1 x, t2 y).
+    const double sign[3] = {1.0, 1.0, -1.0};
+    const double arm[3] = {-0.1, -0.1, 0.1};
+    for (int b = 0; b < 3; ++b) {
+      double* block = J.data() + 18 * b;
+      block[3 * 2 + 0] = sign[b];
+      block[3 * 0 + 1] = sign[b];
+      block[3 * 1 + 2] = sign[b];
+      block[3 * 4 + 1] = sign[b] * arm[b];   // (ω × r)_x = r_z ω_y
+      block[3 * 3 + 2] = -sign[b] * arm[b];  // (ω × r)_y = -r_z ω_x
+    }
+    v0[0] = 0.5;
+    v0[12] = 0.25;
+    tau[2] = tau[8] = -9.81;
+    tau[12] = 1.0;
+    mu[0] = mu[1] = 0.5;
+    const int first[3] = {0, 6, 12};
+    for (int t = 0; t < 3; ++t)
+      for (int c = 0; c < tree_dofs[t]; ++c)
+        for (int r = 0; r < tree_dofs[t]; ++r)
+          M_dense[(first[t] + r) + kNv * (first[t] + c)] = t < 2 ? M[36 * t + r + 6 * c] : M[72];
+    const double* block = J.data();
+    for (int i = 0; i < kNc; ++i) {
+      for (int slot = 0; slot < 2; ++slot) {
+        const int tree = contact_trees[2 * i + slot];
+        if (tree < 0) continue;
+        for (int c = 0; c < tree_dofs[tree]; ++c) {
+          Jn[i + kNc * (first[tree] + c)] = block[3 * c];
+          Jt[2 * i + 2 * kNc * (first[tree] + c)] = block[3 * c + 1];
+          Jt[2 * i + 1 + 2 * kNc * (first[tree] + c)] = block[3 * c + 2];
+        }
+        block += 3 * tree_dofs[tree];
+      }
+    }
+  }
+};
+
+// SetBlockProblemData at default parameters: the block solve takes the dense solve's iterations
+// and agrees with it to 1e-12; box 0 is slowed by both frictions, μ (2 m g + m g) h; the tree
+// without contact gets v0 + h τ / M exactly; the raw-pointer form equals the container form bit
+// for bit; usage errors throw with the library's status and keep the previous data.
+static void BlockProblemData() {
+  TwoBoxes p;
+  cts::BlockSparseData data(p.tree_dofs, p.M, p.contact_trees, p.J);
+  cts::IpmSolver dense, blocks;
+  dense.SetProblemData(TwoBoxes::kNv, TwoBoxes::kNc, p.M_dense.data(), TwoBoxes::kNv, p.Jn.data(), TwoBoxes::kNc,
+                       p.Jt.data(), 2 * TwoBoxes::kNc, p.v0.data(), p.tau.data(), TwoBoxes::kH, p.phi.data(),
+                       p.mu.data(), p.models.data());
+  blocks.SetBlockProblemData(data, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models);
+  CHECK(blocks.num_velocities() == TwoBoxes::kNv && blocks.num_contacts() == TwoBoxes::kNc);
+  CHECK(dense.Solve() == cts::IpmOutcome::kConverged);
+  CHECK(blocks.Solve() == cts::IpmOutcome::kConverged);
+  CHECK(blocks.get_stats().iterations == dense.get_stats().iterations && blocks.get_stats().iterations > 0);
+  const cts::Vector v = blocks.get_generalized_velocities();
+  for (int r = 0; r < TwoBoxes::kNv; ++r) CHECK(std::fabs(v[r] - dense.get_generalized_velocities()[r]) <= 1e-12);
+  const cts::Vector imp = blocks.get_impulses();
+  for (int k = 0; k < 3 * TwoBoxes::kNc; ++k) CHECK(std::fabs(imp[k] - dense.get_impulses()[k]) <= 1e-12);
+  // Physics to 1e-5 (N·s, m/s): the default stop is a scaled complementarity of 1e-6, so the
+  // normal impulses exceed the weights by a few 1e-6 N·s (a slight separating velocity).
+  CHECK(std::fabs(v[0] - (0.5 - 0.5 * 3.0 * 9.81 * TwoBoxes::kH)) < 1e-5);
+  CHECK(std::fabs(imp[0] - 2.0 * 9.81 * TwoBoxes::kH) < 1e-5);  // ground normal impulse: both weights
+  CHECK(std::fabs(imp[1] + 0.5 * imp[0]) < 1e-8);  // sliding: friction at the cone edge (interior: 1e-9 inside)
+  CHECK(v[12] == 0.25 + TwoBoxes::kH * 1.0 / 2.0);
+
+  cts::BlockSparseData raw(p.tree_dofs.data(), 3, p.M.data(), p.M.size(), p.contact_trees.data(), 2, p.J.data(),
+                           p.J.size());
+  cts::IpmSolver again;
+  again.SetBlockProblemData(raw, p.v0.data(), p.tau.data(), TwoBoxes::kH, p.phi.data(), p.mu.data(),
+                            p.models.data());
+  CHECK(again.Solve() == cts::IpmOutcome::kConverged);
+  for (int r = 0; r < TwoBoxes::kNv; ++r) CHECK(again.get_generalized_velocities()[r] == v[r]);
+
+  std::vector<int32_t> bad_trees{0, -1, 3, 0};
+  cts::BlockSparseData bad(p.tree_dofs, p.M, bad_trees, p.J);
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT,
+              [&] { blocks.SetBlockProblemData(bad, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models); });
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT,
+              [&] { blocks.SetBlockProblemData(data, &p.v0, &p.tau, 0.0, &p.phi, &p.mu, p.models); });  // h = 0
+  std::vector<int32_t> empty_tree{6, 6, 0};
+  cts::BlockSparseData no_dofs(empty_tree, p.M, p.contact_trees, p.J);
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT,
+              [&] { blocks.SetBlockProblemData(no_dofs, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models); });
+  const cts::Vector short_mu = cts::internal::make_vector(1);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH,
+              [&] { blocks.SetBlockProblemData(data, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &short_mu, p.models); });
+  const cts::Vector short_v0 = cts::internal::make_vector(12);
+  const cts::Vector short_tau = cts::internal::make_vector(12);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH, [&] {
+    blocks.SetBlockProblemData(data, &short_v0, &short_tau, TwoBoxes::kH, &p.phi, &p.mu, p.models);
+  });  // n = 12, the trees hold 13
+  ExpectError(CTS_STATUS_NULL_POINTER,
+              [&] { blocks.SetBlockProblemData(data, &p.v0, nullptr, TwoBoxes::kH, &p.phi, &p.mu, p.models); });
+  ExpectError(CTS_STATUS_NULL_POINTER, [&] {
+    blocks.SetBlockProblemData(data, p.v0.data(), p.tau.data(), TwoBoxes::kH, p.phi.data(), p.mu.data(), nullptr);
+  });
+  CHECK(blocks.num_contacts() == TwoBoxes::kNc);
+  CHECK(blocks.Solve() == cts::IpmOutcome::kConverged);
+  for (int r = 0; r < TwoBoxes::kNv; ++r) CHECK(blocks.get_generalized_velocities()[r] == v[r]);
+}
 
 int main() {
   CHECK(SecondTranslationUnitIpmContacts(4) == 4);
@@ -174,6 +295,8 @@ int main() {
   cts::IpmSolver assigned;
   assigned = std::move(moved);
   CHECK(moved.c_handle() == nullptr && assigned.c_handle() != nullptr);
+
+  BlockProblemData();
 
 #ifdef CTS_HAVE_EIGEN
   // Eigen: pointers to Eigen objects (borrowed), Eigen results, the same numbers.

@@ -134,6 +134,33 @@ static void TestLcp() {
   bad.fast_step_exp = 0;
   ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { moby.set_parameters(bad); });
 
+  // Issue 13: OK means the residual test passed; Drake's verdict stays readable.
+  const double m0[1] = {0.0};
+  CHECK(!moby.SolveLcpFast(cts::MatrixRef(m0, 1, 1), qf, &z));  // Drake: true with z = inf
+  CHECK(z.size() == 1 && std::isinf(z[0]));
+  CHECK(moby.drake_verdict());
+  CHECK(moby.Solve(cts::LcpAlgorithm::kFast, cts::MatrixRef(m0, 1, 1), qf) == cts::LcpOutcome::kNonFiniteSolution);
+  CHECK(std::isnan(moby.pivot_tolerance_used()) && moby.zero_tolerance_used() == 0.0);
+  // M = -1, q = -1: Drake's regularized wrapper accepts a solution of M + 10^e I only.
+  CHECK(!moby.SolveLcpFastRegularized(cts::MatrixRef(mf, 1, 1), qf, &z));
+  CHECK(moby.drake_verdict() && moby.regularization() > 0.0);
+  CHECK(moby.solve_info().residual_test_passed == 0);
+  cts::LcpSolverParameters drake;
+  drake.drake_compatible_verdict = true;
+  moby.set_parameters(drake);
+  CHECK(moby.SolveLcpFastRegularized(cts::MatrixRef(mf, 1, 1), qf, &z));  // Drake's bool
+  CHECK(moby.Solve(cts::LcpAlgorithm::kFast, cts::MatrixRef(m0, 1, 1), qf) == cts::LcpOutcome::kNonFiniteSolution);
+  moby.set_parameters(cts::LcpSolverParameters());
+  CHECK(moby.SolveLcpLemke(M3, q3, &z));
+  CHECK(near(moby.pivot_tolerance_used(), 3 * 2 * 2.220446049250313e-16, 1e-30));
+  CHECK(moby.solve_info().residual_test_passed == 1 && moby.regularization() == 0.0);
+  const double mnan[1] = {NAN};
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { moby.SolveLcpLemke(cts::MatrixRef(mnan, 1, 1), qf, &z); });
+  cts::LcpSolverParameters wide;
+  wide.lemke_min_exp = -400;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { moby.set_parameters(wide); });
+  ExpectError(CTS_STATUS_NO_SOLUTION, [&] { cts::UnrevisedLemkeSolver().solve_info(); });
+
   // Clone keeps the warm start; move transfers the handle.
   std::unique_ptr<cts::LcpSolver> copy = unrevised.Clone();
   CHECK(copy->Solve(cts::LcpAlgorithm::kUnrevisedLemke, MC, vec({-3, -3, -3})) == cts::LcpOutcome::kSolved);

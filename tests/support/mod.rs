@@ -1,4 +1,6 @@
 pub mod engine_scenes;
+pub mod ipm_blocks;
 pub mod rod2d;
 pub mod scene;
+pub mod stacks;
 pub mod tamsi_blocks;
