@@ -325,14 +325,14 @@ impl ConstraintSolver {
 
     /// Moby Lemke with `ComputeZeroTolerance(MM)`, then Drake's acceptance test (§5.3 steps
     /// 1–3) on Drake's verdict (the LCP solver's residual test is not this solver's criterion).
-    /// Leaves z, w and the pivots in the solver. A non-finite LCP (from non-finite problem data)
-    /// is not solved: z = 0.
+    /// Leaves z, w and the pivots in the solver. A non-finite LCP (from non-finite problem data),
+    /// or one so large that its zero tolerance overflows, is not solved: z = 0.
     fn solve_lcp_checked(&mut self) -> bool {
         let n = self.eng.n_lcp;
         let mm = DMatrixView::from_slice(&self.eng.mm[..n * n], n, n);
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
         let tol = crate::lcp::moby_zero_tolerance(mm);
-        let Ok(problem) = LcpProblem::new(mm, qq) else {
+        let (true, Ok(problem)) = (tol.is_finite(), LcpProblem::new(mm, qq)) else {
             self.zero_lcp_result();
             return false;
         };
