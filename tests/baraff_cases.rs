@@ -606,7 +606,7 @@ fn usage_errors_are_errors_not_panics() {
 
     let b = dvector![1.0, f64::NAN];
     let e = s.solve(&MatrixProblem { a: a.as_view(), b: b.as_view(), rows: Rows::Kinds(&rows) }).unwrap_err();
-    assert_eq!(e, BaraffError::NonFinite { what: "b" });
+    assert!(matches!(e, BaraffError::NonFinite { what: "b", index: 1, value } if value.is_nan()), "{e}");
 
     let b = dvector![1.0, 1.0];
     let bad = [RowKind::Bilateral, RowKind::Friction { normal: 0, mu: 0.5 }];

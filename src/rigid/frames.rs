@@ -49,7 +49,7 @@ where
     };
     if cf.len() != d.cf_len() {
         return Err(RigidError::DimensionMismatch {
-            what: "Unexpected packed constraint force vector dimension.",
+            what: "cf (packed constraint forces, nc + nr + nu + nb)",
             expected: d.cf_len(),
             got: cf.len(),
         });

@@ -69,7 +69,7 @@ impl RigidOutcome {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RigidError {
     /// A length does not match the problem's sizes.
-    #[error("{what}: expected length {expected}, got {got}")]
+    #[error("{what} has length {got}, expected {expected}")]
     DimensionMismatch {
         /// What was wrong.
         what: &'static str,
@@ -91,6 +91,22 @@ pub enum RigidError {
         expected_rows: usize,
         /// Columns expected.
         expected_cols: usize,
+    },
+    /// An entry of the data outside its domain: NaN or infinite anywhere, a negative friction
+    /// coefficient or regularization. Checked by the data's `validate` at every solve and
+    /// compute call (Drake does not check).
+    #[error("{what} entry {index:?} = {value} is outside its domain: expected {expected}")]
+    InvalidEntry {
+        /// Which argument.
+        what: &'static str,
+        /// Its first offending entry: `(i, 0)` for a vector, `(row, column)` for a matrix.
+        index: (usize, usize),
+        /// Whether `what` is a matrix.
+        matrix: bool,
+        /// The value.
+        value: f64,
+        /// The domain.
+        expected: &'static str,
     },
     /// `solve_inertia` was not set.
     #[error("solve_inertia is not set")]

@@ -79,6 +79,25 @@ pub enum TamsiError {
         /// The domain.
         expected: &'static str,
     },
+    /// A workspace sized by the problem could not be allocated: the system refused the memory
+    /// (nothing was solved; the solver stays usable).
+    #[error("{what}: allocating {elements} elements of {element_size} bytes failed")]
+    AllocationFailed {
+        /// Which workspace.
+        what: &'static str,
+        /// Elements requested.
+        elements: usize,
+        /// Bytes per element.
+        element_size: usize,
+    },
+    /// The problem is larger than the workspace's 32-bit block indices can address.
+    #[error("{what}: more than the supported maximum of {limit}")]
+    TooLarge {
+        /// What was counted.
+        what: &'static str,
+        /// The largest supported count.
+        limit: usize,
+    },
     /// Problem data of one coupling scheme given to a solver that was used with the other
     /// (Drake throws; a solver keeps its scheme until it is resized or cloned).
     #[error("the solver is {solver}; it cannot take {data} problem data")]
