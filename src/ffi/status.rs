@@ -93,9 +93,10 @@ pub enum cts_status {
     /// "fast" on a singular principal block). Never OK, even with `drake_compatible_verdict`.
     LcpNonFiniteSolution = 28,
     /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
-    /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
-    /// results hold the last iterate, a strictly interior point; its sensitivities can still be
-    /// computed.
+    /// `max_iter` iterations ran without convergence: the engine iteration's `tolerance` and
+    /// `complementarity_tolerance` not met (the results hold the best iterate, `docs/ipm.md` §11),
+    /// or with `dojo_compatible` `rtol` and `btol` not met (Dojo's "failed" status; the results
+    /// hold the last iterate, a strictly interior point). Sensitivities can still be computed.
     IpmMaxIterationsReached = 41,
     /// Interior point: a Newton direction or residual was not finite (a singular or overflowing
     /// Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
