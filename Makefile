@@ -1,7 +1,7 @@
 # Convenience targets around cargo. `make install` installs the shared and static library, the
 # header and contact_solvers.pc with cargo-c (pinned: cargo install cargo-c --version 0.10.24 --locked):
 #   make install PREFIX=$HOME/.local          (then: pkg-config --cflags --libs contact_solvers)
-#   make install PREFIX=/usr DESTDIR=/tmp/pkg (staged install, for packaging)
+#   make install PREFIX=/usr DESTDIR=stage  (staged install, for packaging)
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 CARGO ?= cargo

@@ -1,6 +1,6 @@
 //! Baraff pivoting solver benchmarks: random contact problems with `rows` = 12, 48, 192 (a third
 //! of them normals, each with two pyramid friction rows, μ = 0.5), Gaussian Jacobian rows on
-//! `rows` generalized coordinates, diagonal M in [0.5, 2], `b = J M⁻¹ τ` (`specs/baraff.md` §10's
+//! `rows` generalized coordinates, diagonal M in [0.5, 2], `b = J M⁻¹ τ` (`docs/baraff.md` §10's
 //! construction).
 //!
 //! * `baraff_solve/<rows>`: the matrix interface (`A`, `b` given), one warm solver.

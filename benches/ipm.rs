@@ -1,4 +1,4 @@
-//! Interior-point solver benchmarks (`specs/ipm.md`): boxes resting on the ground with 4 SOC
+//! Interior-point solver benchmarks (`docs/ipm.md`): boxes resting on the ground with 4 SOC
 //! corner contacts each, contacts = 4, 16, 64 on nv = 6·bodies (bodies = contacts / 4), one
 //! solve from the same data per sample (the workspace is grown before timing).
 //!

@@ -1,7 +1,8 @@
-//! TAMSI time per solve on the six problems of `../shared/bench/tamsi_bench_cases.txt`, measured
-//! as `specs/performance.md` measures Drake: one solver per problem, data set once, then
-//! `solve_with_guess(dt, v0)` repeated from the same guess. Drake's figures (µs per solve) are in
-//! that file; compare medians.
+//! TAMSI time per solve on the six problems of `tests/data/tamsi_bench_cases.txt.gz`, measured
+//! as `docs/performance.md` §1 describes Drake's measurement: one solver per problem, data set
+//! once, then `solve_with_guess(dt, v0)` repeated from the same guess. Drake's figures (µs per
+//! solve) are in that section; compare medians. `CONTACT_SOLVERS_TAMSI_CASES=<file>` times the
+//! problems of another `TAMSI_CASES 1` file instead (plain or `.gz`).
 
 use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
@@ -13,7 +14,7 @@ mod bench_cases;
 
 fn tamsi(c: &mut Criterion) {
     let mut group = c.benchmark_group("tamsi_solve");
-    for case in bench_cases::load() {
+    for case in bench_cases::load_for_benchmark() {
         let (nv, nc) = (case.nv, case.nc);
         let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());
         let problem = TamsiProblem::two_way(

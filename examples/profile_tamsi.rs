@@ -1,4 +1,5 @@
-//! Development aid: solves one benchmark problem repeatedly (for profilers).
+//! Development aid: solves one benchmark problem of `tests/data/tamsi_bench_cases.txt.gz` (or of
+//! the file `CONTACT_SOLVERS_TAMSI_CASES` names) repeatedly (for profilers).
 //! `cargo run --release --example profile_tamsi -- <nv> <repetitions>` prints the mean, median and
 //! minimum time per solve; `CHECKSUM=1` prints a hash of the bits of every output instead (to check
 //! that a change leaves results bit-identical).
@@ -13,7 +14,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let nv_wanted: usize = args.get(1).map_or(30, |s| s.parse().unwrap());
     let reps: usize = args.get(2).map_or(100, |s| s.parse().unwrap());
-    let cases = bench_cases::load();
+    let cases = bench_cases::load_for_benchmark();
     let case = cases.iter().find(|c| c.nv == nv_wanted).expect("no case with that nv");
     let (nv, nc) = (case.nv, case.nc);
     let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());

@@ -1,6 +1,6 @@
 /* Baraff's pivoting contact solver (Darwin2K's constraintSolver) from plain C99.
  *
- * 1. A particle on an incline through the matrix interface (a = A f + b), specs/baraff.md B2.
+ * 1. A particle on an incline through the matrix interface (a = A f + b), docs/baraff.md §11 B2.
  * 2. A 1 m x 0.5 m box resting on a plane whose tilt grows: the model interface (M, J, tau)
  *    builds A and b; the box sticks until the tilt reaches atan(mu) and then slides, with both
  *    corner frictions saturated at -mu N. The onset tilt is found by bisection.

@@ -1,5 +1,5 @@
 /* A box sliding to rest on a plane with the interior-point (Dojo) C API: the second-order friction
- * cone against the linear ("pyramid") model (specs/ipm.md §9, cases A3/A4; the paper's Fig. 5).
+ * cone against the linear ("pyramid") model (docs/ipm.md §9, cases A3/A4; the paper's Fig. 5).
  *
  * A 1 kg cube of edge 0.5 m rests flat on the ground z = 0 and is launched with v0 = (4, 0.8, 0)
  * m/s; μ = 0.25, h = 0.01 s, 250 steps. Generalized velocities v = (vx, vy, vz, ωx, ωy, ωz) of the

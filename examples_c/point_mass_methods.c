@@ -1,4 +1,4 @@
-/* Three ways to simulate contact on one worked example (specs/blog_methods.md): a point mass
+/* Three ways to simulate contact on one worked example (docs/blog_methods.md): a point mass
  * (m = 10 kg, g = 9.81 m/s²) dropped from z0 = 1 m at rest onto the ground z = 0, time step
  * dt = 1 ms, 999 steps (samples k = 0 … 999, t_k = k·dt). F_k is the ground force used on the step
  * k → k+1 (the last sample has no step: its F is printed as nan).

@@ -1,4 +1,4 @@
-/* Drake's Rod2D (specs/rigid_cases.md §1) with the rigid constraint-solver C API (cts_rigid_*):
+/* Drake's Rod2D (docs/rigid_cases.md §1) with the rigid constraint-solver C API (cts_rigid_*):
  * Drake's ConstraintSolver on a rod (m = 2 kg, J = 1 kg m², half length 1 m) in the vertical x-y
  * plane above the ground y <= 0. Generalized velocities v = (vx, vy, ω); gravity 9.81 m/s².
  *

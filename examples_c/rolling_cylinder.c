@@ -1,4 +1,4 @@
-/* Rolling cylinder (Drake's RollingCylinder test, specs/tamsi_cases.md §3) with the TAMSI C API.
+/* Rolling cylinder (Drake's RollingCylinder test, docs/tamsi_cases.md §3) with the TAMSI C API.
  *
  * A thin-shell cylinder (m = 1 kg, R = 1 m, I = m R²) falls from 0.5 m onto the ground with a
  * horizontal velocity vx0 and must stop vertically within one 1 ms step. Compliant normal contact

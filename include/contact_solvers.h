@@ -23,12 +23,25 @@
  * - Status: every fallible function returns a cts_status (int32_t). CTS_STATUS_OK = 0; solver
  *   outcomes are 1..99 (TAMSI: exactly Drake's TamsiSolverResult values 1..3); usage errors are
  *   100 and up; CTS_STATUS_PANIC = 199 means an internal error was caught (free the handle).
- *   cts_status_string(code) names any value. The detail of the last call on a handle that did
- *   not return CTS_STATUS_OK is in cts_<thing>_last_error(handle); a failure with no handle
- *   (constructor, NULL handle) leaves it in cts_last_error_message() (thread-local).
+ *   cts_status_string(code) names any value.
+ * - Last error, errno-style: the detail of the last FAILING call on a handle is in
+ *   cts_<thing>_last_error(handle). A successful call leaves it unchanged (so a getter called
+ *   after a failed solve does not wipe the solve's detail); a failing call replaces it; a call
+ *   that sets problem data or solves clears it when it starts (it is "" after such a call
+ *   succeeds). A failure with no handle (constructor, NULL handle) leaves its detail in
+ *   cts_last_error_message() (thread-local). Messages name the function, the argument, the
+ *   value and what was expected, e.g. "cts_tamsi_solver_solve_with_guess: v_guess has length 3,
+ *   expected the solver's nv = 2".
  * - Never crashes the host: no panic crosses the ABI; the library never aborts, exits or prints.
  *   NULL pointers, wrong lengths, ld below the row count and out-of-domain scalars return an
- *   error code and write nothing to the outputs.
+ *   error code and write nothing to the outputs. Every workspace sized by the caller's data is
+ *   checked before it is allocated: a size that cannot exist is CTS_STATUS_INVALID_ARGUMENT, one
+ *   the system refuses is CTS_STATUS_ALLOCATION_FAILED (the message names the size; the handle
+ *   stays usable).
+ * - Finite data, finite answers: NaN and infinities in problem data are rejected where they
+ *   would poison the answer (CTS_STATUS_INVALID_ARGUMENT naming the argument and its first bad
+ *   entry). No solve or getter of TAMSI, the rigid solver, Baraff or the interior point returns
+ *   CTS_STATUS_OK with a NaN or infinite output: CTS_STATUS_NON_FINITE_RESULT names it instead.
  * - Matrices: dense, COLUMN-MAJOR double (the layout of Eigen, Fortran, Julia, MATLAB and
  *   Drake; NumPy and MuJoCo default to row-major: pass order='F' or transpose), each given as
  *   (const double *data, size_t ld) with its shape implied by sizes already known;
@@ -52,6 +65,8 @@
 #define CTS_VERSION_PATCH 0
 /** ABI version of this header; check cts_abi_version() == CTS_ABI_VERSION at start-up. */
 #define CTS_ABI_VERSION 1
+
+
 
 
 /**
@@ -390,6 +405,15 @@ enum cts_status
    */
   CTS_STATUS_ALPHA_SOLVER_FAILED = 3,
   /**
+   * A solve or getter of TAMSI, the rigid constraint solver, Baraff or the interior point would
+   * have returned a NaN or infinite output although its inputs passed validation (huge finite
+   * inputs whose products overflow, an ill-posed problem). The message names the output and its
+   * first non-finite entry. Where Drake reports success (TAMSI) this is a deliberate
+   * difference. A solve that ends with it keeps its results: getters of its finite outputs
+   * work, getters of the non-finite ones report this status too and write nothing.
+   */
+  CTS_STATUS_NON_FINITE_RESULT = 4,
+  /**
    * LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
    * variable for the entering column (ray termination; Drake returns false). z = 0.
    */
@@ -483,9 +507,10 @@ enum cts_status
   CTS_STATUS_LCP_NON_FINITE_SOLUTION = 28,
   /**
    * Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
-   * `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
-   * results hold the last iterate, a strictly interior point; its sensitivities can still be
-   * computed.
+   * `max_iter` iterations ran without convergence: the engine iteration's `tolerance` and
+   * `complementarity_tolerance` not met (the results hold the best iterate, `docs/ipm.md` §11),
+   * or with `dojo_compatible` `rtol` and `btol` not met (Dojo's "failed" status; the results
+   * hold the last iterate, a strictly interior point). Sensitivities can still be computed.
    */
   CTS_STATUS_IPM_MAX_ITERATIONS_REACHED = 41,
   /**
@@ -519,6 +544,13 @@ enum cts_status
    * A result getter was called before any solve (or after the data changed).
    */
   CTS_STATUS_NO_SOLUTION = 105,
+  /**
+   * A workspace sized by the caller's data could not be allocated (the system refused the
+   * memory). The message names the size; nothing was changed and the handle stays usable.
+   * Sizes that cannot exist at all (their byte count overflows) are
+   * `CTS_STATUS_INVALID_ARGUMENT`.
+   */
+  CTS_STATUS_ALLOCATION_FAILED = 106,
   /**
    * TAMSI sensitivities asked of a solve that has none: it did not converge (only a converged
    * solve satisfies R(v) = 0, which implicit differentiation needs), or the Newton matrix at
@@ -681,11 +713,11 @@ typedef struct cts_ipm_parameters {
   double btol;
   /**
    * Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
-   * >= 0.
+   * in [0, 100000] (the iteration histories are reserved for all of them).
    */
   int32_t max_iter;
   /**
-   * Maximum number of backtracking halvings per iteration; default 10; >= 1.
+   * Maximum number of backtracking halvings per iteration; default 10; in [1, 1000].
    */
   int32_t max_ls;
   /**
@@ -1022,7 +1054,7 @@ typedef struct cts_lcp_solve_info {
 
 /**
  * Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
- * of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+ * of Drake HEAD (`docs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
  * (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
  */
 typedef struct cts_rigid_parameters {
@@ -1058,6 +1090,8 @@ typedef struct cts_rigid_parameters {
  * Return 0 on success. Any other value reports a failure: the library stops calling callbacks
  * for the rest of that call, discards what it computed, and the call returns
  * CTS_STATUS_CALLBACK_FAILED with the operator's name and the value in the handle's last error.
+ * A callback that returns 0 but wrote a NaN or infinite entry to `out` counts as failed the
+ * same way (the message names the entry).
  *
  * Callbacks run inside solve and compute calls, on the calling thread. They must return
  * normally: they must not longjmp out of the library, throw a C++ exception through it, or call
@@ -1081,11 +1115,15 @@ typedef struct cts_tamsi_parameters {
    */
   double stiction_tolerance;
   /**
-   * Maximum number of Newton updates; default 100; must be >= 0.
+   * Maximum number of Newton updates; default 100; in [0, 100000] (the residual history is
+   * reserved for all of them, so a solve never allocates for it).
    */
   int32_t max_iterations;
   /**
-   * Relative tolerance rtol (convergence at rtol·vs m/s); default 1e-2; in (0, 1).
+   * Relative tolerance rtol (convergence at rtol·vs m/s); default 1e-2; in (0, 1). Also
+   * `relative_tolerance·stiction_tolerance >= 2^-511 ≈ 1.49e-154` m/s: the soft norm of the
+   * slip speed, `sqrt(|vt|² + (rtol·vs)²)`, needs `(rtol·vs)²` to be a normal double, or a
+   * contact at exactly zero slip gets the direction 0/0 = NaN.
    */
   double relative_tolerance;
   /**
@@ -1141,8 +1179,9 @@ void cts_baraff_solver_free(struct cts_baraff_solver *solver);
  * for use on another thread. The copy has no problem data and no results: set data before
  * solving.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_baraff_solver_clone(const struct cts_baraff_solver *solver,
                                    struct cts_baraff_solver **out);
@@ -1152,8 +1191,9 @@ cts_status cts_baraff_solver_clone(const struct cts_baraff_solver *solver,
  * the matrix interface), so that no later set or solve call up to these sizes allocates. Set
  * calls grow it as needed anyway. Keeps the problem data and results.
  *
- * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (sizes too large
- * to allocate; nothing changed).
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (sizes whose
+ * workspace cannot exist) or CTS_STATUS_ALLOCATION_FAILED (the workspace, about
+ * 5·m² + 2·m·n + n² doubles, was refused); nothing changed on error.
  */
 cts_status cts_baraff_solver_reserve(struct cts_baraff_solver *solver,
                                      size_t m,
@@ -1201,8 +1241,9 @@ cts_status cts_baraff_solver_get_parameters(const struct cts_baraff_solver *solv
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a needed array is NULL);
  * CTS_STATUS_INVALID_ARGUMENT (`ld_A` below m, an unknown kind code, a friction row whose
  * `normal` index is out of range or not a normal row, μ negative or not finite, bounds that do
- * not contain 0, sizes too large). On error the previous data stays set. Non-finite values in A
- * or b are reported by the solve call.
+ * not contain 0, sizes whose workspace cannot exist); CTS_STATUS_ALLOCATION_FAILED (the
+ * workspace for m rows was refused; checked before the rows are read). On error the previous
+ * data stays set. Non-finite values in A or b are reported by the solve call.
  */
 cts_status cts_baraff_solver_set_matrix_problem_data(struct cts_baraff_solver *solver,
                                                      size_t m,
@@ -1237,8 +1278,10 @@ cts_status cts_baraff_solver_set_matrix_problem_data(struct cts_baraff_solver *s
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below its
  * row count, `level` not one of the two codes, a row error as for the matrix interface, sizes
- * too large). On error the previous data stays set. Non-finite values and a mass matrix that is
- * not positive definite are reported by the solve calls (CTS_STATUS_INVALID_ARGUMENT).
+ * whose workspace cannot exist); CTS_STATUS_ALLOCATION_FAILED (the workspace for m rows and n
+ * coordinates was refused; checked before the rows are read). On error the previous data stays
+ * set. Non-finite values and a mass matrix that is not positive definite are reported by the
+ * solve calls (CTS_STATUS_INVALID_ARGUMENT).
  */
 cts_status cts_baraff_solver_set_model_problem_data(struct cts_baraff_solver *solver,
                                                     size_t m,
@@ -1336,6 +1379,9 @@ cts_status cts_baraff_solver_set_model_stabilization(struct cts_baraff_solver *s
  * CTS_STATUS_BARAFF_PIVOT_LIMIT; `cts_baraff_solver_get_stats` tells more. Usage errors (no
  * results afterwards): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
  * CTS_STATUS_INVALID_ARGUMENT (non-finite data, M not positive definite, negative μ_d).
+ * CTS_STATUS_NON_FINITE_RESULT: the pivoting verified the row conditions but an output is NaN
+ * or infinite (huge finite data overflowed); the results stay, and their getters report the
+ * same status for non-finite values.
  */
 cts_status cts_baraff_solver_solve(struct cts_baraff_solver *solver);
 
@@ -1408,7 +1454,8 @@ cts_status cts_baraff_solver_needs_impulse(struct cts_baraff_solver *solver,
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
  * CTS_STATUS_NO_SOLUTION (no solve call since the data was set, or it failed with a usage
- * error). Nothing is written on error.
+ * error), CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing is written on
+ * error.
  */
 cts_status cts_baraff_solver_get_forces(const struct cts_baraff_solver *solver,
                                         double *out,
@@ -1440,8 +1487,8 @@ cts_status cts_baraff_solver_get_row_sets(const struct cts_baraff_solver *solver
  * `q̇⁺ = q̇ + M⁻¹ J_fᵀ p` (m/s or rad/s). `len` must be n.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH,
- * CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem).
- * Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem),
+ * CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing is written on error.
  */
 cts_status cts_baraff_solver_get_generalized_result(const struct cts_baraff_solver *solver,
                                                     double *out,
@@ -1481,8 +1528,8 @@ cts_status cts_baraff_solver_get_composed_b(const struct cts_baraff_solver *solv
  * sliding friction a negative diagonal entry is the Painlevé signature.)
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
- * CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`). Nothing is
- * written on error.
+ * CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`),
+ * CTS_STATUS_NON_FINITE_RESULT. Nothing is written on error.
  */
 cts_status cts_baraff_solver_get_composed_matrix(const struct cts_baraff_solver *solver,
                                                  double *out,
@@ -1491,7 +1538,8 @@ cts_status cts_baraff_solver_get_composed_matrix(const struct cts_baraff_solver 
 /**
  * Copies the statistics of the last solve call into `*out` (also after a Baraff outcome).
  *
- * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+ * CTS_STATUS_NON_FINITE_RESULT (`worst_violation` is NaN or infinite).
  */
 cts_status cts_baraff_solver_get_stats(const struct cts_baraff_solver *solver,
                                        struct cts_baraff_stats *out);
@@ -1508,10 +1556,14 @@ size_t cts_baraff_solver_num_rows(const struct cts_baraff_solver *solver);
 size_t cts_baraff_solver_num_coordinates(const struct cts_baraff_solver *solver);
 
 /**
- * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
- * a Baraff outcome, e.g. "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots,
- * 0 iterations, worst relative violation 1e0)"); "" after a successful call. Valid until the
- * next call on the handle; never NULL (also "" for a NULL handle); not to be freed.
+ * Detail of the last failing call on this handle (a usage error or a Baraff outcome, e.g.
+ * "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots, 0 iterations, worst
+ * relative violation 1)"), errno-style: a successful call leaves it unchanged (a getter after a
+ * failed solve keeps the solve's detail); a failing call replaces it; the set calls (problem
+ * data, bias, sliding, stabilisation) and the solve calls (`_solve`, `_compute_impulses`,
+ * `_consistency_impulse`) clear it when they start, so it is "" after they succeed. "" before
+ * any failure. Valid until the next call on the handle; never NULL (also "" for a NULL handle);
+ * not to be freed.
  */
 const char *cts_baraff_solver_last_error(const struct cts_baraff_solver *solver);
 
@@ -1553,8 +1605,9 @@ void cts_ipm_solver_free(struct cts_ipm_solver *solver);
  * before solving); with `warm_start = 1` its first solve may start from the original's last
  * solution, as the original's next solve would.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
- * detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail in
+ * `cts_last_error_message()`.
  */
 cts_status cts_ipm_solver_clone(const struct cts_ipm_solver *solver,
                                 struct cts_ipm_solver **out);
@@ -1579,7 +1632,7 @@ cts_status cts_ipm_solver_get_parameters(const struct cts_ipm_solver *solver,
                                          struct cts_ipm_parameters *out);
 
 /**
- * Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+ * Sets the problem of one time step (`docs/ipm.md` §1.2): find the next generalized velocity v
  * and the contact impulses with
  *
  * ```text
@@ -1618,8 +1671,10 @@ cts_status cts_ipm_solver_get_parameters(const struct cts_ipm_solver *solver,
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
  * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count, a non-finite value, h <= 0, μ < 0,
- * an unknown model kind, sizes beyond the address space); CTS_STATUS_DIMENSION_MISMATCH
- * (`vt_offset_len` neither 0 nor 2nc). On error the previous data and results stay set.
+ * an unknown model kind, sizes whose workspace cannot exist); CTS_STATUS_DIMENSION_MISMATCH
+ * (`vt_offset_len` neither 0 nor 2nc); CTS_STATUS_ALLOCATION_FAILED (the solve's workspace for
+ * these sizes was refused; probed before any of the data is copied). On error the previous data
+ * and results stay set.
  */
 cts_status cts_ipm_solver_set_problem_data(struct cts_ipm_solver *solver,
                                            size_t n,
@@ -1658,8 +1713,9 @@ cts_status cts_ipm_solver_set_problem_data(struct cts_ipm_solver *solver,
  * CTS_STATUS_INVALID_ARGUMENT (a tree with < 1 dof, a contact tree out of range, repeated or
  * both -1, a non-finite value, h <= 0, μ < 0, an unknown model kind, sizes beyond the address
  * space); CTS_STATUS_DIMENSION_MISMATCH (`data->M_len`, `data->J_len` or `vt_offset_len` not as
- * described). On error the previous data (dense or block, with its structure) and results stay
- * set.
+ * described); CTS_STATUS_ALLOCATION_FAILED (the structure's tables or the solve's workspace for
+ * these sizes were refused; the message names the size). On error the previous data (dense or
+ * block, with its structure) and results stay set.
  */
 cts_status cts_ipm_solver_set_block_problem_data(struct cts_ipm_solver *solver,
                                                  const struct cts_block_sparse_data *data,
@@ -1682,7 +1738,10 @@ cts_status cts_ipm_solver_set_block_problem_data(struct cts_ipm_solver *solver,
  * every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
  * (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
  * CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
- * cannot be allocated).
+ * cannot exist), CTS_STATUS_ALLOCATION_FAILED (the workspace was refused).
+ * CTS_STATUS_NON_FINITE_RESULT: converged, but an output (velocities, impulses, gaps, primal,
+ * dual, stats, histories) is NaN or infinite; the results stay, and their getters report the
+ * same status for non-finite values (`cts_ipm_stats.status` holds it too).
  */
 cts_status cts_ipm_solver_solve(struct cts_ipm_solver *solver);
 
@@ -1704,7 +1763,8 @@ cts_status cts_ipm_solver_solve_with_guess(struct cts_ipm_solver *solver,
  * `len` must be n.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
- * CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION (no solve since the data was set), CTS_STATUS_NON_FINITE_RESULT (an
+ * entry is NaN or infinite). Nothing is written on error.
  */
 cts_status cts_ipm_solver_get_generalized_velocities(const struct cts_ipm_solver *s,
                                                      double *out,
@@ -1759,7 +1819,8 @@ cts_status cts_ipm_solver_get_dual(const struct cts_ipm_solver *s,
 /**
  * Copies the statistics of the last solve into `*out`.
  *
- * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+ * CTS_STATUS_NON_FINITE_RESULT (a floating-point field is NaN or infinite).
  */
 cts_status cts_ipm_solver_get_stats(const struct cts_ipm_solver *s,
                                     struct cts_ipm_stats *out);
@@ -1770,7 +1831,7 @@ cts_status cts_ipm_solver_get_stats(const struct cts_ipm_solver *s,
  * may be NULL when `len` is 0 (to query the length).
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
- * CTS_STATUS_NO_SOLUTION.
+ * CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry to be written is not finite).
  */
 cts_status cts_ipm_solver_get_rvio_history(const struct cts_ipm_solver *s,
                                            double *out,
@@ -1806,7 +1867,7 @@ cts_status cts_ipm_solver_get_alpha_history(const struct cts_ipm_solver *s,
 
 /**
  * Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
- * implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+ * implicit differentiation (`docs/ipm.md` §7): one factorization of the exact Newton matrix at
  * the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
  * (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
  * fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after
@@ -1816,7 +1877,9 @@ cts_status cts_ipm_solver_get_alpha_history(const struct cts_ipm_solver *s,
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve of the current
  * data), CTS_STATUS_INVALID_ARGUMENT (the data became non-finite, or the sensitivity matrices
- * cannot be allocated).
+ * cannot exist), CTS_STATUS_ALLOCATION_FAILED (they were refused), CTS_STATUS_NON_FINITE_RESULT
+ * (a sensitivity entry is NaN or infinite, e.g. at a degenerate solution; the getters of that
+ * matrix report the same).
  */
 cts_status cts_ipm_solver_compute_sensitivities(struct cts_ipm_solver *solver);
 
@@ -1829,7 +1892,8 @@ cts_status cts_ipm_solver_compute_sensitivities(struct cts_ipm_solver *solver);
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`,
  * `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`), CTS_STATUS_NO_SOLUTION (no solve of the
- * current data, or no sensitivities computed since). Nothing is written on error.
+ * current data, or no sensitivities computed since), CTS_STATUS_NON_FINITE_RESULT (an entry is
+ * NaN or infinite). Nothing is written on error.
  */
 cts_status cts_ipm_solver_get_velocity_sensitivity(const struct cts_ipm_solver *s,
                                                    int32_t parameter,
@@ -1864,10 +1928,12 @@ size_t cts_ipm_solver_num_velocities(const struct cts_ipm_solver *s);
 size_t cts_ipm_solver_num_contacts(const struct cts_ipm_solver *s);
 
 /**
- * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or a
- * solver outcome, e.g. "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4)"); "" after a
- * successful call. Valid until the next call on the handle; never NULL (also "" for a NULL
- * handle); not to be freed.
+ * Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
+ * "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4): ..."), errno-style: a successful
+ * call leaves it unchanged (a getter after a failed solve keeps the solve's detail); a failing
+ * call replaces it; `cts_ipm_solver_set_problem_data` and the two solve calls clear it when they
+ * start, so it is "" after they succeed. "" before any failure. Valid until the next call on the
+ * handle; never NULL (also "" for a NULL handle); not to be freed.
  */
 const char *cts_ipm_solver_last_error(const struct cts_ipm_solver *s);
 
@@ -2004,10 +2070,12 @@ size_t cts_lcp_solver_num_pivots(const struct cts_lcp_solver *s);
 size_t cts_lcp_solver_size(const struct cts_lcp_solver *s);
 
 /**
- * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error or
- * an outcome, e.g. "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1,
- * 1 pivots)"); "" after a successful call. Valid until the next call on the handle; never NULL
- * (also "" for a NULL handle); not to be freed.
+ * Detail of the last failing call on this handle (a usage error or an outcome, e.g.
+ * "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1, 1 pivots)"),
+ * errno-style: a successful call leaves it unchanged (a getter after a failed solve keeps the
+ * solve's detail); a failing call replaces it; `cts_lcp_solver_solve` clears it when it starts,
+ * so it is "" after a successful solve. "" before any failure. Valid until the next call on the
+ * handle; never NULL (also "" for a NULL handle); not to be freed.
  */
 const char *cts_lcp_solver_last_error(const struct cts_lcp_solver *s);
 
@@ -2067,8 +2135,9 @@ void cts_rigid_solver_free(struct cts_rigid_solver *solver);
  * Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
  * e.g. for another thread. The copy has no problem data and no results.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_rigid_solver_clone(const struct cts_rigid_solver *solver,
                                   struct cts_rigid_solver **out);
@@ -2274,10 +2343,17 @@ cts_status cts_rigid_solver_set_vel_inertia_matrix(struct cts_rigid_solver *solv
  * `drake_empty_fast_exit` switch); with no constraints at all, empty.
  *
  * Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
- * readable), or a usage error: CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data, or
- * `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT (data invalid now, a non-factorable M),
- * CTS_STATUS_DIMENSION_MISMATCH; or CTS_STATUS_CALLBACK_FAILED. Every solve first discards the
- * previous results; after an error there are none (getters return CTS_STATUS_NO_SOLUTION).
+ * readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf, the LCP matrix or
+ * vector, z or w has a NaN or infinite entry (huge finite data overflowed; the results stay, and
+ * the getters of non-finite values report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
+ * CTS_STATUS_NO_PROBLEM_DATA (no data, or `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT
+ * (data invalid now: a NaN or infinite entry in any vector or dense operator, a negative μ or γ,
+ * a non-factorable M; or a workspace that cannot exist), CTS_STATUS_DIMENSION_MISMATCH,
+ * CTS_STATUS_ALLOCATION_FAILED (the workspace, about nv² + nb² + nv·(nc + nr + nu + nb) + 12·n²
+ * doubles, was refused; nothing changed); or CTS_STATUS_CALLBACK_FAILED (a callback returned
+ * nonzero or wrote a non-finite value). Every solve first discards the previous results; after
+ * an error other than CTS_STATUS_NON_FINITE_RESULT there are none (getters return
+ * CTS_STATUS_NO_SOLUTION).
  */
 cts_status cts_rigid_solver_solve_constraint_problem(struct cts_rigid_solver *solver);
 
@@ -2322,7 +2398,8 @@ size_t cts_rigid_solver_num_constraint_forces(const struct cts_rigid_solver *s);
  * must be `cts_rigid_solver_num_constraint_forces`.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
- * CTS_STATUS_NO_SOLUTION (no completed solve). Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION (no completed solve), CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or
+ * infinite). Nothing is written on error.
  */
 cts_status cts_rigid_solver_get_constraint_forces(const struct cts_rigid_solver *s,
                                                   double *out,
@@ -2354,7 +2431,8 @@ int32_t cts_rigid_solver_regularization_used(const struct cts_rigid_solver *s);
  * `ld >= max(1, n)`; rows n..ld-1 are not touched. For inspection and debugging.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
- * CTS_STATUS_NO_SOLUTION. Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing
+ * is written on error.
  */
 cts_status cts_rigid_solver_get_lcp_matrix(const struct cts_rigid_solver *s,
                                            double *out,
@@ -2393,8 +2471,11 @@ cts_status cts_rigid_solver_get_lcp_w(const struct cts_rigid_solver *s,
  * nv). Does not change the results of the last solve.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data or no
- * `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT,
- * CTS_STATUS_CALLBACK_FAILED. Nothing is written on error.
+ * `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT
+ * (a non-finite `cf`, data invalid now), CTS_STATUS_ALLOCATION_FAILED (the workspace, about
+ * nv² + nb² + nv·(nc + nr + nu + nb) doubles, was refused), CTS_STATUS_CALLBACK_FAILED,
+ * CTS_STATUS_NON_FINITE_RESULT (an entry of the result overflowed). Nothing is written on
+ * error.
  */
 cts_status cts_rigid_solver_compute_generalized_force_from_constraint_forces(struct cts_rigid_solver *solver,
                                                                              const double *cf,
@@ -2466,10 +2547,13 @@ cts_status cts_rigid_solver_compute_generalized_acceleration_discretized(struct 
                                                                          size_t len);
 
 /**
- * Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error, an
- * outcome or a failed callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback
- * returned 3; the call was abandoned"); "" after a successful call. Valid until the next call on
- * the handle; never NULL (also "" for a NULL handle); not to be freed.
+ * Detail of the last failing call on this handle (a usage error, an outcome or a failed
+ * callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback returned 3
+ * (expected 0); the call was abandoned"), errno-style: a successful call leaves it unchanged (a
+ * getter after a failed solve keeps the solve's detail); a failing call replaces it; the two
+ * set-problem-data calls and the three solve calls clear it when they start, so it is "" after
+ * they succeed. "" before any failure. Valid until the next call on the handle; never NULL (also
+ * "" for a NULL handle); not to be freed.
  */
 const char *cts_rigid_solver_last_error(const struct cts_rigid_solver *s);
 
@@ -2490,8 +2574,9 @@ void cts_tamsi_parameters_default(struct cts_tamsi_parameters *out);
  * writes the handle to `*out` (only on success).
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER if `out` is NULL; CTS_STATUS_INVALID_ARGUMENT
- * if the nv×nv workspace cannot be allocated. Failures leave their detail in
- * `cts_last_error_message()`.
+ * if the workspace of about 4·nv² doubles cannot exist (nv above 536870911 on a 64-bit
+ * system); CTS_STATUS_ALLOCATION_FAILED if the system refuses it. Failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_tamsi_solver_new(size_t nv,
                                 struct cts_tamsi_solver **out);
@@ -2507,8 +2592,9 @@ void cts_tamsi_solver_free(struct cts_tamsi_solver *solver);
  * success), for use on another thread. The copy has no problem data and no results: set data
  * before solving.
  *
- * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
- * their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+ * CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+ * in `cts_last_error_message()`.
  */
 cts_status cts_tamsi_solver_clone(const struct cts_tamsi_solver *solver,
                                   struct cts_tamsi_solver **out);
@@ -2517,8 +2603,9 @@ cts_status cts_tamsi_solver_clone(const struct cts_tamsi_solver *solver,
  * Changes the number of generalized velocities to `nv` (> 0), as Drake's `ResizeIfNeeded`.
  * Drops the problem data (ending its borrow), the results and the coupling-scheme binding.
  *
- * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nv = 0, or
- * too large to allocate).
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (nv = 0, or a
+ * workspace that cannot exist) or CTS_STATUS_ALLOCATION_FAILED (refused by the system; the
+ * solver is unchanged).
  */
 cts_status cts_tamsi_solver_resize(struct cts_tamsi_solver *solver,
                                    size_t nv);
@@ -2556,9 +2643,10 @@ cts_status cts_tamsi_solver_get_parameters(const struct cts_tamsi_solver *solver
  * `cts_tamsi_solver_free`. Setting data drops the previous results.
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
- * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count); CTS_STATUS_WRONG_COUPLING_SCHEME
- * (the solver was used with two-way data; resize or clone it first). On error the previous data
- * stays set.
+ * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; a NaN or infinite entry anywhere;
+ * `mu` or `fn` negative; the message names the argument and its first bad entry);
+ * CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; resize or clone it
+ * first). On error the previous data stays set.
  */
 cts_status cts_tamsi_solver_set_one_way_coupled_problem_data(struct cts_tamsi_solver *solver,
                                                              size_t nc,
@@ -2582,8 +2670,9 @@ cts_status cts_tamsi_solver_set_one_way_coupled_problem_data(struct cts_tamsi_so
  * (d, Hunt–Crossley, s/m), `mu` nc. Borrowed under the same rule.
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below
- * its row count); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data).
- * On error the previous data stays set.
+ * its row count; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
+ * CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data). On error the
+ * previous data stays set.
  */
 cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_solver *solver,
                                                              size_t nc,
@@ -2624,7 +2713,9 @@ cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_so
  * or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
  * a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
  * both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
- * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+ * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
+ * before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+ * allocated; the message names the size). The message
  * names the argument, its first bad entry, the value and what was expected. On error the
  * previous data (dense or block, with its structure) stays set and usable.
  */
@@ -2648,7 +2739,8 @@ cts_status cts_tamsi_solver_set_one_way_coupled_block_problem_data(struct cts_ta
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
  * CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
  * `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
- * was used with one-way data). On error the previous data stays set and usable.
+ * was used with one-way data; checked before the values); CTS_STATUS_ALLOCATION_FAILED. On
+ * error the previous data stays set and usable.
  */
 cts_status cts_tamsi_solver_set_two_way_coupled_block_problem_data(struct cts_tamsi_solver *solver,
                                                                    const struct cts_block_sparse_data *data,
@@ -2664,10 +2756,15 @@ cts_status cts_tamsi_solver_set_two_way_coupled_block_problem_data(struct cts_ta
  *
  * Returns CTS_STATUS_OK (converged) or a solver outcome: CTS_STATUS_MAX_ITERATIONS_REACHED,
  * CTS_STATUS_LINEAR_SOLVER_FAILED, CTS_STATUS_ALPHA_SOLVER_FAILED. After any of these, every
- * getter returns values evaluated at the returned v (Drake leaves some stale). Usage errors
- * (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
- * CTS_STATUS_DIMENSION_MISMATCH (`nv` differs from the solver's), CTS_STATUS_INVALID_ARGUMENT
- * (`dt`).
+ * getter returns values evaluated at the returned v (Drake leaves some stale).
+ * CTS_STATUS_NON_FINITE_RESULT: the iteration converged but an output is NaN or infinite
+ * (products of huge finite data overflowed; the message names the output); Drake reports
+ * success here, this is a deliberate difference. The results are kept, but getters of a
+ * non-finite output return the same status and write nothing.
+ * Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+ * CTS_STATUS_NO_PROBLEM_DATA, CTS_STATUS_DIMENSION_MISMATCH (`nv` differs from the solver's),
+ * CTS_STATUS_INVALID_ARGUMENT (`dt`, a non-finite `v_guess`), CTS_STATUS_ALLOCATION_FAILED
+ * (the per-contact workspace for a larger nc than before could not be allocated).
  */
 cts_status cts_tamsi_solver_solve_with_guess(struct cts_tamsi_solver *solver,
                                              double dt,
@@ -2679,7 +2776,9 @@ cts_status cts_tamsi_solver_solve_with_guess(struct cts_tamsi_solver *solver,
  * `len` must be nv.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
- * CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION (no solve since the data was set), CTS_STATUS_NON_FINITE_RESULT (an
+ * entry is NaN or infinite: the last solve did not end with CTS_STATUS_OK). Nothing is written
+ * on error.
  */
 cts_status cts_tamsi_solver_get_generalized_velocities(const struct cts_tamsi_solver *s,
                                                        double *out,
@@ -2737,7 +2836,8 @@ cts_status cts_tamsi_solver_get_generalized_contact_forces(const struct cts_tams
 /**
  * Copies the statistics of the last solve into `*out`.
  *
- * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+ * CTS_STATUS_NON_FINITE_RESULT (the last residual is NaN or infinite).
  */
 cts_status cts_tamsi_solver_get_iteration_stats(const struct cts_tamsi_solver *s,
                                                 struct cts_tamsi_iteration_stats *out);
@@ -2748,7 +2848,7 @@ cts_status cts_tamsi_solver_get_iteration_stats(const struct cts_tamsi_solver *s
  * when `len` is 0 (to query the length).
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
- * CTS_STATUS_NO_SOLUTION.
+ * CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry to be written is not finite).
  */
 cts_status cts_tamsi_solver_get_residuals(const struct cts_tamsi_solver *s,
                                           double *out,
@@ -2774,10 +2874,13 @@ size_t cts_tamsi_solver_num_contacts(const struct cts_tamsi_solver *s);
 size_t cts_tamsi_solver_contact_capacity(const struct cts_tamsi_solver *s);
 
 /**
- * Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
- * a solver outcome, e.g. "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn: ld 3 <
- * max(1, rows 4)"); "" after a successful call. Valid until the next call on the handle; never
- * NULL (also "" for a NULL handle); not to be freed.
+ * Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
+ * "cts_tamsi_solver_solve_with_guess: v_guess has length 3, expected the solver's nv = 2"),
+ * errno-style: a successful call leaves it unchanged (a getter after a failed solve keeps the
+ * solve's detail); a failing call replaces it; a call that starts anew (the two set calls,
+ * `cts_tamsi_solver_solve_with_guess`, `cts_tamsi_solver_resize`) clears it first, so it is ""
+ * after such a call succeeds. "" before any failure. Valid until the next call on the handle;
+ * never NULL (also "" for a NULL handle); not to be freed.
  */
 const char *cts_tamsi_solver_last_error(const struct cts_tamsi_solver *s);
 
@@ -2787,9 +2890,11 @@ const char *cts_tamsi_solver_last_error(const struct cts_tamsi_solver *s);
  * `cos_theta_max` in (0, 1), `stiction_tolerance` (m/s, finite > 0) and `relative_tolerance` in
  * (0, 1). Writes `*alpha_out` on success only.
  *
- * Returns CTS_STATUS_OK; CTS_STATUS_ALPHA_SOLVER_FAILED when the limiter has no solution (e.g.
- * non-finite input, Drake's nullopt); CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a
- * scalar outside its domain). Failures leave their detail in `cts_last_error_message()`.
+ * Returns CTS_STATUS_OK with `*alpha_out` in (0, 1]; CTS_STATUS_ALPHA_SOLVER_FAILED when the
+ * limiter has no solution (Drake's nullopt), when an entry of `vt` or `dvt` is NaN or infinite,
+ * or when their products overflow so that the step factor would leave (0, 1];
+ * CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a scalar outside its domain, as for
+ * `cts_tamsi_parameters`). Failures leave their detail in `cts_last_error_message()`.
  */
 cts_status cts_tamsi_calc_alpha(const double *vt,
                                 const double *dvt,
@@ -2805,8 +2910,9 @@ cts_status cts_tamsi_calc_alpha(const double *vt,
  * with automatic differentiation). Does not change the results of the last solve.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
- * CTS_STATUS_DIMENSION_MISMATCH (`nv`), CTS_STATUS_INVALID_ARGUMENT (`dt`, `ld_J`). Nothing is
- * written on error.
+ * CTS_STATUS_DIMENSION_MISMATCH (`nv`), CTS_STATUS_INVALID_ARGUMENT (`dt`, `ld_J`, a non-finite
+ * `v`), CTS_STATUS_ALLOCATION_FAILED (the per-contact workspace), CTS_STATUS_NON_FINITE_RESULT
+ * (an entry of J overflowed). Nothing is written on error.
  */
 cts_status cts_tamsi_solver_calc_jacobian(struct cts_tamsi_solver *solver,
                                           double dt,

@@ -15,7 +15,8 @@
  * Rules (those of contact_solvers.h): matrices are column-major; problem data is BORROWED, as in
  * Drake: the matrices and vectors passed to a setter must outlive every solve that uses them.
  * Usage errors throw cts::Error (a std::runtime_error carrying the status and the library's
- * message); solver outcomes are returned (TamsiSolverResult as in Drake; LcpOutcome, or Drake's
+ * message), and so do CTS_STATUS_ALLOCATION_FAILED and CTS_STATUS_NON_FINITE_RESULT (a solve
+ * whose output overflowed); solver outcomes are returned (TamsiSolverResult as in Drake; LcpOutcome, or Drake's
  * bool for the Drake-shaped LCP calls; RigidOutcome where Drake throws; cts::IpmOutcome for the
  * interior-point solver, cts::BaraffOutcome for the Baraff solver). Objects own their
  * handle (RAII), are movable, not copyable (Clone() makes an independent copy); one object must
@@ -51,7 +52,8 @@
 
 namespace cts {
 
-/** A usage error reported by the library (status >= 100), with its detail message. */
+/** A usage error reported by the library (status >= 100, or CTS_STATUS_NON_FINITE_RESULT), with
+ * its detail message. */
 class Error : public std::runtime_error {
  public:
   Error(cts_status status, const std::string& message)
@@ -1722,7 +1724,7 @@ class ConstraintSolver {
       std::exception_ptr e = std::exchange(callback_error_, nullptr);
       std::rethrow_exception(e);
     }
-    if (s == CTS_STATUS_CALLBACK_FAILED || s >= CTS_STATUS_NULL_POINTER) {
+    if (s == CTS_STATUS_CALLBACK_FAILED || s == CTS_STATUS_NON_FINITE_RESULT || s >= CTS_STATUS_NULL_POINTER) {
       throw Error(s, cts_rigid_solver_last_error(handle_));
     }
   }
@@ -2252,7 +2254,7 @@ struct BaraffSolverStats {
 };
 
 /**
- * The rows of a Baraff problem (§1 of specs/baraff.md): kinds and the parameters the kinds need.
+ * The rows of a Baraff problem (§1 of docs/baraff.md): kinds and the parameters the kinds need.
  * Rows are numbered in the order they are added; the Add* calls return the new row's index.
  * The solver copies them at each Set*ProblemData call (they need not outlive it).
  */
@@ -2285,7 +2287,7 @@ class BaraffRows {
 };
 
 /**
- * Baraff's pivoting contact solver as modified in Darwin2K (specs/baraff.md): contact forces
+ * Baraff's pivoting contact solver as modified in Darwin2K (docs/baraff.md): contact forces
  * with static (per-direction) and dynamic (N − μQ) friction, bilateral and force-limited rows;
  * collision impulses by an active set; the consistency impulse for unbounded rays.
  *

@@ -9,11 +9,11 @@
 //! | [`tamsi`] | compliant contact with regularized friction, Newton with the transition-aware limiter | Drake `TamsiSolver` |
 //! | [`ipm`] | second-order-cone friction as a cone complementarity problem in impulses, Mehrotra predictor–corrector, solution sensitivities | Dojo |
 //! | [`baraff`] | Baraff's pivoting contact forces (static and dynamic friction, bilateral and boxed rows), active-set impulses, consistency impulse | Baraff 1994 as modified in Darwin2K's `constraintSolver` |
-//! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `specs/c_api.md` |
+//! | [`ffi`] | the C ABI (`include/contact_solvers.h`) over all solvers | `docs/c_api.md` |
 //! | [`lcp`] | LCP solvers: Lemke (Moby, regularized, lexicographic), principal pivoting, unrevised Lemke | Drake `MobyLcpSolver`, `UnrevisedLemkeSolver` |
 //! | [`rigid`] | rigid contact/friction/limit/bilateral constraint forces and impulses as LCPs, discretized time stepping | Drake `ConstraintSolver` |
-//! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) shared by TAMSI and the interior point, islands | MuJoCo trees, Drake SAP cliques |
-//! | [`linalg`] | dense kernels shared by the solvers (Eigen-compatible LDLᵀ, partial-pivot LU) | Eigen |
+//! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) and its islands, which TAMSI and the interior point take for large problems | MuJoCo trees, Drake SAP cliques |
+//! | [`linalg`] | the dense kernels the solvers share (Eigen-compatible LDLᵀ, partial-pivot LU) and a block-sparse supernodal LU / LDLᵀ for large islands | Eigen; supernodal factorization |
 //!
 //! ## Conventions (all modules)
 //!

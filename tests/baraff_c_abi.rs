@@ -1,4 +1,4 @@
-//! Reference cases B1–B7 of `specs/baraff.md` §11 through the C ABI (`cts_baraff_*`, called
+//! Reference cases B1–B7 of `docs/baraff.md` §11 through the C ABI (`cts_baraff_*`, called
 //! exactly as C calls them), checked against the spec's numbers with its tolerances and against
 //! the Rust API (the same computation: results must be bit-identical).
 //!

@@ -1,4 +1,4 @@
-//! Reference cases B1–B7 of `specs/baraff.md` §11 through the Rust API.
+//! Reference cases B1–B7 of `docs/baraff.md` §11 through the Rust API.
 //!
 //! Tolerances: values the spec prints with 6 decimals are checked to 1e-6 (its rounding);
 //! values that are exact (9.81, −3, 4.905, …) to 1e-9; accelerations that must vanish to 1e-9.
@@ -606,7 +606,7 @@ fn usage_errors_are_errors_not_panics() {
 
     let b = dvector![1.0, f64::NAN];
     let e = s.solve(&MatrixProblem { a: a.as_view(), b: b.as_view(), rows: Rows::Kinds(&rows) }).unwrap_err();
-    assert_eq!(e, BaraffError::NonFinite { what: "b" });
+    assert!(matches!(e, BaraffError::NonFinite { what: "b", index: 1, value } if value.is_nan()), "{e}");
 
     let b = dvector![1.0, 1.0];
     let bad = [RowKind::Bilateral, RowKind::Friction { normal: 0, mu: 0.5 }];

@@ -1,4 +1,4 @@
-//! Randomized stress test after `specs/baraff.md` §10: random Gaussian Jacobian rows, diagonal
+//! Randomized stress test after `docs/baraff.md` §10: random Gaussian Jacobian rows, diagonal
 //! M in [0.5, 2], `b = J M⁻¹ τ` with random τ, solved through the model interface, every returned
 //! solution checked here — independently of the solver's own verification — against the
 //! complementarity, friction-cone and bilateral conditions.

@@ -1,6 +1,6 @@
 //! The C and C++ examples of `examples_c/` compile with warnings as errors, run, and print
-//! Drake's reference values (`specs/tamsi_cases.md`, `specs/rigid_cases.md`) or, for
-//! `baraff_box_and_rod.c`, those of `specs/baraff.md` §11; they also run clean under
+//! Drake's reference values (`docs/tamsi_cases.md`, `docs/rigid_cases.md`) or, for
+//! `baraff_box_and_rod.c`, those of `docs/baraff.md` §11; they also run clean under
 //! AddressSanitizer/UBSan and valgrind when those are installed (CI installs them), and the C
 //! examples link statically as well.
 
@@ -91,7 +91,7 @@ fn pizza_saver_cpp_prints_drakes_values() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// examples_c/baraff_box_and_rod.c: the Baraff solver's reference values (`specs/baraff.md` §11
+// examples_c/baraff_box_and_rod.c: the Baraff solver's reference values (`docs/baraff.md` §11
 // B2, B5, B5b) with the spec's tolerances (6-decimal values to 1e-6, exact ones and vanishing
 // accelerations to 1e-9; the example prints 9 decimals).
 
@@ -292,7 +292,7 @@ fn parse_box(stdout: &str) -> Vec<BoxRun> {
     runs
 }
 
-/// `specs/ipm.md` §9.A3/A4 (exact discrete solution, tolerance 1e-4 on the final position): the
+/// `docs/ipm.md` §9.A3/A4 (exact discrete solution, tolerance 1e-4 on the final position): the
 /// box on the cone slides straight along (4, 0.8) and stops after 167 steps at
 /// (3.306604, 0.661321), heading atan(0.2) within 1e-6 rad, |v| < 1e-8; on the linear model it
 /// drifts sideways and stops after 196 steps at (3.372484, 1.300788), heading 21.09°.
@@ -369,7 +369,7 @@ fn box_cone_vs_pyramid_c_matches_the_spec() {
 
 // Rigid constraint solver examples: examples_c/rod2d.c (C99, cts_rigid_*) and
 // examples_c/box_on_plane.cpp (C++, cts::ConstraintSolver). The Rod2D numbers are those of
-// specs/rigid_cases.md (Drake's assertions with their tolerances, and the [ref] values); the
+// docs/rigid_cases.md (Drake's assertions with their tolerances, and the [ref] values); the
 // box's are the statics and impulse balances of the scene.
 
 /// `|a − b| <= tol` element-wise.

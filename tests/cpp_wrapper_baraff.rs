@@ -1,7 +1,7 @@
 //! `cts::BaraffSolver` of the header-only C++ wrapper (`include/contact_solvers.hpp`): two
 //! translation units linked together (no ODR violations), with Eigen and without
 //! (`CTS_NO_EIGEN`), warnings as errors, plain, under valgrind and under ASan/UBSan; usage errors
-//! throw `cts::Error`, outcomes are returned, results match `specs/baraff.md` §11.
+//! throw `cts::Error`, outcomes are returned, results match `docs/baraff.md` §11.
 
 mod c_support;
 

@@ -98,7 +98,7 @@ fn header_compiles_as_c99_and_cpp17_alone_and_twice() {
     }
 }
 
-/// The functions `specs/c_api.md` fixes by name.
+/// The functions `docs/c_api.md` §3 fixes by name.
 const C_API_FUNCTIONS: &[&str] = &[
     "cts_status_string",
     "cts_version",
@@ -147,7 +147,7 @@ fn exported_symbols_are_exactly_the_header_functions() {
         .collect();
     let declared = header_functions();
     for name in C_API_FUNCTIONS {
-        assert!(declared.contains(*name), "{name} (fixed by specs/c_api.md) is not declared");
+        assert!(declared.contains(*name), "{name} (fixed by docs/c_api.md) is not declared");
     }
     assert_eq!(exported, declared, "exported functions differ from the header's");
 }

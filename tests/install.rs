@@ -126,7 +126,7 @@ fn cinstall_lays_out_library_header_and_pkg_config() {
         assert!(p.is_symlink(), "{} is not a symlink", p.display());
         assert_eq!(std::fs::canonicalize(&p).unwrap(), std::fs::canonicalize(&real).unwrap());
     }
-    // Trap 2 of packaging.md §5: the SONAME is cargo-c's, and a file of that name is installed.
+    // Trap 2 of docs/packaging.md §5: the SONAME is cargo-c's, and a file of that name is installed.
     assert_eq!(dynamic_section(&real).1.as_deref(), Some(soname().as_str()));
     assert!(lib.join("libcontact_solvers.a").is_file());
     // The committed header, byte for byte, directly in include/ (trap 1: subdirectory = false).

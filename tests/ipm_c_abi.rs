@@ -1,4 +1,4 @@
-//! Acceptance cases of `specs/ipm.md` §9 through the C ABI (`cts_ipm_*`, called from Rust exactly
+//! Acceptance cases of `docs/ipm.md` §9 through the C ABI (`cts_ipm_*`, called from Rust exactly
 //! as C calls them, with padded leading dimensions whose padding is NaN): A1, A2 (with its
 //! iteration fingerprint), A3/A4 and the A6 sensitivities, each against the spec's numbers and
 //! tolerances and against the Rust API (same results to the last bit).

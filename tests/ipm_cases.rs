@@ -1,4 +1,4 @@
-//! Acceptance cases A1–A7 and A9 of `specs/ipm.md` §9 (point mass, generic formulation §1.2).
+//! Acceptance cases A1–A7 and A9 of `docs/ipm.md` §9 (point mass, generic formulation §1.2).
 //! A8 needs a rigid-body stepper except for its Jacobian checks, which live in
 //! `ipm_sensitivity.rs` (data Jacobians vs finite differences) and in the solver's unit tests
 //! (Newton matrix vs finite differences).
@@ -249,7 +249,7 @@ fn a9_blog_problem_time_stepping() {
     let pm = PointMass::new(10.0, 0.001, G, 0.0, ContactModel::Impact);
     let t = simulate(&pm, tol(1e-8, 1e-8), [0.0, 0.0, 1.0], [0.0; 3], 999);
     let f = |k: usize| t.gamma_n[k] / 0.001; // F_k acts on the step k → k+1.
-    // Exact LCP (blog_methods.md §4.1, acceptance check 3): ±0.5 N.
+    // Exact LCP (docs/blog_methods.md §4.1, acceptance check 3): ±0.5 N.
     close(f(451), 43281.80, 0.5, "F_451");
     close(f(452), 1157.50, 0.5, "F_452");
     // Re-implementation at 1e-8: 43281.76 N, 1157.55 N.

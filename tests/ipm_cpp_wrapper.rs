@@ -1,7 +1,7 @@
 //! The C++ wrapper's `cts::IpmSolver` (`include/contact_solvers.hpp`): two translation units
 //! linked together (no ODR violations), with Eigen and without (`CTS_NO_EIGEN`), warnings as
 //! errors, plain, under valgrind and under AddressSanitizer/UBSan; usage errors throw
-//! `cts::Error`, outcomes are returned, results match `specs/ipm.md` §9 (A2, A6).
+//! `cts::Error`, outcomes are returned, results match `docs/ipm.md` §9 (A2, A6).
 
 mod c_support;
 

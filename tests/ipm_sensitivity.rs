@@ -1,4 +1,4 @@
-//! Sensitivities (`specs/ipm.md` §7): the closed-form central-path reference of §9.A6, and
+//! Sensitivities (`docs/ipm.md` §7): the closed-form central-path reference of §9.A6, and
 //! implicit differentiation against central finite differences of the solve on random problems
 //! (also §9.A8's "Jacobians vs finite differences < 1e-6").
 

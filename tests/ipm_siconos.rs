@@ -1,5 +1,5 @@
-//! Siconos' 3-D frictional-contact test problems (`shared/data/siconos/friction_contact/`, read at
-//! test time) mapped onto the engine-agnostic problem of `specs/ipm.md` §1.2 with `h = 1`.
+//! Siconos' 3-D frictional-contact test problems (`tests/data/siconos/friction_contact/*.dat.gz`,
+//! read at test time) mapped onto the engine-agnostic problem of `docs/ipm.md` §1.2 with `h = 1`.
 //!
 //! * Global problems `M v = f + H r`, `u = Hᵀ v + w` (`GFC3D_*`): `J = Hᵀ`, `τ = f`, `v0 = 0`,
 //!   gap `φ_i = w_n,i`, tangential offset `w_t,i`. Exact mapping.
@@ -22,7 +22,18 @@
 use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/siconos/friction_contact/");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/siconos/friction_contact/");
+
+/// The text of Siconos file `name` (stored gzip-compressed as `name.gz`). Panics when it is
+/// missing: the data is part of the test.
+fn read_text(name: &str) -> String {
+    use std::io::Read;
+    let path = format!("{DIR}{name}.gz");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file).read_to_string(&mut text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text
+}
 
 struct Tokens {
     tok: Vec<String>,
@@ -158,22 +169,9 @@ fn map(
     }
 }
 
-/// The text of a Siconos file: the repository's gzip copy in `tests/data/siconos/friction_contact/`
-/// when present, else the original.
-fn read_problem(name: &str) -> Option<String> {
-    use std::io::Read;
-    let gz = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/siconos/friction_contact/");
-    if let Ok(file) = std::fs::File::open(format!("{gz}{name}.gz")) {
-        let mut text = String::new();
-        flate2::read::GzDecoder::new(file).read_to_string(&mut text).ok()?;
-        return Some(text);
-    }
-    std::fs::read_to_string(format!("{DIR}{name}")).ok()
-}
-
 /// Reads a 3-D local (`W, q, μ`) or global (`M, H, f, w, μ`) problem; `None` if it does not map.
 fn load(name: &str) -> Option<Mapped> {
-    let text = read_problem(name)?;
+    let text = read_text(name);
     let mut t = Tokens::new(&text);
     let d = t.u();
     if d != 3 {

@@ -1,5 +1,5 @@
 //! The LCP solvers through the C ABI (`cts_lcp_*`): Drake's `moby_lcp_solver_test.cc` and
-//! `unrevised_lemke_solver_test.cc` cases (`specs/rigid_cases.md` §6–§7) with their expected
+//! `unrevised_lemke_solver_test.cc` cases (`docs/rigid_cases.md` §6–§7) with their expected
 //! solutions (1e-6 and 5e-14 absolute, as Drake) and the reference pivot counts; every result is
 //! bit-identical to the Rust API's, and every M goes in with NaN padding rows below n.
 #![allow(unsafe_code)]
@@ -364,7 +364,7 @@ fn is_solution_and_zero_tolerance() {
     assert!((tol(u, &DMatrix::from_element(1, 1, 1e10)) - 1e10 * eps).abs() < 1e11 * eps);
     assert!((tol(u, &DMatrix::identity(10, 10)) - 100.0 * eps).abs() < 1000.0 * eps);
     assert_eq!(tol(u, &DMatrix::identity(10, 10)), 10.0 * 2.2 * eps);
-    // Moby: n · max|M| · 10 eps (the accel LCP of rigid_cases.md §2.2 has 2.664535e-13).
+    // Moby: n · max|M| · 10 eps (the accel LCP of docs/rigid_cases.md §2.2 has 2.664535e-13).
     assert_eq!(tol(CTS_LCP_ALGORITHM_LEMKE, &DMatrix::from_element(8, 8, 15.0)), 8.0 * 15.0 * 10.0 * eps);
     assert!((8.0 * 15.0 * 10.0 * eps - 2.664535e-13).abs() < 1e-19);
 }

@@ -1,4 +1,4 @@
-//! Drake `solvers/test/moby_lcp_solver_test.cc`, every case (`specs/rigid_cases.md` §6).
+//! Drake `solvers/test/moby_lcp_solver_test.cc`, every case (`docs/rigid_cases.md` §6).
 //! Comparison tolerance 1e-6, absolute, element-wise (Drake's `CompareMatrices`).
 
 use contact_solvers::lcp::{

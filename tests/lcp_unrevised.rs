@@ -1,5 +1,5 @@
 //! Drake `solvers/test/unrevised_lemke_solver_test.cc`, every public case
-//! (`specs/rigid_cases.md` §7; the private-function cases of §7.1 are unit tests in
+//! (`docs/rigid_cases.md` §7; the private-function cases of §7.1 are unit tests in
 //! `src/lcp/unrevised.rs`). Tolerance 5e-14 absolute, element-wise.
 
 use contact_solvers::lcp::{LcpError, LcpOutcome, LcpProblem, UnrevisedLemkeSolver, is_solution};

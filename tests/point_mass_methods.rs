@@ -1,8 +1,8 @@
-//! `examples_c/point_mass_methods.c`, the worked example of `specs/blog_methods.md` (a point mass
+//! `examples_c/point_mass_methods.c`, the worked example of `docs/blog_methods.md` (a point mass
 //! dropped from 1 m, simulated hybrid, smooth and time-stepping on the library's solvers):
 //! compiled with warnings as errors, linked shared and static, run under AddressSanitizer/UBSan
-//! and valgrind when installed; its CSV trajectories reproduce the spec's reference numbers
-//! (§6 acceptance checks 1–5, `specs/ipm.md` §9 A9) with the spec's tolerances. The plot script
+//! and valgrind when installed; its CSV trajectories reproduce the reference numbers
+//! (`docs/blog_methods.md` §6, checks 1–5; `docs/ipm.md` §9 A9) with their tolerances. The plot script
 //! `examples_c/plot_methods.py` turns the printout into a PNG when a Python with matplotlib is
 //! there (the venv of `.ci/install-deps tests`). Timings are printed by the example, never
 //! asserted.

@@ -1,7 +1,7 @@
 //! Acceleration-level `SolveConstraintProblem` tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §2), every case, through the Rust API. Each test runs with the
+//! (`docs/rigid_cases.md` §2), every case, through the Rust API. Each test runs with the
 //! corrected defaults and with every Drake-compatibility switch on (`DRAKE_HEAD`); Drake's
-//! assertions hold in both (rigid_cases.md preamble).
+//! assertions hold in both (`docs/rigid_cases.md`, preamble).
 
 mod support;
 

@@ -1,5 +1,5 @@
 //! Drake's `ConstraintSolver` through the C ABI (`cts_rigid_*`), on a representative subset of
-//! `specs/rigid_cases.md` §2–§4 with Drake's assertions and tolerances (`eps_ = 100 eps`) and
+//! `docs/rigid_cases.md` §2–§4 with Drake's assertions and tolerances (`eps_ = 100 eps`) and
 //! the spec's reference values: acceleration level (LCP and linear-system paths, sliding,
 //! bilateral, limits), impacts, the discretized problem. Every case runs with dense operators
 //! (NaN-padded, so padding is never read) and with C callbacks: the dense form is bit-identical

@@ -1,5 +1,5 @@
 //! Discretized (time-stepping) LCP tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §4), every case, through `construct_base_discretized_time_lcp`,
+//! (`docs/rigid_cases.md` §4), every case, through `construct_base_discretized_time_lcp`,
 //! `update_discretized_time_lcp`, a fresh unrevised Lemke solve and
 //! `populate_packed_constraint_forces_from_lcp_solution` (the fixture's
 //! `SolveDiscretizationProblem`, §1.4), with corrected defaults and Drake HEAD's switches.
@@ -356,7 +356,8 @@ fn two_point_as_limit_discretized() {
     }
 }
 
-/// §7.2 quirk Q3: γ once (`h·block + γ`) by default, Drake's doubled form with the switch.
+/// `docs/rigid.md` §7.2, quirk Q3 (§12): γ once (`h·block + γ`) by default, Drake's doubled form
+/// with the switch.
 #[test]
 fn discretized_gamma_once_or_doubled() {
     let mut rod = Rod2D::resting_horizontal();

@@ -1,5 +1,5 @@
 //! Velocity-level `SolveImpactProblem` tests of Drake's `constraint_solver_test.cc`
-//! (`specs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
+//! (`docs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
 //! compatibility switches.
 
 mod support;
@@ -324,7 +324,7 @@ fn bilateral_only() {
     }
 }
 
-/// §2.2 / §11: usage errors of the velocity level.
+/// `docs/rigid.md` §2.2 / §11: usage errors of the velocity level.
 #[test]
 fn usage_errors() {
     let rod = Rod2D::sliding_impacting_horizontal(true);
@@ -334,7 +334,22 @@ fn usage_errors() {
     assert!(matches!(s.solve_impact_problem(&d.view()), Err(RigidError::DimensionMismatch { .. })));
     let mut d = VelOwned::rod(&rod);
     d.gamma_n[0] = -1.0;
-    assert!(matches!(s.solve_impact_problem(&d.view()), Err(RigidError::InvalidArgument(_))));
+    assert!(matches!(
+        s.solve_impact_problem(&d.view()),
+        Err(RigidError::InvalidEntry { what: "gammaN", index: (0, 0), value: -1.0, .. })
+    ));
+    let mut d = VelOwned::rod(&rod);
+    d.mv[1] = f64::INFINITY;
+    assert!(matches!(
+        s.solve_impact_problem(&d.view()),
+        Err(RigidError::InvalidEntry { what: "Mv", index: (1, 0), value: f64::INFINITY, .. })
+    ));
+    let mut d = VelOwned::rod(&rod);
+    d.n[(1, 2)] = f64::NAN;
+    assert!(matches!(
+        s.solve_impact_problem(&d.view()),
+        Err(RigidError::InvalidEntry { what: "N_mult", index: (1, 2), matrix: true, .. })
+    ));
     let mut d = VelOwned::rod(&rod);
     d.gamma_n = DVector::zeros(0);
     assert_eq!(s.solve_impact_problem(&d.view()), Ok(RigidOutcome::Solved), "empty gamma = 0");

@@ -1,4 +1,4 @@
-//! Rod2D time-stepping tests that exercise the solver end to end (`specs/rigid_cases.md` §5):
+//! Rod2D time-stepping tests that exercise the solver end to end (`docs/rigid_cases.md` §5):
 //! `Rod2DDiscretizedTest.RodGoesToRest` (1000 impact solves with CFM/ERP regularization) and
 //! the one-step `Rod2DCrossValidationTest` cases, with their reference values.
 

@@ -1,4 +1,4 @@
-//! The six two-way problems of `../shared/bench/tamsi_bench_cases.txt` (nv 6 to 300), solved
+//! The six two-way problems of `tests/data/tamsi_bench_cases.txt.gz` (nv 6 to 300), solved
 //! with Drake's result: same outcome and iteration count, same residual history, and v, vn, vt,
 //! fn, ft, τ_f, τ within `1e-9·max(1, max|r|)` per vector (the file's README).
 

@@ -1,4 +1,4 @@
-//! Drake's TAMSI test cases (`specs/tamsi_cases.md`): what Drake asserts, and the reference values
+//! Drake's TAMSI test cases (`docs/tamsi_cases.md`): what Drake asserts, and the reference values
 //! of Drake 1.51.1's compiled solver, with the file's tolerances. Every case runs twice: through
 //! the Rust API and through the C ABI (`include/contact_solvers.h`).
 // Reference values are quoted verbatim (%.17g) from the spec, for traceability.

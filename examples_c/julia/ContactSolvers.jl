@@ -66,11 +66,12 @@ export ContactSolversError, TamsiSolver, TamsiSolverParameters, TamsiSolverItera
 "The ABI version this module was written against (`CTS_ABI_VERSION` of the header)."
 const ABI_VERSION = 1
 
-# cts_status values (c_api.md).
+# cts_status values (docs/c_api.md §2).
 const STATUS_OK = Int32(0)
 const STATUS_MAX_ITERATIONS_REACHED = Int32(1)
 const STATUS_LINEAR_SOLVER_FAILED = Int32(2)
 const STATUS_ALPHA_SOLVER_FAILED = Int32(3)
+const STATUS_NON_FINITE_RESULT = Int32(4)
 const STATUS_IPM_MAX_ITERATIONS_REACHED = Int32(41)
 const STATUS_IPM_NON_FINITE_STEP = Int32(42)
 const STATUS_NULL_POINTER = Int32(100)
@@ -79,6 +80,7 @@ const STATUS_DIMENSION_MISMATCH = Int32(102)
 const STATUS_NO_PROBLEM_DATA = Int32(103)
 const STATUS_WRONG_COUPLING_SCHEME = Int32(104)
 const STATUS_NO_SOLUTION = Int32(105)
+const STATUS_ALLOCATION_FAILED = Int32(106)
 const STATUS_PANIC = Int32(199)
 
 "Drake's `TamsiSolverResult`: the outcome of a TAMSI solve, same names and values."

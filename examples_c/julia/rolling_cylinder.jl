@@ -1,4 +1,4 @@
-# Rolling cylinder (Drake's RollingCylinder test, shared/specs/tamsi_cases.md §3) with the TAMSI
+# Rolling cylinder (Drake's RollingCylinder test, docs/tamsi_cases.md §3) with the TAMSI
 # solver from Julia: the same scene and printout as examples_c/rolling_cylinder.c and
 # examples_c/python/rolling_cylinder.py. UNTESTED (no Julia where this project is tested): a
 # mirror of the tested Python example.

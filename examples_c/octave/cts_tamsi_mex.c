@@ -59,6 +59,8 @@ static const char *status_id(cts_status s) {
     case CTS_STATUS_NO_PROBLEM_DATA: return "contact_solvers:noProblemData";
     case CTS_STATUS_WRONG_COUPLING_SCHEME: return "contact_solvers:wrongCouplingScheme";
     case CTS_STATUS_NO_SOLUTION: return "contact_solvers:noSolution";
+    case CTS_STATUS_ALLOCATION_FAILED: return "contact_solvers:allocationFailed";
+    case CTS_STATUS_NON_FINITE_RESULT: return "contact_solvers:nonFiniteResult";
     case CTS_STATUS_PANIC: return "contact_solvers:panic";
     default: return "contact_solvers:error";
   }
@@ -289,7 +291,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   if (s != CTS_STATUS_OK) library_error(solver, s);
 
   s = cts_tamsi_solver_solve_with_guess(solver, dt, v_guess, nv);
-  if (s >= CTS_STATUS_NULL_POINTER) library_error(solver, s);
+  if (s >= CTS_STATUS_NULL_POINTER || s == CTS_STATUS_NON_FINITE_RESULT) library_error(solver, s);
 
   plhs[0] = results(solver, s, nv, nc);
   cts_tamsi_solver_free(solver);

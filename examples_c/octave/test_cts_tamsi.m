@@ -1,6 +1,6 @@
 function test_cts_tamsi()
   % Tests of the cts_tamsi_mex gateway against Drake 1.51.1's TamsiSolver reference values
-  % (shared/specs/tamsi_cases.md): the three pizza-saver cases (one-way coupling), the sliding
+  % (docs/tamsi_cases.md §2, §3.3): the three pizza-saver cases (one-way coupling), the sliding
   % rolling cylinder (two-way coupling), a non-success outcome, and usage errors carrying the
   % library's message. Tolerances of the spec: iteration counts and outcomes exact; vectors
   % |a - b| <= 1e-12 max(1, |b|); residual histories 1e-6 relative above 1e-12 scale.
@@ -33,7 +33,7 @@ end
 % ---------------------------------------------------------------------------------------------
 
 function [M, Jn, Jt, p_star, fn, mu] = pizza_saver(Mz)
-  % Drake's PizzaSaver scene (tamsi_cases.md 2.1), theta = pi/5, dt = 1e-3.
+  % Drake's PizzaSaver scene (docs/tamsi_cases.md §2.1), theta = pi/5, dt = 1e-3.
   theta = pi / 5;
   c = cos(theta);
   s = sin(theta);
@@ -167,7 +167,7 @@ function pizza_no_contact()
 end
 
 function [args, v0] = cylinder(vx0)
-  % Drake's RollingCylinder scene (tamsi_cases.md 3.1), nc = 1.
+  % Drake's RollingCylinder scene (docs/tamsi_cases.md §3.1), nc = 1.
   k = 9.0e6;
   d = (1 / sqrt(k)) / 1e-6;
   v0 = [vx0; -3; 0];
@@ -202,7 +202,7 @@ end
 function library_error_has_id_and_message()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(3.0);
   % dt < 0: found by the library, reported with its status and message.
-  expect_error('contact_solvers:invalidArgument', 'invalid argument: cts_tamsi_solver_solve_with_guess: dt = -0.001 must be finite', ...
+  expect_error('contact_solvers:invalidArgument', 'invalid argument: cts_tamsi_solver_solve_with_guess: dt = -0.001 is outside its domain: expected finite and > 0', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, -1e-3, zeros(3, 1)));
   expect_error('contact_solvers:dimensionMismatch', 'v_guess', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(4, 1)));

@@ -93,12 +93,13 @@ ABI_VERSION = 1
 
 
 class Status(enum.IntEnum):
-    """``cts_status``: every fallible C function returns one (``c_api.md``)."""
+    """``cts_status``: every fallible C function returns one (``docs/c_api.md`` §2)."""
 
     OK = 0
     MAX_ITERATIONS_REACHED = 1
     LINEAR_SOLVER_FAILED = 2
     ALPHA_SOLVER_FAILED = 3
+    NON_FINITE_RESULT = 4
     IPM_MAX_ITERATIONS_REACHED = 41
     IPM_NON_FINITE_STEP = 42
     NULL_POINTER = 100
@@ -107,6 +108,7 @@ class Status(enum.IntEnum):
     NO_PROBLEM_DATA = 103
     WRONG_COUPLING_SCHEME = 104
     NO_SOLUTION = 105
+    ALLOCATION_FAILED = 106
     NO_SENSITIVITIES = 107
     PANIC = 199
 

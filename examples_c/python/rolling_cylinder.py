@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rolling cylinder (Drake's RollingCylinder test, shared/specs/tamsi_cases.md §3) with the TAMSI
+"""Rolling cylinder (Drake's RollingCylinder test, docs/tamsi_cases.md §3) with the TAMSI
 solver, from Python through ctypes: the same scene and the same printout as
 examples_c/rolling_cylinder.c.
 

@@ -1,4 +1,4 @@
-//! `composeMatrices` (`specs/baraff.md` §2): `A = J M⁻¹ J_fᵀ` and `b` from an engine model, and
+//! `composeMatrices` (`docs/baraff.md` §2): `A = J M⁻¹ J_fᵀ` and `b` from an engine model, and
 //! the generalized result `u + M⁻¹ J_fᵀ f` after the solve.
 //!
 //! `M` is factored once (Cholesky); the columns `W = M⁻¹ J_fᵀ` are kept for the final update
@@ -70,9 +70,9 @@ impl Compose {
             Level::Acceleration(v) | Level::Velocity(v) => v,
         };
         check_dim("generalized force/velocity length", n, level.len())?;
-        check_finite("mass", p.mass.iter())?;
-        check_finite("jacobian", p.jacobian.iter())?;
-        check_finite("generalized force/velocity", level.iter())?;
+        check_finite("M (mass matrix)", p.mass.iter())?;
+        check_finite("J (Jacobian)", p.jacobian.iter())?;
+        check_finite("tau_or_qdot (generalized force or velocity)", level.iter())?;
         if let Some(bias) = p.bias {
             check_dim("bias length", m, bias.len())?;
             check_finite("bias", bias.iter())?;
@@ -83,13 +83,17 @@ impl Compose {
             check_dim("sliding mu length", m, s.mu.len())?;
             check_finite("slip_jacobian", s.slip_jacobian.iter())?;
             if let Some(&mu) = s.mu.iter().find(|&&mu| !(mu >= 0.0 && mu.is_finite())) {
-                return Err(BaraffError::InvalidParameter { name: "sliding.mu", value: mu });
+                return Err(BaraffError::InvalidParameter {
+                    name: "mu_d (sliding)",
+                    value: mu,
+                    domain: "finite and >= 0",
+                });
             }
         }
         if let Some(s) = p.stabilization {
-            for (name, v) in [("stabilization.kp", s.kp), ("stabilization.kv", s.kv)] {
+            for (name, v) in [("kp (stabilization)", s.kp), ("kv (stabilization)", s.kv)] {
                 if !v.is_finite() {
-                    return Err(BaraffError::InvalidParameter { name, value: v });
+                    return Err(BaraffError::InvalidParameter { name, value: v, domain: "finite" });
                 }
             }
             check_dim("position_error length", m, s.position_error.len())?;

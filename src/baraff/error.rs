@@ -16,10 +16,14 @@ pub enum BaraffError {
         got: usize,
     },
     /// An input that must be finite holds NaN or ±∞.
-    #[error("{what} contains a non-finite value")]
+    #[error("{what}: entry {index} (column-major) = {value} is not finite")]
     NonFinite {
         /// Which argument.
         what: &'static str,
+        /// Position of the first non-finite entry (column-major for a matrix).
+        index: usize,
+        /// Its value.
+        value: f64,
     },
     /// A row kind code (C interface) is not one of the `ROW_*` constants.
     #[error("row {row}: unknown row kind code {code}")]
@@ -39,12 +43,14 @@ pub enum BaraffError {
         reason: &'static str,
     },
     /// A parameter is out of its domain.
-    #[error("parameter {name} = {value} is out of its domain")]
+    #[error("parameter {name} = {value:e} is out of its domain: expected {domain}")]
     InvalidParameter {
         /// Field name in [`super::BaraffParameters`] or in the problem.
         name: &'static str,
         /// The value passed.
         value: f64,
+        /// The domain.
+        domain: &'static str,
     },
     /// The mass matrix is not symmetric positive definite.
     #[error("the mass matrix is not positive definite (pivot {pivot} of column {column})")]

@@ -1,4 +1,4 @@
-//! `computeImpulse` (`specs/baraff.md` §8): collision / velocity-correction impulses by an active
+//! `computeImpulse` (`docs/baraff.md` §8): collision / velocity-correction impulses by an active
 //! set that adds rows as needed. Bilateral and unilateral normal rows only (the frictionless /
 //! bilateral core of §8).
 //!

@@ -1,4 +1,4 @@
-//! The iterative variant (`specs/baraff.md` §7, Darwin2K's `computeForcesIter` as the spec reads
+//! The iterative variant (`docs/baraff.md` §7, Darwin2K's `computeForcesIter` as the spec reads
 //! it): solve the forces; on an unbounded ray apply a consistency impulse (the ray's contact
 //! treated as sticking) and retry; after a few impulses fall back to "frictionless at the ray's
 //! row" for this step and flag it.

@@ -1,5 +1,5 @@
 //! Baraff's pivoting contact-force algorithm as modified in Darwin2K's `constraintSolver`
-//! (`specs/baraff.md`): contact forces with static (per-direction) and dynamic (`N − μQ`)
+//! (`docs/baraff.md`): contact forces with static (per-direction) and dynamic (`N − μQ`)
 //! friction, bilateral and force-limited rows, collision impulses by an active set, the
 //! consistency impulse for unbounded rays, and the iterative variant that applies it.
 //!

@@ -1,5 +1,5 @@
 //! Outcomes of a solve (returned values, not errors) with their C status codes, per-row set
-//! membership, and the statistics of the last solve (`specs/baraff.md` §12).
+//! membership, and the statistics of the last solve (`docs/baraff.md` §12).
 //!
 //! Status codes live in 20..39 (the C API reserves 0..3 for TAMSI and 100+ for usage errors).
 

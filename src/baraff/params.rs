@@ -5,7 +5,7 @@ use super::BaraffError;
 
 /// Parameters of [`super::BaraffSolver`].
 ///
-/// Tolerances are **relative** (`specs/baraff.md` §12): with `s_b = max|b_i|` (the scale of the
+/// Tolerances are **relative** (`docs/baraff.md` §12): with `s_b = max|b_i|` (the scale of the
 /// accelerations, or of the velocities at velocity level) and `s_A = max|A_ii|`, accelerations
 /// are compared with `tol·s_b`, changes of acceleration per unit force with `tol·s_A`, forces with
 /// `tol·s_b/s_A`, and force changes per unit driven force with `tol`.
@@ -62,33 +62,37 @@ impl Default for BaraffParameters {
 impl BaraffParameters {
     /// Checks every field's domain (see the field docs).
     pub fn validate(&self) -> Result<(), BaraffError> {
-        let bad = |name, value: f64| Err(BaraffError::InvalidParameter { name, value });
+        let bad = |name, value: f64, domain| Err(BaraffError::InvalidParameter { name, value, domain });
         if !(self.epsilon > 0.0 && self.epsilon < 1.0) {
-            return bad("epsilon", self.epsilon);
+            return bad("epsilon", self.epsilon, "(0, 1)");
         }
         if !(self.singular_tolerance >= 0.0 && self.singular_tolerance < 1.0) {
-            return bad("singular_tolerance", self.singular_tolerance);
+            return bad("singular_tolerance", self.singular_tolerance, "[0, 1)");
         }
         if !(self.tolerance > 0.0 && self.tolerance.is_finite()) {
-            return bad("tolerance", self.tolerance);
+            return bad("tolerance", self.tolerance, "finite and > 0");
         }
         if self.max_pivots < 0 {
-            return bad("max_pivots", self.max_pivots as f64);
+            return bad("max_pivots", self.max_pivots as f64, ">= 0 (0: 50·m + 50)");
         }
         if !(0.0..=1.0).contains(&self.restitution) {
-            return bad("restitution", self.restitution);
+            return bad("restitution", self.restitution, "[0, 1]");
         }
         if !(self.cdot_tolerance >= 0.0 && self.cdot_tolerance.is_finite()) {
-            return bad("cdot_tolerance", self.cdot_tolerance);
+            return bad("cdot_tolerance", self.cdot_tolerance, "finite and >= 0");
         }
         if self.max_impulse_iterations < 0 {
-            return bad("max_impulse_iterations", self.max_impulse_iterations as f64);
+            return bad(
+                "max_impulse_iterations",
+                self.max_impulse_iterations as f64,
+                ">= 0 (0: max(100, 4·m))",
+            );
         }
         if self.max_consistency_impulses < 0 {
-            return bad("max_consistency_impulses", self.max_consistency_impulses as f64);
+            return bad("max_consistency_impulses", self.max_consistency_impulses as f64, ">= 0");
         }
         if !(0..=1).contains(&self.reverse_retry) {
-            return bad("reverse_retry", self.reverse_retry as f64);
+            return bad("reverse_retry", self.reverse_retry as f64, "0 or 1");
         }
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! The pivoting core (`specs/baraff.md` §3, §4, §6): Dantzig/Baraff "drive to zero" on a given
+//! The pivoting core (`docs/baraff.md` §3, §4, §6): Dantzig/Baraff "drive to zero" on a given
 //! `a = A f + b`, with static friction tied to its normal, boxed rows, the full event table of
 //! §3.5 and the cycling safeguards of §6.
 //!

@@ -146,5 +146,8 @@ pub(crate) fn check_finite<'b, I: IntoIterator<Item = &'b f64>>(
     what: &'static str,
     it: I,
 ) -> Result<(), BaraffError> {
-    if it.into_iter().all(|x| x.is_finite()) { Ok(()) } else { Err(BaraffError::NonFinite { what }) }
+    match it.into_iter().enumerate().find(|(_, x)| !x.is_finite()) {
+        None => Ok(()),
+        Some((index, &value)) => Err(BaraffError::NonFinite { what, index, value }),
+    }
 }

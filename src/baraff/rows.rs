@@ -1,4 +1,4 @@
-//! Row kinds (`specs/baraff.md` §1) and their two encodings: a Rust enum per row, or the C
+//! Row kinds (`docs/baraff.md` §1) and their two encodings: a Rust enum per row, or the C
 //! layer's `int32_t` kind codes plus per-row parameter arrays.
 
 use super::BaraffError;

@@ -1,4 +1,4 @@
-//! Final verification (`specs/baraff.md` §3.6): per-row conditions on `(f, a)` judged by value,
+//! Final verification (`docs/baraff.md` §3.6): per-row conditions on `(f, a)` judged by value,
 //! not by the set a row ended in, so it is the check a caller would make.
 
 use super::RowKind;

@@ -1,4 +1,4 @@
-//! The Baraff pivoting C API (`specs/baraff.md`, conventions of `specs/c_api.md`): Baraff's
+//! The Baraff pivoting C API (`docs/baraff.md`, conventions of `docs/c_api.md`): Baraff's
 //! contact-force algorithm as modified in Darwin2K behind an opaque handle.
 //!
 //! Shape of the API, as for TAMSI: problem data is **borrowed** by a set call and read again by
@@ -22,10 +22,15 @@
 
 use std::ffi::c_char;
 
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::alloc;
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
+use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawIntVector, RawMatrix, RawVector, output, output_int, output_matrix};
+use super::view::{
+    RawIntVector, RawMatrix, RawVector, copy_out, finite_output, finite_output_matrix, output_int,
+    output_matrix,
+};
 use crate::baraff::{
     BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, Level, MatrixProblem, ModelProblem,
     ROW_BILATERAL, ROW_BOXED, ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding, Stabilization,
@@ -97,6 +102,16 @@ const _: () = {
 pub struct cts_baraff_solver {
     error: ErrorSlot,
     inner: Inner,
+}
+
+impl Handle for cts_baraff_solver {
+    type Inner = Inner;
+    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
+        (&self.error, &mut self.inner)
+    }
+    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
+        (&self.error, &self.inner)
+    }
 }
 
 /// Parameters of the Baraff solver. Fill with `cts_baraff_parameters_default`, change fields,
@@ -323,7 +338,8 @@ enum Solved {
     Model,
 }
 
-struct Inner {
+#[doc(hidden)]
+pub struct Inner {
     solver: BaraffSolver,
     data: Option<ProblemData>,
     /// Results of a solve call of the current data (None before, after new data, after a usage
@@ -383,8 +399,9 @@ impl Inner {
     /// Keeps validated new data; the previous data and results are dropped only on success.
     fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         let n = data.model().map_or(0, |m| m.n);
-        self.check_rows(&data.rows)?;
+        // The workspace first: decoding the rows already fills m entries of it.
         self.reserve(data.m, n)?;
+        self.check_rows(&data.rows)?;
         self.data = Some(data);
         self.solved = None;
         Ok(cts_status::Ok)
@@ -403,6 +420,7 @@ impl Inner {
         self.solved = Some(kind);
         let status = cts_status::from(outcome);
         if outcome.is_solved() {
+            check_outputs(&self.solver)?;
             return Ok(status);
         }
         let stats = self.solver.stats();
@@ -418,8 +436,10 @@ impl Inner {
         Err(FfiError::new(
             status,
             format!(
-                "{detail} ({} pivots, {} iterations, worst relative violation {:e})",
-                stats.pivots, stats.iterations, stats.worst_violation
+                "{detail} ({} pivots, {} iterations, worst relative violation {})",
+                stats.pivots,
+                stats.iterations,
+                g(stats.worst_violation)
             ),
         ))
     }
@@ -446,19 +466,38 @@ impl Inner {
 }
 
 /// The workspace holds about 5m² + 2mn + n² doubles: refuse sizes that cannot be allocated.
+/// The final check of a verified solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
+/// naming the first that is not). O(m² + n), once per solve call.
+fn check_outputs(s: &BaraffSolver) -> Result<(), FfiError> {
+    finite_output("forces", s.forces())?;
+    finite_output("accelerations", s.accelerations())?;
+    finite_output("generalized result", s.generalized())?;
+    finite_output("generalized change", s.generalized_change())?;
+    finite_output("sliding friction forces", s.sliding_friction_forces())?;
+    finite_output("composed b", s.composed_b())?;
+    finite_output_matrix("composed matrix A", &s.composed_matrix())?;
+    finite_output("worst_violation", std::slice::from_ref(&s.stats().worst_violation))
+}
+
 fn check_allocatable(m: usize, n: usize) -> Result<(), FfiError> {
-    let too_large =
-        || FfiError::new(cts_status::InvalidArgument, format!("m = {m}, n = {n}: too large to allocate"));
+    // The pivoting's m×m blocks, the composed J M⁻¹ Jᵀ and M⁻¹ Jᵀ, the factorization of M, and
+    // O(m + n) vectors and row tables.
     let elements = (|| {
         let mm = m.checked_mul(m)?.checked_mul(5)?;
         let mn = m.checked_mul(n)?.checked_mul(2)?;
         let nn = n.checked_mul(n)?;
         mm.checked_add(mn)?.checked_add(nn)?.checked_add(m.checked_add(n)?.checked_mul(32)?)
-    })()
-    .ok_or_else(too_large)?;
-    let mut probe: Vec<f64> = Vec::new();
-    probe.try_reserve_exact(elements).map_err(|_| too_large())?;
-    Ok(())
+    })();
+    alloc::probe_doubles(
+        elements,
+        &mut 0,
+        || {
+            format!(
+                "m = {m} rows, n = {n} coordinates: the workspace of 5·m² + 2·m·n + n² + 32·(m + n) doubles"
+            )
+        },
+        "use fewer rows or coordinates",
+    )
 }
 
 /// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
@@ -466,30 +505,20 @@ fn check_allocatable(m: usize, n: usize) -> Result<(), FfiError> {
 fn with_mut(
     solver: *mut cts_baraff_solver,
     function: &str,
+    call: Call,
     body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    match unsafe { solver.as_mut() } {
-        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_mut(solver, function, call, body) }
 }
 
-/// As [`with_mut`] for read-only calls.
 fn with_ref(
     solver: *const cts_baraff_solver,
     function: &str,
     body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
-    match unsafe { solver.as_ref() } {
-        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
-}
-
-fn prefix(function: &str, e: FfiError) -> FfiError {
-    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+    unsafe { call_ref(solver, function, body) }
 }
 
 fn count(x: usize) -> i32 {
@@ -541,8 +570,9 @@ pub unsafe extern "C" fn cts_baraff_solver_free(solver: *mut cts_baraff_solver) 
 /// for use on another thread. The copy has no problem data and no results: set data before
 /// solving.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_clone(
     solver: *const cts_baraff_solver,
@@ -555,6 +585,9 @@ pub unsafe extern "C" fn cts_baraff_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_baraff_solver_clone: out"));
         }
+        // The copy allocates as much as the original's reserved workspace.
+        let (m, n) = h.inner.reserved;
+        check_allocatable(m, n).map_err(|e| prefix("cts_baraff_solver_clone", e))?;
         let mut inner = Inner::new(h.inner.solver.clone());
         inner.reserved = h.inner.reserved;
         inner.kinds.reserve(h.inner.kinds.capacity());
@@ -569,15 +602,16 @@ pub unsafe extern "C" fn cts_baraff_solver_clone(
 /// the matrix interface), so that no later set or solve call up to these sizes allocates. Set
 /// calls grow it as needed anyway. Keeps the problem data and results.
 ///
-/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (sizes too large
-/// to allocate; nothing changed).
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (sizes whose
+/// workspace cannot exist) or CTS_STATUS_ALLOCATION_FAILED (the workspace, about
+/// 5·m² + 2·m·n + n² doubles, was refused); nothing changed on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_reserve(
     solver: *mut cts_baraff_solver,
     m: usize,
     n: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_reserve", |h| {
+    with_mut(solver, "cts_baraff_solver_reserve", Call::Keeps, |h| {
         h.reserve(m, n)?;
         Ok(cts_status::Ok)
     })
@@ -593,7 +627,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_parameters(
     solver: *mut cts_baraff_solver,
     p: *const cts_baraff_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_parameters", |h| {
+    with_mut(solver, "cts_baraff_solver_set_parameters", Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
         h.solver.set_parameters(BaraffParameters::try_from(p)?)?;
@@ -640,8 +674,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_parameters(
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a needed array is NULL);
 /// CTS_STATUS_INVALID_ARGUMENT (`ld_A` below m, an unknown kind code, a friction row whose
 /// `normal` index is out of range or not a normal row, μ negative or not finite, bounds that do
-/// not contain 0, sizes too large). On error the previous data stays set. Non-finite values in A
-/// or b are reported by the solve call.
+/// not contain 0, sizes whose workspace cannot exist); CTS_STATUS_ALLOCATION_FAILED (the
+/// workspace for m rows was refused; checked before the rows are read). On error the previous
+/// data stays set. Non-finite values in A or b are reported by the solve call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_set_matrix_problem_data(
     solver: *mut cts_baraff_solver,
@@ -655,7 +690,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_matrix_problem_data(
     lo: *const f64,
     hi: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_matrix_problem_data", |h| {
+    with_mut(solver, "cts_baraff_solver_set_matrix_problem_data", Call::Starts, |h| {
         let a = RawMatrix::new("A", A, ld_A, m, m)?;
         let b = RawVector::new("b", b, m)?;
         let rows = RawRows::new(m, kind, normal, mu, lo, hi)?;
@@ -684,8 +719,10 @@ pub unsafe extern "C" fn cts_baraff_solver_set_matrix_problem_data(
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below its
 /// row count, `level` not one of the two codes, a row error as for the matrix interface, sizes
-/// too large). On error the previous data stays set. Non-finite values and a mass matrix that is
-/// not positive definite are reported by the solve calls (CTS_STATUS_INVALID_ARGUMENT).
+/// whose workspace cannot exist); CTS_STATUS_ALLOCATION_FAILED (the workspace for m rows and n
+/// coordinates was refused; checked before the rows are read). On error the previous data stays
+/// set. Non-finite values and a mass matrix that is not positive definite are reported by the
+/// solve calls (CTS_STATUS_INVALID_ARGUMENT).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_set_model_problem_data(
     solver: *mut cts_baraff_solver,
@@ -703,7 +740,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_problem_data(
     lo: *const f64,
     hi: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_model_problem_data", |h| {
+    with_mut(solver, "cts_baraff_solver_set_model_problem_data", Call::Starts, |h| {
         let velocity_level = match level {
             CTS_BARAFF_LEVEL_ACCELERATION => false,
             CTS_BARAFF_LEVEL_VELOCITY => true,
@@ -745,7 +782,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_bias(
     bias: *const f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_model_bias", |h| {
+    with_mut(solver, "cts_baraff_solver_set_model_bias", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
             return Err(FfiError::length("bias", len, data.m));
@@ -781,7 +818,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_sliding(
     mu_d: *const f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_model_sliding", |h| {
+    with_mut(solver, "cts_baraff_solver_set_model_sliding", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
             return Err(FfiError::length("mu_d", len, data.m));
@@ -818,28 +855,20 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_stabilization(
     velocity_error: *const f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_model_stabilization", |h| {
+    with_mut(solver, "cts_baraff_solver_set_model_stabilization", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
             return Err(FfiError::length("position_error", len, data.m));
         }
         for (name, value) in [("kp", kp), ("kv", kv)] {
             if !value.is_finite() {
-                return Err(FfiError::new(
-                    cts_status::InvalidArgument,
-                    format!("{name} = {value} is not finite"),
-                ));
+                return Err(message::domain(name, g(value), "finite"));
             }
         }
         let velocity_error = match include_velocity {
             0 => None,
             1 => Some(RawVector::new("velocity_error", velocity_error, len)?),
-            _ => {
-                return Err(FfiError::new(
-                    cts_status::InvalidArgument,
-                    format!("include_velocity = {include_velocity} is not 0 or 1"),
-                ));
-            }
+            _ => return Err(message::code("include_velocity", include_velocity, "0 or 1")),
         };
         let position_error = RawVector::new("position_error", position_error, len)?;
         model.stabilization = Some(RawStabilization { kp, kv, position_error, velocity_error });
@@ -861,9 +890,12 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_stabilization(
 /// CTS_STATUS_BARAFF_PIVOT_LIMIT; `cts_baraff_solver_get_stats` tells more. Usage errors (no
 /// results afterwards): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
 /// CTS_STATUS_INVALID_ARGUMENT (non-finite data, M not positive definite, negative μ_d).
+/// CTS_STATUS_NON_FINITE_RESULT: the pivoting verified the row conditions but an output is NaN
+/// or infinite (huge finite data overflowed); the results stay, and their getters report the
+/// same status for non-finite values.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_solve(solver: *mut cts_baraff_solver) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_solve", |h| {
+    with_mut(solver, "cts_baraff_solver_solve", Call::Starts, |h| {
         h.solved = None;
         let data = *h.data()?;
         match data.problem {
@@ -898,7 +930,7 @@ pub unsafe extern "C" fn cts_baraff_solver_solve(solver: *mut cts_baraff_solver)
 /// non-finite data, M not positive definite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_compute_impulses(solver: *mut cts_baraff_solver) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_compute_impulses", |h| {
+    with_mut(solver, "cts_baraff_solver_compute_impulses", Call::Starts, |h| {
         h.solved = None;
         let (data, model) = h.model_data()?;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
@@ -941,7 +973,7 @@ pub unsafe extern "C" fn cts_baraff_solver_consistency_impulse(
     solver: *mut cts_baraff_solver,
     sticking_normal: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_consistency_impulse", |h| {
+    with_mut(solver, "cts_baraff_solver_consistency_impulse", Call::Starts, |h| {
         h.solved = None;
         let (data, model) = h.model_data()?;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
@@ -963,7 +995,7 @@ pub unsafe extern "C" fn cts_baraff_solver_needs_impulse(
     solver: *mut cts_baraff_solver,
     out: *mut i32,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_needs_impulse", |h| {
+    with_mut(solver, "cts_baraff_solver_needs_impulse", Call::Keeps, |h| {
         if out.is_null() {
             return Err(FfiError::null("out"));
         }
@@ -984,6 +1016,7 @@ pub unsafe extern "C" fn cts_baraff_solver_needs_impulse(
 unsafe fn copy_result(
     solver: *const cts_baraff_solver,
     function: &str,
+    name: &str,
     out: *mut f64,
     len: usize,
     model_only: bool,
@@ -991,11 +1024,8 @@ unsafe fn copy_result(
 ) -> cts_status {
     with_ref(solver, function, |h| {
         let s = if model_only { h.model_results()? } else { h.results()?.0 };
-        let values = get(s);
         // SAFETY: forwarded contract.
-        let out = unsafe { output("out", out, len, values.len()) }?;
-        out.copy_from_slice(values);
-        Ok(cts_status::Ok)
+        unsafe { copy_out(name, out, len, get(s)) }
     })
 }
 
@@ -1005,7 +1035,8 @@ unsafe fn copy_result(
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
 /// CTS_STATUS_NO_SOLUTION (no solve call since the data was set, or it failed with a usage
-/// error). Nothing is written on error.
+/// error), CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing is written on
+/// error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_get_forces(
     solver: *const cts_baraff_solver,
@@ -1013,7 +1044,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_forces(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(solver, "cts_baraff_solver_get_forces", out, len, false, |s| s.forces()) }
+    unsafe { copy_result(solver, "cts_baraff_solver_get_forces", "forces", out, len, false, |s| s.forces()) }
 }
 
 /// Copies the row accelerations `a = A f + b` recomputed from the final forces (m doubles;
@@ -1028,7 +1059,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_accelerations(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(solver, "cts_baraff_solver_get_accelerations", out, len, false, |s| s.accelerations())
+        copy_result(solver, "cts_baraff_solver_get_accelerations", "accelerations", out, len, false, |s| {
+            s.accelerations()
+        })
     }
 }
 
@@ -1058,8 +1091,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_row_sets(
 /// `q̇⁺ = q̇ + M⁻¹ J_fᵀ p` (m/s or rad/s). `len` must be n.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH,
-/// CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem).
-/// Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION (no solve call of the current data, or the data is a matrix problem),
+/// CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_get_generalized_result(
     solver: *const cts_baraff_solver,
@@ -1068,7 +1101,15 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_result(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(solver, "cts_baraff_solver_get_generalized_result", out, len, true, |s| s.generalized())
+        copy_result(
+            solver,
+            "cts_baraff_solver_get_generalized_result",
+            "generalized result",
+            out,
+            len,
+            true,
+            |s| s.generalized(),
+        )
     }
 }
 
@@ -1083,9 +1124,15 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_change(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(solver, "cts_baraff_solver_get_generalized_change", out, len, true, |s| {
-            s.generalized_change()
-        })
+        copy_result(
+            solver,
+            "cts_baraff_solver_get_generalized_change",
+            "generalized change",
+            out,
+            len,
+            true,
+            |s| s.generalized_change(),
+        )
     }
 }
 
@@ -1101,9 +1148,15 @@ pub unsafe extern "C" fn cts_baraff_solver_get_sliding_friction_forces(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(solver, "cts_baraff_solver_get_sliding_friction_forces", out, len, true, |s| {
-            s.sliding_friction_forces()
-        })
+        copy_result(
+            solver,
+            "cts_baraff_solver_get_sliding_friction_forces",
+            "sliding friction forces",
+            out,
+            len,
+            true,
+            |s| s.sliding_friction_forces(),
+        )
     }
 }
 
@@ -1117,7 +1170,11 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_b(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(solver, "cts_baraff_solver_get_composed_b", out, len, true, |s| s.composed_b()) }
+    unsafe {
+        copy_result(solver, "cts_baraff_solver_get_composed_b", "composed b", out, len, true, |s| {
+            s.composed_b()
+        })
+    }
 }
 
 /// Copies `A = J M⁻¹ J_fᵀ` (m×m) as composed by the last solve call on model data into `out`,
@@ -1125,8 +1182,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_b(
 /// sliding friction a negative diagonal entry is the Painlevé signature.)
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
-/// CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`). Nothing is
-/// written on error.
+/// CTS_STATUS_NO_SOLUTION (as for `cts_baraff_solver_get_generalized_result`),
+/// CTS_STATUS_NON_FINITE_RESULT. Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_get_composed_matrix(
     solver: *const cts_baraff_solver,
@@ -1138,6 +1195,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_matrix(
         let m = a.nrows();
         // SAFETY: NULL-checked output of the validated size (the contract).
         let out = unsafe { output_matrix("out", out, ld, m, m) }?;
+        finite_output_matrix("composed matrix A", &a)?;
         for c in 0..m {
             out[c * ld..c * ld + m].copy_from_slice(a.column(c).as_slice());
         }
@@ -1147,7 +1205,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_matrix(
 
 /// Copies the statistics of the last solve call into `*out` (also after a Baraff outcome).
 ///
-/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+/// CTS_STATUS_NON_FINITE_RESULT (`worst_violation` is NaN or infinite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_get_stats(
     solver: *const cts_baraff_solver,
@@ -1157,6 +1216,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_stats(
         // SAFETY: NULL or a writable struct (the contract).
         let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
         let stats = h.results()?.0.stats();
+        finite_output("worst_violation", std::slice::from_ref(&stats.worst_violation))?;
         let row = match stats.outcome {
             BaraffOutcome::UnboundedRay { row } | BaraffOutcome::FrictionlessFallback { row } => count(row),
             _ => -1,
@@ -1192,10 +1252,14 @@ pub unsafe extern "C" fn cts_baraff_solver_num_coordinates(solver: *const cts_ba
     })
 }
 
-/// Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
-/// a Baraff outcome, e.g. "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots,
-/// 0 iterations, worst relative violation 1e0)"); "" after a successful call. Valid until the
-/// next call on the handle; never NULL (also "" for a NULL handle); not to be freed.
+/// Detail of the last failing call on this handle (a usage error or a Baraff outcome, e.g.
+/// "cts_baraff_solver_solve: unbounded ray while driving row 0 (1 pivots, 0 iterations, worst
+/// relative violation 1)"), errno-style: a successful call leaves it unchanged (a getter after a
+/// failed solve keeps the solve's detail); a failing call replaces it; the set calls (problem
+/// data, bias, sliding, stabilisation) and the solve calls (`_solve`, `_compute_impulses`,
+/// `_consistency_impulse`) clear it when they start, so it is "" after they succeed. "" before
+/// any failure. Valid until the next call on the handle; never NULL (also "" for a NULL handle);
+/// not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_last_error(solver: *const cts_baraff_solver) -> *const c_char {
     // SAFETY: NULL or a live handle (the contract).

@@ -8,6 +8,7 @@
 
 #![allow(non_snake_case)] // field names follow the matrices: M, J, M_len, J_len
 
+use super::message::g;
 use super::status::{FfiError, cts_status};
 use super::view::{RawIntVector, RawVector};
 use crate::block_sparse::{BlockSparseError, BlockSparseLayout, BlockSparseSystem};
@@ -179,10 +180,11 @@ fn data_error(e: BlockSparseError) -> FfiError {
             )
         }
         E::NonFinite { what, index, value } => {
-            invalid(format!("data->{what}[{index}] = {value} is outside its domain: expected finite"))
+            invalid(format!("data->{what}[{index}] = {} is outside its domain: expected finite", g(value)))
         }
-        e @ (E::ContactTreesLength { .. } | E::TooLarge { .. } | E::Allocation { .. }) => {
-            invalid(format!("data: {e}"))
+        e @ E::Allocation { .. } => {
+            FfiError::new(cts_status::AllocationFailed, format!("data: {e}; nothing was changed"))
         }
+        e @ (E::ContactTreesLength { .. } | E::TooLarge { .. }) => invalid(format!("data: {e}")),
     }
 }

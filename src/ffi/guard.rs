@@ -1,9 +1,15 @@
-//! Error channels and the panic guard (`specs/packaging.md` §2.2–§2.3).
+//! Error channels and the panic guard (`docs/packaging.md` §2.2–§2.3).
 //!
 //! Every exported body runs inside [`guard`]: a panic never unwinds into C; it becomes
 //! `CTS_STATUS_PANIC` with its message recorded. Details go to the handle's own slot
 //! ([`ErrorSlot`]); when there is no handle (a constructor, a NULL handle), to the thread-local
 //! secondary channel read by [`cts_last_error_message`].
+//!
+//! The slot is errno-style: a successful call leaves it alone (a getter after a failed solve
+//! does not wipe the solve's detail); only a failing call replaces it, and a call that sets new
+//! problem data or solves clears it when it starts ([`Call::Starts`]). Every solver's exported
+//! functions go through [`call_mut`] / [`call_ref`], which also prefix messages with the
+//! function's name.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -59,9 +65,9 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     format!("internal panic: {detail}")
 }
 
-/// Runs a fallible exported body: `Ok(s)` returns `s`, `Err(e)` records `e.message` and returns
-/// `e.status`, a panic records its message and returns `CTS_STATUS_PANIC`. `slot` is the
-/// handle's error slot, or `None` for the thread-local channel.
+/// Runs a fallible exported body: `Ok(s)` returns `s` (recording nothing), `Err(e)` records
+/// `e.message` and returns `e.status`, a panic records its message and returns
+/// `CTS_STATUS_PANIC`. `slot` is the handle's error slot, or `None` for the thread-local channel.
 pub fn guard(slot: Option<&ErrorSlot>, body: impl FnOnce() -> Result<cts_status, FfiError>) -> cts_status {
     let (status, message) = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(status)) => (status, None),
@@ -71,10 +77,78 @@ pub fn guard(slot: Option<&ErrorSlot>, body: impl FnOnce() -> Result<cts_status,
     match (slot, message) {
         (Some(slot), Some(m)) => slot.set(&m),
         (None, Some(m)) => set_thread_error(&m),
-        (Some(slot), None) => slot.clear(),
-        (None, None) => {}
+        (_, None) => {}
     }
     status
+}
+
+/// An opaque C handle: its last-error slot and its state.
+pub trait Handle {
+    /// The state behind the handle.
+    type Inner;
+    /// The slot and the state, borrowed separately.
+    fn parts(&mut self) -> (&ErrorSlot, &mut Self::Inner);
+    /// The slot and the state, read-only.
+    fn parts_ref(&self) -> (&ErrorSlot, &Self::Inner);
+}
+
+/// What a call does to its handle's last error besides recording its own failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Call {
+    /// A call that sets problem data or solves: the last error is cleared when it starts, so it
+    /// is "" after it succeeds.
+    Starts,
+    /// Any other call (getters, parameters, operator registration, ...): a success leaves the
+    /// last error as it was.
+    Keeps,
+}
+
+/// Prefixes a message with the exported function's name.
+pub fn prefix(function: &str, e: FfiError) -> FfiError {
+    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+}
+
+/// Runs `body` on a mutable handle inside [`guard`]: failures go to the handle's slot, prefixed
+/// with `function` (for a NULL handle, to the thread-local channel). See [`Call`].
+///
+/// # Safety
+/// `handle` must be NULL or a live handle used by one thread (the documented contract).
+pub unsafe fn call_mut<H: Handle>(
+    handle: *mut H,
+    function: &str,
+    call: Call,
+    body: impl FnOnce(&mut H::Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: per the function's contract.
+    match unsafe { handle.as_mut() } {
+        Some(h) => {
+            let (slot, inner) = h.parts();
+            if call == Call::Starts {
+                slot.clear();
+            }
+            guard(Some(slot), || body(inner).map_err(|e| prefix(function, e)))
+        }
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
+}
+
+/// As [`call_mut`] for calls that only read the handle (they never clear its last error).
+///
+/// # Safety
+/// As [`call_mut`].
+pub unsafe fn call_ref<H: Handle>(
+    handle: *const H,
+    function: &str,
+    body: impl FnOnce(&H::Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: per the function's contract.
+    match unsafe { handle.as_ref() } {
+        Some(h) => {
+            let (slot, inner) = h.parts_ref();
+            guard(Some(slot), || body(inner).map_err(|e| prefix(function, e)))
+        }
+        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+    }
 }
 
 /// Runs an infallible exported body, returning `default` if it panics.

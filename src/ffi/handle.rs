@@ -1,4 +1,4 @@
-//! Opaque handles: a `Box<T>` behind a typed pointer (`specs/packaging.md` §2.1). The type
+//! Opaque handles: a `Box<T>` behind a typed pointer (`docs/packaging.md` §2.1). The type
 //! parameter makes sure only the right type is ever borrowed or freed.
 
 use super::status::FfiError;

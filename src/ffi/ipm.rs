@@ -1,6 +1,6 @@
 //! The interior-point C API (`cts_ipm_*`): Dojo's primal–dual interior-point contact solver with
-//! second-order-cone friction and solution sensitivities (`specs/ipm.md`), behind an opaque
-//! handle, with the conventions of `specs/c_api.md` and of the TAMSI API.
+//! second-order-cone friction and solution sensitivities (`docs/ipm.md`), behind an opaque
+//! handle, with the conventions of `docs/c_api.md` and of the TAMSI API.
 //!
 //! One time step in generalized velocities: mass matrix `M` (n×n), pre-step velocity `v0`,
 //! non-contact force `τ`, time step `h`, and per contact a gap `φ`, a normal row of `Jn`, two
@@ -11,11 +11,15 @@
 
 use std::ffi::c_char;
 
+use super::alloc;
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
 use super::handle::{free, into_raw};
+use super::message::g;
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, int_slice, output, output_matrix};
+use super::view::{
+    RawMatrix, RawVector, copy_out, finite_output, finite_output_matrix, int_slice, output, output_matrix,
+};
 use crate::block_sparse::BlockSparseLayout;
 use crate::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
@@ -59,6 +63,16 @@ pub struct cts_ipm_solver {
     inner: Inner,
 }
 
+impl Handle for cts_ipm_solver {
+    type Inner = Inner;
+    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
+        (&self.error, &mut self.inner)
+    }
+    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
+        (&self.error, &self.inner)
+    }
+}
+
 /// Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
 /// `cts_ipm_parameters_default`, change fields, pass to `cts_ipm_solver_set_parameters`, which
 /// validates them. Booleans are int32_t 0 or 1.
@@ -75,9 +89,9 @@ pub struct cts_ipm_parameters {
     /// Tolerance on bvio (∞-norm of the raw products γ∘s); default 1e-4; finite, > 0.
     pub btol: f64,
     /// Maximum number of Newton (predictor–corrector) iterations; default 100 (Dojo's code: 50);
-    /// >= 0.
+    /// in [0, 100000] (the iteration histories are reserved for all of them).
     pub max_iter: i32,
-    /// Maximum number of backtracking halvings per iteration; default 10; >= 1.
+    /// Maximum number of backtracking halvings per iteration; default 10; in [1, 1000].
     pub max_ls: i32,
     /// The κ floor is btol/undercut; default INFINITY (floor 0); > 0, INFINITY allowed (the paper
     /// uses 5; 1 makes the final κ equal btol, for smoothed gradients).
@@ -303,8 +317,7 @@ impl ProblemData {
         vt_offset: *const f64,
         vt_offset_len: usize,
     ) -> Result<Self, FfiError> {
-        let two_nc =
-            nc.checked_mul(2).ok_or_else(|| FfiError::new(cts_status::InvalidArgument, "nc too large"))?;
+        let two_nc = two_nc(nc)?;
         Ok(Self {
             n,
             nc,
@@ -333,7 +346,8 @@ impl ProblemData {
     }
 }
 
-struct Inner {
+#[doc(hidden)]
+pub struct Inner {
     solver: IpmSolver,
     /// The borrowed problem data of the last successful set call.
     data: Option<ProblemData>,
@@ -379,7 +393,17 @@ impl Inner {
     fn set(&mut self, data: ProblemData, models: *const i32) -> Result<cts_status, FfiError> {
         // SAFETY: NULL or nc readable int32_t during this call (the contract).
         let codes = unsafe { int_slice("models", models, data.nc) }?;
+        // Sizes before copying anything: the solve's workspace (with at most 6 cone variables
+        // per contact), then room for the decoded model codes.
+        let (n, nc) = (data.n, data.nc);
+        let params = self.solver.parameters();
+        let blocks = matches!(data.matrices, Matrices::Blocks(_));
+        let kt_max = nc.checked_mul(6);
+        let need =
+            kt_max.and_then(|kt| solve_workspace(n, nc, kt, params.max_iter, params.newton_solve, blocks));
+        probe(&mut self.probed_solve, need, || solve_workspace_name(n, nc, kt_max.unwrap_or(usize::MAX)))?;
         let scratch = &mut self.models_scratch;
+        alloc::try_reserve(scratch, nc, "the contact model codes (nc entries)")?;
         scratch.clear();
         for (i, &code) in codes.iter().enumerate() {
             let model = ContactModel::from_code(code).ok_or_else(|| {
@@ -418,7 +442,7 @@ impl Inner {
         let mode = self.solver.parameters().newton_solve;
         let blocks = matches!(data.matrices, Matrices::Blocks(_));
         let need = solve_workspace(data.n, data.nc, kt, max_iter, mode, blocks);
-        probe(&mut self.probed_solve, need)?;
+        probe(&mut self.probed_solve, need, || solve_workspace_name(data.n, data.nc, kt))?;
         // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
         let problem = unsafe { data.problem(&self.models, &self.layout, false) }?;
         let outcome = match guess {
@@ -431,22 +455,31 @@ impl Inner {
         let status = cts_status::from(outcome);
         self.last_status = status;
         if outcome == IpmOutcome::Converged {
+            if let Err(e) = check_outputs(&self.solver) {
+                self.last_status = e.status;
+                return Err(e);
+            }
             return Ok(status);
         }
         let stats = self.solver.stats();
         let detail = if self.solver.parameters().uses_reference_iteration() {
             format!(
-                "{outcome:?} after {} iterations (rvio = {:e}, bvio = {:e}); the results hold the last {}iterate",
+                "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
                 stats.iterations,
-                stats.rvio,
-                stats.bvio,
+                g(stats.rvio),
+                g(stats.bvio),
                 if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
             )
         } else {
             format!(
-                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {:e} \
-                 (scaled residual {:e}, scaled complementarity {:e}; rvio = {:e}, bvio = {:e})",
-                stats.iterations, stats.merit, stats.residual, stats.complementarity, stats.rvio, stats.bvio
+                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
+                 (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
+                stats.iterations,
+                g(stats.merit),
+                g(stats.residual),
+                g(stats.complementarity),
+                g(stats.rvio),
+                g(stats.bvio)
             )
         };
         Err(FfiError::new(status, detail))
@@ -478,60 +511,75 @@ fn solve_workspace(
     lu.checked_add(jacobian)?.checked_add(blocks)?.checked_add(vectors)?.checked_add(histories)
 }
 
+/// 2nc, the rows of Jt and the length of `vt_offset`, when nc·2 doubles are addressable.
+fn two_nc(nc: usize) -> Result<usize, FfiError> {
+    nc.checked_mul(2)
+        .filter(|&n| alloc::addressable(n, 8))
+        .ok_or_else(|| alloc::too_large(&format!("nc = {nc} (Jt has 2nc rows)"), "nc must be below 2^59"))
+}
+
+/// How a failed probe of [`solve_workspace`] names the workspace.
+fn solve_workspace_name(n: usize, nc: usize, kt: usize) -> String {
+    format!(
+        "n = {n}, nc = {nc} ({kt} cone variables): the solve's workspace of about n² (condensed) or \
+         (n + 2·{kt})² (dense) + 3·nc·n + 182·nc doubles (block data: without the n² and 3·nc·n terms)"
+    )
+}
+
 /// Doubles the sensitivity matrices need: ∂v/∂θ (n × (2n + 2nc)) and ∂λ/∂θ (3nc × (2n + 2nc)).
 fn sensitivity_workspace(n: usize, nc: usize) -> Option<usize> {
     let cols = n.checked_add(nc)?.checked_mul(2)?;
     n.checked_add(nc.checked_mul(3)?)?.checked_mul(cols)
 }
 
-/// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
-/// allocation failure would abort the host), remembering the largest size that could.
-fn probe(probed: &mut usize, need: Option<usize>) -> Result<(), FfiError> {
-    let too_large = || {
-        FfiError::new(
-            cts_status::InvalidArgument,
-            "the problem is too large: its workspace cannot be allocated",
-        )
-    };
-    let need = need.ok_or_else(too_large)?;
-    if need <= *probed {
-        return Ok(());
-    }
-    let mut buffer: Vec<f64> = Vec::new();
-    buffer.try_reserve_exact(need).map_err(|_| too_large())?;
-    *probed = need;
-    Ok(())
+/// The final check of a converged solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
+/// naming the first that is not). O(outputs + iterations), once per solve.
+fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
+    finite_output("v (generalized velocities)", s.velocities())?;
+    finite_output("impulses", s.impulses())?;
+    finite_output("next gaps", s.next_gaps())?;
+    finite_output("primal", s.primal())?;
+    finite_output("dual", s.dual())?;
+    finite_output(STATS_NAME, &stats_values(s.stats()))?;
+    finite_output("rvio history", s.rvio_history())?;
+    finite_output("bvio history", s.bvio_history())?;
+    finite_output("kappa history", s.kappa_history())?;
+    finite_output("alpha history", s.alpha_history())
 }
 
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
+/// The floating-point fields of `cts_ipm_stats`, in the order [`STATS_NAME`] lists them.
+fn stats_values(s: &crate::ipm::IpmStats) -> [f64; 8] {
+    [s.rvio, s.bvio, s.kappa, s.residual, s.complementarity, s.merit, s.momentum_scale, s.velocity_scale]
+}
+
+const STATS_NAME: &str =
+    "stats (rvio, bvio, kappa, residual, complementarity, merit, momentum_scale, velocity_scale)";
+
+/// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
+/// allocation failure would abort the host), remembering the largest size that could (see
+/// [`alloc::probe_doubles`]); `what` names the workspace in the message.
+fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String) -> Result<(), FfiError> {
+    alloc::probe_doubles(need, probed, what, "use fewer velocities or contacts")
+}
+
+/// Runs `body` on a mutable handle (see [`call_mut`]).
 fn with_mut(
     solver: *mut cts_ipm_solver,
     function: &str,
+    call: Call,
     body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    match unsafe { solver.as_mut() } {
-        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_mut(solver, function, call, body) }
 }
 
-/// As [`with_mut`] for read-only calls.
 fn with_ref(
     solver: *const cts_ipm_solver,
     function: &str,
     body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
-    match unsafe { solver.as_ref() } {
-        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
-}
-
-fn prefix(function: &str, e: FfiError) -> FfiError {
-    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+    unsafe { call_ref(solver, function, body) }
 }
 
 /// Fills `*out` with Dojo's code defaults: rtol 1e-6, btol 1e-4, max_iter 50, max_ls 10, undercut
@@ -580,8 +628,9 @@ pub unsafe extern "C" fn cts_ipm_solver_free(solver: *mut cts_ipm_solver) {
 /// before solving); with `warm_start = 1` its first solve may start from the original's last
 /// solution, as the original's next solve would.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave their
-/// detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail in
+/// `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_clone(
     solver: *const cts_ipm_solver,
@@ -593,6 +642,9 @@ pub unsafe extern "C" fn cts_ipm_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_ipm_solver_clone: out"));
         }
+        // The copy allocates as much as the original's workspace, at most the sizes probed for it.
+        let bytes = h.inner.probed_solve.checked_add(h.inner.probed_sensitivities);
+        alloc::probe(bytes, 1, &mut 0, || "cts_ipm_solver_clone: a copy of the workspace".into(), "")?;
         let mut inner = Inner::new(h.inner.solver.clone());
         inner.probed_solve = h.inner.probed_solve;
         inner.probed_sensitivities = h.inner.probed_sensitivities;
@@ -614,7 +666,7 @@ pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
     solver: *mut cts_ipm_solver,
     p: *const cts_ipm_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_set_parameters", |h| {
+    with_mut(solver, "cts_ipm_solver_set_parameters", Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
         h.solver.set_parameters(IpmParameters::try_from(p)?)?;
@@ -638,7 +690,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_parameters(
     })
 }
 
-/// Sets the problem of one time step (`specs/ipm.md` §1.2): find the next generalized velocity v
+/// Sets the problem of one time step (`docs/ipm.md` §1.2): find the next generalized velocity v
 /// and the contact impulses with
 ///
 /// ```text
@@ -677,8 +729,10 @@ pub unsafe extern "C" fn cts_ipm_solver_get_parameters(
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
 /// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count, a non-finite value, h <= 0, μ < 0,
-/// an unknown model kind, sizes beyond the address space); CTS_STATUS_DIMENSION_MISMATCH
-/// (`vt_offset_len` neither 0 nor 2nc). On error the previous data and results stay set.
+/// an unknown model kind, sizes whose workspace cannot exist); CTS_STATUS_DIMENSION_MISMATCH
+/// (`vt_offset_len` neither 0 nor 2nc); CTS_STATUS_ALLOCATION_FAILED (the solve's workspace for
+/// these sizes was refused; probed before any of the data is copied). On error the previous data
+/// and results stay set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_set_problem_data(
     solver: *mut cts_ipm_solver,
@@ -699,9 +753,8 @@ pub unsafe extern "C" fn cts_ipm_solver_set_problem_data(
     vt_offset: *const f64,
     vt_offset_len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_set_problem_data", |inner| {
-        let two_nc =
-            nc.checked_mul(2).ok_or_else(|| FfiError::new(cts_status::InvalidArgument, "nc too large"))?;
+    with_mut(solver, "cts_ipm_solver_set_problem_data", Call::Starts, |inner| {
+        let two_nc = two_nc(nc)?;
         let matrices = Matrices::Dense {
             m: RawMatrix::new("M", M, ld_M, n, n)?,
             jn: RawMatrix::new("Jn", Jn, ld_Jn, nc, n)?,
@@ -730,8 +783,9 @@ pub unsafe extern "C" fn cts_ipm_solver_set_problem_data(
 /// CTS_STATUS_INVALID_ARGUMENT (a tree with < 1 dof, a contact tree out of range, repeated or
 /// both -1, a non-finite value, h <= 0, μ < 0, an unknown model kind, sizes beyond the address
 /// space); CTS_STATUS_DIMENSION_MISMATCH (`data->M_len`, `data->J_len` or `vt_offset_len` not as
-/// described). On error the previous data (dense or block, with its structure) and results stay
-/// set.
+/// described); CTS_STATUS_ALLOCATION_FAILED (the structure's tables or the solve's workspace for
+/// these sizes were refused; the message names the size). On error the previous data (dense or
+/// block, with its structure) and results stay set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
     solver: *mut cts_ipm_solver,
@@ -745,7 +799,7 @@ pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
     vt_offset: *const f64,
     vt_offset_len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_set_block_problem_data", |inner| {
+    with_mut(solver, "cts_ipm_solver_set_block_problem_data", Call::Starts, |inner| {
         // SAFETY: NULL or a readable struct (the contract).
         let blocks = unsafe { RawBlockSparse::new(data) }?;
         // SAFETY: the set call's arrays are valid during the call. A structure error leaves the
@@ -771,10 +825,13 @@ pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
 /// every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
 /// (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
 /// CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
-/// cannot be allocated).
+/// cannot exist), CTS_STATUS_ALLOCATION_FAILED (the workspace was refused).
+/// CTS_STATUS_NON_FINITE_RESULT: converged, but an output (velocities, impulses, gaps, primal,
+/// dual, stats, histories) is NaN or infinite; the results stay, and their getters report the
+/// same status for non-finite values (`cts_ipm_stats.status` holds it too).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_solve(solver: *mut cts_ipm_solver) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_solve", |h| h.solve(None))
+    with_mut(solver, "cts_ipm_solver_solve", Call::Starts, |h| h.solve(None))
 }
 
 /// Solves the current problem starting from the velocity guess `v_guess` (`n` doubles, m/s or
@@ -790,7 +847,7 @@ pub unsafe extern "C" fn cts_ipm_solver_solve_with_guess(
     v_guess: *const f64,
     n: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_solve_with_guess", |h| {
+    with_mut(solver, "cts_ipm_solver_solve_with_guess", Call::Starts, |h| {
         let guess = RawVector::new("v_guess", v_guess, n)?;
         h.solve(Some(guess))
     })
@@ -803,6 +860,7 @@ pub unsafe extern "C" fn cts_ipm_solver_solve_with_guess(
 unsafe fn copy_result(
     solver: *const cts_ipm_solver,
     function: &str,
+    name: &str,
     out: *mut f64,
     len: usize,
     get: impl FnOnce(&IpmSolver) -> &[f64],
@@ -810,9 +868,7 @@ unsafe fn copy_result(
     with_ref(solver, function, |h| {
         let values = get(h.results()?);
         // SAFETY: forwarded contract.
-        let out = unsafe { output("out", out, len, values.len()) }?;
-        out.copy_from_slice(values);
-        Ok(cts_status::Ok)
+        unsafe { copy_out(name, out, len, values) }
     })
 }
 
@@ -820,7 +876,8 @@ unsafe fn copy_result(
 /// `len` must be n.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
-/// CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION (no solve since the data was set), CTS_STATUS_NON_FINITE_RESULT (an
+/// entry is NaN or infinite). Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
     s: *const cts_ipm_solver,
@@ -828,7 +885,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_generalized_velocities", out, len, |r| r.velocities()) }
+    unsafe { copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |r| r.velocities()) }
 }
 
 /// Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
@@ -842,7 +899,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_impulses(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_impulses", out, len, |r| r.impulses()) }
+    unsafe { copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |r| r.impulses()) }
 }
 
 /// Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
@@ -854,7 +911,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_next_gaps", out, len, |r| r.next_gaps()) }
+    unsafe { copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |r| r.next_gaps()) }
 }
 
 /// Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
@@ -882,7 +939,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_primal(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_primal", out, len, |r| r.primal()) }
+    unsafe { copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |r| r.primal()) }
 }
 
 /// Copies the raw dual cone variables s of the last solve (K doubles, layout of
@@ -896,12 +953,13 @@ pub unsafe extern "C" fn cts_ipm_solver_get_dual(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_dual", out, len, |r| r.dual()) }
+    unsafe { copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |r| r.dual()) }
 }
 
 /// Copies the statistics of the last solve into `*out`.
 ///
-/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+/// CTS_STATUS_NON_FINITE_RESULT (a floating-point field is NaN or infinite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_get_stats(
     s: *const cts_ipm_solver,
@@ -911,6 +969,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
         // SAFETY: NULL or a writable struct (the contract).
         let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
         let stats = h.results()?.stats();
+        finite_output(STATS_NAME, &stats_values(stats))?;
         *out = cts_ipm_stats {
             status: h.last_status as i32,
             iterations: saturating_i32(stats.iterations),
@@ -947,6 +1006,7 @@ unsafe fn copy_history(
         }
         let history = get(h.results()?);
         let k = len.min(history.len());
+        finite_output("history", &history[..k])?;
         // SAFETY: NULL only with len 0, else `len >= k` writable doubles (the contract).
         let out = unsafe { output("out", out, k, k) }?;
         out.copy_from_slice(&history[..k]);
@@ -961,7 +1021,7 @@ unsafe fn copy_history(
 /// may be NULL when `len` is 0 (to query the length).
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
-/// CTS_STATUS_NO_SOLUTION.
+/// CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry to be written is not finite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_get_rvio_history(
     s: *const cts_ipm_solver,
@@ -1013,7 +1073,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
 }
 
 /// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
-/// implicit differentiation (`specs/ipm.md` §7): one factorization of the exact Newton matrix at
+/// implicit differentiation (`docs/ipm.md` §7): one factorization of the exact Newton matrix at
 /// the returned iterate, then 2n + 2nc back-substitutions. The iterate is an interior point
 /// (κ > 0), so these are the *smoothed* contact gradients; for a chosen smoothing solve in
 /// fixed-κ mode (`fixed_kappa > 0`) with tight rtol and btol. Also allowed after
@@ -1023,18 +1083,34 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION (no solve of the current
 /// data), CTS_STATUS_INVALID_ARGUMENT (the data became non-finite, or the sensitivity matrices
-/// cannot be allocated).
+/// cannot exist), CTS_STATUS_ALLOCATION_FAILED (they were refused), CTS_STATUS_NON_FINITE_RESULT
+/// (a sensitivity entry is NaN or infinite, e.g. at a degenerate solution; the getters of that
+/// matrix report the same).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_ipm_solver) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_compute_sensitivities", |h| {
+    with_mut(solver, "cts_ipm_solver_compute_sensitivities", Call::Keeps, |h| {
         h.results()?;
         let data = h.data()?;
-        probe(&mut h.probed_sensitivities, sensitivity_workspace(data.n, data.nc))?;
+        probe(&mut h.probed_sensitivities, sensitivity_workspace(data.n, data.nc), || {
+            format!(
+                "n = {}, nc = {}: the sensitivities' workspace of (n + 3·nc)·2·(n + nc) doubles",
+                data.n, data.nc
+            )
+        })?;
         h.sensitivities = false;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
         let problem = unsafe { data.problem(&h.models, &h.layout, false) }?;
         h.solver.compute_sensitivities(&problem)?;
         h.sensitivities = true;
+        for param in [
+            SensitivityParameter::V0,
+            SensitivityParameter::Tau,
+            SensitivityParameter::Phi,
+            SensitivityParameter::Mu,
+        ] {
+            finite_output_matrix("velocity sensitivity", &h.solver.velocity_sensitivity(param)?)?;
+            finite_output_matrix("impulse sensitivity", &h.solver.impulse_sensitivity(param)?)?;
+        }
         Ok(cts_status::Ok)
     })
 }
@@ -1079,6 +1155,7 @@ unsafe fn copy_sensitivity(
         }
         // SAFETY: NULL-checked output of the validated size (the contract).
         let out = unsafe { output_matrix("out", out, ld_out, rows, cols) }?;
+        finite_output_matrix(if impulses { "impulse sensitivity" } else { "velocity sensitivity" }, &matrix)?;
         if rows > 0 {
             for (j, column) in matrix.column_iter().enumerate() {
                 out[j * ld_out..j * ld_out + rows].copy_from_slice(column.as_slice());
@@ -1096,7 +1173,8 @@ unsafe fn copy_sensitivity(
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`,
 /// `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`), CTS_STATUS_NO_SOLUTION (no solve of the
-/// current data, or no sensitivities computed since). Nothing is written on error.
+/// current data, or no sensitivities computed since), CTS_STATUS_NON_FINITE_RESULT (an entry is
+/// NaN or infinite). Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_get_velocity_sensitivity(
     s: *const cts_ipm_solver,
@@ -1147,10 +1225,12 @@ pub unsafe extern "C" fn cts_ipm_solver_num_contacts(s: *const cts_ipm_solver) -
     guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data).map_or(0, |d| d.nc))
 }
 
-/// Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or a
-/// solver outcome, e.g. "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4)"); "" after a
-/// successful call. Valid until the next call on the handle; never NULL (also "" for a NULL
-/// handle); not to be freed.
+/// Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
+/// "cts_ipm_solver_set_problem_data: Jn: ld 3 < max(1, rows 4): ..."), errno-style: a successful
+/// call leaves it unchanged (a getter after a failed solve keeps the solve's detail); a failing
+/// call replaces it; `cts_ipm_solver_set_problem_data` and the two solve calls clear it when they
+/// start, so it is "" after they succeed. "" before any failure. Valid until the next call on the
+/// handle; never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_last_error(s: *const cts_ipm_solver) -> *const c_char {
     // SAFETY: NULL or a live handle (the contract).
@@ -1187,9 +1267,10 @@ mod tests {
         assert!(solve_workspace(3, 1, 4, usize::MAX, NewtonSolve::Dense, false).is_none());
         assert!(sensitivity_workspace(usize::MAX / 4, usize::MAX / 4).is_none());
         let mut probed = 0;
-        assert_eq!(probe(&mut probed, Some(1 << 60)).unwrap_err().status, cts_status::InvalidArgument);
+        let what = || "w".to_string();
+        assert_eq!(probe(&mut probed, Some(1 << 60), what).unwrap_err().status, cts_status::InvalidArgument);
         assert_eq!(probed, 0);
-        probe(&mut probed, Some(100)).unwrap();
-        assert_eq!(probed, 100);
+        probe(&mut probed, Some(100), what).unwrap();
+        assert_eq!(probed, 800, "bytes");
     }
 }

@@ -15,7 +15,8 @@
 
 use std::ffi::c_char;
 
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::alloc;
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, output};
@@ -231,8 +232,19 @@ pub struct cts_lcp_solver {
     inner: LcpInner,
 }
 
+impl Handle for cts_lcp_solver {
+    type Inner = LcpInner;
+    fn parts(&mut self) -> (&ErrorSlot, &mut LcpInner) {
+        (&self.error, &mut self.inner)
+    }
+    fn parts_ref(&self) -> (&ErrorSlot, &LcpInner) {
+        (&self.error, &self.inner)
+    }
+}
+
 #[derive(Clone)]
-struct LcpInner {
+#[doc(hidden)]
+pub struct LcpInner {
     moby: MobyLcpSolver,
     unrevised: UnrevisedLemkeSolver,
     c_params: cts_lcp_parameters,
@@ -324,31 +336,24 @@ impl LcpInner {
         if n <= self.checked_n {
             return Ok(());
         }
-        let too_large = || invalid(format!("n = {n} is too large to allocate"));
-        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(4)).ok_or_else(too_large)?;
-        let mut probe: Vec<f64> = Vec::new();
-        probe.try_reserve_exact(elements).map_err(|_| too_large())?;
+        let elements = n.checked_mul(n).and_then(|x| x.checked_mul(4));
+        let what = || format!("n = {n}: the LCP workspaces of 4·n² doubles");
+        alloc::probe_doubles(elements, &mut 0, what, "n must be below 2^29")?;
         self.checked_n = n;
         Ok(())
     }
 }
 
-fn prefix(function: &str, e: FfiError) -> FfiError {
-    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
-}
-
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
+/// Runs `body` on a mutable handle (see [`call_mut`]: errno-style last error, messages prefixed
+/// with the function's name).
 fn with_mut(
     solver: *mut cts_lcp_solver,
     function: &str,
+    call: Call,
     body: impl FnOnce(&mut LcpInner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    match unsafe { solver.as_mut() } {
-        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_mut(solver, function, call, body) }
 }
 
 /// As [`with_mut`] for read-only calls.
@@ -358,10 +363,7 @@ fn with_ref(
     body: impl FnOnce(&LcpInner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
-    match unsafe { solver.as_ref() } {
-        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_ref(solver, function, body) }
 }
 
 /// Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
@@ -437,7 +439,7 @@ pub unsafe extern "C" fn cts_lcp_solver_set_parameters(
     solver: *mut cts_lcp_solver,
     p: *const cts_lcp_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_lcp_solver_set_parameters", |h| {
+    with_mut(solver, "cts_lcp_solver_set_parameters", Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
         let params = Parameters::try_from(p)?;
@@ -503,7 +505,7 @@ pub unsafe extern "C" fn cts_lcp_solver_solve(
     q: *const f64,
     z0: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_lcp_solver_solve", |h| {
+    with_mut(solver, "cts_lcp_solver_solve", Call::Starts, |h| {
         let alg = Algorithm::from_code(algorithm)?;
         let m = RawMatrix::new("M", M, ld_M, n, n)?;
         let q = RawVector::new("q", q, n)?;
@@ -675,10 +677,12 @@ pub unsafe extern "C" fn cts_lcp_solver_size(s: *const cts_lcp_solver) -> usize 
     guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.results().ok()).map_or(0, |r| r.0.len()))
 }
 
-/// Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error or
-/// an outcome, e.g. "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1,
-/// 1 pivots)"); "" after a successful call. Valid until the next call on the handle; never NULL
-/// (also "" for a NULL handle); not to be freed.
+/// Detail of the last failing call on this handle (a usage error or an outcome, e.g.
+/// "cts_lcp_solver_solve: LCP: ray termination (no blocking variable) (n = 1, 1 pivots)"),
+/// errno-style: a successful call leaves it unchanged (a getter after a failed solve keeps the
+/// solve's detail); a failing call replaces it; `cts_lcp_solver_solve` clears it when it starts,
+/// so it is "" after a successful solve. "" before any failure. Valid until the next call on the
+/// handle; never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_last_error(s: *const cts_lcp_solver) -> *const c_char {
     // SAFETY: NULL or a live handle (the contract).

@@ -1,6 +1,6 @@
 //! The rigid constraint-solver C API: Drake's `ConstraintSolver` with its
 //! `ConstraintAccelProblemData` (forces) and `ConstraintVelProblemData` (impulses, and the
-//! discretized time-stepping problem) behind one opaque handle (`specs/rigid.md`).
+//! discretized time-stepping problem) behind one opaque handle (`docs/rigid.md`).
 //!
 //! The handle holds one acceleration-level and one velocity-level problem. Each is set in two
 //! steps: `cts_rigid_solver_set_{accel,vel}_problem_data` (sizes, index lists, friction
@@ -14,10 +14,14 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_void};
 
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::alloc;
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
 use super::handle::{free, into_raw};
+use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, output, output_matrix};
+use super::view::{
+    RawMatrix, RawVector, copy_out, finite_input, finite_output, finite_output_matrix, output, output_matrix,
+};
 use crate::rigid::{
     ConstraintAccelProblemData, ConstraintSolver, ConstraintSolverParameters, ConstraintVelProblemData, Dims,
     InertiaSolve, Operator, RigidOutcome,
@@ -31,6 +35,8 @@ use crate::rigid::{
 /// Return 0 on success. Any other value reports a failure: the library stops calling callbacks
 /// for the rest of that call, discards what it computed, and the call returns
 /// CTS_STATUS_CALLBACK_FAILED with the operator's name and the value in the handle's last error.
+/// A callback that returns 0 but wrote a NaN or infinite entry to `out` counts as failed the
+/// same way (the message names the entry).
 ///
 /// Callbacks run inside solve and compute calls, on the calling thread. They must return
 /// normally: they must not longjmp out of the library, throw a C++ exception through it, or call
@@ -95,7 +101,7 @@ const OPERATOR_NAMES: [&str; 10] = [
 ];
 
 /// Parameters of the rigid constraint solver: Drake-compatibility switches for the known defects
-/// of Drake HEAD (`specs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
+/// of Drake HEAD (`docs/rigid.md` §12). Each is 0 (default: the corrected behaviour) or 1
 /// (Drake HEAD's numbers). Fill with `cts_rigid_parameters_default`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,14 +132,7 @@ impl From<ConstraintSolverParameters> for cts_rigid_parameters {
     }
 }
 
-/// A C `int32_t` flag that must be 0 or 1.
-fn flag(name: &str, v: i32) -> Result<bool, FfiError> {
-    match v {
-        0 => Ok(false),
-        1 => Ok(true),
-        _ => Err(invalid(format!("{name} = {v} must be 0 or 1"))),
-    }
-}
+use message::flag;
 
 impl TryFrom<&cts_rigid_parameters> for ConstraintSolverParameters {
     type Error = FfiError;
@@ -170,11 +169,11 @@ struct RawIndex {
 
 impl RawIndex {
     fn new(name: &str, ptr: *const usize, len: usize) -> Result<Self, FfiError> {
-        if len > isize::MAX as usize / std::mem::size_of::<usize>() {
-            return Err(invalid(format!("{name}: sizes exceed the address space")));
+        if !alloc::addressable(len, std::mem::size_of::<usize>()) {
+            return Err(alloc::too_large(&format!("{name} ({len} entries)"), "use fewer entries"));
         }
         if ptr.is_null() && len > 0 {
-            return Err(FfiError::null(name));
+            return Err(message::null_with_len(name, len, "size_t entries"));
         }
         Ok(Self { ptr, len })
     }
@@ -415,11 +414,21 @@ impl VelSlot {
 #[derive(Debug, Clone, Copy)]
 struct Failure {
     op: usize,
-    code: i32,
+    kind: FailureKind,
+}
+
+/// How a callback failed.
+#[derive(Debug, Clone, Copy)]
+enum FailureKind {
+    /// It returned this nonzero value.
+    Returned(i32),
+    /// It returned 0 but wrote a non-finite `out[index] = value`.
+    NonFinite { index: usize, value: f64 },
 }
 
 /// The Rust closure behind a C callback: skips the call once a callback of this call failed
-/// (the output stays zero), records the first failure.
+/// (the output stays zero), records the first failure: a nonzero return or a non-finite entry
+/// written (O(n_out) per call, the size of what the callback wrote).
 fn closure<'c>(
     cb: Option<Callback>,
     op: usize,
@@ -436,18 +445,30 @@ fn closure<'c>(
         // SAFETY: a C function registered by the caller with the documented signature; `xp`,
         // `yp` are valid for `x.len()`, `y.len()` doubles (or NULL when empty) during the call.
         let rc = unsafe { (cb.f)(cb.user_data, xp, x.len(), yp, y.len()) };
-        if rc != 0 {
-            failure.set(Some(Failure { op, code: rc }));
+        let kind = if rc != 0 {
+            Some(FailureKind::Returned(rc))
+        } else {
+            y.iter()
+                .position(|v| !v.is_finite())
+                .map(|index| FailureKind::NonFinite { index, value: y[index] })
+        };
+        if let Some(kind) = kind {
+            failure.set(Some(Failure { op, kind }));
             y.fill(0.0);
         }
     }
 }
 
 fn callback_error(f: Failure) -> FfiError {
-    FfiError::new(
-        cts_status::CallbackFailed,
-        format!("the {} callback returned {}; the call was abandoned", OPERATOR_NAMES[f.op], f.code),
-    )
+    let name = OPERATOR_NAMES[f.op];
+    let what = match f.kind {
+        FailureKind::Returned(code) => format!("the {name} callback returned {code} (expected 0)"),
+        FailureKind::NonFinite { index, value } => format!(
+            "the {name} callback returned 0 but wrote out[{index}] = {}, which is not finite (expected finite output)",
+            g(value)
+        ),
+    };
+    FfiError::new(cts_status::CallbackFailed, format!("{what}; the call was abandoned"))
 }
 
 /// Which level the results of the last solve belong to.
@@ -467,7 +488,18 @@ pub struct cts_rigid_solver {
     inner: RigidInner,
 }
 
-struct RigidInner {
+impl Handle for cts_rigid_solver {
+    type Inner = RigidInner;
+    fn parts(&mut self) -> (&ErrorSlot, &mut RigidInner) {
+        (&self.error, &mut self.inner)
+    }
+    fn parts_ref(&self) -> (&ErrorSlot, &RigidInner) {
+        (&self.error, &self.inner)
+    }
+}
+
+#[doc(hidden)]
+pub struct RigidInner {
     solver: ConstraintSolver,
     accel: Option<AccelSlot>,
     vel: Option<VelSlot>,
@@ -476,7 +508,7 @@ struct RigidInner {
     results: Option<Level>,
     /// Scratch for compute outputs (copied out only on success).
     out: Vec<f64>,
-    /// Largest workspace estimate (doubles) checked to be allocatable.
+    /// Largest workspace (bytes) probed to be allocatable.
     checked: usize,
 }
 
@@ -499,24 +531,29 @@ impl RigidInner {
         })
     }
 
-    /// Refuses problems whose workspace (dense LCP and Delassus blocks) cannot be allocated,
-    /// instead of letting the allocation abort the host. Probes only when the size grows.
-    fn check_allocatable(&mut self, d: &Dims, n_lcp: usize) -> Result<(), FfiError> {
-        let too_large = || invalid(format!("the problem is too large to allocate (LCP size {n_lcp})"));
-        let cons = d.nc.checked_add(d.nr).and_then(|x| x.checked_add(d.nu)).and_then(|x| x.checked_add(d.nb));
-        let need = n_lcp
-            .checked_mul(n_lcp)
-            .and_then(|a| cons.and_then(|c| c.checked_mul(d.nv)).and_then(|b| a.checked_add(b)))
-            .and_then(|x| x.checked_add(d.nv.checked_mul(d.nv)?))
-            .and_then(|x| x.checked_mul(2))
-            .ok_or_else(too_large)?;
-        if need <= self.checked {
-            return Ok(());
-        }
-        let mut probe: Vec<f64> = Vec::new();
-        probe.try_reserve_exact(need).map_err(|_| too_large())?;
-        self.checked = need;
-        Ok(())
+    /// Refuses problems whose workspace (inertia factorization, Delassus and `M⁻¹Jᵀ` blocks,
+    /// the LCP and its solvers' factors: `ConstraintSolver::workspace_bound`) cannot be allocated,
+    /// instead of letting the allocation abort the host. Probes only when the size grows. `n_lcp`
+    /// is `None` when its sum overflowed.
+    fn check_allocatable(&mut self, d: &Dims, n_lcp: Option<usize>) -> Result<(), FfiError> {
+        let what = || {
+            format!(
+                "the workspace of nv = {}, nc = {}, nr = {}, nu = {}, nb = {} (LCP size {})",
+                d.nv,
+                d.nc,
+                d.nr,
+                d.nu,
+                d.nb,
+                n_lcp.map_or("overflows".to_string(), |n| n.to_string())
+            )
+        };
+        let need = n_lcp.and_then(|n| ConstraintSolver::workspace_bound(d, n));
+        alloc::probe_doubles(
+            need,
+            &mut self.checked,
+            what,
+            "it needs about nv² + nb² + nv·(nc + nr + nu + nb) + 12·n² doubles (n the LCP size)",
+        )
     }
 
     /// Records the results of a solve that returned `outcome` (or failed).
@@ -531,11 +568,20 @@ impl RigidInner {
             return Err(callback_error(f));
         }
         let outcome = result?;
+        let cf = self.solver.cf();
+        alloc::try_reserve(&mut self.cf, cf.len(), "the packed constraint forces")?;
         self.cf.clear();
-        self.cf.extend_from_slice(self.solver.cf());
+        self.cf.extend_from_slice(cf);
         self.results = Some(level);
         let status = cts_status::from(outcome);
         if outcome == RigidOutcome::Solved {
+            // The final check: OK only when every output is finite, the forces and the LCP the
+            // getters expose (a huge γ or k can overflow MM or w while z stays finite).
+            finite_output("cf (packed constraint forces)", &self.cf)?;
+            finite_output_matrix("the LCP matrix MM", &self.solver.lcp_matrix())?;
+            finite_output("the LCP vector qq", self.solver.lcp_vector())?;
+            finite_output("the LCP solution z", self.solver.lcp_z())?;
+            finite_output("the LCP slack w", self.solver.lcp_w())?;
             Ok(status)
         } else {
             let n = self.solver.lcp_size();
@@ -545,35 +591,25 @@ impl RigidInner {
     }
 }
 
-fn prefix(function: &str, e: FfiError) -> FfiError {
-    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
-}
-
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
+/// Runs `body` on a mutable handle (see [`call_mut`]).
 fn with_mut(
     solver: *mut cts_rigid_solver,
     function: &str,
+    call: Call,
     body: impl FnOnce(&mut RigidInner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    match unsafe { solver.as_mut() } {
-        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_mut(solver, function, call, body) }
 }
 
-/// As [`with_mut`] for read-only calls.
+/// Runs `body` on a handle read-only (see [`call_ref`]).
 fn with_ref(
     solver: *const cts_rigid_solver,
     function: &str,
     body: impl FnOnce(&RigidInner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
-    match unsafe { solver.as_ref() } {
-        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
+    unsafe { call_ref(solver, function, body) }
 }
 
 /// Σ r with an overflow check.
@@ -583,7 +619,9 @@ fn with_ref(
 unsafe fn sum_r(r: &RawIndex) -> Result<usize, FfiError> {
     // SAFETY: forwarded contract.
     let s = unsafe { r.slice() };
-    s.iter().try_fold(0usize, |a, &x| a.checked_add(x)).ok_or_else(|| invalid("sum of r overflows".into()))
+    s.iter()
+        .try_fold(0usize, |a, &x| a.checked_add(x))
+        .ok_or_else(|| alloc::too_large("nr = the sum of r", "the sum of the entries of r must fit a size_t"))
 }
 
 /// An optional γ vector: NULL is Drake's empty vector (no regularization), otherwise `len`
@@ -595,6 +633,11 @@ fn gamma(name: &str, ptr: *const f64, len: usize) -> Result<RawVector, FfiError>
 /// Validates data whose operators are all set to their defaults, with a placeholder inertia
 /// solve (sizes, index lists, γ signs).
 fn noop(_: &[f64], _: &mut [f64]) {}
+
+/// Size of the velocity-level LCP, 2nc + 2nr + nu (`None` when it overflows).
+fn vel_lcp_size(d: &Dims) -> Option<usize> {
+    d.nc.checked_add(d.nr)?.checked_mul(2)?.checked_add(d.nu)
+}
 
 /// Fills `*out` with the defaults: every Drake-compatibility switch 0 (the corrected behaviour).
 /// NULL-safe (does nothing).
@@ -638,8 +681,9 @@ pub unsafe extern "C" fn cts_rigid_solver_free(solver: *mut cts_rigid_solver) {
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
 /// e.g. for another thread. The copy has no problem data and no results.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_clone(
     solver: *const cts_rigid_solver,
@@ -651,6 +695,14 @@ pub unsafe extern "C" fn cts_rigid_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_rigid_solver_clone: out"));
         }
+        // The copy allocates as much as the original's workspace, at most the size probed for it.
+        alloc::probe(
+            Some(h.inner.checked),
+            1,
+            &mut 0,
+            || "cts_rigid_solver_clone: a copy of the workspace".into(),
+            "",
+        )?;
         let copy = cts_rigid_solver {
             error: ErrorSlot::default(),
             inner: RigidInner { checked: h.inner.checked, ..RigidInner::new(h.inner.solver.clone()) },
@@ -670,7 +722,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_parameters(
     solver: *mut cts_rigid_solver,
     p: *const cts_rigid_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_parameters", |h| {
+    with_mut(solver, "cts_rigid_solver_set_parameters", Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
         h.solver.set_parameters(ConstraintSolverParameters::try_from(p)?);
@@ -746,9 +798,11 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
     tau: *const f64,
     use_complementarity_problem_solver: i32,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_problem_data", |h| {
+    with_mut(solver, "cts_rigid_solver_set_accel_problem_data", Call::Starts, |h| {
         let use_lcp = flag("use_complementarity_problem_solver", use_complementarity_problem_solver)?;
-        let nc = ns.checked_add(nns).ok_or_else(|| invalid("ns + nns overflows".into()))?;
+        let nc = ns
+            .checked_add(nns)
+            .ok_or_else(|| alloc::too_large("nc = ns + nns", "ns + nns must fit a size_t"))?;
         let r = RawIndex::new("r", r, nns)?;
         // SAFETY: the set call's arrays are valid during the call (the contract).
         let nr = unsafe { sum_r(&r) }?;
@@ -823,7 +877,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_problem_data(
     kG: *const f64,
     Mv: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_problem_data", |h| {
+    with_mut(solver, "cts_rigid_solver_set_vel_problem_data", Call::Starts, |h| {
         let r = RawIndex::new("r", r, nc)?;
         // SAFETY: the set call's arrays are valid during the call (the contract).
         let nr = unsafe { sum_r(&r) }?;
@@ -861,7 +915,7 @@ fn check_op(op: i32, accel: bool, allow_inertia: bool) -> Result<(), FfiError> {
         CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT
     };
     if !(0..=9).contains(&op) {
-        return Err(invalid(format!("op = {op} is not a CTS_RIGID_OPERATOR_* value")));
+        return Err(message::code("op", op, "a CTS_RIGID_OPERATOR_* value (0..9)"));
     }
     if op == wrong_n {
         let level = if accel {
@@ -882,7 +936,11 @@ fn check_op(op: i32, accel: bool, allow_inertia: bool) -> Result<(), FfiError> {
 /// The Jacobian behind operator `op` (rows×nv): `y = J x` for the `*_mult` operators, `y = Jᵀ x`
 /// for the transpose operators (codes 1, 2, 4, 6, 8).
 fn op_matrix(sizes: &Sizes, op: i32, A: *const f64, ld_A: usize) -> Result<OpSlot, FfiError> {
-    let m = RawMatrix::new(OPERATOR_NAMES[op as usize], A, ld_A, sizes.rows(op), sizes.nv)?;
+    let name = OPERATOR_NAMES[op as usize];
+    let m = RawMatrix::new(name, A, ld_A, sizes.rows(op), sizes.nv)?;
+    // SAFETY: the set call's array is valid during the call (the contract); it is checked again
+    // at every solve, since the values may change in place.
+    unsafe { m.check_finite(name) }?;
     Ok(if matches!(op, 1 | 2 | 4 | 6 | 8) { OpSlot::TransposeOf(m) } else { OpSlot::Matrix(m) })
 }
 
@@ -941,7 +999,13 @@ fn set_inertia_matrix(
     ops.inertia = match form {
         CTS_RIGID_INERTIA_MATRIX => InertiaSlot::Matrix(RawMatrix::new("M", A, ld_A, nv, nv)?),
         CTS_RIGID_INERTIA_INVERSE => InertiaSlot::Inverse(RawMatrix::new("M_inverse", A, ld_A, nv, nv)?),
-        f => return Err(invalid(format!("form = {f} is not a CTS_RIGID_INERTIA_* value"))),
+        f => {
+            return Err(message::code(
+                "form",
+                f,
+                "CTS_RIGID_INERTIA_MATRIX (0) or CTS_RIGID_INERTIA_INVERSE (1)",
+            ));
+        }
     };
     Ok(cts_status::Ok)
 }
@@ -965,7 +1029,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_operator_matrix", |h| {
+    with_mut(solver, "cts_rigid_solver_set_accel_operator_matrix", Call::Keeps, |h| {
         set_operator_matrix(h, true, op, A, ld_A)
     })
 }
@@ -985,7 +1049,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_callback(
     r#fn: cts_rigid_operator_fn,
     user_data: *mut c_void,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_operator_callback", |h| {
+    with_mut(solver, "cts_rigid_solver_set_accel_operator_callback", Call::Keeps, |h| {
         set_operator_callback(h, true, op, r#fn, user_data)
     })
 }
@@ -1005,7 +1069,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_inertia_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_inertia_matrix", |h| {
+    with_mut(solver, "cts_rigid_solver_set_accel_inertia_matrix", Call::Keeps, |h| {
         set_inertia_matrix(h, true, form, A, ld_A)
     })
 }
@@ -1021,7 +1085,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_operator_matrix", |h| {
+    with_mut(solver, "cts_rigid_solver_set_vel_operator_matrix", Call::Keeps, |h| {
         set_operator_matrix(h, false, op, A, ld_A)
     })
 }
@@ -1035,7 +1099,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_callback(
     r#fn: cts_rigid_operator_fn,
     user_data: *mut c_void,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_operator_callback", |h| {
+    with_mut(solver, "cts_rigid_solver_set_vel_operator_callback", Call::Keeps, |h| {
         set_operator_callback(h, false, op, r#fn, user_data)
     })
 }
@@ -1048,7 +1112,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_inertia_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_inertia_matrix", |h| {
+    with_mut(solver, "cts_rigid_solver_set_vel_inertia_matrix", Call::Keeps, |h| {
         set_inertia_matrix(h, false, form, A, ld_A)
     })
 }
@@ -1062,15 +1126,22 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_inertia_matrix(
 /// `drake_empty_fast_exit` switch); with no constraints at all, empty.
 ///
 /// Returns CTS_STATUS_OK or CTS_STATUS_RIGID_LCP_UNSOLVABLE (cf is zeros; the LCP, z and w stay
-/// readable), or a usage error: CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data, or
-/// `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT (data invalid now, a non-factorable M),
-/// CTS_STATUS_DIMENSION_MISMATCH; or CTS_STATUS_CALLBACK_FAILED. Every solve first discards the
-/// previous results; after an error there are none (getters return CTS_STATUS_NO_SOLUTION).
+/// readable); CTS_STATUS_NON_FINITE_RESULT when the LCP was solved but cf, the LCP matrix or
+/// vector, z or w has a NaN or infinite entry (huge finite data overflowed; the results stay, and
+/// the getters of non-finite values report the same status and write nothing); or a usage error: CTS_STATUS_NULL_POINTER,
+/// CTS_STATUS_NO_PROBLEM_DATA (no data, or `solve_inertia` not set), CTS_STATUS_INVALID_ARGUMENT
+/// (data invalid now: a NaN or infinite entry in any vector or dense operator, a negative μ or γ,
+/// a non-factorable M; or a workspace that cannot exist), CTS_STATUS_DIMENSION_MISMATCH,
+/// CTS_STATUS_ALLOCATION_FAILED (the workspace, about nv² + nb² + nv·(nc + nr + nu + nb) + 12·n²
+/// doubles, was refused; nothing changed); or CTS_STATUS_CALLBACK_FAILED (a callback returned
+/// nonzero or wrote a non-finite value). Every solve first discards the previous results; after
+/// an error other than CTS_STATUS_NON_FINITE_RESULT there are none (getters return
+/// CTS_STATUS_NO_SOLUTION).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_solve_constraint_problem(
     solver: *mut cts_rigid_solver,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_solve_constraint_problem", |h| {
+    with_mut(solver, "cts_rigid_solver_solve_constraint_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.accel()?;
         let failure = Cell::new(None);
@@ -1079,8 +1150,11 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_constraint_problem(
         // SAFETY: the borrowing rule keeps the data valid for this call.
         let data = unsafe { slot.view(&cl) };
         let d = data.validate()?;
-        let n =
-            if data.use_complementarity_problem_solver { d.nc + 2 * d.nr + d.nns + d.nu } else { d.cf_len() };
+        let n = if data.use_complementarity_problem_solver {
+            d.nr.checked_mul(2).and_then(|x| x.checked_add(d.nc)?.checked_add(d.nns)?.checked_add(d.nu))
+        } else {
+            d.nc.checked_add(d.nr).and_then(|x| x.checked_add(d.nu)?.checked_add(d.nb))
+        };
         h.check_allocatable(&d, n)?;
         let result = h.solver.solve_constraint_problem(&data);
         h.finish(Level::Accel, result, failure.get())
@@ -1098,7 +1172,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_constraint_problem(
 /// `cts_rigid_solver_solve_constraint_problem` (for the velocity-level data).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_solve_impact_problem(solver: *mut cts_rigid_solver) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_solve_impact_problem", |h| {
+    with_mut(solver, "cts_rigid_solver_solve_impact_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.vel()?;
         let failure = Cell::new(None);
@@ -1107,7 +1181,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_impact_problem(solver: *mut cts_
         // SAFETY: the borrowing rule keeps the data valid for this call.
         let data = unsafe { slot.view(&cl) };
         let d = data.validate()?;
-        h.check_allocatable(&d, 2 * d.nc + 2 * d.nr + d.nu)?;
+        h.check_allocatable(&d, vel_lcp_size(&d))?;
         let result = h.solver.solve_impact_problem(&data);
         h.finish(Level::Vel, result, failure.get())
     })
@@ -1129,11 +1203,11 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_discretized_problem(
     solver: *mut cts_rigid_solver,
     dt: f64,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_solve_discretized_problem", |h| {
+    with_mut(solver, "cts_rigid_solver_solve_discretized_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.vel()?;
         if !(dt > 0.0 && dt.is_finite()) {
-            return Err(invalid(format!("dt = {dt} must be finite and > 0")));
+            return Err(message::domain("dt", g(dt), "finite and > 0 (s)"));
         }
         let failure = Cell::new(None);
         let cbs = slot.ops.callbacks();
@@ -1141,7 +1215,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_discretized_problem(
         // SAFETY: the borrowing rule keeps the data valid for this call.
         let data = unsafe { slot.view(&cl) };
         let d = data.validate()?;
-        h.check_allocatable(&d, 2 * d.nc + 2 * d.nr + d.nu)?;
+        h.check_allocatable(&d, vel_lcp_size(&d))?;
         let result = h.solver.solve_discretized(&data, dt);
         h.finish(Level::Vel, result, failure.get())
     })
@@ -1162,7 +1236,8 @@ pub unsafe extern "C" fn cts_rigid_solver_num_constraint_forces(s: *const cts_ri
 /// must be `cts_rigid_solver_num_constraint_forces`.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
-/// CTS_STATUS_NO_SOLUTION (no completed solve). Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION (no completed solve), CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or
+/// infinite). Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
     s: *const cts_rigid_solver,
@@ -1172,9 +1247,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
     with_ref(s, "cts_rigid_solver_get_constraint_forces", |h| {
         h.results()?;
         // SAFETY: NULL or `len` writable doubles (the contract).
-        let out = unsafe { output("out", out, len, h.cf.len()) }?;
-        out.copy_from_slice(&h.cf);
-        Ok(cts_status::Ok)
+        unsafe { copy_out("cf (packed constraint forces)", out, len, &h.cf) }
     })
 }
 
@@ -1217,7 +1290,8 @@ pub unsafe extern "C" fn cts_rigid_solver_regularization_used(s: *const cts_rigi
 /// `ld >= max(1, n)`; rows n..ld-1 are not touched. For inspection and debugging.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld`),
-/// CTS_STATUS_NO_SOLUTION. Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry is NaN or infinite). Nothing
+/// is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_get_lcp_matrix(
     s: *const cts_rigid_solver,
@@ -1230,6 +1304,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_matrix(
         let n = mm.nrows();
         // SAFETY: NULL or a writable buffer of the validated size (the contract).
         let out = unsafe { output_matrix("out", out, ld, n, n) }?;
+        finite_output_matrix("the LCP matrix MM", &mm)?;
         for j in 0..n {
             out[j * ld..j * ld + n].copy_from_slice(mm.column(j).as_slice());
         }
@@ -1256,15 +1331,13 @@ unsafe fn copy_lcp_vector(
 ) -> cts_status {
     with_ref(s, function, |h| {
         h.results()?;
-        let v = match which {
-            LcpVector::Q => h.solver.lcp_vector(),
-            LcpVector::Z => h.solver.lcp_z(),
-            LcpVector::W => h.solver.lcp_w(),
+        let (name, v) = match which {
+            LcpVector::Q => ("the LCP vector qq", h.solver.lcp_vector()),
+            LcpVector::Z => ("the LCP solution z", h.solver.lcp_z()),
+            LcpVector::W => ("the LCP slack w", h.solver.lcp_w()),
         };
         // SAFETY: forwarded contract.
-        let out = unsafe { output("out", out, len, v.len()) }?;
-        out.copy_from_slice(v);
-        Ok(cts_status::Ok)
+        unsafe { copy_out(name, out, len, v) }
     })
 }
 
@@ -1325,11 +1398,18 @@ where
     B: FnOnce(&mut ConstraintSolver, Data<'_>, &[f64], &mut [f64]) -> Result<(), crate::rigid::RigidError>,
 {
     let cf = RawVector::new("cf", cf, cf_len)?;
+    // SAFETY: forwarded contract.
+    unsafe { cf.check_finite("cf") }?;
     let failure = Cell::new(None);
     let (accel_slot, vel_slot) = if accel { (Some(h.accel()?), None) } else { (None, Some(h.vel()?)) };
-    let nv = accel_slot.map(|s| s.sizes.nv).or(vel_slot.map(|s| s.sizes.nv)).unwrap_or(0);
+    let sizes = accel_slot.map(|s| s.sizes).or(vel_slot.map(|s| s.sizes)).expect("one level is selected");
+    let nv = sizes.nv;
     // SAFETY: forwarded contract.
     let out = unsafe { output("out", out, len, nv) }?;
+    // The computation grows the inertia factorization (nv²) and the M⁻¹Jᵀ blocks.
+    let d = Dims { nv, nc: sizes.nc, ns: 0, nns: sizes.nc, nr: sizes.nr, nu: sizes.nu, nb: sizes.nb };
+    h.check_allocatable(&d, Some(0))?;
+    alloc::try_reserve(&mut h.out, nv, "the output scratch (nv doubles)")?;
     let cbs =
         accel_slot.map(|s| s.ops).or(vel_slot.map(|s| s.ops)).unwrap_or_else(Operators::new).callbacks();
     let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
@@ -1350,6 +1430,7 @@ where
     if let Some(f) = failure.get() {
         return Err(callback_error(f));
     }
+    finite_output("out", &scratch[..nv])?;
     out.copy_from_slice(&scratch[..nv]);
     Ok(cts_status::Ok)
 }
@@ -1381,8 +1462,11 @@ impl<'a> Data<'a> {
 /// nv). Does not change the results of the last solve.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA (no data or no
-/// `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT,
-/// CTS_STATUS_CALLBACK_FAILED. Nothing is written on error.
+/// `solve_inertia`), CTS_STATUS_DIMENSION_MISMATCH (`cf_len`, `len`), CTS_STATUS_INVALID_ARGUMENT
+/// (a non-finite `cf`, data invalid now), CTS_STATUS_ALLOCATION_FAILED (the workspace, about
+/// nv² + nb² + nv·(nc + nr + nu + nb) doubles, was refused), CTS_STATUS_CALLBACK_FAILED,
+/// CTS_STATUS_NON_FINITE_RESULT (an entry of the result overflowed). Nothing is written on
+/// error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_force_from_constraint_forces(
     solver: *mut cts_rigid_solver,
@@ -1391,7 +1475,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_force_from_constra
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_force_from_constraint_forces", |h| {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_force_from_constraint_forces", Call::Keeps, |h| {
         // SAFETY: forwarded contract.
         unsafe {
             compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
@@ -1412,14 +1496,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_from_
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces", |h| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
-                s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o)
-            })
-        }
-    })
+    with_mut(
+        solver,
+        "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces",
+        Call::Keeps,
+        |h| {
+            // SAFETY: forwarded contract.
+            unsafe {
+                compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
+                    s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o)
+                })
+            }
+        },
+    )
 }
 
 /// Drake's `ComputeGeneralizedAcceleration` (acceleration level): `v̇ = M⁻¹·(generalized force
@@ -1433,7 +1522,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration", |h| {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration", Call::Keeps, |h| {
         // SAFETY: forwarded contract.
         unsafe {
             compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
@@ -1457,14 +1546,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_impulse_from_const
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses", |h| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
-                s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o)
-            })
-        }
-    })
+    with_mut(
+        solver,
+        "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses",
+        Call::Keeps,
+        |h| {
+            // SAFETY: forwarded contract.
+            unsafe {
+                compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
+                    s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o)
+                })
+            }
+        },
+    )
 }
 
 /// Drake's `ComputeGeneralizedVelocityChange`: `Δv = M⁻¹ ·` the generalized impulse of `cf`
@@ -1478,7 +1572,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_velocity_change(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_velocity_change", |h| {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_velocity_change", Call::Keeps, |h| {
         // SAFETY: forwarded contract.
         unsafe {
             compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
@@ -1504,12 +1598,13 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_discr
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration_discretized", |h| {
+    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration_discretized", Call::Keeps, |h| {
         let nv = h.vel()?.sizes.nv;
         let v = RawVector::new("v", v, nv)?;
         // SAFETY: forwarded contract.
         unsafe {
             let v = v.slice();
+            finite_input("v", v)?;
             compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
                 s.compute_generalized_acceleration_discretized(d.vel(), v, cf, dt, o)
             })
@@ -1517,10 +1612,13 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_discr
     })
 }
 
-/// Detail of the last call on this handle if it did not return CTS_STATUS_OK (a usage error, an
-/// outcome or a failed callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback
-/// returned 3; the call was abandoned"); "" after a successful call. Valid until the next call on
-/// the handle; never NULL (also "" for a NULL handle); not to be freed.
+/// Detail of the last failing call on this handle (a usage error, an outcome or a failed
+/// callback, e.g. "cts_rigid_solver_solve_impact_problem: the N_mult callback returned 3
+/// (expected 0); the call was abandoned"), errno-style: a successful call leaves it unchanged (a
+/// getter after a failed solve keeps the solve's detail); a failing call replaces it; the two
+/// set-problem-data calls and the three solve calls clear it when they start, so it is "" after
+/// they succeed. "" before any failure. Valid until the next call on the handle; never NULL (also
+/// "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_last_error(s: *const cts_rigid_solver) -> *const c_char {
     // SAFETY: NULL or a live handle (the contract).

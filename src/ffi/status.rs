@@ -1,6 +1,9 @@
-//! Status codes (`specs/c_api.md`, "Status codes") and the FFI error type.
+//! Status codes (`docs/c_api.md` §2, "Status codes") and the FFI error type.
 
 use std::ffi::{CStr, c_char};
+
+use super::alloc;
+use super::message::{self, Index, g};
 
 use crate::baraff::{BaraffError, BaraffOutcome};
 use crate::block_sparse::BlockSparseError;
@@ -26,6 +29,13 @@ pub enum cts_status {
     LinearSolverFailed = 2,
     /// Drake's `kAlphaSolverFailed`: the limiter found no step (also where Drake would abort).
     AlphaSolverFailed = 3,
+    /// A solve or getter of TAMSI, the rigid constraint solver, Baraff or the interior point would
+    /// have returned a NaN or infinite output although its inputs passed validation (huge finite
+    /// inputs whose products overflow, an ill-posed problem). The message names the output and its
+    /// first non-finite entry. Where Drake reports success (TAMSI) this is a deliberate
+    /// difference. A solve that ends with it keeps its results: getters of its finite outputs
+    /// work, getters of the non-finite ones report this status too and write nothing.
+    NonFiniteResult = 4,
     /// LCP (`cts_lcp_*`, outcomes 10..16; success is `CTS_STATUS_OK`): Lemke found no blocking
     /// variable for the entering column (ray termination; Drake returns false). z = 0.
     LcpRayTermination = 10,
@@ -83,9 +93,10 @@ pub enum cts_status {
     /// "fast" on a singular principal block). Never OK, even with `drake_compatible_verdict`.
     LcpNonFiniteSolution = 28,
     /// Interior point (`cts_ipm_*`, codes 40..59; a converged solve returns `CTS_STATUS_OK`):
-    /// `max_iter` iterations ran without meeting `rtol` and `btol` (Dojo's "failed" status). The
-    /// results hold the last iterate, a strictly interior point; its sensitivities can still be
-    /// computed.
+    /// `max_iter` iterations ran without convergence: the engine iteration's `tolerance` and
+    /// `complementarity_tolerance` not met (the results hold the best iterate, `docs/ipm.md` §11),
+    /// or with `dojo_compatible` `rtol` and `btol` not met (Dojo's "failed" status; the results
+    /// hold the last iterate, a strictly interior point). Sensitivities can still be computed.
     IpmMaxIterationsReached = 41,
     /// Interior point: a Newton direction or residual was not finite (a singular or overflowing
     /// Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
@@ -104,6 +115,11 @@ pub enum cts_status {
     WrongCouplingScheme = 104,
     /// A result getter was called before any solve (or after the data changed).
     NoSolution = 105,
+    /// A workspace sized by the caller's data could not be allocated (the system refused the
+    /// memory). The message names the size; nothing was changed and the handle stays usable.
+    /// Sizes that cannot exist at all (their byte count overflows) are
+    /// `CTS_STATUS_INVALID_ARGUMENT`.
+    AllocationFailed = 106,
     /// TAMSI sensitivities asked of a solve that has none: it did not converge (only a converged
     /// solve satisfies R(v) = 0, which implicit differentiation needs), or the Newton matrix at
     /// its solution is singular.
@@ -192,50 +208,89 @@ impl FfiError {
 
     /// `name` was NULL.
     pub fn null(name: &str) -> Self {
-        Self::new(cts_status::NullPointer, format!("{name} is NULL"))
+        Self::new(cts_status::NullPointer, format!("{name} is NULL; expected a valid pointer"))
     }
 
-    /// A length mismatch.
+    /// A length mismatch: "`name` has length `got`, expected `want`".
     pub fn length(name: &str, got: usize, want: usize) -> Self {
-        Self::new(cts_status::DimensionMismatch, format!("{name}: length {got}, expected {want}"))
+        message::length(name, got, want)
     }
 }
 
-/// The one mapping from TAMSI usage errors to status codes.
+/// "`what` is RxC, expected RxC" or, for vectors, "`what` has length n, expected m".
+fn shape_message(what: &str, got: (usize, usize), want: (usize, usize)) -> FfiError {
+    if got.1 == 1 && want.1 == 1 {
+        message::length(what, got.0, want.0)
+    } else {
+        FfiError::new(
+            cts_status::DimensionMismatch,
+            format!("{what} is {}x{}, expected {}x{}", got.0, got.1, want.0, want.1),
+        )
+    }
+}
+
+/// The index of a solver error's offending entry.
+fn index(at: (usize, usize), matrix: bool) -> Index {
+    if matrix { Index::Matrix(at.0, at.1) } else { Index::Vector(at.0) }
+}
+
+/// The one mapping from TAMSI usage errors to status codes and messages.
 impl From<TamsiError> for FfiError {
     fn from(e: TamsiError) -> Self {
-        let status = match e {
-            TamsiError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
-            TamsiError::InvalidParameter { .. }
-            | TamsiError::InvalidTimeStep(_)
-            | TamsiError::InvalidSize => cts_status::InvalidArgument,
-            TamsiError::WrongCouplingScheme { .. } => cts_status::WrongCouplingScheme,
-            TamsiError::BlockSparse(e) => return e.into(),
-            TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix => {
-                cts_status::NoSensitivities
+        match e {
+            TamsiError::DimensionMismatch { what, rows, cols, got_rows, got_cols } => {
+                shape_message(what, (got_rows, got_cols), (rows, cols))
             }
-            TamsiError::SensitivitiesNotComputed => cts_status::NoSolution,
-            TamsiError::NotASensitivityParameter { .. }
-            | TamsiError::NonFiniteGradient { .. }
-            | TamsiError::SensitivityAllocation { .. } => cts_status::InvalidArgument,
-            TamsiError::InvalidEntry { what, index: (r, c), matrix, value, expected } => {
-                let at = if matrix { format!("[{r}, {c}] (row {r}, column {c})") } else { format!("[{r}]") };
-                let message = format!("{what}{at} = {value} is outside its domain: expected {expected}");
-                return Self::new(cts_status::InvalidArgument, message);
+            TamsiError::InvalidParameter { name, value, domain } => message::domain(name, g(value), domain),
+            TamsiError::InvalidTimeStep(dt) => message::domain("dt", g(dt), "finite and > 0 (s)"),
+            TamsiError::InvalidSize => message::domain("nv", 0, "nv > 0 (resize needs a velocity)"),
+            TamsiError::InvalidEntry { what, index: at, matrix, value, expected } => Self::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "{what}{} = {} is outside its domain: expected {expected}",
+                    index(at, matrix),
+                    g(value)
+                ),
+            ),
+            TamsiError::AllocationFailed { what, elements, element_size } => {
+                alloc::failed(what, elements, element_size)
             }
-        };
-        Self::new(status, e.to_string())
+            TamsiError::TooLarge { what, limit } => alloc::too_large(
+                &format!("the problem ({what})"),
+                &format!("the solver's block indices support at most {limit}"),
+            ),
+            e @ TamsiError::WrongCouplingScheme { .. } => {
+                Self::new(cts_status::WrongCouplingScheme, e.to_string())
+            }
+            TamsiError::BlockSparse(e) => e.into(),
+            e @ (TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix) => {
+                Self::new(cts_status::NoSensitivities, e.to_string())
+            }
+            e @ TamsiError::SensitivitiesNotComputed => Self::new(cts_status::NoSolution, e.to_string()),
+            e @ (TamsiError::NotASensitivityParameter { .. } | TamsiError::NonFiniteGradient { .. }) => {
+                Self::new(cts_status::InvalidArgument, e.to_string())
+            }
+            TamsiError::SensitivityAllocation { elements } => {
+                alloc::failed("TAMSI sensitivities", elements, std::mem::size_of::<f64>())
+            }
+        }
     }
 }
 
-/// The one mapping from block-sparse structure and value errors to status codes.
+/// The one mapping from block-sparse structure and value errors to status codes and messages.
 impl From<BlockSparseError> for FfiError {
     fn from(e: BlockSparseError) -> Self {
-        let status = match e {
-            BlockSparseError::Length { .. } => cts_status::DimensionMismatch,
-            _ => cts_status::InvalidArgument,
-        };
-        Self::new(status, e.to_string())
+        match e {
+            BlockSparseError::Length { .. } => Self::new(cts_status::DimensionMismatch, e.to_string()),
+            BlockSparseError::NonFinite { what, index, value } => {
+                message::non_finite_input(what, Index::Vector(index), value)
+            }
+            BlockSparseError::Allocation { what, len } => Self::new(
+                cts_status::AllocationFailed,
+                format!("{what}: allocating {len} entries failed; nothing was changed"),
+            ),
+            _ => Self::new(cts_status::InvalidArgument, e.to_string()),
+        }
     }
 }
 
@@ -252,26 +307,44 @@ impl From<LcpError> for FfiError {
     }
 }
 
-/// The one mapping from interior-point usage errors to status codes.
+/// The one mapping from interior-point usage errors to status codes and messages.
 impl From<IpmError> for FfiError {
     fn from(e: IpmError) -> Self {
-        let status = match e {
-            IpmError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
-            IpmError::NonFinite { .. } | IpmError::OutOfRange { .. } => cts_status::InvalidArgument,
-            IpmError::NoSolution => cts_status::NoSolution,
-            IpmError::Blocks(b) => return b.into(),
-        };
-        Self::new(status, e.to_string())
+        match e {
+            IpmError::DimensionMismatch { what, expected_rows, expected_cols, rows, cols } => {
+                shape_message(what, (rows, cols), (expected_rows, expected_cols))
+            }
+            IpmError::NonFinite { what, index } => Self::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "{what}: entry {index} (column-major) is not finite: expected finite data (NaN and infinities are rejected)"
+                ),
+            ),
+            IpmError::OutOfRange { what, value, requirement } => message::domain(what, g(value), requirement),
+            e @ IpmError::NoSolution => Self::new(cts_status::NoSolution, e.to_string()),
+            IpmError::Blocks(b) => b.into(),
+        }
     }
 }
 
-/// The one mapping from rigid constraint-solver usage errors to status codes.
+/// The one mapping from rigid constraint-solver usage errors to status codes and messages.
 impl From<RigidError> for FfiError {
     fn from(e: RigidError) -> Self {
         let status = match e {
-            RigidError::DimensionMismatch { .. } | RigidError::OperatorShape { .. } => {
-                cts_status::DimensionMismatch
+            RigidError::DimensionMismatch { what, expected, got } => {
+                return message::length(what, got, expected);
             }
+            RigidError::InvalidEntry { what, index: at, matrix, value, expected } => {
+                return Self::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "{what}{} = {} is outside its domain: expected {expected}",
+                        index(at, matrix),
+                        g(value)
+                    ),
+                );
+            }
+            RigidError::OperatorShape { .. } => cts_status::DimensionMismatch,
             RigidError::MissingInertiaSolve | RigidError::NoDiscretizedLcp => cts_status::NoProblemData,
             RigidError::InvalidArgument(_)
             | RigidError::NotTwoDimensional
@@ -283,16 +356,39 @@ impl From<RigidError> for FfiError {
     }
 }
 
-/// The one mapping from Baraff usage errors to status codes.
+/// The one mapping from Baraff usage errors to status codes and messages.
 impl From<BaraffError> for FfiError {
     fn from(e: BaraffError) -> Self {
         let status = match e {
-            BaraffError::DimensionMismatch { .. } => cts_status::DimensionMismatch,
-            BaraffError::NonFinite { .. }
-            | BaraffError::UnknownRowKind { .. }
+            BaraffError::DimensionMismatch { what, expected, got } => {
+                return Self::new(
+                    cts_status::DimensionMismatch,
+                    format!("{what}: got {got}, expected {expected}"),
+                );
+            }
+            BaraffError::NonFinite { what, index, value } => {
+                return Self::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "{what}: entry {index} (in column-major order) = {} is not finite: expected finite data (NaN and infinities are rejected)",
+                        g(value)
+                    ),
+                );
+            }
+            BaraffError::InvalidParameter { name, value, domain } => {
+                return message::domain(name, g(value), domain);
+            }
+            BaraffError::MassMatrixNotPositiveDefinite { column, pivot } => {
+                return Self::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "M is not positive definite: pivot {} in column {column} of its Cholesky factorization; expected a symmetric positive definite mass matrix",
+                        g(pivot)
+                    ),
+                );
+            }
+            BaraffError::UnknownRowKind { .. }
             | BaraffError::InvalidRow { .. }
-            | BaraffError::InvalidParameter { .. }
-            | BaraffError::MassMatrixNotPositiveDefinite { .. }
             | BaraffError::UnsupportedRowKind { .. }
             | BaraffError::WrongLevel { .. } => cts_status::InvalidArgument,
         };
@@ -309,6 +405,7 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         1 => c"maximum number of iterations reached",
         2 => c"linear solver failed",
         3 => c"step-length limiter found no solution",
+        4 => c"non-finite result (overflow or undefined)",
         10 => c"LCP: ray termination (no blocking variable)",
         11 => c"LCP: zero tolerance too low (ratio test found no candidate)",
         12 => c"LCP: pivot limit reached",
@@ -335,6 +432,7 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         103 => c"no problem data",
         104 => c"wrong coupling scheme",
         105 => c"no solution",
+        106 => c"allocation failed",
         107 => c"no sensitivities (the solve did not converge)",
         199 => c"internal panic (free the handle)",
         _ => c"unknown status",

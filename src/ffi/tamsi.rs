@@ -1,18 +1,22 @@
-//! The TAMSI C API (`specs/c_api.md`, "TAMSI"): Drake's `TamsiSolver` behind an opaque handle.
+//! The TAMSI C API (`docs/c_api.md` §3): Drake's `TamsiSolver` behind an opaque handle.
 
-#![allow(non_snake_case)] // argument names follow Drake and c_api.md: M, Jn, Jt, ld_M, ...
+#![allow(non_snake_case)] // argument names follow Drake and docs/c_api.md §3: M, Jn, Jt, ld_M, ...
 
 use std::ffi::c_char;
 
 use nalgebra::{DMatrixViewMut, Dyn, U1};
 
+use super::alloc::{self, DOUBLE};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
+use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, output, output_matrix};
+use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
-use crate::tamsi::{TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha};
+use crate::tamsi::{
+    CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
+};
 
 // Sensitivities of a converged solve (`cts_tamsi_solver_compute_sensitivities`, the getters, the
 // vector–Jacobian product): `tamsi/sensitivity.rs`.
@@ -26,12 +30,25 @@ pub struct cts_tamsi_solver {
     inner: Inner,
 }
 
-struct Inner {
+impl Handle for cts_tamsi_solver {
+    type Inner = Inner;
+    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
+        (&self.error, &mut self.inner)
+    }
+    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
+        (&self.error, &self.inner)
+    }
+}
+
+#[doc(hidden)]
+pub struct Inner {
     solver: TamsiSolver,
     /// The borrowed problem data of the last successful set call.
     data: Option<ProblemData>,
     /// Whether the outputs hold the results of a solve of the current data.
     solved: bool,
+    /// Scratch of `cts_tamsi_solver_calc_jacobian` (nv² doubles once used).
+    jacobian: Vec<f64>,
     /// The structure of the current block-sparse data (valid while `data` holds block data).
     /// A new structure is validated into the layout's spare tables and swapped in; when a later
     /// check of the set call fails, the previous structure is swapped back, so a failed set keeps
@@ -41,7 +58,7 @@ struct Inner {
 
 impl Inner {
     fn new(solver: TamsiSolver) -> Self {
-        Self { solver, data: None, solved: false, layout: BlockSparseLayout::new() }
+        Self { solver, data: None, solved: false, jacobian: Vec::new(), layout: BlockSparseLayout::new() }
     }
 }
 
@@ -53,9 +70,13 @@ impl Inner {
 pub struct cts_tamsi_parameters {
     /// Stiction tolerance vs, m/s; default 1e-4; must be finite and > 0.
     pub stiction_tolerance: f64,
-    /// Maximum number of Newton updates; default 100; must be >= 0.
+    /// Maximum number of Newton updates; default 100; in [0, 100000] (the residual history is
+    /// reserved for all of them, so a solve never allocates for it).
     pub max_iterations: i32,
-    /// Relative tolerance rtol (convergence at rtol·vs m/s); default 1e-2; in (0, 1).
+    /// Relative tolerance rtol (convergence at rtol·vs m/s); default 1e-2; in (0, 1). Also
+    /// `relative_tolerance·stiction_tolerance >= 2^-511 ≈ 1.49e-154` m/s: the soft norm of the
+    /// slip speed, `sqrt(|vt|² + (rtol·vs)²)`, needs `(rtol·vs)²` to be a normal double, or a
+    /// contact at exactly zero slip gets the direction 0/0 = NaN.
     pub relative_tolerance: f64,
     /// Largest change of direction of a contact's slip per iteration, rad; default pi/3;
     /// in (0, pi/2).
@@ -86,12 +107,8 @@ impl From<TamsiParameters> for cts_tamsi_parameters {
 impl TryFrom<&cts_tamsi_parameters> for TamsiParameters {
     type Error = FfiError;
     fn try_from(p: &cts_tamsi_parameters) -> Result<Self, FfiError> {
-        let max_iterations = usize::try_from(p.max_iterations).map_err(|_| {
-            FfiError::new(
-                cts_status::InvalidArgument,
-                format!("max_iterations = {} must be >= 0", p.max_iterations),
-            )
-        })?;
+        let max_iterations = usize::try_from(p.max_iterations)
+            .map_err(|_| message::domain("max_iterations", p.max_iterations, "[0, 100000]"))?;
         let params = TamsiParameters {
             stiction_tolerance: p.stiction_tolerance,
             max_iterations,
@@ -108,6 +125,15 @@ impl TryFrom<&cts_tamsi_parameters> for TamsiParameters {
 enum NormalData {
     OneWay { fn_: RawVector },
     TwoWay { fn0: RawVector, stiffness: RawVector, dissipation: RawVector },
+}
+
+impl NormalData {
+    fn scheme(&self) -> CouplingScheme {
+        match self {
+            Self::OneWay { .. } => CouplingScheme::OneWay,
+            Self::TwoWay { .. } => CouplingScheme::TwoWay,
+        }
+    }
 }
 
 /// Borrowed M and contact Jacobians in either form, validated when set.
@@ -139,8 +165,9 @@ impl ProblemData {
         mu: *const f64,
         normal: NormalData,
     ) -> Result<Self, FfiError> {
-        let two_nc =
-            nc.checked_mul(2).ok_or_else(|| FfiError::new(cts_status::InvalidArgument, "nc too large"))?;
+        let two_nc = nc.checked_mul(2).filter(|&n| alloc::addressable(n, DOUBLE)).ok_or_else(|| {
+            alloc::too_large(&format!("nc = {nc} (Jt has 2nc rows)"), "nc must be below 2^59")
+        })?;
         let [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)] = matrices;
         let m = RawMatrix::new("M", M, ld_M, nv, nv)?;
         let jn = RawMatrix::new("Jn", Jn, ld_Jn, nc, nv)?;
@@ -241,12 +268,12 @@ impl Inner {
             .ok_or_else(|| FfiError::new(cts_status::NoProblemData, "no problem data has been set"))
     }
 
-    /// Checks and binds new data, then keeps it (the previous data and results are dropped only
-    /// on success).
+    /// Checks (sizes, then every value: finite; mu, fn, fn0, stiffness, dissipation >= 0) and
+    /// binds new data, then keeps it (the previous data and results are dropped only on success).
     fn set_data(&mut self, data: ProblemData) -> Result<cts_status, FfiError> {
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
         let problem = unsafe { data.problem(&self.layout) }?;
-        self.solver.bind_problem(&problem)?;
+        check_and_bind_problem(&mut self.solver, &problem)?;
         self.data = Some(data);
         self.solved = false;
         Ok(cts_status::Ok)
@@ -271,7 +298,7 @@ impl Inner {
     }
 
     /// The checks of [`set_block_data`](Self::set_block_data) after the structure: the trees'
-    /// dofs against nv, the values, the coupling scheme.
+    /// dofs against nv, the lengths and values of M and J, then [`check_and_bind_problem`].
     fn check_and_bind(&mut self, data: &ProblemData, blocks: RawBlockSparse) -> Result<(), FfiError> {
         let (nv, trees_nv) = (self.solver.num_velocities(), self.layout.num_velocities());
         if trees_nv != nv {
@@ -283,11 +310,11 @@ impl Inner {
                 ),
             ));
         }
+        // The scheme before the values of M and J, as for dense data.
+        check_scheme(&self.solver, data.normal.scheme())?;
         // SAFETY: the set call's arrays are valid during the call (the borrowing rule).
         let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
-        problem.validate()?;
-        self.solver.bind_problem(&problem)?;
-        Ok(())
+        check_and_bind_problem(&mut self.solver, &problem)
     }
 
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
@@ -299,35 +326,45 @@ impl Inner {
     }
 }
 
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
-fn with_mut(
-    solver: *mut cts_tamsi_solver,
-    function: &str,
-    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    match unsafe { solver.as_mut() } {
-        Some(h) => guard(Some(&h.error), || body(&mut h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
+/// The last checks of a set call, dense or block-sparse: the coupling scheme first (a wrong call
+/// reports WRONG_COUPLING_SCHEME whatever its values), then the values, then the binding. A
+/// rejected call leaves `solver` as it was.
+fn check_and_bind_problem(solver: &mut TamsiSolver, problem: &TamsiProblem<'_>) -> Result<(), FfiError> {
+    check_scheme(solver, problem.coupling_scheme())?;
+    problem.validate()?;
+    solver.bind_problem(problem)?;
+    Ok(())
+}
+
+/// WRONG_COUPLING_SCHEME when `solver` is bound to the other scheme than `scheme`.
+fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiError> {
+    match solver.coupling_scheme() {
+        Some(bound) if bound != scheme => {
+            Err(TamsiError::WrongCouplingScheme { solver: bound, data: scheme }.into())
+        }
+        _ => Ok(()),
     }
 }
 
-/// As [`with_mut`] for read-only calls.
+/// Runs `body` on a mutable handle (see [`call_mut`]).
+fn with_mut(
+    solver: *mut cts_tamsi_solver,
+    function: &str,
+    call: Call,
+    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
+) -> cts_status {
+    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
+    unsafe { call_mut(solver, function, call, body) }
+}
+
+/// Runs `body` on a handle read-only (see [`call_ref`]).
 fn with_ref(
     solver: *const cts_tamsi_solver,
     function: &str,
     body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
-    match unsafe { solver.as_ref() } {
-        Some(h) => guard(Some(&h.error), || body(&h.inner).map_err(|e| prefix(function, e))),
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
-}
-
-fn prefix(function: &str, e: FfiError) -> FfiError {
-    FfiError { status: e.status, message: format!("{function}: {}", e.message) }
+    unsafe { call_ref(solver, function, body) }
 }
 
 /// Fills `*out` with Drake's defaults: stiction_tolerance 1e-4 m/s, max_iterations 100,
@@ -346,15 +383,16 @@ pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parame
 /// writes the handle to `*out` (only on success).
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER if `out` is NULL; CTS_STATUS_INVALID_ARGUMENT
-/// if the nv×nv workspace cannot be allocated. Failures leave their detail in
-/// `cts_last_error_message()`.
+/// if the workspace of about 4·nv² doubles cannot exist (nv above 536870911 on a 64-bit
+/// system); CTS_STATUS_ALLOCATION_FAILED if the system refuses it. Failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tamsi_solver) -> cts_status {
     guard(None, || {
         if out.is_null() {
             return Err(FfiError::null("cts_tamsi_solver_new: out"));
         }
-        check_allocatable(nv)?;
+        check_allocatable(nv).map_err(|e| prefix("cts_tamsi_solver_new", e))?;
         let handle =
             cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(TamsiSolver::new(nv)) };
         // SAFETY: non-NULL and writable (the contract).
@@ -364,15 +402,14 @@ pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tams
 }
 
 /// The workspace holds a few nv×nv matrices (the two factorizations' storage, the padded copy of
-/// M, scratch): refuse sizes that cannot be allocated instead of letting the allocation abort the
-/// host.
+/// M, scratch): probe 4·nv² doubles before building it, so an impossible or refused size is a
+/// status, not an abort.
 fn check_allocatable(nv: usize) -> Result<(), FfiError> {
-    let too_large =
-        || FfiError::new(cts_status::InvalidArgument, format!("nv = {nv} is too large to allocate"));
-    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(4)).ok_or_else(too_large)?;
-    let mut probe: Vec<f64> = Vec::new();
-    probe.try_reserve_exact(elements).map_err(|_| too_large())?;
-    Ok(())
+    // The largest nv with 4·nv²·8 <= isize::MAX.
+    const MAX_NV: usize = 536_870_911;
+    let elements = nv.checked_mul(nv).and_then(|n| n.checked_mul(4));
+    let what = || format!("nv = {nv}: the workspace of 4·nv² doubles");
+    alloc::probe_doubles(elements, &mut 0, what, &format!("nv must be at most {MAX_NV}"))
 }
 
 /// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the
@@ -387,8 +424,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_free(solver: *mut cts_tamsi_solver) {
 /// success), for use on another thread. The copy has no problem data and no results: set data
 /// before solving.
 ///
-/// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER (`solver` or `out` NULL); failures leave
-/// their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver` or `out` NULL) or
+/// CTS_STATUS_ALLOCATION_FAILED (the copy's workspace was refused); failures leave their detail
+/// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_clone(
     solver: *const cts_tamsi_solver,
@@ -400,6 +438,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_clone(
         if out.is_null() {
             return Err(FfiError::null("cts_tamsi_solver_clone: out"));
         }
+        // The copy allocates as much as the original: its nv² matrices at least.
+        check_allocatable(h.inner.solver.num_velocities())
+            .map_err(|e| prefix("cts_tamsi_solver_clone", e))?;
         let copy =
             cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(h.inner.solver.clone()) };
         // SAFETY: non-NULL and writable (the contract).
@@ -411,11 +452,12 @@ pub unsafe extern "C" fn cts_tamsi_solver_clone(
 /// Changes the number of generalized velocities to `nv` (> 0), as Drake's `ResizeIfNeeded`.
 /// Drops the problem data (ending its borrow), the results and the coupling-scheme binding.
 ///
-/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, or CTS_STATUS_INVALID_ARGUMENT (nv = 0, or
-/// too large to allocate).
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (nv = 0, or a
+/// workspace that cannot exist) or CTS_STATUS_ALLOCATION_FAILED (refused by the system; the
+/// solver is unchanged).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_resize(solver: *mut cts_tamsi_solver, nv: usize) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_resize", |h| {
+    with_mut(solver, "cts_tamsi_solver_resize", Call::Starts, |h| {
         check_allocatable(nv)?;
         h.solver.resize(nv)?;
         h.data = None;
@@ -434,7 +476,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_parameters(
     solver: *mut cts_tamsi_solver,
     p: *const cts_tamsi_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_parameters", |h| {
+    with_mut(solver, "cts_tamsi_solver_set_parameters", Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
         h.solver.set_parameters(TamsiParameters::try_from(p)?)?;
@@ -472,9 +514,10 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_parameters(
 /// `cts_tamsi_solver_free`. Setting data drops the previous results.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
-/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count); CTS_STATUS_WRONG_COUPLING_SCHEME
-/// (the solver was used with two-way data; resize or clone it first). On error the previous data
-/// stays set.
+/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; a NaN or infinite entry anywhere;
+/// `mu` or `fn` negative; the message names the argument and its first bad entry);
+/// CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; resize or clone it
+/// first). On error the previous data stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
     solver: *mut cts_tamsi_solver,
@@ -489,7 +532,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
     r#fn: *const f64,
     mu: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_problem_data", |h| {
+    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_problem_data", Call::Starts, |h| {
         let nv = h.solver.num_velocities();
         let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
         let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
@@ -506,8 +549,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
 /// (d, Hunt–Crossley, s/m), `mu` nc. Borrowed under the same rule.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below
-/// its row count); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data).
-/// On error the previous data stays set.
+/// its row count; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
+/// CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data). On error the
+/// previous data stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
     solver: *mut cts_tamsi_solver,
@@ -524,7 +568,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
     dissipation: *const f64,
     mu: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_problem_data", |h| {
+    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_problem_data", Call::Starts, |h| {
         let nv = h.solver.num_velocities();
         let normal = NormalData::TwoWay {
             fn0: RawVector::new("fn0", fn0, nc)?,
@@ -560,7 +604,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
 /// or tree dofs not adding up to nv); CTS_STATUS_INVALID_ARGUMENT (a tree with fewer than 1 dof;
 /// a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
 /// both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
-/// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data). The message
+/// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
+/// before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+/// allocated; the message names the size). The message
 /// names the argument, its first bad entry, the value and what was expected. On error the
 /// previous data (dense or block, with its structure) stays set and usable.
 #[unsafe(no_mangle)]
@@ -571,7 +617,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
     r#fn: *const f64,
     mu: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_block_problem_data", |h| {
+    with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_block_problem_data", Call::Starts, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let blocks = unsafe { RawBlockSparse::new(data) }?;
         let nc = blocks.num_contacts();
@@ -594,7 +640,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_DIMENSION_MISMATCH;
 /// CTS_STATUS_INVALID_ARGUMENT (as for the one-way call, with `fn0`, `stiffness`,
 /// `dissipation`, `mu` required finite and >= 0); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver
-/// was used with one-way data). On error the previous data stays set and usable.
+/// was used with one-way data; checked before the values); CTS_STATUS_ALLOCATION_FAILED. On
+/// error the previous data stays set and usable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data(
     solver: *mut cts_tamsi_solver,
@@ -605,7 +652,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data
     dissipation: *const f64,
     mu: *const f64,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_block_problem_data", |h| {
+    with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_block_problem_data", Call::Starts, |h| {
         // SAFETY: NULL or a readable struct (the contract).
         let blocks = unsafe { RawBlockSparse::new(data) }?;
         let nc = blocks.num_contacts();
@@ -624,10 +671,15 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data
 ///
 /// Returns CTS_STATUS_OK (converged) or a solver outcome: CTS_STATUS_MAX_ITERATIONS_REACHED,
 /// CTS_STATUS_LINEAR_SOLVER_FAILED, CTS_STATUS_ALPHA_SOLVER_FAILED. After any of these, every
-/// getter returns values evaluated at the returned v (Drake leaves some stale). Usage errors
-/// (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
-/// CTS_STATUS_DIMENSION_MISMATCH (`nv` differs from the solver's), CTS_STATUS_INVALID_ARGUMENT
-/// (`dt`).
+/// getter returns values evaluated at the returned v (Drake leaves some stale).
+/// CTS_STATUS_NON_FINITE_RESULT: the iteration converged but an output is NaN or infinite
+/// (products of huge finite data overflowed; the message names the output); Drake reports
+/// success here, this is a deliberate difference. The results are kept, but getters of a
+/// non-finite output return the same status and write nothing.
+/// Usage errors (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER,
+/// CTS_STATUS_NO_PROBLEM_DATA, CTS_STATUS_DIMENSION_MISMATCH (`nv` differs from the solver's),
+/// CTS_STATUS_INVALID_ARGUMENT (`dt`, a non-finite `v_guess`), CTS_STATUS_ALLOCATION_FAILED
+/// (the per-contact workspace for a larger nc than before could not be allocated).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
     solver: *mut cts_tamsi_solver,
@@ -635,37 +687,60 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
     v_guess: *const f64,
     nv: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_solve_with_guess", |h| {
-        let guess = RawVector::new("v_guess", v_guess, nv)?;
+    with_mut(solver, "cts_tamsi_solver_solve_with_guess", Call::Starts, |h| {
         let data = *h.data()?;
+        let want = h.solver.num_velocities();
+        if nv != want {
+            return Err(message::length("v_guess", nv, format!("the solver's nv = {want}")));
+        }
+        let guess = RawVector::new("v_guess", v_guess, nv)?;
         // SAFETY: the borrowing rule keeps the problem data and the guess valid for this call.
-        let (problem, guess) = unsafe { (data.problem(&h.layout)?, guess.view()) };
+        let (problem, guess) = unsafe {
+            guess.check_finite("v_guess")?;
+            (data.problem(&h.layout)?, guess.view())
+        };
         let outcome = h.solver.solve_with_guess(&problem, dt, guess)?;
         h.solved = true;
         let status = cts_status::from(outcome);
         if outcome == TamsiOutcome::Success {
+            check_outputs(&h.solver)?;
             Ok(status)
         } else {
             let stats = h.solver.iteration_stats();
             Err(FfiError::new(
                 status,
                 format!(
-                    "{outcome:?} after {} Newton updates (last ||dvt|| = {:e} m/s)",
+                    "{outcome:?} after {} Newton updates (last ||dvt|| = {} m/s)",
                     stats.num_iterations,
-                    stats.vt_residual()
+                    g(stats.vt_residual())
                 ),
             ))
         }
     })
 }
 
-/// Copies one result vector after checking that a solution exists and that `len` is right.
+/// The final check of a successful solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
+/// naming the first that is not). O(outputs), once per solve.
+fn check_outputs(s: &TamsiSolver) -> Result<(), FfiError> {
+    finite_output("v", s.generalized_velocities())?;
+    finite_output("vn", s.normal_velocities())?;
+    finite_output("vt", s.tangential_velocities())?;
+    finite_output("fn", s.normal_forces())?;
+    finite_output("ft", s.friction_forces())?;
+    finite_output("tau_f", s.generalized_friction_forces())?;
+    finite_output("tau", s.generalized_contact_forces())?;
+    finite_output("residuals", &s.iteration_stats().residuals)
+}
+
+/// Copies one result vector (`name` in messages) after checking that a solution exists, that
+/// `len` is right and that every value is finite.
 ///
 /// # Safety
 /// `out` NULL or `len` writable doubles.
 unsafe fn copy_result(
     solver: *const cts_tamsi_solver,
     function: &str,
+    name: &str,
     out: *mut f64,
     len: usize,
     get: impl FnOnce(&TamsiSolver) -> &[f64],
@@ -673,9 +748,7 @@ unsafe fn copy_result(
     with_ref(solver, function, |h| {
         let values = get(h.results()?);
         // SAFETY: forwarded contract.
-        let out = unsafe { output("out", out, len, values.len()) }?;
-        out.copy_from_slice(values);
-        Ok(cts_status::Ok)
+        unsafe { copy_out(name, out, len, values) }
     })
 }
 
@@ -683,7 +756,9 @@ unsafe fn copy_result(
 /// `len` must be nv.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
-/// CTS_STATUS_NO_SOLUTION (no solve since the data was set). Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION (no solve since the data was set), CTS_STATUS_NON_FINITE_RESULT (an
+/// entry is NaN or infinite: the last solve did not end with CTS_STATUS_OK). Nothing is written
+/// on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
     s: *const cts_tamsi_solver,
@@ -692,7 +767,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_velocities", out, len, |r| {
+        copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |r| {
             r.generalized_velocities()
         })
     }
@@ -707,7 +782,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_velocities(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_velocities", out, len, |r| r.normal_velocities()) }
+    unsafe {
+        copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |r| r.normal_velocities())
+    }
 }
 
 /// Copies the tangential velocities vt = Jt v (2nc doubles, two per contact; m/s).
@@ -720,7 +797,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_tangential_velocities(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(s, "cts_tamsi_solver_get_tangential_velocities", out, len, |r| r.tangential_velocities())
+        copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |r| {
+            r.tangential_velocities()
+        })
     }
 }
 
@@ -733,7 +812,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_forces(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_forces", out, len, |r| r.normal_forces()) }
+    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |r| r.normal_forces()) }
 }
 
 /// Copies the friction forces ft (2nc doubles, two per contact; N).
@@ -745,7 +824,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_forces(
     len: usize,
 ) -> cts_status {
     // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_tamsi_solver_get_friction_forces", out, len, |r| r.friction_forces()) }
+    unsafe { copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |r| r.friction_forces()) }
 }
 
 /// Copies the generalized friction forces τ_f = Jtᵀ ft (nv doubles; N or N·m).
@@ -758,7 +837,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_friction_forces(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", out, len, |r| {
+        copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |r| {
             r.generalized_friction_forces()
         })
     }
@@ -775,7 +854,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
 ) -> cts_status {
     // SAFETY: forwarded contract.
     unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", out, len, |r| {
+        copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |r| {
             r.generalized_contact_forces()
         })
     }
@@ -783,7 +862,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
 
 /// Copies the statistics of the last solve into `*out`.
 ///
-/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION.
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_SOLUTION,
+/// CTS_STATUS_NON_FINITE_RESULT (the last residual is NaN or infinite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_get_iteration_stats(
     s: *const cts_tamsi_solver,
@@ -793,6 +873,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_iteration_stats(
         // SAFETY: NULL or a writable struct (the contract).
         let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
         let stats = h.results()?.iteration_stats();
+        // NaN is the documented value of an empty history; a non-finite entry is not.
+        finite_output("residuals", stats.residuals.last().map(std::slice::from_ref).unwrap_or(&[]))?;
         *out = cts_tamsi_iteration_stats {
             num_iterations: i32::try_from(stats.num_iterations).unwrap_or(i32::MAX),
             vt_residual: stats.vt_residual(),
@@ -806,7 +888,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_iteration_stats(
 /// when `len` is 0 (to query the length).
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`count`, or `out` with `len > 0`),
-/// CTS_STATUS_NO_SOLUTION.
+/// CTS_STATUS_NO_SOLUTION, CTS_STATUS_NON_FINITE_RESULT (an entry to be written is not finite).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
     s: *const cts_tamsi_solver,
@@ -820,6 +902,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
         }
         let residuals = &h.results()?.iteration_stats().residuals;
         let n = len.min(residuals.len());
+        finite_output("residuals", &residuals[..n])?;
         // SAFETY: NULL only with len 0, else `len >= n` writable doubles (the contract).
         let out = unsafe { output("out", out, n, n) }?;
         out.copy_from_slice(&residuals[..n]);
@@ -853,10 +936,13 @@ pub unsafe extern "C" fn cts_tamsi_solver_contact_capacity(s: *const cts_tamsi_s
     guard_value(0, || unsafe { s.as_ref() }.map_or(0, |h| h.inner.solver.contact_capacity()))
 }
 
-/// Detail of the last call on this handle, if it did not return CTS_STATUS_OK (a usage error or
-/// a solver outcome, e.g. "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn: ld 3 <
-/// max(1, rows 4)"); "" after a successful call. Valid until the next call on the handle; never
-/// NULL (also "" for a NULL handle); not to be freed.
+/// Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
+/// "cts_tamsi_solver_solve_with_guess: v_guess has length 3, expected the solver's nv = 2"),
+/// errno-style: a successful call leaves it unchanged (a getter after a failed solve keeps the
+/// solve's detail); a failing call replaces it; a call that starts anew (the two set calls,
+/// `cts_tamsi_solver_solve_with_guess`, `cts_tamsi_solver_resize`) clears it first, so it is ""
+/// after such a call succeeds. "" before any failure. Valid until the next call on the handle;
+/// never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_last_error(s: *const cts_tamsi_solver) -> *const c_char {
     // SAFETY: NULL or a live handle (the contract).
@@ -868,9 +954,11 @@ pub unsafe extern "C" fn cts_tamsi_solver_last_error(s: *const cts_tamsi_solver)
 /// `cos_theta_max` in (0, 1), `stiction_tolerance` (m/s, finite > 0) and `relative_tolerance` in
 /// (0, 1). Writes `*alpha_out` on success only.
 ///
-/// Returns CTS_STATUS_OK; CTS_STATUS_ALPHA_SOLVER_FAILED when the limiter has no solution (e.g.
-/// non-finite input, Drake's nullopt); CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a
-/// scalar outside its domain). Failures leave their detail in `cts_last_error_message()`.
+/// Returns CTS_STATUS_OK with `*alpha_out` in (0, 1]; CTS_STATUS_ALPHA_SOLVER_FAILED when the
+/// limiter has no solution (Drake's nullopt), when an entry of `vt` or `dvt` is NaN or infinite,
+/// or when their products overflow so that the step factor would leave (0, 1];
+/// CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a scalar outside its domain, as for
+/// `cts_tamsi_parameters`). Failures leave their detail in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_calc_alpha(
     vt: *const f64,
@@ -881,37 +969,51 @@ pub unsafe extern "C" fn cts_tamsi_calc_alpha(
     alpha_out: *mut f64,
 ) -> cts_status {
     guard(None, || {
-        let name = "cts_tamsi_calc_alpha";
-        // SAFETY: NULL or 2 readable doubles each (the contract).
-        let vt = unsafe { RawVector::new("vt", vt, 2)?.slice() };
-        // SAFETY: as above.
-        let dvt = unsafe { RawVector::new("dvt", dvt, 2)?.slice() };
-        if alpha_out.is_null() {
-            return Err(prefix(name, FfiError::null("alpha_out")));
-        }
-        if !(cos_theta_max > 0.0 && cos_theta_max < 1.0) {
-            let detail = format!("cos_theta_max = {cos_theta_max} outside (0, 1)");
-            return Err(prefix(name, FfiError::new(cts_status::InvalidArgument, detail)));
-        }
-        let params = TamsiParameters { stiction_tolerance, relative_tolerance, ..TamsiParameters::default() };
-        params.validate().map_err(|e| prefix(name, e.into()))?;
-        match calc_alpha(
-            [vt[0], vt[1]],
-            [dvt[0], dvt[1]],
-            cos_theta_max,
-            stiction_tolerance,
-            relative_tolerance,
-        ) {
-            Some(alpha) => {
-                // SAFETY: non-NULL and writable (the contract).
-                unsafe { *alpha_out = alpha };
-                Ok(cts_status::Ok)
+        let function = "cts_tamsi_calc_alpha";
+        let body = || {
+            // SAFETY: NULL or 2 readable doubles each (the contract).
+            let vt = unsafe { RawVector::new("vt", vt, 2)?.slice() };
+            // SAFETY: as above.
+            let dvt = unsafe { RawVector::new("dvt", dvt, 2)?.slice() };
+            if alpha_out.is_null() {
+                return Err(FfiError::null("alpha_out"));
             }
-            None => Err(FfiError::new(
-                cts_status::AlphaSolverFailed,
-                format!("{name}: the limiter has no solution"),
-            )),
-        }
+            if !(cos_theta_max > 0.0 && cos_theta_max < 1.0) {
+                return Err(message::domain("cos_theta_max", g(cos_theta_max), "(0, 1)"));
+            }
+            let params =
+                TamsiParameters { stiction_tolerance, relative_tolerance, ..TamsiParameters::default() };
+            params.validate()?;
+            let failed = |why: String| FfiError::new(cts_status::AlphaSolverFailed, why);
+            for (name, v) in [("vt", vt), ("dvt", dvt)] {
+                if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+                    return Err(failed(format!(
+                        "{name}[{i}] = {} is not finite: the limiter has no solution",
+                        g(v[i])
+                    )));
+                }
+            }
+            let alpha = calc_alpha(
+                [vt[0], vt[1]],
+                [dvt[0], dvt[1]],
+                cos_theta_max,
+                stiction_tolerance,
+                relative_tolerance,
+            )
+            .ok_or_else(|| failed("the limiter has no solution (Drake's nullopt)".into()))?;
+            // Overflowing products (|vt|² or |dvt|² above 1.8e308) can put α outside (0, 1];
+            // the solver treats that as a failed limiter too.
+            if !(alpha > 0.0 && alpha <= 1.0) {
+                return Err(failed(format!(
+                    "the step factor {} is outside (0, 1] (|vt| or |dvt| overflows in the limiter's arithmetic)",
+                    g(alpha)
+                )));
+            }
+            // SAFETY: non-NULL and writable (the contract).
+            unsafe { *alpha_out = alpha };
+            Ok(cts_status::Ok)
+        };
+        body().map_err(|e| prefix(function, e))
     })
 }
 
@@ -921,8 +1023,9 @@ pub unsafe extern "C" fn cts_tamsi_calc_alpha(
 /// with automatic differentiation). Does not change the results of the last solve.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
-/// CTS_STATUS_DIMENSION_MISMATCH (`nv`), CTS_STATUS_INVALID_ARGUMENT (`dt`, `ld_J`). Nothing is
-/// written on error.
+/// CTS_STATUS_DIMENSION_MISMATCH (`nv`), CTS_STATUS_INVALID_ARGUMENT (`dt`, `ld_J`, a non-finite
+/// `v`), CTS_STATUS_ALLOCATION_FAILED (the per-contact workspace), CTS_STATUS_NON_FINITE_RESULT
+/// (an entry of J overflowed). Nothing is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_calc_jacobian(
     solver: *mut cts_tamsi_solver,
@@ -932,20 +1035,37 @@ pub unsafe extern "C" fn cts_tamsi_solver_calc_jacobian(
     J_out: *mut f64,
     ld_J: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_calc_jacobian", |h| {
+    with_mut(solver, "cts_tamsi_solver_calc_jacobian", Call::Keeps, |h| {
         let n = h.solver.num_velocities();
         if nv != n {
-            return Err(FfiError::length("v", nv, n));
+            return Err(message::length("v", nv, format!("the solver's nv = {n}")));
         }
         let v = RawVector::new("v", v, nv)?;
         let data = *h.data()?;
         // SAFETY: NULL-checked output of the validated size (the contract).
         let out = unsafe { output_matrix("J_out", J_out, ld_J, n, n) }?;
-        let stride = if n == 0 { 0 } else { ld_J };
-        let out = DMatrixViewMut::from_slice_with_strides_generic(out, Dyn(n), Dyn(n), U1, Dyn(stride));
         // SAFETY: the borrowing rule keeps the problem data and `v` valid for this call.
-        let (problem, v) = unsafe { (data.problem(&h.layout)?, v.view()) };
-        h.solver.calc_jacobian(&problem, dt, v, out)?;
+        let (problem, v) = unsafe {
+            v.check_finite("v")?;
+            (data.problem(&h.layout)?, v.view())
+        };
+        // Into the handle's scratch first: nothing reaches `J_out` unless every entry is finite.
+        let scratch = &mut h.jacobian;
+        let elements = n.checked_mul(n).ok_or_else(|| alloc::too_large("J (nv²)", "nv is too large"))?;
+        alloc::try_reserve(scratch, elements, "J (nv² doubles)")?;
+        scratch.resize(elements, 0.0);
+        let j = DMatrixViewMut::from_slice_with_strides_generic(
+            &mut scratch[..],
+            Dyn(n),
+            Dyn(n),
+            U1,
+            Dyn(n.max(1)),
+        );
+        h.solver.calc_jacobian(&problem, dt, v, j)?;
+        finite_output("J", scratch)?;
+        for (c, column) in scratch.chunks_exact(n.max(1)).enumerate().take(n) {
+            out[c * ld_J..c * ld_J + n].copy_from_slice(column);
+        }
         Ok(cts_status::Ok)
     })
 }
@@ -976,7 +1096,11 @@ mod tests {
             );
             assert_eq!(status, cts_status::NullPointer);
             let msg = std::ffi::CStr::from_ptr(cts_tamsi_solver_last_error(h)).to_str().unwrap();
-            assert_eq!(msg, "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn is NULL");
+            assert_eq!(
+                msg,
+                "cts_tamsi_solver_set_one_way_coupled_problem_data: Jn is NULL, but it must point to 1 doubles \
+                 (1x1, ld 1) (NULL is allowed only when that count is 0)"
+            );
             assert_eq!(cts_tamsi_solver_num_contacts(h), 0);
             cts_tamsi_solver_free(h);
         }

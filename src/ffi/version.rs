@@ -1,4 +1,4 @@
-//! Library and ABI versions (`specs/packaging.md` §2.5).
+//! Library and ABI versions (`docs/packaging.md` §2.5).
 
 use std::ffi::{CStr, c_char};
 

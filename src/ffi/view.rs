@@ -1,5 +1,5 @@
 //! The one place where raw `(pointer, ld)` pairs from C become validated nalgebra views
-//! (`specs/c_api.md`, "Matrices"; `specs/packaging.md` §2.6).
+//! (`docs/c_api.md` §1.5, "Matrices and vectors"; `docs/packaging.md` §2.6).
 //!
 //! A matrix argument is `(const double *data, size_t ld)` with its shape implied by sizes the
 //! library already knows: column-major, `ld >= max(1, rows)`, a buffer of `ld*(cols-1)+rows`
@@ -9,6 +9,8 @@
 
 use nalgebra::{DMatrixView, DVectorView, Dyn, U1};
 
+use super::alloc::{DOUBLE, addressable as fits};
+use super::message::{self, Index, null_with_len};
 use super::status::{FfiError, cts_status};
 
 /// A borrowed column-major matrix, validated.
@@ -26,13 +28,15 @@ impl RawMatrix {
         if ld < rows.max(1) {
             return Err(FfiError::new(
                 cts_status::InvalidArgument,
-                format!("{name}: ld {ld} < max(1, rows {rows})"),
+                format!(
+                    "{name}: ld {ld} < max(1, rows {rows}): the leading dimension must be at least the row count"
+                ),
             ));
         }
         let m = Self { ptr, rows, cols, ld };
-        let len = m.checked_buffer_len().ok_or_else(|| too_large(name))?;
+        let len = m.checked_buffer_len().ok_or_else(|| too_large(name, rows, cols, ld))?;
         if ptr.is_null() && len > 0 {
-            return Err(FfiError::null(name));
+            return Err(null_with_len(name, len, &format!("doubles ({rows}x{cols}, ld {ld})")));
         }
         Ok(m)
     }
@@ -50,6 +54,22 @@ impl RawMatrix {
     /// Number of doubles the caller's buffer holds (validated at construction).
     pub fn buffer_len(&self) -> usize {
         self.checked_buffer_len().unwrap_or(0)
+    }
+
+    /// Checks that every entry (rows `0..rows` of each column) is finite; reports the first one
+    /// that is not as `CTS_STATUS_INVALID_ARGUMENT`.
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn check_finite(&self, name: &str) -> Result<(), FfiError> {
+        // SAFETY: forwarded contract.
+        let m = unsafe { self.view() };
+        for (c, column) in m.column_iter().enumerate() {
+            if let Some(r) = first_non_finite(column.as_slice()) {
+                return Err(message::non_finite_input(name, Index::Matrix(r, c), column[r]));
+            }
+        }
+        Ok(())
     }
 
     /// The matrix as a view.
@@ -86,11 +106,31 @@ pub struct RawVector {
 impl RawVector {
     /// Validates a vector named `name` of `len` doubles.
     pub fn new(name: &str, ptr: *const f64, len: usize) -> Result<Self, FfiError> {
-        addressable(len).ok_or_else(|| too_large(name))?;
+        addressable(len).ok_or_else(|| too_large(name, len, 1, len))?;
         if ptr.is_null() && len > 0 {
-            return Err(FfiError::null(name));
+            return Err(null_with_len(name, len, "doubles"));
         }
         Ok(Self { ptr, len })
+    }
+
+    /// Length in doubles.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the vector is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Checks that every entry is finite (`CTS_STATUS_INVALID_ARGUMENT` naming the first that is
+    /// not).
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn check_finite(&self, name: &str) -> Result<(), FfiError> {
+        // SAFETY: forwarded contract.
+        finite_input(name, unsafe { self.slice() })
     }
 
     /// The vector as a slice.
@@ -119,11 +159,71 @@ impl RawVector {
 
 /// `len` doubles fit in one allocation (at most `isize::MAX` bytes), as slices require.
 fn addressable(len: usize) -> Option<usize> {
-    (len <= isize::MAX as usize / std::mem::size_of::<f64>()).then_some(len)
+    fits(len, DOUBLE).then_some(len)
 }
 
-fn too_large(name: &str) -> FfiError {
-    FfiError::new(cts_status::InvalidArgument, format!("{name}: sizes exceed the address space"))
+fn too_large(name: &str, rows: usize, cols: usize, ld: usize) -> FfiError {
+    let shape =
+        if cols == 1 && ld == rows { format!("{rows} entries") } else { format!("{rows}x{cols} (ld {ld})") };
+    FfiError::new(
+        cts_status::InvalidArgument,
+        format!(
+            "{name}: an array of {shape} cannot exist: its buffer would exceed the largest possible allocation, isize::MAX = {} bytes",
+            isize::MAX
+        ),
+    )
+}
+
+/// Position of the first value that is not finite (a plain loop: the outputs checked after every
+/// solve are short, and a sum-of-`x·0` trick measured more instructions on them).
+fn first_non_finite(values: &[f64]) -> Option<usize> {
+    values.iter().position(|x| !x.is_finite())
+}
+
+/// Checks that every entry of an input is finite (`CTS_STATUS_INVALID_ARGUMENT` naming the
+/// first that is not).
+pub fn finite_input(name: &str, values: &[f64]) -> Result<(), FfiError> {
+    match first_non_finite(values) {
+        None => Ok(()),
+        Some(i) => Err(message::non_finite_input(name, Index::Vector(i), values[i])),
+    }
+}
+
+/// Checks that every entry of an output is finite before it is handed to the caller
+/// (`CTS_STATUS_NON_FINITE_RESULT` naming the first that is not).
+pub fn finite_output(name: &str, values: &[f64]) -> Result<(), FfiError> {
+    match first_non_finite(values) {
+        None => Ok(()),
+        Some(i) => Err(message::non_finite_output(name, Index::Vector(i), values[i])),
+    }
+}
+
+/// As [`finite_output`] for a matrix (the message names the row and column).
+pub fn finite_output_matrix(name: &str, m: &DMatrixView<'_, f64>) -> Result<(), FfiError> {
+    for (c, column) in m.column_iter().enumerate() {
+        if let Some(r) = first_non_finite(column.as_slice()) {
+            return Err(message::non_finite_output(name, Index::Matrix(r, c), column[r]));
+        }
+    }
+    Ok(())
+}
+
+/// The getters' copy: checks `(out, len)` against `values.len()` and that every value is finite,
+/// then copies. Nothing is written on error.
+///
+/// # Safety
+/// `out` must be NULL or point to `len` writable doubles that overlap no input.
+pub unsafe fn copy_out(
+    name: &str,
+    out: *mut f64,
+    len: usize,
+    values: &[f64],
+) -> Result<cts_status, FfiError> {
+    // SAFETY: forwarded contract.
+    let out = unsafe { output("out", out, len, values.len()) }?;
+    finite_output(name, values)?;
+    out.copy_from_slice(values);
+    Ok(cts_status::Ok)
 }
 
 /// Checks an output buffer `(out, len)` that must hold exactly `want` doubles and returns it as
@@ -140,12 +240,12 @@ pub unsafe fn output<'a>(
     if len != want {
         return Err(FfiError::length(name, len, want));
     }
-    addressable(len).ok_or_else(|| too_large(name))?;
+    addressable(len).ok_or_else(|| too_large(name, len, 1, len))?;
     if want == 0 {
         return Ok(&mut []);
     }
     if out.is_null() {
-        return Err(FfiError::null(name));
+        return Err(null_with_len(name, len, "writable doubles"));
     }
     // SAFETY: non-NULL with `len` writable doubles, per the contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
@@ -179,14 +279,14 @@ pub unsafe fn output_matrix<'a>(
 /// # Safety
 /// `ptr` must be NULL or point to `len` readable `int32_t`s that stay unchanged during `'a`.
 pub unsafe fn int_slice<'a>(name: &str, ptr: *const i32, len: usize) -> Result<&'a [i32], FfiError> {
-    if len > isize::MAX as usize / std::mem::size_of::<i32>() {
-        return Err(too_large(name));
+    if !fits(len, std::mem::size_of::<i32>()) {
+        return Err(too_large(name, len, 1, len));
     }
     if len == 0 {
         return Ok(&[]);
     }
     if ptr.is_null() {
-        return Err(FfiError::null(name));
+        return Err(null_with_len(name, len, "int32_t values"));
     }
     // SAFETY: non-NULL with `len` readable int32_t values, per the contract.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
@@ -203,11 +303,11 @@ pub struct RawIntVector {
 impl RawIntVector {
     /// Validates an array named `name` of `len` `int32_t`s.
     pub fn new(name: &str, ptr: *const i32, len: usize) -> Result<Self, FfiError> {
-        if len > isize::MAX as usize / std::mem::size_of::<i32>() {
-            return Err(too_large(name));
+        if !fits(len, std::mem::size_of::<i32>()) {
+            return Err(too_large(name, len, 1, len));
         }
         if ptr.is_null() && len > 0 {
-            return Err(FfiError::null(name));
+            return Err(null_with_len(name, len, "int32_t values"));
         }
         Ok(Self { ptr, len })
     }
@@ -239,15 +339,42 @@ pub unsafe fn output_int<'a>(
     if len != want {
         return Err(FfiError::length(name, len, want));
     }
-    if len > isize::MAX as usize / std::mem::size_of::<i32>() {
-        return Err(too_large(name));
+    if !fits(len, std::mem::size_of::<i32>()) {
+        return Err(too_large(name, len, 1, len));
     }
     if want == 0 {
         return Ok(&mut []);
     }
     if out.is_null() {
-        return Err(FfiError::null(name));
+        return Err(null_with_len(name, len, "writable int32_t values"));
     }
     // SAFETY: non-NULL with `len` writable int32_t values, per the contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_non_finite_sees_every_kind_of_non_finite_value_anywhere() {
+        for len in 0..11 {
+            let clean: Vec<f64> = (0..len).map(|i| (i as f64 - 4.0) * 1e300).collect();
+            assert_eq!(first_non_finite(&clean), None);
+            for at in 0..len {
+                for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                    let mut x = clean.clone();
+                    x[at] = bad;
+                    assert_eq!(first_non_finite(&x), Some(at));
+                }
+            }
+        }
+        assert_eq!(first_non_finite(&[f64::MAX, -f64::MAX, f64::MIN_POSITIVE, -0.0, 5e-324]), None);
+        let e = finite_output("v", &[1.0, f64::INFINITY]).unwrap_err();
+        assert_eq!(e.status, cts_status::NonFiniteResult);
+        assert!(e.message.starts_with("output v[1] = inf is not finite"), "{}", e.message);
+        let e = finite_input("mu", &[f64::NAN]).unwrap_err();
+        assert_eq!(e.status, cts_status::InvalidArgument);
+        assert!(e.message.starts_with("mu[0] = NaN is not finite"), "{}", e.message);
+    }
 }

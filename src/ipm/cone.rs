@@ -1,4 +1,4 @@
-//! Orthant and second-order-cone algebra (`specs/ipm.md` §1.4, §3 step 2, §4.1).
+//! Orthant and second-order-cone algebra (`docs/ipm.md` §1.4, §3 step 2, §4.1).
 //!
 //! * Positive orthant `R^k_+`: product `(a∘b)_i = a_i b_i`, identity `1`.
 //! * Second-order cone `Q³ = {(a_0, ā) : |ā| ≤ a_0}`: product `a∘b = (aᵀb, a_0 b̄ + b_0 ā)`,

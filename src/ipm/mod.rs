@@ -1,5 +1,5 @@
 //! Dojo's primal–dual interior-point contact solver with second-order-cone friction, and the
-//! sensitivities of its solution (`specs/ipm.md`).
+//! sensitivities of its solution (`docs/ipm.md`).
 //!
 //! One time step of a rigid-body simulation is stated in generalized velocities
 //! ([`IpmProblem`], §1.2): mass matrix `M`, pre-step velocity `v0`, force `τ`, time step `h`, and

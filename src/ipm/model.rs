@@ -1,4 +1,4 @@
-//! The three contact models and their local blocks (`specs/ipm.md` §1.3, §2.1).
+//! The three contact models and their local blocks (`docs/ipm.md` §1.3, §2.1).
 //!
 //! Every contact owns a primal vector `γ` and a dual vector `s` of the same length `k`
 //! (1, 4 or 6) and sees the generalized velocity only through its local velocity

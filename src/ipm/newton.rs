@@ -1,4 +1,4 @@
-//! The Newton system `R(w)·Δ = f` of one iteration (`specs/ipm.md` §2), factored once and solved
+//! The Newton system `R(w)·Δ = f` of one iteration (`docs/ipm.md` §2), factored once and solved
 //! for several right-hand sides (predictor, corrector, sensitivity columns).
 //!
 //! Vector layout (all right-hand sides and solutions): `[v (n) | s (K) | γ (K)]` for unknowns,

@@ -4,7 +4,7 @@
 
 use super::IpmError;
 
-/// How the Newton system of every iteration is solved (`specs/ipm.md` §2.2).
+/// How the Newton system of every iteration is solved (`docs/ipm.md` §2.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[repr(i32)]
 pub enum NewtonSolve {
@@ -68,10 +68,13 @@ pub struct IpmParameters {
     /// Must be > 0.
     pub btol: f64,
     /// Maximum number of Newton iterations. Default 100 (the engine iteration's resting piles
-    /// need up to ~60); [`IpmParameters::dojo`] sets Dojo's 50.
+    /// need up to ~60); [`IpmParameters::dojo`] sets Dojo's 50. At most
+    /// [`IpmParameters::MAX_ITER_LIMIT`] (100 000): the iteration histories are reserved for all
+    /// of them.
     pub max_iter: usize,
     /// Maximum number of backtracking steps (halvings) per iteration (engine iteration: of the
-    /// neighbourhood safeguard). Default 10. Must be ≥ 1.
+    /// neighbourhood safeguard). Default 10. Must be in `[1, MAX_LS_LIMIT]` (1000: the step
+    /// `α/2^k` underflows to 0 near k = 1075, so more halvings only spin).
     pub max_ls: usize,
     /// The κ floor is `btol/undercut`. Default ∞ (floor 0). Must be > 0 (∞ allowed); the paper
     /// uses 5, gradient users 1 (§7).
@@ -129,6 +132,11 @@ impl Default for IpmParameters {
 }
 
 impl IpmParameters {
+    /// Largest accepted `max_iter`.
+    pub const MAX_ITER_LIMIT: usize = 100_000;
+    /// Largest accepted `max_ls`.
+    pub const MAX_LS_LIMIT: usize = 1000;
+
     /// Dojo's reference iteration with Dojo's code defaults (§4 table): `rtol` 1e-6, `btol` 1e-4,
     /// `max_iter` 50.
     pub fn dojo() -> Self {
@@ -159,7 +167,8 @@ impl IpmParameters {
         )?;
         check("rtol", self.rtol, self.rtol > 0.0 && self.rtol.is_finite(), "finite, > 0")?;
         check("btol", self.btol, self.btol > 0.0 && self.btol.is_finite(), "finite, > 0")?;
-        check("max_ls", self.max_ls as f64, self.max_ls >= 1, ">= 1")?;
+        check("max_iter", self.max_iter as f64, self.max_iter <= Self::MAX_ITER_LIMIT, "[0, 100000]")?;
+        check("max_ls", self.max_ls as f64, (1..=Self::MAX_LS_LIMIT).contains(&self.max_ls), "[1, 1000]")?;
         check("undercut", self.undercut, self.undercut > 0.0, "> 0 (infinity allowed)")?;
         check(
             "no_progress_undercut",

@@ -1,4 +1,4 @@
-//! The engine-agnostic per-step problem (`specs/ipm.md` §1.2), with M and J dense or in the
+//! The engine-agnostic per-step problem (`docs/ipm.md` §1.2), with M and J dense or in the
 //! block-sparse form of `docs/block_sparse.md`.
 
 use nalgebra::{DMatrixView, DVectorView};
@@ -30,7 +30,7 @@ pub enum IpmData<'a> {
     Blocks(BlockSparseSystem<'a>),
 }
 
-/// One time step's contact problem in generalized velocities (`specs/ipm.md` §1.2), borrowed.
+/// One time step's contact problem in generalized velocities (`docs/ipm.md` §1.2), borrowed.
 ///
 /// Unknowns: the next generalized velocity `v` (n) and, per contact, impulses (N·s, not forces)
 /// with their dual slacks. At the solution (κ → 0)

@@ -1,4 +1,4 @@
-//! Sensitivities of the solution by implicit differentiation (`specs/ipm.md` §7):
+//! Sensitivities of the solution by implicit differentiation (`docs/ipm.md` §7):
 //! `∂w*/∂θ = −R(w*)⁻¹ ∂r/∂θ`, one back-substitution per parameter column with the Newton matrix
 //! factored once at the returned iterate.
 //!
@@ -54,7 +54,7 @@ pub(crate) struct Sensitivities {
 
 impl IpmSolver {
     /// Computes `∂v/∂θ` and `∂λ/∂θ` (λ = the local impulses of [`IpmSolver::impulses`], N·s) at
-    /// the last solution for θ ∈ {v0, τ, φ, μ} (`specs/ipm.md` §7). `problem` must be the problem
+    /// the last solution for θ ∈ {v0, τ, φ, μ} (`docs/ipm.md` §7). `problem` must be the problem
     /// of the last solve. Factors the Newton matrix once at the solution, then solves
     /// `2n + 2nc` right-hand sides. Read the results with [`IpmSolver::velocity_sensitivity`]
     /// and [`IpmSolver::impulse_sensitivity`].

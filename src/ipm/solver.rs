@@ -335,7 +335,7 @@ fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> f64 {
         .sum()
 }
 
-/// Dojo's interior-point contact solver (`specs/ipm.md`): second-order-cone (or impact, or
+/// Dojo's interior-point contact solver (`docs/ipm.md`): second-order-cone (or impact, or
 /// linearized) friction as a cone complementarity problem in impulses (N·s), solved by a
 /// primal–dual Mehrotra predictor–corrector, with solution sensitivities (§7).
 ///
@@ -443,7 +443,7 @@ impl IpmSolver {
         if self.ws.has_solution { &self.ws.next_gaps[..self.ws.nc] } else { &[] }
     }
 
-    /// Raw primal cone variables `γ` (model layout of `specs/ipm.md` §1.3, contact i at
+    /// Raw primal cone variables `γ` (model layout of `docs/ipm.md` §1.3, contact i at
     /// [`IpmSolver::contact_offset`]`(i)`), N·s. Empty before any solve.
     pub fn primal(&self) -> &[f64] {
         if self.ws.has_solution { &self.ws.g[..self.ws.k_total] } else { &[] }

@@ -791,7 +791,7 @@ mod tests {
     const W: fn(usize) -> usize = |k| 2 * k;
     const Z: fn(usize) -> usize = |k| 2 * k + 1;
 
-    /// Cottle et al. example 4.4.7 (rigid_cases.md §7.1 fixture), lists set by hand.
+    /// Cottle et al. example 4.4.7 (docs/docs/rigid_cases.md §7.1 fixture), lists set by hand.
     fn fixture(dep: [usize; 3], indep: [usize; 4]) -> UnrevisedLemkeSolver {
         let m = DMatrix::from_row_slice(3, 3, &[0.0, -1.0, 2.0, 2.0, 0.0, -2.0, -1.0, 1.0, 0.0]);
         let q = DVector::from_vec(vec![-3.0, 6.0, -1.0]);

@@ -1,6 +1,6 @@
 //! Partial-pivot LU of a block-diagonal matrix made of many small dense square blocks of varying
 //! sizes (e.g. the 2×2, 8×8 and 12×12 local Newton blocks of the interior-point solver's
-//! contacts, `specs/ipm.md` §2.2 (b)).
+//! contacts, `docs/ipm.md` §2.2 (b)).
 //!
 //! All blocks live back to back in one owned, grow-only buffer (each column-major, leading
 //! dimension = its size), so factoring and solving thousands of tiny blocks touches no allocator

@@ -1,5 +1,5 @@
 //! Cholesky factorization `A = L Lᵀ` of a symmetric positive definite matrix, in place, in owned
-//! grow-only storage. Used for mass matrices (`specs/baraff.md` §2: one factorisation of `M`,
+//! grow-only storage. Used for mass matrices (`docs/baraff.md` §2: one factorisation of `M`,
 //! then `M⁻¹ J_fᵀ` column by column).
 //!
 //! Only the **lower triangle** of the input is read. Many right-hand sides at once

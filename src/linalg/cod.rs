@@ -1,5 +1,5 @@
 //! Complete orthogonal decomposition and its minimum-norm least-squares solve
-//! (`specs/rigid.md` §3.1, Eigen's `CompleteOrthogonalDecomposition`).
+//! (`docs/rigid.md` §3.1, Eigen's `CompleteOrthogonalDecomposition`).
 //!
 //! `A P = Q [T 0; 0 0] Z` for an `m×n` matrix `A`: a Householder QR with column pivoting (the
 //! column of largest remaining norm first; first wins ties) gives `A P = Q [R₁₁ R₁₂; 0 R₂₂]`; the

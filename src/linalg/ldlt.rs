@@ -1,5 +1,5 @@
 //! Eigen-compatible `LDLT`: `Pᵀ L D Lᵀ P = A` for symmetric `A`, with symmetric diagonal pivoting
-//! (`specs/tamsi.md` §5.1).
+//! (`docs/tamsi.md` §5.1).
 //!
 //! What makes it Eigen's and not just any LDLᵀ:
 //! * only the **lower triangle** of the input is read;

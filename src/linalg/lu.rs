@@ -1,4 +1,4 @@
-//! Partial-pivot LU, `P A = L U`, that never reports failure (`specs/tamsi.md` §5.2, Eigen's
+//! Partial-pivot LU, `P A = L U`, that never reports failure (`docs/tamsi.md` §5.2, Eigen's
 //! `PartialPivLU`).
 //!
 //! An exactly singular matrix is factored anyway; the solve then divides by zero and returns
@@ -582,7 +582,6 @@ fn update_trailing<S: Simd, const W: usize>(
             store::<S>(x, y);
         }
     }
-
 }
 
 impl PartialPivLu {

@@ -5,22 +5,22 @@
 //! storage has reached a problem's size, nothing here allocates.
 //!
 //! * [`Ldlt`]: Eigen's `LDLT` (symmetric, diagonal pivoting, reads only the lower triangle) with
-//!   its exact failure rules and pseudo-inverse solve (`specs/tamsi.md` §5.1).
+//!   its exact failure rules and pseudo-inverse solve (`docs/tamsi.md` §5.1).
 //! * [`PartialPivLu`]: row partial-pivot LU that, like Eigen's `PartialPivLU`, never reports
-//!   failure (`specs/tamsi.md` §5.2).
+//!   failure (`docs/tamsi.md` §5.2).
 //! * [`BlockDiagLu`]: partial-pivot LU of many small dense blocks stored back to back (the
-//!   interior-point solver's per-contact Newton blocks, `specs/ipm.md` §2.2).
+//!   interior-point solver's per-contact Newton blocks, `docs/ipm.md` §2.2).
 //! * [`BlockSparseLu`], [`BlockSparseLdlt`]: sparse LU / LDLᵀ of a matrix made of dense blocks
 //!   on a block pattern (the Newton matrix of a large contact island), symbolic analysis once
 //!   per pattern, values assembled in place, pivoting inside supernodes.
 //! * [`Cholesky`]: `L Lᵀ` of a symmetric positive definite matrix (mass matrices), failing on a
-//!   non-positive pivot (`specs/baraff.md` §2).
+//!   non-positive pivot (`docs/baraff.md` §2).
 //! * [`UpdatableQr`]: QR with O(k²) row/column insert and delete (Givens), for active-set
-//!   pivoting on a changing square submatrix (`specs/baraff.md` §3.4).
+//!   pivoting on a changing square submatrix (`docs/baraff.md` §3.4).
 //! * [`Cod`]: complete orthogonal decomposition, minimum-norm least-squares solve
-//!   (`specs/rigid.md` §3.1).
+//!   (`docs/rigid.md` §3.1).
 //! * [`BasisInverse`]: explicit basis inverse with rank-1 column-replacement updates, for the
-//!   pivoting LCP solvers (`specs/rigid.md` §8–9).
+//!   pivoting LCP solvers (`docs/rigid.md` §8–9).
 //!
 //! * `PaddedMatrix`: a copy of a small matrix with columns padded to whole vectors, for
 //!   products repeated many times per solve.

@@ -3,7 +3,7 @@
 //! rotations.
 //!
 //! Why: Baraff's pivoting method solves with the clamped-set submatrix `Acc` at every pivot, and
-//! that set changes by one row and column per pivot (`specs/baraff.md` §3.4: "maintain a
+//! that set changes by one row and column per pivot (`docs/baraff.md` §3.4: "maintain a
 //! factorisation of `Acc` with row/column insert/delete updates (O(|C|²) per pivot)"). `Acc` is
 //! not symmetric once friction ties saturated rows to their normals, so a Cholesky/LDLᵀ update
 //! does not apply; orthogonal updates stay stable whatever the pivot order, and a rank-deficient

@@ -1,4 +1,4 @@
-//! Scalar helpers with C++ semantics (`specs/tamsi.md` §9).
+//! Scalar helpers with C++ semantics (`docs/tamsi.md` §9).
 //!
 //! Rust's `f64::max`/`f64::min` return the non-NaN operand in either position; C++'s
 //! `std::max(a, b) = (a < b) ? b : a` and `std::min(a, b) = (b < a) ? b : a` return `a` whenever

@@ -1,4 +1,4 @@
-//! The two problem-data structures of Drake's `ConstraintSolver` (`specs/rigid.md` §2):
+//! The two problem-data structures of Drake's `ConstraintSolver` (`docs/rigid.md` §2):
 //! acceleration level ([`ConstraintAccelProblemData`], forces) and velocity level
 //! ([`ConstraintVelProblemData`], impulses, also the discretized time-stepping problem).
 //!
@@ -118,6 +118,24 @@ impl Dims {
     }
 }
 
+const FINITE: &str = "finite";
+const NON_NEGATIVE: &str = "finite and >= 0";
+
+/// The first entry of `v` that is not finite (or, with `non_negative`, is negative).
+pub(crate) fn check_values(what: &'static str, v: &[f64], non_negative: bool) -> Result<(), RigidError> {
+    let min = if non_negative { 0.0 } else { f64::NEG_INFINITY };
+    match v.iter().position(|&x| !(x.is_finite() && x >= min)) {
+        None => Ok(()),
+        Some(i) => Err(RigidError::InvalidEntry {
+            what,
+            index: (i, 0),
+            matrix: false,
+            value: v[i],
+            expected: if non_negative { NON_NEGATIVE } else { FINITE },
+        }),
+    }
+}
+
 fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), RigidError> {
     if got != expected {
         return Err(RigidError::DimensionMismatch { what, expected, got });
@@ -157,6 +175,13 @@ impl<'a> ConstraintAccelProblemData<'a> {
         check_len("kN", self.k_n.len(), d.nc)?;
         check_len("kF", self.k_f.len(), d.nr)?;
         check_contact_partition(self.sliding_contacts, self.non_sliding_contacts, d.nc)?;
+        check_values("mu_sliding", self.mu_sliding.as_slice(), true)?;
+        check_values("mu_non_sliding", self.mu_non_sliding.as_slice(), true)?;
+        check_values("kN", self.k_n.as_slice(), false)?;
+        check_values("kF", self.k_f.as_slice(), false)?;
+        check_values("kL", self.k_l.as_slice(), false)?;
+        check_values("kG", self.k_g.as_slice(), false)?;
+        check_values("tau", self.tau.as_slice(), false)?;
         self.n_mult.check("N_mult", d.nc, d.nv)?;
         self.n_minus_muq_transpose_mult.check("N_minus_muQ_transpose_mult", d.nv, d.nc)?;
         self.f_mult.check("F_mult", d.nr, d.nv)?;
@@ -310,10 +335,15 @@ impl<'a> ConstraintVelProblemData<'a> {
             if !g.is_empty() {
                 check_len(what, g.len(), len)?;
             }
-            if g.iter().any(|&x| x < 0.0 || x.is_nan()) {
-                return Err(RigidError::InvalidArgument("regularization (gamma) entries must be >= 0"));
-            }
+            // Regularization (gamma) entries must be finite and >= 0.
+            check_values(what, g.as_slice(), true)?;
         }
+        check_values("mu", self.mu.as_slice(), true)?;
+        check_values("kN", self.k_n.as_slice(), false)?;
+        check_values("kF", self.k_f.as_slice(), false)?;
+        check_values("kL", self.k_l.as_slice(), false)?;
+        check_values("kG", self.k_g.as_slice(), false)?;
+        check_values("Mv", self.mv.as_slice(), false)?;
         self.n_mult.check("N_mult", d.nc, d.nv)?;
         self.n_transpose_mult.check("N_transpose_mult", d.nv, d.nc)?;
         self.f_mult.check("F_mult", d.nr, d.nv)?;

@@ -1,5 +1,5 @@
 //! Numerical core shared by every `ConstraintSolver` entry point: the inverse-inertia solve, the
-//! MLCP → LCP reduction with bilateral constraints (`specs/rigid.md` §3), the Delassus block
+//! MLCP → LCP reduction with bilateral constraints (`docs/rigid.md` §3), the Delassus block
 //! builder (§4) and the assembly of the three LCPs (§5.3, §6.3) and of the linear system (§5.4).
 //!
 //! All storage is owned and grow-only (nothing allocates once grown).

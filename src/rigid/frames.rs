@@ -1,4 +1,4 @@
-//! Drake's 2-D convenience `CalcContactForcesInContactFrames` (`specs/rigid.md` §10): the
+//! Drake's 2-D convenience `CalcContactForcesInContactFrames` (`docs/rigid.md` §10): the
 //! packed forces expressed in each contact's frame.
 
 use nalgebra::Matrix2;
@@ -49,7 +49,7 @@ where
     };
     if cf.len() != d.cf_len() {
         return Err(RigidError::DimensionMismatch {
-            what: "Unexpected packed constraint force vector dimension.",
+            what: "cf (packed constraint forces, nc + nr + nu + nb)",
             expected: d.cf_len(),
             got: cf.len(),
         });

@@ -1,4 +1,4 @@
-//! Drake's rigid-contact `ConstraintSolver` (`specs/rigid.md`): contact, friction, generic
+//! Drake's rigid-contact `ConstraintSolver` (`docs/rigid.md`): contact, friction, generic
 //! unilateral (limit) and bilateral constraints solved as LCPs at the acceleration level
 //! (forces), the velocity level (impulses) and as a discretized time-stepping problem.
 //!
@@ -34,7 +34,7 @@ pub use solver::{ConstraintSolver, ConstraintSolverParameters};
 
 /// How a `ConstraintSolver` solve ended (a value, not an error). C status codes: `Solved` is
 /// `CTS_STATUS_OK` (0); failures use 20–29 (inside the 4–99 solver-outcome range of
-/// `specs/c_api.md`).
+/// `docs/c_api.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum RigidOutcome {
@@ -69,7 +69,7 @@ impl RigidOutcome {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RigidError {
     /// A length does not match the problem's sizes.
-    #[error("{what}: expected length {expected}, got {got}")]
+    #[error("{what} has length {got}, expected {expected}")]
     DimensionMismatch {
         /// What was wrong.
         what: &'static str,
@@ -91,6 +91,22 @@ pub enum RigidError {
         expected_rows: usize,
         /// Columns expected.
         expected_cols: usize,
+    },
+    /// An entry of the data outside its domain: NaN or infinite anywhere, a negative friction
+    /// coefficient or regularization. Checked by the data's `validate` at every solve and
+    /// compute call (Drake does not check).
+    #[error("{what} entry {index:?} = {value} is outside its domain: expected {expected}")]
+    InvalidEntry {
+        /// Which argument.
+        what: &'static str,
+        /// Its first offending entry: `(i, 0)` for a vector, `(row, column)` for a matrix.
+        index: (usize, usize),
+        /// Whether `what` is a matrix.
+        matrix: bool,
+        /// The value.
+        value: f64,
+        /// The domain.
+        expected: &'static str,
     },
     /// `solve_inertia` was not set.
     #[error("solve_inertia is not set")]

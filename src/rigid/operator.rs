@@ -1,4 +1,4 @@
-//! Linear operators of the problem data (`specs/rigid.md` §2, §13): a Jacobian product is given
+//! Linear operators of the problem data (`docs/rigid.md` §2, §13): a Jacobian product is given
 //! either as a dense column-major matrix or as a callback, so a C layer can plug in a function
 //! pointer with `void *user_data` and simulators can keep their sparse or implicit Jacobians.
 
@@ -26,6 +26,25 @@ pub enum Operator<'a> {
     TransposeOf(DMatrixView<'a, f64>),
     /// `y = A x` computed by the caller.
     Callback(&'a OperatorFn<'a>),
+}
+
+/// The first entry of `m` (of its lower triangle with `lower`), in column-major order, that is
+/// not finite.
+fn check_matrix(name: &'static str, m: &DMatrixView<'_, f64>, lower: bool) -> Result<(), RigidError> {
+    for (c, column) in m.column_iter().enumerate() {
+        let first = if lower { c.min(column.len()) } else { 0 };
+        if let Some(r) = column.iter().skip(first).position(|x| !x.is_finite()) {
+            let r = r + first;
+            return Err(RigidError::InvalidEntry {
+                what: name,
+                index: (r, c),
+                matrix: true,
+                value: column[r],
+                expected: "finite",
+            });
+        }
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Operator<'_> {
@@ -56,7 +75,10 @@ impl<'a> Operator<'a> {
                 expected_cols: inp,
             });
         }
-        Ok(())
+        match self {
+            Operator::Matrix(m) | Operator::TransposeOf(m) => check_matrix(name, m, false),
+            _ => Ok(()),
+        }
     }
 
     /// `y = A x` (`y` is overwritten; shapes were checked by [`Operator::check`]).
@@ -134,6 +156,8 @@ impl<'a> InertiaSolve<'a> {
                         expected_cols: nv,
                     });
                 }
+                // Only M's lower triangle is read; M⁻¹ is read whole.
+                check_matrix("solve_inertia", m, matches!(self, InertiaSolve::Matrix(_)))?;
                 if let InertiaSolve::Matrix(m) = self {
                     ldlt.matrix_mut(nv).copy_from(m);
                     ldlt.factor().map_err(|_| {

@@ -1,4 +1,4 @@
-//! [`ConstraintSolver`]: Drake's `ConstraintSolver<double>` (`specs/rigid.md` §3–§7).
+//! [`ConstraintSolver`]: Drake's `ConstraintSolver<double>` (`docs/rigid.md` §3–§7).
 
 use nalgebra::{DMatrixView, DVectorView};
 
@@ -80,6 +80,24 @@ impl ConstraintSolver {
     /// A solver with the given parameters.
     pub fn with_parameters(params: ConstraintSolverParameters) -> Self {
         Self { params, ..Self::default() }
+    }
+
+    /// An upper bound, in doubles, of the storage a solve or compute call on a problem of sizes
+    /// `d` with an LCP (or linear system) of size `n_lcp` grows the solver to: the inertia
+    /// factorization (nv²), the Delassus matrix (nb²), the `M⁻¹Jᵀ` blocks (nv·(nb + nc + nr + nu)),
+    /// at most 12 n×n matrices (the LCP matrix and its copies, the LCP solvers' basis factors)
+    /// and O(n + nv + nb + nc + nr + nu) vectors. `None` when it overflows. A layer that takes
+    /// sizes from outside (the C API) checks that this much can be allocated before solving, since
+    /// the solver's own growth cannot fail gracefully.
+    pub fn workspace_bound(d: &Dims, n_lcp: usize) -> Option<usize> {
+        let cons = d.nc.checked_add(d.nr)?.checked_add(d.nu)?.checked_add(d.nb)?;
+        let square = |x: usize| x.checked_mul(x);
+        let vectors = n_lcp.checked_add(d.nv)?.checked_add(cons)?.checked_mul(64)?;
+        square(d.nv)?
+            .checked_add(square(d.nb)?)?
+            .checked_add(d.nv.checked_mul(cons)?)?
+            .checked_add(square(n_lcp)?.checked_mul(12)?)?
+            .checked_add(vectors)
     }
 
     /// Current parameters.
@@ -307,14 +325,14 @@ impl ConstraintSolver {
 
     /// Moby Lemke with `ComputeZeroTolerance(MM)`, then Drake's acceptance test (§5.3 steps
     /// 1–3) on Drake's verdict (the LCP solver's residual test is not this solver's criterion).
-    /// Leaves z, w and the pivots in the solver. A non-finite LCP (from non-finite problem data)
-    /// is not solved: z = 0.
+    /// Leaves z, w and the pivots in the solver. A non-finite LCP (from non-finite problem data),
+    /// or one so large that its zero tolerance overflows, is not solved: z = 0.
     fn solve_lcp_checked(&mut self) -> bool {
         let n = self.eng.n_lcp;
         let mm = DMatrixView::from_slice(&self.eng.mm[..n * n], n, n);
         let qq = DVectorView::from_slice(&self.eng.qq[..n], n);
         let tol = crate::lcp::moby_zero_tolerance(mm);
-        let Ok(problem) = LcpProblem::new(mm, qq) else {
+        let (true, Ok(problem)) = (tol.is_finite(), LcpProblem::new(mm, qq)) else {
             self.zero_lcp_result();
             return false;
         };
@@ -672,7 +690,7 @@ impl ConstraintSolver {
         Ok(())
     }
 
-    /// The discretized protocol of Drake's test fixture (`rigid_cases.md` §1.4): construct,
+    /// The discretized protocol of Drake's test fixture (`docs/rigid_cases.md` §1.4): construct,
     /// update with `dt`, a fresh unrevised Lemke solve with its default tolerance, populate.
     /// On [`RigidOutcome::Solved`], [`ConstraintSolver::cf`] holds forces (N).
     pub fn solve_discretized(
@@ -732,7 +750,7 @@ impl ConstraintSolver {
         out: &mut [f64],
     ) -> Result<(), RigidError> {
         let d = data.validate()?;
-        check(d.cf_len(), cf.len(), "cf (constraint force) parameter incorrectly sized")?;
+        check(d.cf_len(), cf.len(), "cf (packed constraint forces, nc + nr + nu + nb)")?;
         check(d.nv, out.len(), "output (length nv)")?;
         let ops = Ops::accel(data, d);
         self.eng.reserve(&d, 0);
@@ -797,7 +815,7 @@ impl ConstraintSolver {
             out.fill(0.0);
             return Ok(());
         }
-        check(d.cf_len(), cf.len(), "Unexpected packed constraint force vector dimension.")?;
+        check(d.cf_len(), cf.len(), "cf (packed constraint impulses, nc + nr + nu + nb)")?;
         let ops = Ops::vel(data, d);
         self.eng.reserve(&d, 0);
         self.load_cf(cf);
@@ -835,7 +853,7 @@ impl ConstraintSolver {
         if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
             return Err(RigidError::InvalidArgument("dt must be finite and > 0"));
         }
-        check(d.nv, v.len(), "v (length nv)")?;
+        check(d.nv, v.len(), "v (nv)")?;
         self.compute_generalized_impulse_from_constraint_impulses(data, cf, out)?;
         for (o, &p) in out.iter_mut().zip(data.mv.iter()) {
             *o = p + dt * *o;

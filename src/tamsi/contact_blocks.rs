@@ -15,6 +15,7 @@
 
 use nalgebra::DMatrixView;
 
+use super::TamsiError;
 use crate::linalg::simd::Simd;
 
 /// Columns per block.
@@ -39,17 +40,27 @@ pub(crate) struct ContactBlocks {
 
 impl ContactBlocks {
     /// Copies `Jt` (2nc×nv) and `Jn` (nc×nv) in blocks and finds each contact's nonzero blocks.
-    /// Allocates only when the problem is larger than any seen before.
-    pub fn prepare(&mut self, jt: &DMatrixView<'_, f64>, jn: &DMatrixView<'_, f64>) {
+    /// Allocates only when the problem is larger than any seen before; an allocation that fails,
+    /// or a problem whose block count does not fit the 32-bit indices, is an error and leaves
+    /// the storage unprepared.
+    pub fn prepare(
+        &mut self,
+        jt: &DMatrixView<'_, f64>,
+        jn: &DMatrixView<'_, f64>,
+    ) -> Result<(), TamsiError> {
         let nc = jn.nrows();
         let nv = jn.ncols();
         let nb = nv.div_ceil(BLOCK);
+        let cells = nb.checked_mul(nc).filter(|&c| c < u32::MAX as usize).ok_or(TamsiError::TooLarge {
+            what: "contact column blocks nc·ceil(nv/4)",
+            limit: u32::MAX as usize - 1,
+        })?;
+        let len = cells * BLOCK_LEN;
+        try_grow(&mut self.rows, len, 0.0, "TAMSI contact Jacobian blocks")?;
+        try_grow(&mut self.nonzero, cells, false, "TAMSI contact block pattern")?;
+        try_grow(&mut self.block_start, nc + 1, 0, "TAMSI contact block pattern")?;
         self.nv = nv;
         self.nc = nc;
-        let len = nb * nc * BLOCK_LEN;
-        grow(&mut self.rows, len, 0.0);
-        grow(&mut self.nonzero, nb * nc, false);
-        grow(&mut self.block_start, nc + 1, 0);
         if !nv.is_multiple_of(BLOCK) {
             // Lanes past the last column.
             let b = nb - 1;
@@ -75,7 +86,7 @@ impl ContactBlocks {
             *f = r.iter().fold(false, |f, &x| f | (x != 0.0));
         }
         let total = nonzero.iter().filter(|&&f| f).count();
-        grow(&mut self.blocks, total, 0);
+        try_grow(&mut self.blocks, total, 0, "TAMSI contact block pattern")?;
         let mut k = 0;
         self.block_start[0] = 0;
         for i in 0..nc {
@@ -87,6 +98,7 @@ impl ContactBlocks {
             }
             self.block_start[i + 1] = k as u32;
         }
+        Ok(())
     }
 
     /// Number of column blocks.
@@ -146,10 +158,21 @@ impl ContactBlocks {
     }
 }
 
-fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
+/// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
+/// abort.
+pub(crate) fn try_grow<T: Copy>(
+    v: &mut Vec<T>,
+    len: usize,
+    fill: T,
+    what: &'static str,
+) -> Result<(), TamsiError> {
     if v.len() < len {
+        let failed =
+            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
+        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
         v.resize(len, fill);
     }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -172,7 +195,7 @@ mod tests {
         jn[(1, 4)] = 4.0;
         jn[(1, 6)] = f64::NAN;
         let mut blocks = ContactBlocks::default();
-        blocks.prepare(&jt.as_view(), &jn.as_view());
+        blocks.prepare(&jt.as_view(), &jn.as_view()).unwrap();
         assert_eq!(blocks.blocks_of(0), &[0, 1]);
         assert_eq!(blocks.blocks_of(1), &[0, 1]);
         assert_eq!(blocks.rows(1, 0), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0]);
@@ -180,7 +203,7 @@ mod tests {
 
         jn[(1, 6)] = 5.0;
         jn[(0, 4)] = 0.0;
-        blocks.prepare(&jt.as_view(), &jn.as_view());
+        blocks.prepare(&jt.as_view(), &jn.as_view()).unwrap();
         assert_eq!(blocks.blocks_of(0), &[0]);
         let (ct, cn) = ([1.5, -2.0, 0.25, 3.0], [0.5, -1.0]);
         let (mut tau_t, mut tau_n) = (vec![0.0; 8], vec![0.0; 8]);

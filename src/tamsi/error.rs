@@ -30,7 +30,7 @@ impl TamsiOutcome {
     }
 }
 
-/// A usage error: the call did nothing (where Drake throws or aborts, `specs/tamsi.md` §10).
+/// A usage error: the call did nothing (where Drake throws or aborts, `docs/tamsi.md` §10).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum TamsiError {
     /// A matrix or vector does not have the size the problem implies.
@@ -78,6 +78,25 @@ pub enum TamsiError {
         value: f64,
         /// The domain.
         expected: &'static str,
+    },
+    /// A workspace sized by the problem could not be allocated: the system refused the memory
+    /// (nothing was solved; the solver stays usable).
+    #[error("{what}: allocating {elements} elements of {element_size} bytes failed")]
+    AllocationFailed {
+        /// Which workspace.
+        what: &'static str,
+        /// Elements requested.
+        elements: usize,
+        /// Bytes per element.
+        element_size: usize,
+    },
+    /// The problem is larger than the workspace's 32-bit block indices can address.
+    #[error("{what}: more than the supported maximum of {limit}")]
+    TooLarge {
+        /// What was counted.
+        what: &'static str,
+        /// The largest supported count.
+        limit: usize,
     },
     /// Problem data of one coupling scheme given to a solver that was used with the other
     /// (Drake throws; a solver keeps its scheme until it is resized or cloned).

@@ -5,6 +5,7 @@
 
 use nalgebra::{DMatrixView, DMatrixViewMut};
 
+use super::TamsiError;
 use super::contact_blocks::{BLOCK, ContactBlocks};
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
@@ -14,8 +15,9 @@ use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_di
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc.
 pub(super) trait Form {
-    /// Per-solve setup for `nc` contacts and time step `dt`.
-    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), BlockSparseError>;
+    /// Per-solve setup for `nc` contacts and time step `dt`; grows the form's workspace
+    /// fallibly (an allocation failure is an error, not an abort).
+    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError>;
 
     /// `vt = Jt v`, `vn = Jn v`.
     fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]);
@@ -70,7 +72,7 @@ pub(super) trait Form {
 
     /// What the products need of [`Form::prepare`] (dense: the blocked Jacobian rows), for
     /// evaluations that reuse a factorization made after a full `prepare` of the same problem.
-    fn prepare_products(&mut self);
+    fn prepare_products(&mut self) -> Result<(), TamsiError>;
 
     /// Assembles `J` (§4) with `coefficients(i)` and factors it (LU two-way, LDLᵀ one-way)
     /// without solving. Returns `false` when the one-way LDLᵀ failed.
@@ -147,15 +149,15 @@ fn mul_dense<S: Simd>(simd: S, fused: bool, out: &mut [f64], m: &PaddedMatrix, v
 
 impl Form for DenseForm<'_, '_> {
     #[inline(always)]
-    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), BlockSparseError> {
+    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let nv = self.m.nrows();
         let ws = &mut *self.ws;
-        let failed = |what| move |len| BlockSparseError::Allocation { what, len };
-        ws.m.copy_from(&self.m).map_err(failed("padded copy of M"))?;
-        ws.jt.copy_from(&self.jt).map_err(failed("padded copy of Jt"))?;
-        ws.jn.copy_from(&self.jn).map_err(failed("padded copy of Jn"))?;
-        ws.blocks.prepare(&self.jt, &self.jn);
-        ws.newton.prepare(&ws.blocks, nv, nc, dt);
+        let failed = |what| move |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
+        ws.m.copy_from(&self.m).map_err(failed("TAMSI padded copy of M"))?;
+        ws.jt.copy_from(&self.jt).map_err(failed("TAMSI padded copy of Jt"))?;
+        ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
+        ws.blocks.prepare(&self.jt, &self.jn)?;
+        ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
         ws.fused = two_way && nv >= BLOCKED_MIN_DIM;
         Ok(())
     }
@@ -239,8 +241,8 @@ impl Form for DenseForm<'_, '_> {
     }
 
     #[inline(always)]
-    fn prepare_products(&mut self) {
-        self.ws.blocks.prepare(&self.jt, &self.jn);
+    fn prepare_products(&mut self) -> Result<(), TamsiError> {
+        self.ws.blocks.prepare(&self.jt, &self.jn)
     }
 
     #[inline(always)]
@@ -322,10 +324,10 @@ fn block_weight(c: &UpdateCoefficients) -> [[f64; 3]; 3] {
 
 impl Form for BlockForm<'_, '_> {
     #[inline(always)]
-    fn prepare(&mut self, _nc: usize, dt: f64, two_way: bool) -> Result<(), BlockSparseError> {
+    fn prepare(&mut self, _nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
         self.ws.dt = dt;
-        self.ws.newton.prepare(&self.system, kind)
+        Ok(self.ws.newton.prepare(&self.system, kind)?)
     }
 
     #[inline(always)]
@@ -411,8 +413,9 @@ impl Form for BlockForm<'_, '_> {
     }
 
     #[inline(always)]
-    fn prepare_products(&mut self) {
+    fn prepare_products(&mut self) -> Result<(), TamsiError> {
         // The products read the system directly; the islands are those of the last `prepare`.
+        Ok(())
     }
 
     #[inline(always)]

@@ -1,4 +1,4 @@
-//! Regularized Coulomb friction per contact (`specs/tamsi.md` §2).
+//! Regularized Coulomb friction per contact (`docs/tamsi.md` §2).
 
 /// Friction-coefficient function `μ_reg(x)` (Drake `RegularizedFriction`, §2.2): `μ·x·(2 − x)`
 /// below `x = 1`, `μ` from there on. `x` is the dimensionless slip `s/vs`.

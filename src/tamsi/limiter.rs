@@ -1,5 +1,5 @@
 //! The transition-aware line-search limiter ("TALS", Drake `internal::TalsLimiter::CalcAlpha`,
-//! `specs/tamsi.md` §6).
+//! `docs/tamsi.md` §6).
 //!
 //! Newton steps on regularized friction go wrong in predictable ways: gradients vanish near zero
 //! slip and the friction force turns sharply around it. Per contact, the limiter looks at the

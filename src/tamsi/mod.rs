@@ -4,7 +4,7 @@
 //! velocities and solved by Newton–Raphson with the transition-aware line-search limiter
 //! ("TALS"). One-way coupling takes the normal forces as given; two-way coupling makes them
 //! follow a compliant Hunt–Crossley law of the normal velocity. The specification is
-//! `specs/tamsi.md`; iteration counts, residual histories and solutions match Drake 1.51.1's
+//! `docs/tamsi.md`; iteration counts, residual histories and solutions match Drake 1.51.1's
 //! compiled solver on Drake's own test cases and the benchmark problems.
 //!
 //! ```

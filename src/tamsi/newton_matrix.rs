@@ -1,4 +1,4 @@
-//! Assembly of the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` (`specs/tamsi.md` §4, expanded form).
+//! Assembly of the Newton matrix `J = M + dt·Σᵢ Aᵢ Cᵢ Aᵢᵀ` (`docs/tamsi.md` §4, expanded form).
 //!
 //! `Aᵢ = [Jtᵢ₀ᵀ Jtᵢ₁ᵀ Jnᵢᵀ]` holds contact i's three Jacobian rows and `Cᵢ = [[D, μ_reg·t̂·g],
 //! [0, −g]]` its 3×3 coefficients, so each contact adds the rank-3 update `dt·Aᵢ Bᵢᵀ`, with
@@ -11,7 +11,8 @@
 //! `d += (a₀x₀ + a₁x₁) + a₂x₂` in contact order, so the result does not depend on the tiling;
 //! the zero columns of a contact's nonzero blocks add exact zeros.
 
-use super::contact_blocks::{BLOCK, BLOCK_LEN, ContactBlocks};
+use super::TamsiError;
+use super::contact_blocks::{BLOCK, BLOCK_LEN, ContactBlocks, try_grow};
 use crate::linalg::PaddedMatrix;
 use crate::linalg::simd::Simd;
 
@@ -71,14 +72,25 @@ fn row_blocks(blocks: &[u32]) -> impl Iterator<Item = usize> + '_ {
 
 impl NewtonMatrix {
     /// Lists the contacts of every tile, with their `dt·Aᵢ`, for the problem whose Jacobians
-    /// `blocks` holds. Allocates only when the problem is larger than any prepared before.
-    pub fn prepare(&mut self, blocks: &ContactBlocks, nv: usize, nc: usize, dt: f64) {
+    /// `blocks` holds. Allocates only when the problem is larger than any prepared before; an
+    /// allocation that fails, or more (tile, contact) pairs than the 32-bit indices hold, is an
+    /// error.
+    pub fn prepare(
+        &mut self,
+        blocks: &ContactBlocks,
+        nv: usize,
+        nc: usize,
+        dt: f64,
+    ) -> Result<(), TamsiError> {
+        let (nrb, ncb) = (nv.div_ceil(TILE_ROWS), nv.div_ceil(BLOCK));
+        let too_large = |what| TamsiError::TooLarge { what, limit: u32::MAX as usize - 1 };
+        let b_len = nrb.checked_mul(nc).and_then(|x| x.checked_mul(B_LEN));
+        let b_len = b_len.ok_or(too_large("contact row blocks nc·ceil(nv/8)"))?;
+        try_grow(&mut self.b, b_len, 0.0, "TAMSI Newton-matrix contact rows")?;
+        let tiles = nrb * ncb;
+        try_grow(&mut self.tile_start, tiles + 1, 0, "TAMSI Newton-matrix tiles")?;
         self.nv = nv;
         self.nc = nc;
-        let (nrb, ncb) = (nv.div_ceil(TILE_ROWS), nv.div_ceil(BLOCK));
-        grow(&mut self.b, nrb * nc * B_LEN, 0.0);
-        let tiles = nrb * ncb;
-        grow(&mut self.tile_start, tiles + 1, 0);
         let start = &mut self.tile_start[..tiles + 1];
         start.fill(0);
         for i in 0..nc {
@@ -89,10 +101,14 @@ impl NewtonMatrix {
                 }
             }
         }
+        // Each tile counts at most nc < u32::MAX contacts (`ContactBlocks::prepare`); the running
+        // total of (tile, contact) pairs must not wrap either.
         for t in 0..tiles {
-            start[t + 1] += start[t];
+            start[t + 1] = start[t + 1]
+                .checked_add(start[t])
+                .ok_or(too_large("(tile, contact) pairs of the Newton matrix"))?;
         }
-        grow(&mut self.tile_contacts, start[tiles] as usize, (0, 0));
+        try_grow(&mut self.tile_contacts, start[tiles] as usize, (0, 0), "TAMSI Newton-matrix tiles")?;
         // `start[t]` serves as tile t's fill cursor, then is restored.
         for i in 0..nc {
             let cols = blocks.blocks_of(i);
@@ -110,7 +126,7 @@ impl NewtonMatrix {
         }
         start[0] = 0;
         let nonzero = blocks.nonzero_index(nc);
-        grow(&mut self.a_dt, nonzero * BLOCK_LEN, 0.0);
+        try_grow(&mut self.a_dt, nonzero * BLOCK_LEN, 0.0, "TAMSI Newton-matrix contact blocks")?;
         let mut out = self.a_dt.chunks_exact_mut(BLOCK_LEN);
         for i in 0..nc {
             for (&c, a) in blocks.blocks_of(i).iter().zip(&mut out) {
@@ -119,6 +135,7 @@ impl NewtonMatrix {
                 }
             }
         }
+        Ok(())
     }
 
     /// Writes `J` into `j` (column-major nv×nv, leading dimension `ld ≥ nv`; rows nv..ld are left
@@ -332,11 +349,5 @@ fn fill_b<S: Simd>(
                 b2[v] = simd.add_f64s(t, simd.mul_f64s(n, c22));
             }
         }
-    }
-}
-
-fn grow<T: Copy>(v: &mut Vec<T>, len: usize, fill: T) {
-    if v.len() < len {
-        v.resize(len, fill);
     }
 }

@@ -1,4 +1,4 @@
-//! Compliant normal-force law of the two-way scheme (`specs/tamsi.md` §3).
+//! Compliant normal-force law of the two-way scheme (`docs/tamsi.md` §3).
 
 use crate::linalg::scalar::{positive_part, step};
 

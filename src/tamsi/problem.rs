@@ -1,4 +1,4 @@
-//! Problem data: borrowed views of the caller's arrays (`specs/tamsi.md` §1.2).
+//! Problem data: borrowed views of the caller's arrays (`docs/tamsi.md` §1.2).
 
 use std::fmt;
 

@@ -381,7 +381,7 @@ impl FormOp for SensitivityOp<'_, '_, '_> {
         }
         match (prepared, reuse) {
             (true, _) => {}
-            (false, true) => form.prepare_products(),
+            (false, true) => form.prepare_products()?,
             (false, false) => form.prepare(nc, dt, two_way)?,
         }
         it.v.copy_from_slice(v);

@@ -1,4 +1,4 @@
-//! The TAMSI solver: workspace, Newton iteration and results (`specs/tamsi.md` §4, §5, §7).
+//! The TAMSI solver: workspace, Newton iteration and results (`docs/tamsi.md` §4, §5, §7).
 
 use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
@@ -12,12 +12,20 @@ use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProb
 use crate::linalg::scalar::{cxx_max, cxx_min};
 use crate::linalg::simd::{self, Simd, WithSimd};
 
+/// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
+/// abort.
+fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T, what: &'static str) -> Result<(), TamsiError> {
+    if v.len() < len {
+        let failed =
+            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
+        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
+        v.resize(len, fill);
+    }
+    Ok(())
+}
+
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
-
-/// Residual histories longer than this may allocate during a solve (the history is reserved up
-/// to `min(max_iterations, this)` when parameters are set).
-const MAX_RESERVED_HISTORY: usize = 1 << 16;
 
 /// Statistics of the last solve (Drake `TamsiSolverIterationStats`, §8).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -55,7 +63,7 @@ impl TamsiIterationStats {
 /// other until it is [resized](Self::resize) or cloned (Drake's rule).
 ///
 /// After every solve, whatever its outcome, all outputs are evaluated at the returned `v` (at the
-/// guess when `max_iterations = 0`), where Drake leaves some stale (`specs/c_api.md`).
+/// guess when `max_iterations = 0`), where Drake leaves some stale (`docs/c_api.md` §3.3).
 #[derive(Debug)]
 pub struct TamsiSolver {
     pub(super) nv: usize,
@@ -138,11 +146,13 @@ pub(super) struct Results {
 }
 
 impl Workspace {
-    fn new(nv: usize, capacity: usize) -> Self {
+    /// A workspace for `nv` velocities with room for `capacity` contacts (allocation failure of
+    /// the per-contact part is an error; the O(nv²) factorizations are probed by the C API).
+    fn new(nv: usize, capacity: usize) -> Result<Self, TamsiError> {
         let mut contacts = ContactState::default();
-        contacts.reserve(capacity);
+        contacts.reserve(capacity)?;
         let force_len = DenseForm::force_len(nv).max(BlockForm::force_len(nv));
-        Self {
+        Ok(Self {
             iter: IterationState {
                 contacts,
                 v: vec![0.0; nv],
@@ -152,7 +162,7 @@ impl Workspace {
             },
             dense: DenseWorkspace::new(nv),
             block: BlockWorkspace::default(),
-        }
+        })
     }
 }
 
@@ -174,18 +184,26 @@ impl IterationState {
 }
 
 impl ContactState {
-    fn reserve(&mut self, nc: usize) {
+    /// Room for `nc` contacts; an allocation failure is an error (the capacity stays).
+    fn reserve(&mut self, nc: usize) -> Result<(), TamsiError> {
         if nc <= self.capacity {
-            return;
+            return Ok(());
         }
-        self.capacity = nc;
+        let what = "TAMSI per-contact state";
+        let two_nc = nc.checked_mul(2).ok_or(TamsiError::AllocationFailed {
+            what,
+            elements: usize::MAX,
+            element_size: 8,
+        })?;
         for v in [&mut self.vn, &mut self.fn_, &mut self.g, &mut self.dvn] {
-            v.resize(nc, 0.0);
+            grow(v, nc, 0.0, what)?;
         }
         for v in [&mut self.vt, &mut self.dvt] {
-            v.resize(2 * nc, 0.0);
+            grow(v, two_nc, 0.0, what)?;
         }
-        self.friction.resize(nc, ContactFriction::default());
+        grow(&mut self.friction, nc, ContactFriction::default(), what)?;
+        self.capacity = nc;
+        Ok(())
     }
 
     /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
@@ -492,7 +510,8 @@ impl TamsiSolver {
             params,
             cos_theta_max: params.theta_max.cos(),
             scheme: None,
-            ws: Workspace::new(nv, INITIAL_CONTACT_CAPACITY),
+            // 128 contacts' state, a few kB: allocated as every Vec is.
+            ws: Workspace::new(nv, INITIAL_CONTACT_CAPACITY).expect("the initial contact capacity is small"),
             results: Results::default(),
             stats: TamsiIterationStats::default(),
             sens: Sensitivities::default(),
@@ -512,7 +531,7 @@ impl TamsiSolver {
         }
         if nv != self.nv {
             let capacity = self.ws.iter.contacts.capacity;
-            self.ws = Workspace::new(nv, capacity);
+            self.ws = Workspace::new(nv, capacity)?;
             self.nv = nv;
         }
         self.scheme = None;
@@ -551,10 +570,34 @@ impl TamsiSolver {
         Ok(())
     }
 
+    /// Room for a full residual history (`max_iterations` is bounded by
+    /// [`TamsiParameters::MAX_ITERATIONS`], 800 kB at most), so no solve allocates for it.
     fn reserve_history(&mut self) {
-        let want = self.params.max_iterations.min(MAX_RESERVED_HISTORY);
+        let want = self.params.max_iterations;
         let r = &mut self.stats.residuals;
         r.reserve(want.saturating_sub(r.len()));
+    }
+
+    /// Grows the per-contact arrays a solve (`results`: and its results) of `nc` contacts uses,
+    /// fallibly: an allocation failure is an error before anything was computed, and the
+    /// iteration itself never allocates.
+    fn reserve_contacts(&mut self, nc: usize, results: bool) -> Result<(), TamsiError> {
+        self.ws.iter.contacts.reserve(nc)?;
+        if results {
+            let r = &mut self.results;
+            let two_nc = 2 * nc; // `reserve` checked it
+            for (v, len) in [(&mut r.vn, nc), (&mut r.fn_, nc), (&mut r.vt, two_nc), (&mut r.ft, two_nc)] {
+                if v.capacity() < len {
+                    let failed = || TamsiError::AllocationFailed {
+                        what: "TAMSI results",
+                        elements: len,
+                        element_size: 8,
+                    };
+                    v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The coupling scheme the solver is bound to, if any.
@@ -606,7 +649,7 @@ impl TamsiSolver {
         check_len("v_guess", v_guess.len(), self.nv)?;
         self.bind_problem(problem)?;
 
-        self.ws.iter.contacts.reserve(problem.num_contacts());
+        self.reserve_contacts(problem.num_contacts(), true)?;
         self.stats.reset();
         self.sens.invalidate();
         self.ws.iter.v.copy_from_slice(v_guess.as_slice());
@@ -687,9 +730,8 @@ impl TamsiSolver {
         // An evaluation prepares the form again (and the Jacobian overwrites the factorization's
         // storage): a factorization kept for sensitivities is gone.
         self.sens.invalidate_factorization();
-        let ws = &mut self.ws;
-        ws.iter.contacts.reserve(problem.num_contacts());
-        ws.iter.v.copy_from_slice(v.as_slice());
+        self.reserve_contacts(problem.num_contacts(), false)?;
+        self.ws.iter.v.copy_from_slice(v.as_slice());
         Ok(())
     }
 

@@ -1,6 +1,6 @@
 // cts::BaraffSolver (include/contact_solvers.hpp), with Eigen or (CTS_NO_EIGEN) without: usage
 // errors throw cts::Error with the library's status and message, outcomes are returned, results
-// match specs/baraff.md §11 (B1, B3, B5, B5b, B6), RAII/move/Clone behave. Exits 0 when every
+// match docs/baraff.md §11 (B1, B3, B5, B5b, B6), RAII/move/Clone behave. Exits 0 when every
 // check passes.
 #include <cmath>
 #include <cstdio>

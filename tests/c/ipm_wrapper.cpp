@@ -1,6 +1,6 @@
 // The C++ wrapper's cts::IpmSolver (include/contact_solvers.hpp), with Eigen or (CTS_NO_EIGEN)
 // without: usage errors throw cts::Error with the library's status and message, outcomes are
-// returned, results match specs/ipm.md §9 (A2 stick and slip, A6 sensitivities), RAII/move/Clone
+// returned, results match docs/ipm.md §9 (A2 stick and slip, A6 sensitivities), RAII/move/Clone
 // behave; SetBlockProblemData agrees with the dense setter. Exits 0 when every check passes.
 #include <cmath>
 #include <cstdio>
@@ -34,7 +34,7 @@ static void ExpectError(cts_status want, F&& f) {
   }
 }
 
-// A2 (specs/ipm.md §9): m = 1, h = 0.1, μ = 0.5, a point mass at rest on the ground pushed along x
+// A2 (docs/ipm.md §9): m = 1, h = 0.1, μ = 0.5, a point mass at rest on the ground pushed along x
 // with F; column-major raw arrays, Jn and Jt stored with one padding row (NaN, never read).
 struct PointMass {
   const double nan = std::nan("");

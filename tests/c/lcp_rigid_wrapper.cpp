@@ -1,6 +1,6 @@
 // The C++ wrapper's LCP and rigid constraint-solver classes (include/contact_solvers.hpp), with
 // Eigen or (CTS_NO_EIGEN) without: Drake-shaped calls give Drake's numbers
-// (specs/rigid_cases.md §2.2, §3.2, §6, §7), usage errors throw cts::Error with the library's
+// (docs/rigid_cases.md §2.2, §3.2, §6, §7), usage errors throw cts::Error with the library's
 // status, an exception thrown by an operator function is rethrown by the solve, outcomes are
 // returned, RAII/move/Clone behave. Exits 0 when every check passes.
 #include <cmath>
@@ -170,7 +170,7 @@ static void TestLcp() {
   CHECK(copy->c_handle() == nullptr && moved.c_handle() != nullptr);
 }
 
-// Drake's Rod2D resting horizontally, m = 2, J = 1, l = 1 (rigid_cases.md §1).
+// Drake's Rod2D resting horizontally, m = 2, J = 1, l = 1 (docs/rigid_cases.md §1).
 static const double kN[6] = {0, 0, 1, 1, -1, 1};   // N = [[0, 1, -1], [0, 1, 1]], column-major
 static const double kF[6] = {1, 1, 0, 0, 0, 0};    // F = [[1, 0, 0], [1, 0, 0]]
 static const double kMinv[9] = {0.5, 0, 0, 0, 0.5, 0, 0, 0, 1};

@@ -1,4 +1,4 @@
-//! The Rod2D model of `specs/rigid_cases.md` §1 and Drake's `Constraint2DSolverTest` fixture
+//! The Rod2D model of `docs/rigid_cases.md` §1 and Drake's `Constraint2DSolverTest` fixture
 //! (§1.4): builds acceleration-, velocity- and discrete-time problem data for a rod in the
 //! vertical x–y plane above the half-space y ≤ 0. Data is owned here (dense matrices) and lent
 //! to the solver as `ConstraintAccelProblemData` / `ConstraintVelProblemData` views.

@@ -1,7 +1,10 @@
-//! Reader of `../shared/bench/tamsi_bench_cases.txt`: TAMSI problems with Drake's results
-//! (format in `../shared/bench/README.md`). Shared by the tests and `benches/tamsi.rs`.
+//! Reader of `tests/data/tamsi_bench_cases.txt.gz`: TAMSI problems with Drake's results (format
+//! `TAMSI_CASES 1`, described in `tests/data/README.md`). Shared by the tests, `benches/tamsi.rs`
+//! and `examples/profile_tamsi.rs`.
 
 use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 /// One problem and Drake's result on it. Matrices are column-major with leading dimension =
 /// rows.
@@ -32,21 +35,38 @@ impl BenchCase {
     }
 }
 
-/// Path of the benchmark file (`CONTACT_SOLVERS_SHARED` overrides `../shared`).
-pub fn path() -> std::path::PathBuf {
-    let shared = std::env::var_os("CONTACT_SOLVERS_SHARED")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    shared.join("bench/tamsi_bench_cases.txt")
+/// The repository's benchmark file (gzip-compressed).
+pub const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tamsi_bench_cases.txt.gz");
+
+/// Environment variable that points a benchmark or profiling run (never a test) at another
+/// `TAMSI_CASES 1` file, plain or gzip-compressed (by its `.gz` suffix).
+pub const ENV_OVERRIDE: &str = "CONTACT_SOLVERS_TAMSI_CASES";
+
+/// Reads every case of the repository's file. Panics with the path when it is missing or
+/// malformed: the reference data is part of the test, never skipped.
+pub fn load() -> Vec<BenchCase> {
+    load_from(Path::new(PATH))
 }
 
-/// Reads every case of the file. Panics with the path when it is missing: the reference data
-/// is part of the test, never skipped.
-pub fn load() -> Vec<BenchCase> {
-    let p = path();
-    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
-        panic!("cannot read {} ({e}); set CONTACT_SOLVERS_SHARED to the shared folder", p.display())
-    });
+/// For benchmarks and profiling: the file named by `CONTACT_SOLVERS_TAMSI_CASES` when it is set,
+/// else the repository's file.
+pub fn load_for_benchmark() -> Vec<BenchCase> {
+    match std::env::var_os(ENV_OVERRIDE) {
+        Some(p) => load_from(&PathBuf::from(p)),
+        None => load(),
+    }
+}
+
+/// Reads every case of a `TAMSI_CASES 1` file, gzip-decompressing it when its name ends in `.gz`.
+pub fn load_from(path: &Path) -> Vec<BenchCase> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("cannot read {} ({e})", path.display()));
+    let mut text = String::new();
+    let read = if path.extension().is_some_and(|e| e == "gz") {
+        flate2::read::GzDecoder::new(file).read_to_string(&mut text)
+    } else {
+        std::io::BufReader::new(file).read_to_string(&mut text)
+    };
+    read.unwrap_or_else(|e| panic!("cannot read {} ({e})", path.display()));
     parse(&text)
 }
 

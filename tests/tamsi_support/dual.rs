@@ -1,5 +1,5 @@
 //! Forward-mode automatic differentiation of the TAMSI residual, written independently of the
-//! library from `specs/tamsi.md` §1–§4, for Drake's Jacobian checks (Drake differentiates its
+//! library from `docs/tamsi.md` §1–§4, for Drake's Jacobian checks (Drake differentiates its
 //! residual with `AutoDiffXd`).
 
 use std::ops::{Add, Div, Mul, Neg, Sub};

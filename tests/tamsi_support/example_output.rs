@@ -1,6 +1,6 @@
 //! Checks of what the TAMSI examples print (`examples_c/rolling_cylinder.c`, `pizza_saver.cpp`,
 //! and the Python and Julia mirrors of the rolling cylinder, which print the same lines) against
-//! Drake's reference values (`specs/tamsi_cases.md`).
+//! Drake's reference values (`docs/tamsi_cases.md`).
 
 use std::collections::HashMap;
 

@@ -12,7 +12,7 @@ pub mod scenes;
 /// Drake's `kTolerance` in `tamsi_solver_test.cc`: 10·eps.
 pub const K_TOL: f64 = 10.0 * f64::EPSILON;
 
-/// `|a − b| ≤ tol·max(1, |b|)` for every entry (`specs/tamsi_cases.md`, "Tolerances").
+/// `|a − b| ≤ tol·max(1, |b|)` for every entry (`docs/tamsi_cases.md` §0.2).
 #[track_caller]
 pub fn assert_rel(what: &str, got: &[f64], want: &[f64], tol: f64) {
     assert_eq!(got.len(), want.len(), "{what}: length");

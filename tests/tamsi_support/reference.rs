@@ -1,8 +1,8 @@
-//! Reference values of Drake 1.51.1's TAMSI on Drake's test scenes (`specs/tamsi_cases.md`),
+//! Reference values of Drake 1.51.1's TAMSI on Drake's test scenes (`docs/tamsi_cases.md`),
 //! shared by the tests of the Rust API, the C ABI and the examples.
 #![allow(clippy::excessive_precision)] // quoted verbatim (%.17g) from the spec
 
-/// `RollingCylinder.StictionAfterImpact` reference values for one nc (`specs/tamsi_cases.md` §3.2).
+/// `RollingCylinder.StictionAfterImpact` reference values for one nc (`docs/tamsi_cases.md` §3.2).
 pub struct StictionReference {
     pub nc: usize,
     pub iterations: usize,
@@ -131,7 +131,7 @@ pub const STICTION_REFERENCE: [StictionReference; 5] = [
     },
 ];
 
-/// Final state of one solve (`specs/tamsi_cases.md` §2–§3).
+/// Final state of one solve (`docs/tamsi_cases.md` §2–§3).
 pub struct SolveReference {
     pub iterations: usize,
     pub v: &'static [f64],

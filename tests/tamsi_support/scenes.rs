@@ -1,4 +1,4 @@
-//! Drake's TAMSI test scenes (`specs/tamsi_cases.md` §2, §3), as owned column-major data.
+//! Drake's TAMSI test scenes (`docs/tamsi_cases.md` §2, §3), as owned column-major data.
 
 use nalgebra::{DMatrix, DVector};
 

@@ -1,5 +1,5 @@
 """The interior-point solver (cts_ipm_*) through the Python binding on the acceptance cases of
-shared/specs/ipm.md §9 (a point mass: 3 dofs, ground z = 0, t1 = x, t2 = y, n = z), with the
+docs/ipm.md §9 (a point mass: 3 dofs, ground z = 0, t1 = x, t2 = y, n = z), with the
 spec's tolerances, and its usage errors."""
 
 import math

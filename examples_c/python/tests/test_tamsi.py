@@ -1,5 +1,5 @@
 """TAMSI through the Python binding on Drake's test scenes: Drake's assertions and the reference
-values of Drake 1.51.1 (shared/specs/tamsi_cases.md §2-§3) with the spec's tolerances:
+values of Drake 1.51.1 (docs/tamsi_cases.md §2-§3) with the spec's tolerances:
 iteration counts and results exact; v, vn, vt, fn, ft, tau |a−b| ≤ 1e-12·max(1, |b|); residual
 histories 1e-6 relative above 1e-12·scale."""
 

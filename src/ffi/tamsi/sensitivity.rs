@@ -3,7 +3,7 @@
 //! vector–Jacobian products.
 
 use super::{NormalData, cts_tamsi_solver, with_mut, with_ref};
-use crate::ffi::guard::guard_value;
+use crate::ffi::guard::{Call, guard_value};
 use crate::ffi::status::{FfiError, cts_status};
 use crate::ffi::view::{RawVector, output, output_matrix};
 use crate::tamsi::{CouplingScheme, TamsiSensitivityOutput, TamsiSensitivityParameter};
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_coupling_scheme(s: *const cts_tamsi_so
 /// CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_compute_sensitivities(solver: *mut cts_tamsi_solver) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_compute_sensitivities", |h| {
+    with_mut(solver, "cts_tamsi_solver_compute_sensitivities", Call::Starts, |h| {
         let data = *h.data()?;
         h.results()?;
         // SAFETY: the borrowing rule keeps the problem data valid for this call.
@@ -207,7 +207,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_vjp(
     grad_mu: *mut f64,
     grad_dt: *mut f64,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_vjp", |h| {
+    with_mut(solver, "cts_tamsi_solver_vjp", Call::Keeps, |h| {
         let data = *h.data()?;
         let (n, m) = (h.solver.num_velocities(), data.nc);
         if nv != n {
