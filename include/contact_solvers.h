@@ -327,6 +327,56 @@
 #define CTS_RIGID_INERTIA_INVERSE 1
 
 /**
+ * Sensitivity parameter θ = p* (nv columns; N·s).
+ */
+#define CTS_TAMSI_SENSITIVITY_P_STAR 0
+
+/**
+ * Sensitivity parameter θ = fn, the normal forces of one-way data (nc columns; N).
+ */
+#define CTS_TAMSI_SENSITIVITY_FN 1
+
+/**
+ * Sensitivity parameter θ = fn0 of two-way data (nc columns; N).
+ */
+#define CTS_TAMSI_SENSITIVITY_FN0 2
+
+/**
+ * Sensitivity parameter θ = stiffness k of two-way data (nc columns; N/m).
+ */
+#define CTS_TAMSI_SENSITIVITY_STIFFNESS 3
+
+/**
+ * Sensitivity parameter θ = dissipation d of two-way data (nc columns; s/m).
+ */
+#define CTS_TAMSI_SENSITIVITY_DISSIPATION 4
+
+/**
+ * Sensitivity parameter θ = μ (nc columns; dimensionless).
+ */
+#define CTS_TAMSI_SENSITIVITY_MU 5
+
+/**
+ * Sensitivity parameter θ = dt (1 column; s), with p* held fixed.
+ */
+#define CTS_TAMSI_SENSITIVITY_DT 6
+
+/**
+ * `cts_tamsi_solver_coupling_scheme`: no problem data (or a NULL handle).
+ */
+#define CTS_TAMSI_COUPLING_NONE 0
+
+/**
+ * `cts_tamsi_solver_coupling_scheme`: one-way coupled data (normal forces given).
+ */
+#define CTS_TAMSI_COUPLING_ONE_WAY 1
+
+/**
+ * `cts_tamsi_solver_coupling_scheme`: two-way coupled data (normal forces from fn0, k, d).
+ */
+#define CTS_TAMSI_COUPLING_TWO_WAY 2
+
+/**
  * Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
  * (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
  * is an `int32_t`: compare it with the enumerators, and pass any value to
@@ -501,6 +551,12 @@ enum cts_status
    * `CTS_STATUS_INVALID_ARGUMENT`.
    */
   CTS_STATUS_ALLOCATION_FAILED = 106,
+  /**
+   * TAMSI sensitivities asked of a solve that has none: it did not converge (only a converged
+   * solve satisfies R(v) = 0, which implicit differentiation needs), or the Newton matrix at
+   * its solution is singular.
+   */
+  CTS_STATUS_NO_SENSITIVITIES = 107,
   /**
    * An internal panic was caught; the handle should be freed.
    */
@@ -2864,6 +2920,106 @@ cts_status cts_tamsi_solver_calc_jacobian(struct cts_tamsi_solver *solver,
                                           size_t nv,
                                           double *J_out,
                                           size_t ld_J);
+
+/**
+ * The coupling scheme of the current problem data, which decides the sensitivity parameters
+ * that exist (FN one-way; FN0, STIFFNESS, DISSIPATION two-way): CTS_TAMSI_COUPLING_ONE_WAY or
+ * _TWO_WAY, CTS_TAMSI_COUPLING_NONE without data or for a NULL handle.
+ */
+int32_t cts_tamsi_solver_coupling_scheme(const struct cts_tamsi_solver *s);
+
+/**
+ * Computes the full Jacobians of the last solve's results (v, fn, ft) with respect to every
+ * parameter of its scheme by implicit differentiation: the Newton matrix is assembled and
+ * factored at the returned v, then solved once per parameter column. Read them with
+ * `cts_tamsi_solver_get_velocity_sensitivity`, `_get_normal_force_sensitivity` and
+ * `_get_friction_force_sensitivity`. Reads the borrowed problem data (unchanged since the solve).
+ * Memory: (nv + 3nc)·(nv + 2nc + 1) doubles one-way, (nv + 3nc)·(nv + 4nc + 1) two-way, kept for
+ * later calls.
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA;
+ * CTS_STATUS_NO_SOLUTION (no solve of the current data); CTS_STATUS_NO_SENSITIVITIES (the last
+ * solve did not converge, or the Newton matrix at its solution is singular);
+ * CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
+ */
+cts_status cts_tamsi_solver_compute_sensitivities(struct cts_tamsi_solver *solver);
+
+/**
+ * Copies ∂v/∂θ from the last `cts_tamsi_solver_compute_sensitivities`: an nv × cols
+ * column-major matrix into `out` with leading dimension `ld_out >= max(1, nv)` (rows
+ * nv..ld_out−1 untouched). `parameter` is a CTS_TAMSI_SENSITIVITY_* code of the solve's scheme
+ * (P_STAR, MU, DT; FN one-way; FN0, STIFFNESS, DISSIPATION two-way); `cols` must be its size:
+ * nv for P_STAR, 1 for DT, nc otherwise. Column j is the derivative of v (m/s) with respect to
+ * entry j of θ: 1/kg for p*, (m/s)/N for fn and fn0, m²/(N·s) for k, m²/s² for d, m/s for μ,
+ * m/s² for dt.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`parameter`
+ * unknown or not of the scheme, `ld_out`), CTS_STATUS_DIMENSION_MISMATCH (`cols`),
+ * CTS_STATUS_NO_SOLUTION (no solve of the current data, or no sensitivities computed since).
+ * Nothing is written on error.
+ */
+cts_status cts_tamsi_solver_get_velocity_sensitivity(const struct cts_tamsi_solver *s,
+                                                     int32_t parameter,
+                                                     double *out,
+                                                     size_t ld_out,
+                                                     size_t cols);
+
+/**
+ * Copies ∂fn/∂θ (normal forces, N): an nc × cols column-major matrix into `out` with leading
+ * dimension `ld_out >= max(1, nc)`. One-way, fn is the input (∂fn/∂fn = I, zero for the other
+ * parameters); two-way, the law fn(vn) at the solution. `parameter` and `cols` as for
+ * `cts_tamsi_solver_get_velocity_sensitivity`; units N per unit of θ. Statuses likewise.
+ */
+cts_status cts_tamsi_solver_get_normal_force_sensitivity(const struct cts_tamsi_solver *s,
+                                                         int32_t parameter,
+                                                         double *out,
+                                                         size_t ld_out,
+                                                         size_t cols);
+
+/**
+ * Copies ∂ft/∂θ (friction forces, N, two rows per contact as in
+ * `cts_tamsi_solver_get_friction_forces`): a 2nc × cols column-major matrix into `out` with
+ * leading dimension `ld_out >= max(1, 2nc)`. `parameter` and `cols` as for
+ * `cts_tamsi_solver_get_velocity_sensitivity`; units N per unit of θ. Statuses likewise.
+ */
+cts_status cts_tamsi_solver_get_friction_force_sensitivity(const struct cts_tamsi_solver *s,
+                                                           int32_t parameter,
+                                                           double *out,
+                                                           size_t ld_out,
+                                                           size_t cols);
+
+/**
+ * Vector–Jacobian product at the last solve's solution: for a scalar L of the results with
+ * gradients `dl_dv` (nv doubles) and, optionally, `dl_dfn` (nc) and `dl_dft` (2nc; NULL means
+ * zero), writes ∂L/∂θ = dl_dvᵀ·∂v/∂θ + dl_dfnᵀ·∂fn/∂θ + dl_dftᵀ·∂ft/∂θ for every parameter at
+ * once: `grad_p_star` (nv), `grad_normal` (nc: ∂L/∂fn one-way, ∂L/∂fn0 two-way),
+ * `grad_stiffness` and `grad_dissipation` (nc, two-way only: pass NULL one-way), `grad_mu` (nc)
+ * and `*grad_dt` (∂L/∂dt at fixed p*). Any output may be NULL when not wanted; `nv` and `nc` must
+ * be the problem's sizes. Units: (unit of L)/(unit of θ).
+ *
+ * Costs one solve with the transposed Newton matrix; the first product after a solve also
+ * assembles and factors it at the solution (shared with `cts_tamsi_solver_compute_sensitivities`
+ * and later products). Reads the borrowed problem data (unchanged since the solve).
+ *
+ * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (`dl_dv` with nv > 0); CTS_STATUS_DIMENSION_MISMATCH
+ * (`nv`, `nc`); CTS_STATUS_INVALID_ARGUMENT (a non-finite gradient entry, a stiffness or
+ * dissipation output of one-way data, storage that cannot be allocated);
+ * CTS_STATUS_NO_PROBLEM_DATA; CTS_STATUS_NO_SOLUTION; CTS_STATUS_NO_SENSITIVITIES (the last solve
+ * did not converge, or the Newton matrix at its solution is singular). Nothing is written on
+ * error.
+ */
+cts_status cts_tamsi_solver_vjp(struct cts_tamsi_solver *solver,
+                                const double *dl_dv,
+                                size_t nv,
+                                const double *dl_dfn,
+                                const double *dl_dft,
+                                size_t nc,
+                                double *grad_p_star,
+                                double *grad_normal,
+                                double *grad_stiffness,
+                                double *grad_dissipation,
+                                double *grad_mu,
+                                double *grad_dt);
 
 /**
  * The library version, e.g. `"0.1.0"` (static, never NULL, not to be freed). Equals the

@@ -388,6 +388,40 @@ struct TalsLimiter {
 }  // namespace internal
 
 /**
+ * A parameter θ of TAMSI sensitivities (docs/tamsi_sensitivities.md), the CTS_TAMSI_SENSITIVITY_*
+ * codes: p* (nv columns; N·s), fn of one-way data, fn0, stiffness k and dissipation d of two-way
+ * data, μ (nc columns each; N, N, N/m, s/m, 1) and dt (1 column; s, at fixed p*).
+ */
+enum class TamsiSensitivityParameter : int32_t {
+  kPStar = CTS_TAMSI_SENSITIVITY_P_STAR,
+  kNormalForce = CTS_TAMSI_SENSITIVITY_FN,
+  kFn0 = CTS_TAMSI_SENSITIVITY_FN0,
+  kStiffness = CTS_TAMSI_SENSITIVITY_STIFFNESS,
+  kDissipation = CTS_TAMSI_SENSITIVITY_DISSIPATION,
+  kMu = CTS_TAMSI_SENSITIVITY_MU,
+  kTimeStep = CTS_TAMSI_SENSITIVITY_DT,
+};
+
+/**
+ * ∂L/∂θ of a scalar L of a TAMSI solve's results, for every parameter at once
+ * (TamsiSolver::CalcVectorJacobianProduct). Units: (unit of L)/(unit of θ).
+ */
+struct TamsiGradient {
+  /** ∂L/∂p* (nv). */
+  Vector p_star;
+  /** ∂L/∂fn one-way, ∂L/∂fn0 two-way (nc). */
+  Vector normal;
+  /** ∂L/∂k (nc) two-way; empty one-way. */
+  Vector stiffness;
+  /** ∂L/∂d (nc) two-way; empty one-way. */
+  Vector dissipation;
+  /** ∂L/∂μ (nc). */
+  Vector mu;
+  /** ∂L/∂dt at fixed p*. */
+  double dt{0.0};
+};
+
+/**
  * Drake's TamsiSolver<T> for T = double: compliant contact with regularized friction (one-way and
  * two-way coupling), Newton iterations with the transition-aware limiter.
  *
@@ -421,7 +455,7 @@ template <typename T = double>
 class TamsiSolver {
   static_assert(std::is_same<T, double>::value,
                 "cts::TamsiSolver<T> exists for T = double only: the library solves in double "
-                "precision (for derivatives, use cts_tamsi_solver_calc_jacobian at the solution)");
+                "precision (for derivatives, use ComputeSensitivities / CalcVectorJacobianProduct)");
 
  public:
 #ifdef CTS_HAVE_EIGEN
@@ -710,6 +744,74 @@ class TamsiSolver {
   /** ft (2nc; N). */
   ContactBlock get_friction_forces() const { return contact(ft_, 2 * nc_); }
 
+  // ---- Sensitivities (not in Drake; docs/tamsi_sensitivities.md) ------------------------------
+
+  /**
+   * Computes the full Jacobians of the last solve's v, fn and ft with respect to every parameter
+   * of its scheme (implicit differentiation at the returned v). Throws cts::Error: status
+   * CTS_STATUS_NO_SENSITIVITIES when the last solve did not converge, CTS_STATUS_NO_SOLUTION
+   * before any solve of the current data.
+   */
+  void ComputeSensitivities() const { check(cts_tamsi_solver_compute_sensitivities(handle_)); }
+
+  /** ∂v/∂θ after ComputeSensitivities: nv × columns(θ), column-major. */
+  DenseMatrix get_velocity_sensitivity(TamsiSensitivityParameter p) const {
+    return sensitivity(p, static_cast<std::size_t>(num_velocities()), cts_tamsi_solver_get_velocity_sensitivity);
+  }
+  /** ∂fn/∂θ after ComputeSensitivities: nc × columns(θ) (N per unit of θ). */
+  DenseMatrix get_normal_force_sensitivity(TamsiSensitivityParameter p) const {
+    return sensitivity(p, static_cast<std::size_t>(nc_), cts_tamsi_solver_get_normal_force_sensitivity);
+  }
+  /** ∂ft/∂θ after ComputeSensitivities: 2nc × columns(θ) (N per unit of θ). */
+  DenseMatrix get_friction_force_sensitivity(TamsiSensitivityParameter p) const {
+    return sensitivity(p, 2 * static_cast<std::size_t>(nc_), cts_tamsi_solver_get_friction_force_sensitivity);
+  }
+
+  /** Whether the current problem data is two-way coupled (false without data). */
+  bool is_two_way_coupled() const {
+    return cts_tamsi_solver_coupling_scheme(handle_) == CTS_TAMSI_COUPLING_TWO_WAY;
+  }
+
+  /**
+   * Vector–Jacobian product at the last solution: ∂L/∂θ for every θ from ∂L/∂v (nv doubles) and
+   * optionally ∂L/∂fn (nc) and ∂L/∂ft (2nc; nullptr means zero). One transposed solve; needs no
+   * ComputeSensitivities. Throws cts::Error as ComputeSensitivities, and for wrong sizes.
+   */
+  TamsiGradient CalcVectorJacobianProduct(const double* dl_dv, std::size_t nv, const double* dl_dfn = nullptr,
+                                          const double* dl_dft = nullptr) const {
+    const std::size_t nc = static_cast<std::size_t>(nc_);
+    const bool two_way = is_two_way_coupled();
+    TamsiGradient g;
+    g.p_star = internal::make_vector(nv);
+    g.normal = internal::make_vector(nc);
+    g.mu = internal::make_vector(nc);
+    g.stiffness = internal::make_vector(two_way ? nc : 0);
+    g.dissipation = internal::make_vector(two_way ? nc : 0);
+    check(cts_tamsi_solver_vjp(handle_, dl_dv, nv, dl_dfn, dl_dft, nc, g.p_star.data(), g.normal.data(),
+                               two_way ? g.stiffness.data() : nullptr, two_way ? g.dissipation.data() : nullptr,
+                               g.mu.data(), &g.dt));
+    return g;
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** CalcVectorJacobianProduct with Eigen vectors; empty dl_dfn / dl_dft mean zero. */
+  TamsiGradient CalcVectorJacobianProduct(const Eigen::Ref<const VectorX<T>>& dl_dv,
+                                          const Eigen::Ref<const VectorX<T>>& dl_dfn = VectorX<T>(),
+                                          const Eigen::Ref<const VectorX<T>>& dl_dft = VectorX<T>()) const {
+    return CalcVectorJacobianProduct(dl_dv.data(), static_cast<std::size_t>(dl_dv.size()),
+                                     optional_gradient("dl_dfn", dl_dfn, nc_),
+                                     optional_gradient("dl_dft", dl_dft, 2 * nc_));
+  }
+#else
+  /** CalcVectorJacobianProduct with std::vector; empty dl_dfn / dl_dft mean zero. */
+  TamsiGradient CalcVectorJacobianProduct(const std::vector<double>& dl_dv,
+                                          const std::vector<double>& dl_dfn = {},
+                                          const std::vector<double>& dl_dft = {}) const {
+    return CalcVectorJacobianProduct(dl_dv.data(), dl_dv.size(), optional_gradient("dl_dfn", dl_dfn, nc_),
+                                     optional_gradient("dl_dft", dl_dft, 2 * nc_));
+  }
+#endif
+
   /** The underlying C handle (owned by this object); calls through it bypass the wrapper. */
   cts_tamsi_solver* c_handle() const noexcept { return handle_; }
 
@@ -864,6 +966,34 @@ class TamsiSolver {
     stats_.residuals.resize(count);
     check(cts_tamsi_solver_get_residuals(handle_, stats_.residuals.data(), count, &count));
     stats_.num_iterations = c.num_iterations;
+  }
+
+  using SensitivityGetter = cts_status (*)(const cts_tamsi_solver*, int32_t, double*, std::size_t, std::size_t);
+
+  /** rows × columns(p) from `get` (zeros of that shape if it throws). */
+  DenseMatrix sensitivity(TamsiSensitivityParameter p, std::size_t rows, SensitivityGetter get) const {
+    std::size_t cols = static_cast<std::size_t>(nc_);
+    if (p == TamsiSensitivityParameter::kPStar) cols = static_cast<std::size_t>(num_velocities());
+    if (p == TamsiSensitivityParameter::kTimeStep) cols = 1;
+#ifdef CTS_HAVE_EIGEN
+    DenseMatrix m = DenseMatrix::Zero(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+#else
+    DenseMatrix m(rows, cols);
+#endif
+    check(get(handle_, static_cast<int32_t>(p), m.data(), rows > 0 ? rows : 1, cols));
+    return m;
+  }
+
+  /** The data of an optional gradient: nullptr when empty, else checked to have n entries. */
+  template <typename V>
+  static const double* optional_gradient(const char* name, const V& g, int n) {
+    if (g.size() == 0) return nullptr;
+    if (static_cast<std::size_t>(g.size()) != static_cast<std::size_t>(n)) {
+      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string("CalcVectorJacobianProduct: ") + name + " has " +
+                                                     std::to_string(g.size()) + " entries, expected " +
+                                                     std::to_string(n));
+    }
+    return g.data();
   }
 
   cts_tamsi_solver* handle_{nullptr};

@@ -283,7 +283,7 @@ fn rhs(rng: &mut Rng, n: usize) -> Vec<f64> {
     (0..n).map(|_| rng.sym()).collect()
 }
 
-/// Factors `a` with the LU and checks three solves.
+/// Factors `a` with the LU and checks three solves and three transposed solves.
 fn check_lu(f: &mut BlockSparseLu, p: &Pattern, a: &DMatrix<f64>, rng: &mut Rng, what: &str) {
     assemble_lu(f, p, a);
     f.factor().unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -293,6 +293,11 @@ fn check_lu(f: &mut BlockSparseLu, p: &Pattern, a: &DMatrix<f64>, rng: &mut Rng,
         f.solve_in_place(&mut x).unwrap();
         let res = relative_residual(a, &x, &b);
         assert!(res <= 1e-12, "{what}: relative residual {res:e}");
+        // The transposed solve with the same factors.
+        let mut y = b.clone();
+        f.solve_transposed_in_place(&mut y).unwrap();
+        let res = relative_residual(&a.transpose(), &y, &b);
+        assert!(res <= 1e-12, "{what}: transposed relative residual {res:e}");
     }
 }
 
@@ -305,6 +310,11 @@ fn check_ldlt(f: &mut BlockSparseLdlt, p: &Pattern, a: &DMatrix<f64>, rng: &mut 
         f.solve_in_place(&mut x).unwrap();
         let res = relative_residual(a, &x, &b);
         assert!(res <= 1e-12, "{what}: relative residual {res:e}");
+        // The transposed solve with the same factors.
+        let mut y = b.clone();
+        f.solve_transposed_in_place(&mut y).unwrap();
+        let res = relative_residual(&a.transpose(), &y, &b);
+        assert!(res <= 1e-12, "{what}: transposed relative residual {res:e}");
     }
 }
 

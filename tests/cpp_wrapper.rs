@@ -1,7 +1,8 @@
 //! The header-only C++ wrapper (`include/contact_solvers.hpp`): two translation units linked
 //! together (no ODR violations), with Eigen and without (`CTS_NO_EIGEN`), warnings as errors;
 //! usage errors throw `cts::Error`, outcomes are returned, results match Drake's reference.
-//! The block-sparse setters have their own program (`tests/c/tamsi_blocks_wrapper.cpp`).
+//! The block-sparse setters and the TAMSI sensitivities have their own programs
+//! (`tests/c/tamsi_blocks_wrapper.cpp`, `tests/c/tamsi_sensitivities_wrapper.cpp`).
 
 mod c_support;
 
@@ -48,6 +49,34 @@ fn block_setters_with_eigen() {
         "tamsi_blocks_wrapper.cpp",
         "wrapper_second.cpp",
         "blocks-eigen",
+        &["-isystem", &isystem],
+        "with Eigen",
+    );
+}
+
+/// The wrapper's TAMSI sensitivities (`tests/c/tamsi_sensitivities_wrapper.cpp`): shapes, central
+/// differences, the product against gᵀ·J, one-way data, errors.
+#[test]
+fn tamsi_sensitivities_without_eigen() {
+    c_support::run_cpp_wrapper(
+        "tamsi_sensitivities_wrapper.cpp",
+        "wrapper_second.cpp",
+        "tamsi-sens-std",
+        &["-DCTS_NO_EIGEN"],
+        "without Eigen",
+    );
+}
+
+#[test]
+fn tamsi_sensitivities_with_eigen() {
+    let Some(eigen) = eigen_include() else {
+        return skipped("Eigen (libeigen3-dev) not installed");
+    };
+    let isystem = eigen.display().to_string();
+    c_support::run_cpp_wrapper(
+        "tamsi_sensitivities_wrapper.cpp",
+        "wrapper_second.cpp",
+        "tamsi-sens-eigen",
         &["-isystem", &isystem],
         "with Eigen",
     );

@@ -204,3 +204,37 @@ fn tamsi_block_contract_holds_from_c() {
         skipped("AddressSanitizer/UBSan runtime not installed");
     }
 }
+
+/// TAMSI's sensitivities (`tests/c/contract_tamsi_sensitivities.c`): NULLs, no data, no solve, no
+/// convergence (CTS_STATUS_NO_SENSITIVITIES), unknown and other-scheme parameter codes, column
+/// counts, leading dimensions, sizes, non-finite gradients, each with its status and message and
+/// nothing written; good calls write exactly their matrix and the product equals gᵀ·J. Plain,
+/// under valgrind and under AddressSanitizer/UBSan (each printing `skipped: …` when its tool is
+/// missing).
+#[test]
+fn tamsi_sensitivity_contract_holds_from_c() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/contract_tamsi_sensitivities.c");
+    let check = |stdout: &str| {
+        let last = stdout.lines().last().unwrap_or_default();
+        assert!(last.ends_with(" checks, 0 failed"), "contract failures:\n{stdout}");
+        let checks: usize = last.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(checks > 80, "too few checks ran: {last}");
+    };
+    let dir = out_dir("contract-tamsi-sensitivities");
+    let exe = dir.join("contract_tamsi_sensitivities");
+    build(&[&src], &exe, false, FLAGS, Link::Shared);
+    check(&run_ok(&exe, false));
+    if have_valgrind() {
+        check(&run_ok(&exe, true));
+    } else {
+        skipped("valgrind not installed");
+    }
+    if have_sanitizers() {
+        let exe = dir.join("contract_tamsi_sensitivities_asan");
+        let flags = [FLAGS, c_support::SANITIZE].concat();
+        build(&[&src], &exe, false, &flags, Link::Shared);
+        check(&run_ok(&exe, false));
+    } else {
+        skipped("AddressSanitizer/UBSan runtime not installed");
+    }
+}

@@ -1,13 +1,18 @@
 //! A solve allocates nothing once the workspace has grown to the problem's size: a counting
-//! global allocator watches the second solve of each problem (and `calc_jacobian`).
+//! global allocator watches the second solve of each problem (and `calc_jacobian`, and the
+//! sensitivities: `compute_sensitivities`, `vjp` and the getters).
 
+mod support;
 mod tamsi_support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
-use nalgebra::{DMatrix, DMatrixView, DVectorView};
+use contact_solvers::tamsi::{
+    TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
+    TamsiSolver,
+};
+use nalgebra::{DMatrix, DMatrixView, DVector, DVectorView};
 use tamsi_support::scenes::{Scene, pizza_saver, pizza_saver_no_contact, rolling_cylinder};
 
 struct Counting;
@@ -124,4 +129,71 @@ fn large_problem_solve_does_not_allocate() {
         solver.solve_with_guess(&problem, case.dt, v("guess")).unwrap();
     });
     assert_eq!(n, 0);
+}
+
+/// Solve, full Jacobians, two vector–Jacobian products and every getter of `problem`, after one
+/// round that grew the storage: the allocations of the second round.
+fn sensitivity_round_allocations(
+    solver: &mut TamsiSolver,
+    problem: &TamsiProblem<'_>,
+    dt: f64,
+    guess: &DVector<f64>,
+) -> usize {
+    let nv = problem.num_velocities();
+    let nc = problem.num_contacts();
+    let g = [
+        DVector::from_element(nv, 1.0),
+        DVector::from_element(nc, 0.5),
+        DVector::from_element(2 * nc, -0.25),
+    ];
+    let round = |solver: &mut TamsiSolver| {
+        assert_eq!(solver.solve_with_guess(problem, dt, guess.as_view()).unwrap(), TamsiOutcome::Success);
+        solver.compute_sensitivities(problem).unwrap();
+        let mut sum = 0.0;
+        for p in
+            TamsiSensitivityParameter::ALL.into_iter().filter(|p| p.applies_to(problem.coupling_scheme()))
+        {
+            for o in TamsiSensitivityOutput::ALL {
+                sum += solver.sensitivity(o, p).unwrap().sum();
+            }
+        }
+        sum += solver.vjp(problem, g[0].as_view(), None, None).unwrap().dt();
+        sum +=
+            solver.vjp(problem, g[0].as_view(), Some(g[1].as_view()), Some(g[2].as_view())).unwrap().mu()[0];
+        assert!(sum.is_finite());
+    };
+    round(solver);
+    allocations_during(|| round(solver))
+}
+
+#[test]
+fn sensitivities_do_not_allocate_once_grown() {
+    let scene = pizza_saver(6.0);
+    let mut one_way = TamsiSolver::new(3);
+    let n = sensitivity_round_allocations(&mut one_way, &scene.problem(), scene.dt, &scene.v0);
+    assert_eq!(n, 0, "one-way");
+
+    let scene = rolling_cylinder(0.5, 4);
+    let mut two_way = TamsiSolver::new(3);
+    two_way.set_parameters(TamsiParameters { stiction_tolerance: 1e-6, ..Default::default() }).unwrap();
+    let n = sensitivity_round_allocations(&mut two_way, &scene.problem(), scene.dt, &scene.v0);
+    assert_eq!(n, 0, "two-way");
+
+    // Block-sparse, with islands and free trees; the second problem has an island large enough
+    // for the sparse factorization (its transposed solve included).
+    for (seed, nc) in [(3, 10), (700, 24)] {
+        let p = support::tamsi_blocks::random(seed, 12, nc);
+        let problem = TamsiProblem::two_way_blocks(
+            p.system(),
+            p.p_star.as_view(),
+            p.fn0.as_view(),
+            p.stiffness.as_view(),
+            p.dissipation.as_view(),
+            p.mu.as_view(),
+        )
+        .unwrap();
+        let mut block = TamsiSolver::new(p.nv());
+        let n = sensitivity_round_allocations(&mut block, &problem, p.dt, &p.v0);
+        assert_eq!(n, 0, "block-sparse two-way, {}", p.name);
+    }
 }

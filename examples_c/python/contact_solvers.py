@@ -109,6 +109,7 @@ class Status(enum.IntEnum):
     WRONG_COUPLING_SCHEME = 104
     NO_SOLUTION = 105
     ALLOCATION_FAILED = 106
+    NO_SENSITIVITIES = 107
     PANIC = 199
 
 
@@ -333,6 +334,12 @@ class Library:
             [dp, dp, ctypes.c_double, ctypes.c_double, ctypes.c_double, dp],
         )
         self._fn("cts_tamsi_solver_calc_jacobian", st, [h, ctypes.c_double, dp, sz, dp, sz])
+        # Sensitivities (docs/tamsi_sensitivities.md).
+        self._fn("cts_tamsi_solver_coupling_scheme", st, [h])
+        self._fn("cts_tamsi_solver_compute_sensitivities", st, [h])
+        for name in _TAMSI_SENSITIVITY_GETTERS.values():
+            self._fn(name, st, [h, st, dp, sz, sz])
+        self._fn("cts_tamsi_solver_vjp", st, [h, dp, sz, dp, dp, sz, dp, dp, dp, dp, dp, dp])
 
     def _declare_ipm(self):
         st, sz, dp, h = ctypes.c_int32, ctypes.c_size_t, _c_double_p, _IpmHandleP
@@ -600,6 +607,44 @@ _TAMSI_VECTOR_GETTERS = {
     "generalized_friction_forces": "cts_tamsi_solver_get_generalized_friction_forces",
     "generalized_contact_forces": "cts_tamsi_solver_get_generalized_contact_forces",
 }
+
+
+_TAMSI_SENSITIVITY_GETTERS = {
+    "velocity": "cts_tamsi_solver_get_velocity_sensitivity",
+    "normal_force": "cts_tamsi_solver_get_normal_force_sensitivity",
+    "friction_force": "cts_tamsi_solver_get_friction_force_sensitivity",
+}
+
+
+class TamsiSensitivityParameter(enum.IntEnum):
+    """A parameter θ of TAMSI sensitivities (``CTS_TAMSI_SENSITIVITY_*``), with its columns."""
+
+    kPStar = 0  # nv columns, N·s
+    kNormalForce = 1  # nc columns, N (one-way data)
+    kFn0 = 2  # nc columns, N (two-way data)
+    kStiffness = 3  # nc columns, N/m (two-way data)
+    kDissipation = 4  # nc columns, s/m (two-way data)
+    kMu = 5  # nc columns
+    kTimeStep = 6  # 1 column, s (p* held fixed)
+
+
+@dataclasses.dataclass
+class TamsiGradient:
+    """∂L/∂θ of a scalar L of a TAMSI solve's results (:meth:`TamsiSolver.vjp`), in
+    (unit of L)/(unit of θ)."""
+
+    #: ∂L/∂p* (nv).
+    p_star: np.ndarray
+    #: ∂L/∂fn of one-way data, ∂L/∂fn0 of two-way data (nc).
+    normal: np.ndarray
+    #: ∂L/∂k (nc) of two-way data; None for one-way data.
+    stiffness: np.ndarray | None
+    #: ∂L/∂d (nc) of two-way data; None for one-way data.
+    dissipation: np.ndarray | None
+    #: ∂L/∂μ (nc).
+    mu: np.ndarray
+    #: ∂L/∂dt at fixed p*.
+    dt: float
 
 
 @dataclasses.dataclass
@@ -972,6 +1017,66 @@ class TamsiSolver(_SolverHandle):
             )
         )
         return J
+
+    # -- sensitivities (docs/tamsi_sensitivities.md) ------------------------------------------
+
+    @property
+    def is_two_way_coupled(self) -> bool:
+        """Whether the current problem data is two-way coupled (False without data)."""
+        return self._lib.cts_tamsi_solver_coupling_scheme(self._h()) == 2
+
+    def compute_sensitivities(self) -> None:
+        """Full Jacobians of the last solve's v, fn and ft with respect to every parameter of its
+        scheme, by implicit differentiation at the returned v (reads the borrowed data). Raises
+        with ``Status.NO_SENSITIVITIES`` when the solve did not converge."""
+        self._check(self._lib.cts_tamsi_solver_compute_sensitivities(self._h()))
+
+    def _tamsi_sensitivity(self, what: str, rows: int, parameter) -> np.ndarray:
+        p = TamsiSensitivityParameter(parameter)
+        if p == TamsiSensitivityParameter.kPStar:
+            cols = self.num_velocities
+        elif p == TamsiSensitivityParameter.kTimeStep:
+            cols = 1
+        else:
+            cols = self.num_contacts
+        out = np.empty((rows, cols), dtype=np.float64, order="F")
+        getter = getattr(self._lib, _TAMSI_SENSITIVITY_GETTERS[what])
+        self._check(getter(self._h(), int(p), _ptr(out), max(1, rows), cols))
+        return out
+
+    def get_velocity_sensitivity(self, parameter: TamsiSensitivityParameter) -> np.ndarray:
+        """∂v/∂θ (nv × columns of θ, Fortran-ordered) of the last :meth:`compute_sensitivities`."""
+        return self._tamsi_sensitivity("velocity", self.num_velocities, parameter)
+
+    def get_normal_force_sensitivity(self, parameter: TamsiSensitivityParameter) -> np.ndarray:
+        """∂fn/∂θ (nc × columns of θ; N per unit of θ)."""
+        return self._tamsi_sensitivity("normal_force", self.num_contacts, parameter)
+
+    def get_friction_force_sensitivity(self, parameter: TamsiSensitivityParameter) -> np.ndarray:
+        """∂ft/∂θ (2nc × columns of θ; N per unit of θ)."""
+        return self._tamsi_sensitivity("friction_force", 2 * self.num_contacts, parameter)
+
+    def vjp(self, dl_dv, dl_dfn=None, dl_dft=None) -> TamsiGradient:
+        """Vector–Jacobian product at the last solution: ∂L/∂θ for every θ at once from ∂L/∂v
+        (nv) and optionally ∂L/∂fn (nc) and ∂L/∂ft (2nc; None means zero). One transposed solve;
+        needs no :meth:`compute_sensitivities`."""
+        nv, nc = self.num_velocities, self.num_contacts
+        g = _vector(dl_dv, nv, "dl_dv", copy=False)
+        gfn = None if dl_dfn is None else _vector(dl_dfn, nc, "dl_dfn", copy=False)
+        gft = None if dl_dft is None else _vector(dl_dft, 2 * nc, "dl_dft", copy=False)
+        two_way = self.is_two_way_coupled
+        p_star, normal, mu = np.empty(nv), np.empty(nc), np.empty(nc)
+        k = np.empty(nc) if two_way else None
+        d = np.empty(nc) if two_way else None
+        dt = ctypes.c_double(0.0)
+        opt = lambda a: None if a is None else _ptr(a)  # noqa: E731
+        self._check(
+            self._lib.cts_tamsi_solver_vjp(
+                self._h(), _ptr(g), nv, opt(gfn), opt(gft), nc,
+                _ptr(p_star), _ptr(normal), opt(k), opt(d), _ptr(mu), ctypes.byref(dt),
+            )
+        )
+        return TamsiGradient(p_star, normal, k, d, mu, float(dt.value))
 
 
 def calc_alpha(vt, dvt, cos_theta_max: float, stiction_tolerance: float,

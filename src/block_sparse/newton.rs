@@ -348,6 +348,46 @@ impl BlockNewtonMatrix {
         }
     }
 
+    /// Solves `Aᵀ x = b` in place on the islands' dofs with the same factors as
+    /// [`solve_in_place`](Self::solve_in_place) (adjoint solves); the entries of free trees are
+    /// set to 0. `b` has nv entries.
+    pub fn solve_transposed_in_place(&mut self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
+        let layout = system.layout();
+        let kind = self.kind.expect("BlockNewtonMatrix::solve_transposed_in_place before assemble");
+        for k in 0..self.islands.count() {
+            let n = self.islands.dofs(k);
+            let local = &mut self.local[..n];
+            for &t in self.islands.trees(k) {
+                let off = self.islands.local_offset(t as usize);
+                let r = layout.tree_range(t as usize);
+                local[off..off + r.len()].copy_from_slice(&b[r]);
+            }
+            let f = &mut self.factors[k];
+            let sparse = f.backend == Backend::Sparse && !f.dense_fallback;
+            match (sparse, kind) {
+                (false, Factorization::Lu) => f.lu.solve_transposed_in_place(local, &mut self.tmp[..n]),
+                (false, Factorization::Ldlt) => f.ldlt.solve_transposed_in_place(local),
+                (true, Factorization::Lu) => {
+                    let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
+                    lu.solve_transposed_in_place(local).expect("a factored island of the right size")
+                }
+                (true, Factorization::Ldlt) => {
+                    let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
+                    ldlt.solve_transposed_in_place(local).expect("a factored island of the right size")
+                }
+            }
+            for &t in self.islands.trees(k) {
+                let off = self.islands.local_offset(t as usize);
+                let r = layout.tree_range(t as usize);
+                let len = r.len();
+                b[r].copy_from_slice(&local[off..off + len]);
+            }
+        }
+        for &t in self.islands.free_trees() {
+            b[layout.tree_range(t as usize)].fill(0.0);
+        }
+    }
+
     /// Solves `M_t x_t = b_t` in place for every free tree t (Eigen-compatible LDLᵀ of its M
     /// block, as the dense path's no-contact solve); other entries of `b` are left as they are.
     /// Returns `false` when some free tree's M block could not be factored.

@@ -120,6 +120,10 @@ pub enum cts_status {
     /// Sizes that cannot exist at all (their byte count overflows) are
     /// `CTS_STATUS_INVALID_ARGUMENT`.
     AllocationFailed = 106,
+    /// TAMSI sensitivities asked of a solve that has none: it did not converge (only a converged
+    /// solve satisfies R(v) = 0, which implicit differentiation needs), or the Newton matrix at
+    /// its solution is singular.
+    NoSensitivities = 107,
     /// An internal panic was caught; the handle should be freed.
     Panic = 199,
 }
@@ -259,6 +263,16 @@ impl From<TamsiError> for FfiError {
                 Self::new(cts_status::WrongCouplingScheme, e.to_string())
             }
             TamsiError::BlockSparse(e) => e.into(),
+            e @ (TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix) => {
+                Self::new(cts_status::NoSensitivities, e.to_string())
+            }
+            e @ TamsiError::SensitivitiesNotComputed => Self::new(cts_status::NoSolution, e.to_string()),
+            e @ (TamsiError::NotASensitivityParameter { .. } | TamsiError::NonFiniteGradient { .. }) => {
+                Self::new(cts_status::InvalidArgument, e.to_string())
+            }
+            TamsiError::SensitivityAllocation { elements } => {
+                alloc::failed("TAMSI sensitivities", elements, std::mem::size_of::<f64>())
+            }
         }
     }
 }
@@ -419,6 +433,7 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         104 => c"wrong coupling scheme",
         105 => c"no solution",
         106 => c"allocation failed",
+        107 => c"no sensitivities (the solve did not converge)",
         199 => c"internal panic (free the handle)",
         _ => c"unknown status",
     };

@@ -18,6 +18,10 @@ use crate::tamsi::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
 };
 
+// Sensitivities of a converged solve (`cts_tamsi_solver_compute_sensitivities`, the getters, the
+// vector–Jacobian product): `tamsi/sensitivity.rs`.
+pub mod sensitivity;
+
 /// Opaque TAMSI solver handle (Drake's `TamsiSolver`). Create with `cts_tamsi_solver_new`,
 /// release with `cts_tamsi_solver_free`. Not thread-safe: one handle must not be used by two
 /// threads at once; distinct handles are independent.

@@ -222,6 +222,15 @@ impl Ldlt {
     }
 }
 
+impl Ldlt {
+    /// Solves `Aᵀ x = b` in place: the factored matrix is the symmetric one whose lower triangle
+    /// was given, so this is [`solve_in_place`](Self::solve_in_place) (kept for callers that are
+    /// generic over the factorization, e.g. adjoint solves).
+    pub fn solve_transposed_in_place(&self, b: &mut [f64]) {
+        self.solve_in_place(b)
+    }
+}
+
 struct Factor<'a>(&'a mut Ldlt);
 
 impl WithSimd for Factor<'_> {

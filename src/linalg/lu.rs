@@ -584,6 +584,64 @@ fn update_trailing<S: Simd, const W: usize>(
     }
 }
 
+impl PartialPivLu {
+    /// Solves `Aᵀ x = b` in place with the factors of `A` (one factorization serves both
+    /// systems, e.g. adjoint solves). `b.len()` must be the matrix size; `tmp` is scratch of at
+    /// least the same length. As for [`solve_in_place`](Self::solve_in_place), a singular matrix
+    /// gives non-finite values.
+    pub fn solve_transposed_in_place(&self, b: &mut [f64], tmp: &mut [f64]) {
+        super::simd::dispatch(SolveTransposed { lu: self, b, tmp })
+    }
+
+    /// The solve of [`solve_kernel`](Self::solve_kernel) transposed. From [`BLOCKED_MIN_DIM`]
+    /// (`P A = L U`, L fully swapped): `Uᵀ z = b`, `Lᵀ y = z`, `x = Pᵀ y`. Below it the forward
+    /// solve is `b ← L̃ₚ⁻¹ Sₚ ⋯ L̃₀⁻¹ S₀ b` panel by panel (Sₚ the panel's swaps in order, L̃ₚ its
+    /// columns of L), so the transposed one runs `Uᵀ z = b`, then the panels last first: each
+    /// column's `z_j −= l_jᵀ z` in decreasing j, then the panel's swaps in reverse order. Both
+    /// triangular solves are dot products over contiguous columns of the stored factors.
+    #[inline(always)]
+    fn solve_transposed_kernel(&self, b: &mut [f64], tmp: &mut [f64]) {
+        let (n, ld) = (self.n, self.ld);
+        assert_eq!(b.len(), n, "PartialPivLu::solve_transposed_in_place: right-hand side length");
+        let lu = &self.lu[..ld * n];
+        let dot = |col: &[f64], z: &[f64]| col.iter().zip(z).fold(0.0, |acc, (&a, &x)| acc + a * x);
+        if n >= BLOCKED_MIN_DIM {
+            let z = &mut tmp[..n];
+            z.copy_from_slice(b);
+            upper_transposed_solve(lu, ld, z, dot);
+            // Lᵀ y = z, then row i of P A is row perm[i] of A, so x[perm[i]] = y_i.
+            for j in (0..n).rev() {
+                z[j] -= dot(&lu[j * ld + j + 1..j * ld + n], &z[j + 1..]);
+            }
+            for (&p, &y) in self.perm[..n].iter().zip(z.iter()) {
+                b[p] = y;
+            }
+        } else {
+            upper_transposed_solve(lu, ld, b, dot);
+            let piv = &self.piv[..n];
+            for k0 in (0..n).step_by(CHUNK).rev() {
+                let panel = k0..(k0 + CHUNK).min(n);
+                for j in panel.clone().rev() {
+                    b[j] -= dot(&lu[j * ld + j + 1..j * ld + n], &b[j + 1..]);
+                }
+                for j in panel.rev() {
+                    b.swap(j, piv[j]);
+                }
+            }
+        }
+    }
+}
+
+/// `Uᵀ z = b` in place in `z` (U upper triangular in `lu`, leading dimension `ld`): row j of Uᵀ is
+/// column j of U above the diagonal.
+#[inline(always)]
+fn upper_transposed_solve(lu: &[f64], ld: usize, z: &mut [f64], dot: impl Fn(&[f64], &[f64]) -> f64) {
+    for j in 0..z.len() {
+        let d = dot(&lu[j * ld..j * ld + j], &z[..j]);
+        z[j] = (z[j] - d) / lu[j + j * ld];
+    }
+}
+
 /// Factors a small `n×n` column-major matrix in place with the unblocked kernel, writing the row
 /// permutation (`perm[i]` = original row of row i of `P A`). For callers that manage their own
 /// storage, e.g. many small blocks.
@@ -616,6 +674,20 @@ impl WithSimd for Solve<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, _: S) {
         self.lu.solve_kernel(self.b, self.tmp)
+    }
+}
+
+struct SolveTransposed<'a> {
+    lu: &'a PartialPivLu,
+    b: &'a mut [f64],
+    tmp: &'a mut [f64],
+}
+
+impl WithSimd for SolveTransposed<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        self.lu.solve_transposed_kernel(self.b, self.tmp)
     }
 }
 
@@ -835,6 +907,24 @@ mod tests {
                         assert!(same(*z, *y), "n = {n}, variant {variant}: fallback solve {z} vs {y}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn both_kernels_solve_transposed_systems() {
+        for &n in &[0usize, 1, 2, 5, 17, 63, 64, 65, 130] {
+            let a = test_matrix(n, 3 * n as u64 + 5);
+            let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos()).collect();
+            let b = a.transpose() * nalgebra::DVector::from_column_slice(&x_true);
+            let mut f = PartialPivLu::with_capacity(n);
+            f.matrix_mut(n).copy_from(&a);
+            f.factor();
+            let mut x = b.as_slice().to_vec();
+            let mut tmp = vec![0.0; n];
+            f.solve_transposed_in_place(&mut x, &mut tmp);
+            for (xi, ti) in x.iter().zip(&x_true) {
+                assert!((xi - ti).abs() < 1e-10, "n = {n}: {xi} vs {ti}");
             }
         }
     }

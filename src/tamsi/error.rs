@@ -110,4 +110,53 @@ pub enum TamsiError {
     /// Block-sparse data that cannot be used, or workspace for it that cannot be allocated.
     #[error(transparent)]
     BlockSparse(#[from] BlockSparseError),
+    // ---- Sensitivities (`docs/tamsi_sensitivities.md`).
+    /// The last solve has no sensitivities: it did not converge (`outcome`), or there was none
+    /// (`None`). Implicit differentiation needs `R(v) = 0` at the returned velocities.
+    #[error("no sensitivities: {}", no_sensitivities_reason(.outcome))]
+    NoSensitivities {
+        /// Outcome of the last solve, `None` when there was no solve.
+        outcome: Option<TamsiOutcome>,
+    },
+    /// The Newton matrix at the solution could not be factored or gave non-finite derivatives
+    /// (a singular matrix, or problem data that are no longer finite).
+    #[error(
+        "no sensitivities: the Newton matrix at the solution is singular (or the problem data are not finite)"
+    )]
+    SingularNewtonMatrix,
+    /// A sensitivity was read before `compute_sensitivities` ran for the last solve.
+    #[error("no sensitivities computed for the last solve: call compute_sensitivities first")]
+    SensitivitiesNotComputed,
+    /// A parameter that is not problem data of the scheme (`fn` is one-way only; `fn0`,
+    /// `stiffness`, `dissipation` two-way only).
+    #[error("{} is not a parameter of {scheme} problems", .parameter.name())]
+    NotASensitivityParameter {
+        /// The parameter asked for.
+        parameter: super::TamsiSensitivityParameter,
+        /// The scheme of the last solve.
+        scheme: CouplingScheme,
+    },
+    /// A NaN or infinite entry in a gradient given to a vector–Jacobian product.
+    #[error("{what}[{index}] = {value} is not finite")]
+    NonFiniteGradient {
+        /// Which argument.
+        what: &'static str,
+        /// Index of its first non-finite entry.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// The sensitivity storage could not be allocated.
+    #[error("cannot allocate {elements} doubles for the sensitivities")]
+    SensitivityAllocation {
+        /// Number of doubles asked for (`usize::MAX` when the count overflows).
+        elements: usize,
+    },
+}
+
+fn no_sensitivities_reason(outcome: &Option<TamsiOutcome>) -> String {
+    match outcome {
+        None => "no solve since the problem or the solver changed".into(),
+        Some(o) => format!("the last solve did not converge ({o:?}); only a converged solve has them"),
+    }
 }

@@ -66,6 +66,33 @@ pub(super) trait Form {
 
     /// The no-contact solve `M v = p*` (§7.2) into `v`; `false` when M could not be factored.
     fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool;
+
+    // ---- Sensitivities (`docs/tamsi_sensitivities.md`): one factorization of J at the
+    // ---- solution, then solves with J and Jᵀ on every dof.
+
+    /// What the products need of [`Form::prepare`] (dense: the blocked Jacobian rows), for
+    /// evaluations that reuse a factorization made after a full `prepare` of the same problem.
+    fn prepare_products(&mut self) -> Result<(), TamsiError>;
+
+    /// Assembles `J` (§4) with `coefficients(i)` and factors it (LU two-way, LDLᵀ one-way)
+    /// without solving. Returns `false` when the one-way LDLᵀ failed.
+    fn factor_newton_matrix<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+    ) -> bool;
+
+    /// `J x = b` in place with the factors of the last [`Form::factor_newton_matrix`], on every
+    /// dof (the block form's free trees have `J_t = M_t`). `b` has nv entries, `tmp` at least nv.
+    fn solve_factored(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]);
+
+    /// `Jᵀ x = b` likewise.
+    fn solve_factored_transposed(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]);
+
+    /// `out += J_iᵀ f` for contact i alone, with `f = (ft0, ft1, fn)` (N) as in
+    /// [`Form::generalized_forces`]; `out` has at least [`Form::force_len`] entries.
+    fn add_contact_force(&self, i: usize, f: (f64, f64, f64), out: &mut [f64]);
 }
 
 /// Workspace of the dense form: the column-blocked Jacobian rows, the tile assembly and the
@@ -178,23 +205,10 @@ impl Form for DenseForm<'_, '_> {
         rhs: &mut [f64],
         tmp: &mut [f64],
     ) -> bool {
-        let nv = self.m.nrows();
-        let ws = &mut *self.ws;
-        if two_way {
-            let j = ws.lu.padded_storage_mut(nv);
-            let ld = padded_dim(nv);
-            ws.newton.assemble(simd, j, ld, &ws.m, &ws.blocks, true, ws.fused, coefficients);
-            ws.lu.factor();
-            ws.lu.solve_in_place(rhs, tmp);
-            true
-        } else {
-            let j = ws.ldlt.storage_mut(nv);
-            ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, false, ws.fused, coefficients);
-            // Drake solves first and checks the factorization afterwards.
-            let factored = ws.ldlt.factor();
-            ws.ldlt.solve_in_place(rhs);
-            factored.is_ok()
-        }
+        // Drake solves first and checks the one-way factorization afterwards.
+        let factored = self.factor_newton_matrix(simd, two_way, coefficients);
+        self.solve_factored(two_way, rhs, tmp);
+        factored
     }
 
     #[inline(always)]
@@ -224,6 +238,63 @@ impl Form for DenseForm<'_, '_> {
         v.copy_from_slice(p_star);
         ldlt.solve_in_place(v);
         factored.is_ok()
+    }
+
+    #[inline(always)]
+    fn prepare_products(&mut self) -> Result<(), TamsiError> {
+        self.ws.blocks.prepare(&self.jt, &self.jn)
+    }
+
+    #[inline(always)]
+    fn factor_newton_matrix<S: Simd>(
+        &mut self,
+        simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+    ) -> bool {
+        let nv = self.m.nrows();
+        let ws = &mut *self.ws;
+        if two_way {
+            let j = ws.lu.padded_storage_mut(nv);
+            let ld = padded_dim(nv);
+            ws.newton.assemble(simd, j, ld, &ws.m, &ws.blocks, true, ws.fused, coefficients);
+            ws.lu.factor();
+            true
+        } else {
+            let j = ws.ldlt.storage_mut(nv);
+            ws.newton.assemble(simd, j, nv, &ws.m, &ws.blocks, false, ws.fused, coefficients);
+            ws.ldlt.factor().is_ok()
+        }
+    }
+
+    #[inline(always)]
+    fn solve_factored(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
+        if two_way {
+            self.ws.lu.solve_in_place(b, tmp);
+        } else {
+            self.ws.ldlt.solve_in_place(b);
+        }
+    }
+
+    #[inline(always)]
+    fn solve_factored_transposed(&mut self, two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
+        if two_way {
+            self.ws.lu.solve_transposed_in_place(b, tmp);
+        } else {
+            self.ws.ldlt.solve_transposed_in_place(b);
+        }
+    }
+
+    #[inline(always)]
+    fn add_contact_force(&self, i: usize, (ft0, ft1, fn_): (f64, f64, f64), out: &mut [f64]) {
+        let blocks = &self.ws.blocks;
+        for &b in blocks.blocks_of(i) {
+            let b = b as usize;
+            let r = blocks.rows(b, i);
+            for (w, o) in out[b * BLOCK..(b + 1) * BLOCK].iter_mut().enumerate() {
+                *o += ft0 * r[w] + ft1 * r[BLOCK + w] + fn_ * r[2 * BLOCK + w];
+            }
+        }
     }
 }
 
@@ -339,5 +410,65 @@ impl Form for BlockForm<'_, '_> {
     fn solve_without_contact(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
         // Every tree is free.
         self.start(p_star, v)
+    }
+
+    #[inline(always)]
+    fn prepare_products(&mut self) -> Result<(), TamsiError> {
+        // The products read the system directly; the islands are those of the last `prepare`.
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn factor_newton_matrix<S: Simd>(
+        &mut self,
+        _simd: S,
+        two_way: bool,
+        coefficients: impl Fn(usize) -> UpdateCoefficients,
+    ) -> bool {
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        let newton = &mut self.ws.newton;
+        newton.assemble_and_factor(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)))
+    }
+
+    #[inline(always)]
+    fn solve_factored(&mut self, _two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
+        self.solve_islands_and_free_trees(b, tmp, false);
+    }
+
+    #[inline(always)]
+    fn solve_factored_transposed(&mut self, _two_way: bool, b: &mut [f64], tmp: &mut [f64]) {
+        self.solve_islands_and_free_trees(b, tmp, true);
+    }
+
+    #[inline(always)]
+    fn add_contact_force(&self, i: usize, (ft0, ft1, fn_): (f64, f64, f64), out: &mut [f64]) {
+        self.system.add_contact_force(i, [fn_, ft0, ft1], out);
+    }
+}
+
+impl BlockForm<'_, '_> {
+    /// `J x = b` (or `Jᵀ x = b`) on every dof: the islands with their factors, the free trees with
+    /// their M blocks (symmetric, so the same solve serves `Jᵀ`), the latter only when `b` has a
+    /// nonzero entry there (each call factors the free trees' blocks again).
+    fn solve_islands_and_free_trees(&mut self, b: &mut [f64], tmp: &mut [f64], transposed: bool) {
+        let layout = self.system.layout();
+        let newton = &mut self.ws.newton;
+        let free = newton.islands().free_trees();
+        let free_rhs = free.iter().any(|&t| b[layout.tree_range(t as usize)].iter().any(|&x| x != 0.0));
+        if free_rhs {
+            tmp[..b.len()].copy_from_slice(b);
+        }
+        if transposed {
+            newton.solve_transposed_in_place(&self.system, b);
+        } else {
+            newton.solve_in_place(&self.system, b);
+        }
+        if free_rhs {
+            for &t in newton.islands().free_trees() {
+                let r = layout.tree_range(t as usize);
+                b[r.clone()].copy_from_slice(&tmp[r]);
+            }
+            newton.solve_free_trees(&self.system, b);
+        }
     }
 }

@@ -39,6 +39,7 @@ mod newton_matrix;
 mod normal;
 mod params;
 mod problem;
+mod sensitivity;
 mod solver;
 
 pub use error::{TamsiError, TamsiOutcome};
@@ -47,4 +48,5 @@ pub use limiter::calc_alpha;
 pub use normal::normal_force;
 pub use params::TamsiParameters;
 pub use problem::{CouplingScheme, NormalForceData, TamsiProblem};
+pub use sensitivity::{TamsiGradient, TamsiSensitivityOutput, TamsiSensitivityParameter};
 pub use solver::{INITIAL_CONTACT_CAPACITY, TamsiIterationStats, TamsiSolver};

@@ -7,6 +7,7 @@ use super::friction::ContactFriction;
 use super::newton_matrix::UpdateCoefficients;
 use super::normal::normal_force;
 use super::problem::{NormalForceData, ProblemData, check_len};
+use super::sensitivity::Sensitivities;
 use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
 use crate::linalg::scalar::{cxx_max, cxx_min};
 use crate::linalg::simd::{self, Simd, WithSimd};
@@ -65,13 +66,15 @@ impl TamsiIterationStats {
 /// guess when `max_iterations = 0`), where Drake leaves some stale (`docs/c_api.md` §3.3).
 #[derive(Debug)]
 pub struct TamsiSolver {
-    nv: usize,
-    params: TamsiParameters,
+    pub(super) nv: usize,
+    pub(super) params: TamsiParameters,
     cos_theta_max: f64,
     scheme: Option<CouplingScheme>,
-    ws: Workspace,
-    results: Results,
+    pub(super) ws: Workspace,
+    pub(super) results: Results,
     stats: TamsiIterationStats,
+    /// Sensitivities of the last solve (`sensitivity.rs`).
+    pub(super) sens: Sensitivities,
 }
 
 impl Clone for TamsiSolver {
@@ -86,28 +89,29 @@ impl Clone for TamsiSolver {
             ws: self.ws.clone(),
             results: self.results.clone(),
             stats: self.stats.clone(),
+            sens: self.sens.clone(),
         }
     }
 }
 
 /// Per-contact iteration state. Arrays have room for `capacity` contacts.
 #[derive(Debug, Clone, Default)]
-struct ContactState {
+pub(super) struct ContactState {
     capacity: usize,
-    vn: Vec<f64>,
-    vt: Vec<f64>,
-    fn_: Vec<f64>,
+    pub(super) vn: Vec<f64>,
+    pub(super) vt: Vec<f64>,
+    pub(super) fn_: Vec<f64>,
     /// `dfn/dvn` per contact (0 in the one-way scheme).
-    g: Vec<f64>,
-    friction: Vec<ContactFriction>,
-    dvn: Vec<f64>,
-    dvt: Vec<f64>,
+    pub(super) g: Vec<f64>,
+    pub(super) friction: Vec<ContactFriction>,
+    pub(super) dvn: Vec<f64>,
+    pub(super) dvt: Vec<f64>,
 }
 
 /// Iteration state.
 #[derive(Debug, Clone)]
-struct Workspace {
-    iter: IterationState,
+pub(super) struct Workspace {
+    pub(super) iter: IterationState,
     /// The data-form-dependent parts: one grows only when its form is used.
     dense: DenseWorkspace,
     block: BlockWorkspace,
@@ -115,22 +119,24 @@ struct Workspace {
 
 /// The form-independent state of the Newton iteration.
 #[derive(Debug, Clone)]
-struct IterationState {
-    contacts: ContactState,
-    v: Vec<f64>,
+pub(super) struct IterationState {
+    pub(super) contacts: ContactState,
+    pub(super) v: Vec<f64>,
     /// `−R`, then the Newton step Δv.
-    rhs: Vec<f64>,
-    tmp: Vec<f64>,
+    pub(super) rhs: Vec<f64>,
+    pub(super) tmp: Vec<f64>,
     /// Two scratch vectors of the forms' force length (`Jnᵀ fn` and `Jtᵀ ft`).
-    tmp2: Vec<f64>,
+    pub(super) tmp2: Vec<f64>,
 }
 
 /// Outputs of the last solve, all evaluated at its returned `v`.
 #[derive(Debug, Clone, Default)]
-struct Results {
-    outcome: Option<TamsiOutcome>,
-    nc: usize,
-    v: Vec<f64>,
+pub(super) struct Results {
+    pub(super) outcome: Option<TamsiOutcome>,
+    pub(super) nc: usize,
+    /// Time step of the last solve, s.
+    pub(super) dt: f64,
+    pub(super) v: Vec<f64>,
     vn: Vec<f64>,
     vt: Vec<f64>,
     fn_: Vec<f64>,
@@ -204,7 +210,7 @@ impl ContactState {
     /// (§7.1 steps 1.1–1.3).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn evaluate<S: Simd, F: Form>(
+    pub(super) fn evaluate<S: Simd, F: Form>(
         &mut self,
         simd: S,
         form: &F,
@@ -234,7 +240,13 @@ impl ContactState {
     /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have the form's force
     /// length.
     #[inline(always)]
-    fn generalized_forces<S: Simd, F: Form>(&self, simd: S, form: &F, tau_n: &mut [f64], tau_t: &mut [f64]) {
+    pub(super) fn generalized_forces<S: Simd, F: Form>(
+        &self,
+        simd: S,
+        form: &F,
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+    ) {
         form.generalized_forces(simd, tau_n, tau_t, |i| {
             let ft = self.friction[i].ft;
             (ft[0], ft[1], self.fn_[i])
@@ -244,7 +256,7 @@ impl ContactState {
     /// Contact i's coefficients `Cᵢ` of the Newton matrix at the current state (§4): the friction
     /// gradient block and, in the two-way scheme only, the coupling column.
     #[inline(always)]
-    fn coefficients(&self, i: usize, two_way: bool) -> UpdateCoefficients {
+    pub(super) fn coefficients(&self, i: usize, two_way: bool) -> UpdateCoefficients {
         let fr = &self.friction[i];
         let coupling = if two_way {
             let g = self.g[i];
@@ -258,14 +270,14 @@ impl ContactState {
 
 /// An operation on one problem that runs with the problem's data form bound to its workspace,
 /// inside the best instruction set (see [`run_in_form`]).
-trait FormOp {
+pub(super) trait FormOp {
     type Output;
     fn run<S: Simd, F: Form>(self, simd: S, form: F, iter: &mut IterationState) -> Self::Output;
 }
 
 /// Runs `op` in the best instruction set available (see [`crate::linalg::simd`]) with the form of
 /// `problem` bound to its workspace: one match per call, then the code is generic over the form.
-fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem<'_>, op: Op) -> Op::Output {
+pub(super) fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem<'_>, op: Op) -> Op::Output {
     struct Dispatch<'a, 'p, Op> {
         ws: &'a mut Workspace,
         data: ProblemData<'p>,
@@ -419,6 +431,7 @@ fn store_results<S: Simd, F: Form>(
     let eps_v = params.relative_tolerance * vs;
     r.outcome = Some(outcome);
     r.nc = nc;
+    r.dt = dt;
     r.v.copy_from_slice(&it.v);
     for v in [&mut r.vn, &mut r.fn_] {
         v.resize(nc, 0.0);
@@ -501,6 +514,7 @@ impl TamsiSolver {
             ws: Workspace::new(nv, INITIAL_CONTACT_CAPACITY).expect("the initial contact capacity is small"),
             results: Results::default(),
             stats: TamsiIterationStats::default(),
+            sens: Sensitivities::default(),
         };
         s.reserve_history();
         s.results.v.resize(nv, 0.0);
@@ -522,6 +536,7 @@ impl TamsiSolver {
         }
         self.scheme = None;
         self.results = Results::default();
+        self.sens.invalidate();
         for v in [&mut self.results.v, &mut self.results.tau_f, &mut self.results.tau] {
             v.resize(nv, 0.0);
         }
@@ -636,10 +651,13 @@ impl TamsiSolver {
 
         self.reserve_contacts(problem.num_contacts(), true)?;
         self.stats.reset();
+        self.sens.invalidate();
         self.ws.iter.v.copy_from_slice(v_guess.as_slice());
         let TamsiSolver { params, cos_theta_max, ws, results, stats, .. } = self;
         let op = SolveOp { problem, dt, params, cos_theta_max: *cos_theta_max, stats, results };
-        run_in_form(ws, problem, op)
+        let outcome = run_in_form(ws, problem, op)?;
+        self.sens.solved(problem);
+        Ok(outcome)
     }
 
     /// The Newton matrix `J = ∂R/∂v` (§4) of `problem` at velocities `v` (nv, m/s) with time step
@@ -709,6 +727,9 @@ impl TamsiSolver {
             return Err(TamsiError::InvalidTimeStep(dt));
         }
         check_len("v", v.len(), nv)?;
+        // An evaluation prepares the form again (and the Jacobian overwrites the factorization's
+        // storage): a factorization kept for sensitivities is gone.
+        self.sens.invalidate_factorization();
         self.reserve_contacts(problem.num_contacts(), false)?;
         self.ws.iter.v.copy_from_slice(v.as_slice());
         Ok(())

@@ -452,6 +452,12 @@ macro_rules! shared_api {
             pub fn solve_in_place(&mut self, rhs: &mut [f64]) -> Result<(), SparseError> {
                 self.0.solve_in_place(rhs)
             }
+
+            /// Solves `Aᵀ x = rhs` in place with the same factors as [`Self::solve_in_place`]
+            /// (adjoint solves; for the LDLᵀ of a symmetric matrix the same solve).
+            pub fn solve_transposed_in_place(&mut self, rhs: &mut [f64]) -> Result<(), SparseError> {
+                self.0.solve_transposed_in_place(rhs)
+            }
         }
     };
 }

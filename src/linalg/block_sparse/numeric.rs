@@ -42,6 +42,22 @@ impl Engine {
         simd::dispatch(Solve { e: self, rhs });
         Ok(())
     }
+
+    /// `Aᵀ x = rhs` with the factors of `A` (LDLᵀ: `A` is symmetric, the same solve).
+    pub(super) fn solve_transposed_in_place(&mut self, rhs: &mut [f64]) -> Result<(), SparseError> {
+        if self.kind == Kind::Ldlt {
+            return self.solve_in_place(rhs);
+        }
+        if !self.factored {
+            return Err(SparseError::NotFactored);
+        }
+        let n = self.cache[0].n;
+        if rhs.len() != n {
+            return Err(SparseError::RhsLength { expected: n, got: rhs.len() });
+        }
+        simd::dispatch(SolveTransposed { e: self, rhs });
+        Ok(())
+    }
 }
 
 struct Factor<'a>(&'a mut Engine);
@@ -489,6 +505,85 @@ impl WithSimd for Solve<'_> {
                         x[c0 + p] = y;
                     }
                 }
+            }
+        }
+        for (xi, &p) in x.iter().zip(&s.scalar_perm) {
+            rhs[p] = *xi;
+        }
+    }
+}
+
+/// `Aᵀ x = rhs` for the LU: the solve is `A⁻¹ = Qᵀ U⁻¹ F Q` with `Q` the scalar permutation and
+/// `F = F_last ⋯ F_0` the forward steps (`F_s`: pivot rows inside supernode s, `L11⁻¹`, then
+/// subtract `L21·` from the rows below), so `A⁻ᵀ = Qᵀ Fᵀ U⁻ᵀ Q`: `Uᵀ` forward supernode by
+/// supernode, then each `F_sᵀ = Pᵀ L11⁻ᵀ [I, −L21ᵀ]` in reverse order.
+struct SolveTransposed<'a> {
+    e: &'a mut Engine,
+    rhs: &'a mut [f64],
+}
+
+impl WithSimd for SolveTransposed<'_> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _: S) {
+        let SolveTransposed { e, rhs } = self;
+        let s = &e.cache[0];
+        let n = s.n;
+        let x = &mut e.x[..n];
+        for (xi, &p) in x.iter_mut().zip(&s.scalar_perm) {
+            *xi = rhs[p];
+        }
+        let seg = &mut e.seg;
+        let nsn = s.n_supernodes();
+        // Uᵀ z = x: U11ᵀ (lower) on the supernode, then push U12ᵀ·z to the later rows.
+        for sn in 0..nsn {
+            let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
+            let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
+            let ld = w + rows.len();
+            let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
+            let upanel = &e.uval[s.u_ptr[sn]..s.u_ptr[sn + 1]];
+            let seg = &mut seg[..w];
+            seg.copy_from_slice(&x[c0..c0 + w]);
+            for j in 0..w {
+                let mut acc = seg[j];
+                for (&u, &y) in panel[j * ld..j * ld + j].iter().zip(&seg[..j]) {
+                    acc -= u * y;
+                }
+                seg[j] = acc / panel[j + j * ld];
+            }
+            x[c0..c0 + w].copy_from_slice(seg);
+            for (&row, ucol) in rows.iter().zip(upanel.chunks_exact(w)) {
+                let mut acc = 0.0;
+                for (&u, &y) in ucol.iter().zip(seg.iter()) {
+                    acc += u * y;
+                }
+                x[row] -= acc;
+            }
+        }
+        // Fᵀ: supernodes in reverse, x_s ← Pᵀ L11⁻ᵀ (x_s − L21ᵀ x_rows).
+        for sn in (0..nsn).rev() {
+            let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
+            let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
+            let ld = w + rows.len();
+            let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
+            let perm = &e.piv[c0..c0 + w];
+            let seg = &mut seg[..w];
+            for (j, y) in seg.iter_mut().enumerate() {
+                let mut acc = x[c0 + j];
+                for (&row, &l) in rows.iter().zip(&panel[j * ld + w..(j + 1) * ld]) {
+                    acc -= l * x[row];
+                }
+                *y = acc;
+            }
+            for j in (0..w).rev() {
+                let mut acc = seg[j];
+                for (i, &l) in panel[j * ld + j + 1..j * ld + w].iter().enumerate() {
+                    acc -= l * seg[j + 1 + i];
+                }
+                seg[j] = acc;
+            }
+            for (&y, &p) in seg.iter().zip(perm) {
+                x[c0 + p] = y;
             }
         }
         for (xi, &p) in x.iter().zip(&s.scalar_perm) {
