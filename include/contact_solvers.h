@@ -2032,7 +2032,9 @@ cts_status cts_lcp_solver_solve(struct cts_lcp_solver *solver,
  * `cts_lcp_solver_solve`).
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
- * CTS_STATUS_NO_SOLUTION (no solve yet). Nothing is written on error.
+ * CTS_STATUS_NO_SOLUTION (no solve yet), CTS_STATUS_NON_FINITE_RESULT (z has a NaN or ±inf
+ * entry, which only a failed solve leaves: z is copied all the same, the message names the
+ * first such entry). Nothing else is written on error.
  */
 cts_status cts_lcp_solver_get_z(const struct cts_lcp_solver *s,
                                 double *out,

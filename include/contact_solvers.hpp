@@ -1227,7 +1227,10 @@ class LcpSolver {
   const Vector& fetch(Vector& out, Getter get) const {
     const std::size_t n = cts_lcp_solver_size(handle_);
     if (internal::vector_size(out) != n) out = internal::make_vector(n);
-    check(get(handle_, out.data(), n));
+    // A failed solve's non-finite z or w is copied with CTS_STATUS_NON_FINITE_RESULT: readable
+    // here as in Drake; the solve's own status already said it failed.
+    const cts_status s = get(handle_, out.data(), n);
+    if (s != CTS_STATUS_NON_FINITE_RESULT) check(s);
     return out;
   }
 

@@ -133,8 +133,7 @@ fn fuzz(exe: &Path, seed: u64, seconds: u32, valgrind: bool) -> String {
 /// The seeded C-ABI fuzzer (`tests/c/fuzz_abi.c`), bounded to about 45 s: seeds 1–3 for 12 s
 /// each built with AddressSanitizer/UBSan (any report aborts the run and fails the test), then
 /// seed 4 for 8 s under valgrind. Every run must end with no violation: known statuses only, a
-/// message on every failure, no OK with a non-finite output of TAMSI, rigid, Baraff or the
-/// interior point (the LCP's own verdicts are lcp-truth's part of issue 13 and are reported).
+/// message on every failure, no OK with a non-finite output of any of the five solvers.
 #[test]
 fn c_abi_fuzzer_finds_no_violation() {
     let src = source("fuzz_abi.c");

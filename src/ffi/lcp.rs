@@ -19,7 +19,7 @@ use super::alloc;
 use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
 use super::handle::{free, into_raw};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, output};
+use super::view::{RawMatrix, RawVector, finite_output, output};
 use crate::lcp::{
     LcpOutcome, LcpProblem, LcpResidual, LemkeVariant, MobyLcpParameters, MobyLcpSolver,
     RegularizationSchedule, UnrevisedLemkeParameters, UnrevisedLemkeSolver, is_solution, moby_zero_tolerance,
@@ -568,6 +568,9 @@ unsafe fn copy_result(
         // SAFETY: forwarded contract.
         let out = unsafe { output("out", out, len, values.len()) }?;
         out.copy_from_slice(values);
+        // A failed solve's z (e.g. CTS_STATUS_LCP_NON_FINITE_SOLUTION) stays readable, but a
+        // getter never says OK to a non-finite value (`docs/c_api.md` §1.4).
+        finite_output(if pick_w { "w" } else { "z" }, values)?;
         Ok(cts_status::Ok)
     })
 }
@@ -577,7 +580,9 @@ unsafe fn copy_result(
 /// `cts_lcp_solver_solve`).
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_DIMENSION_MISMATCH (`len`),
-/// CTS_STATUS_NO_SOLUTION (no solve yet). Nothing is written on error.
+/// CTS_STATUS_NO_SOLUTION (no solve yet), CTS_STATUS_NON_FINITE_RESULT (z has a NaN or ±inf
+/// entry, which only a failed solve leaves: z is copied all the same, the message names the
+/// first such entry). Nothing else is written on error.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_get_z(
     s: *const cts_lcp_solver,

@@ -13,7 +13,7 @@
  * problem data stays allocated until the next successful set call or free, as the contract
  * requires. Clear beats clever: one function per C function family, no shared cleverness.
  *
- * Usage: fuzz_abi <seed> <seconds of wall-clock time> [max_calls] [--strict-lcp]. Prints one line per violation
+ * Usage: fuzz_abi <seed> <seconds of wall-clock time> [max_calls]. Prints one line per violation
  * (the first 20) and a summary line; exits 1 if there was any violation. */
 
 #include <float.h>
@@ -205,11 +205,6 @@ static int32_t *codes(bundle *b, size_t len, int32_t lo, int32_t hi) {
 
 static unsigned long long calls, ok_solves, violations;
 static unsigned long long bad_status, panics, empty_message, ok_non_finite, getter_failed;
-/* OK with a non-finite LCP z or w: counted apart unless --strict-lcp. Making the LCP solvers'
- * OK truthful (finite data, OK iff the residual test passes) is the lcp-truth part of issue 13;
- * until it is merged, the LCP's own verdicts are reported here but do not fail the run. */
-static unsigned long long lcp_ok_non_finite;
-static int strict_lcp;
 static unsigned long long per_solver[5], ok_per_solver[5], non_finite_statuses, allocation_failures;
 static unsigned long long tamsi_block_sets, tamsi_block_solves; /* OK block-sparse set calls and solves */
 static const char *current = "";
@@ -255,20 +250,6 @@ static void finite_out(const char *what, const double *x, size_t n) {
       char buf[160];
       snprintf(buf, sizeof buf, "%s[%lu] = %g", what, (unsigned long)i, x[i]);
       violation(&ok_non_finite, "OK with a non-finite output", current, CTS_STATUS_OK, buf);
-      return;
-    }
-}
-
-/* As finite_out for the LCP solver's z and w (see lcp_ok_non_finite). */
-static void lcp_finite_out(const char *what, const double *x, size_t n) {
-  size_t i;
-  if (strict_lcp) {
-    finite_out(what, x, n);
-    return;
-  }
-  for (i = 0; i < n; ++i)
-    if (!isfinite(x[i])) {
-      ++lcp_ok_non_finite;
       return;
     }
 }
@@ -663,9 +644,9 @@ static void lcp_step(void) {
         ++ok_solves;
         ++ok_per_solver[1];
         must_be_ok(CHECKED(cts_lcp_solver_get_z(*h, out, m), lcp_msg(*h)), lcp_msg(*h));
-        if (st_ == CTS_STATUS_OK) lcp_finite_out("LCP z", out, m);
+        if (st_ == CTS_STATUS_OK) finite_out("LCP z", out, m);
         must_be_ok(CHECKED(cts_lcp_solver_get_w(*h, out, m), lcp_msg(*h)), lcp_msg(*h));
-        if (st_ == CTS_STATUS_OK) lcp_finite_out("LCP w", out, m);
+        if (st_ == CTS_STATUS_OK) finite_out("LCP w", out, m);
       }
       bundle_free(&tmp);
       break;
@@ -673,7 +654,7 @@ static void lcp_step(void) {
     case 6: {
       size_t m = cts_lcp_solver_size(*h) + (one_in(4) ? 1 : 0);
       double *out = out_buf(m);
-      if (CHECKED(cts_lcp_solver_get_z(*h, out, m), lcp_msg(*h)) == CTS_STATUS_OK) lcp_finite_out("LCP z", out, m);
+      if (CHECKED(cts_lcp_solver_get_z(*h, out, m), lcp_msg(*h)) == CTS_STATUS_OK) finite_out("LCP z", out, m);
       (void)cts_lcp_solver_num_pivots(*h);
       break;
     }
@@ -1344,18 +1325,12 @@ int main(int argc, char **argv) {
   double seconds;
   int i;
   if (argc < 3) {
-    fprintf(stderr, "usage: fuzz_abi <seed> <seconds> [max_calls] [--strict-lcp]\n");
+    fprintf(stderr, "usage: fuzz_abi <seed> <seconds> [max_calls]\n");
     return 2;
   }
   seed = strtoull(argv[1], NULL, 10);
   seconds = strtod(argv[2], NULL);
-  for (i = 3; i < argc; ++i) {
-    if (strcmp(argv[i], "--strict-lcp") == 0) {
-      strict_lcp = 1;
-    } else {
-      max_calls = strtoull(argv[i], NULL, 10);
-    }
-  }
+  if (argc > 3) max_calls = strtoull(argv[3], NULL, 10);
   rng = seed;
   elapsed();
   while (calls < max_calls && elapsed() < seconds) {
@@ -1382,11 +1357,9 @@ int main(int argc, char **argv) {
   free(scratch);
   printf("seed %llu: %llu calls in %.1f s; OK solves: tamsi %llu, lcp %llu, rigid %llu, baraff %llu, ipm %llu; "
          "TAMSI block-sparse data: sets OK %llu, solves OK %llu; statuses NON_FINITE_RESULT %llu, ALLOCATION_FAILED %llu; violations %llu: ok_with_non_finite %llu, "
-         "unknown_status %llu, panics %llu, empty_message %llu, getter_failed_after_ok %llu; "
-         "lcp_ok_with_non_finite %llu (%s)\n",
+         "unknown_status %llu, panics %llu, empty_message %llu, getter_failed_after_ok %llu\n",
          seed, calls, elapsed(), ok_per_solver[0], ok_per_solver[1],
          ok_per_solver[2], ok_per_solver[3], ok_per_solver[4], tamsi_block_sets, tamsi_block_solves, non_finite_statuses, allocation_failures, violations,
-         ok_non_finite, bad_status, panics, empty_message, getter_failed, lcp_ok_non_finite,
-         strict_lcp ? "counted as violations" : "reported, lcp-truth's part");
+         ok_non_finite, bad_status, panics, empty_message, getter_failed);
   return violations == 0 ? 0 : 1;
 }

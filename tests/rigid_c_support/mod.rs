@@ -384,6 +384,9 @@ impl Drop for CLcp {
     }
 }
 
+/// `cts_lcp_solver_get_z` / `_get_w`.
+type Getter = unsafe extern "C" fn(*const cl::cts_lcp_solver, *mut f64, usize) -> cts_status;
+
 /// Result of one C LCP solve.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LcpRun {
@@ -429,8 +432,15 @@ impl CLcp {
         assert_eq!(unsafe { cl::cts_lcp_solver_size(self.0) }, n);
         let mut z = vec![f64::NAN; n];
         let mut w = vec![f64::NAN; n];
-        assert_eq!(unsafe { cl::cts_lcp_solver_get_z(self.0, z.as_mut_ptr(), n) }, cts_status::Ok);
-        assert_eq!(unsafe { cl::cts_lcp_solver_get_w(self.0, w.as_mut_ptr(), n) }, cts_status::Ok);
+        // z and w are copied even when not finite (only after a failed solve), with
+        // NON_FINITE_RESULT instead of OK.
+        for (get, out) in [(cl::cts_lcp_solver_get_z as Getter, &mut z), (cl::cts_lcp_solver_get_w, &mut w)] {
+            let s = unsafe { get(self.0, out.as_mut_ptr(), n) };
+            let finite = out.iter().all(|x| x.is_finite());
+            let expected = if finite { cts_status::Ok } else { cts_status::NonFiniteResult };
+            assert_eq!(s, expected, "getter status with z/w {out:?}");
+            assert!(status != cts_status::Ok || finite, "OK solve with a non-finite z or w");
+        }
         LcpRun { status, z, w, pivots: unsafe { cl::cts_lcp_solver_num_pivots(self.0) } }
     }
 }
