@@ -4,45 +4,17 @@
 //! that itself does not allocate. Problems that fail and take the retry and deferral paths are
 //! included.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+mod support;
 
 use contact_solvers::baraff::{
     BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind,
     Rows, Sliding, Stabilization,
 };
 use nalgebra::{DMatrix, DVector, dvector};
-
-struct Counting;
-
-thread_local! {
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use support::counting_alloc::{Counting, allocations_during};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-/// Allocations made by `f` on this thread.
-fn allocations(f: impl FnOnce()) -> usize {
-    let before = COUNT.with(Cell::get);
-    f();
-    COUNT.with(Cell::get) - before
-}
 
 struct Rng(u64);
 impl Rng {
@@ -140,7 +112,7 @@ impl ConsistencyHost for Host {
 #[test]
 fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
     // The counter sees allocations (so a zero below means something).
-    assert_eq!(allocations(|| drop(std::hint::black_box(vec![1u8; 10]))), 1);
+    assert_eq!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 10]))), 1);
     // A solver that has not grown allocates.
     let probe = problem(3, 2, 4, 0.5);
     let mut fresh = BaraffSolver::new(BaraffParameters::default()).unwrap();
@@ -150,7 +122,7 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
         Rows::Kinds(&probe.rows),
         probe.tau.as_view(),
     );
-    assert!(allocations(|| drop(fresh.solve_model(&probe_model))) > 0);
+    assert!(allocations_during(|| drop(fresh.solve_model(&probe_model))) > 0);
 
     let big = problem(1, 16, 40, 0.5); // 40 rows
     let small = problem(2, 5, 12, 1.5); // 13 rows
@@ -248,7 +220,7 @@ fn repeated_solves_allocate_nothing_once_the_workspace_has_grown() {
     assert!(first.iter().filter(|o| o.is_solved()).count() > first.len() / 2);
 
     outcomes.clear();
-    let n = allocations(|| {
+    let n = allocations_during(|| {
         for _ in 0..3 {
             run_all(&mut s, &mut host, &mut outcomes);
         }

@@ -6,56 +6,11 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Reuse};
-
-struct Counting;
-
-thread_local! {
-    // Only allocations of the test's own thread, while counting, are recorded.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-fn record() {
-    let _ = COUNTING.try_with(|c| {
-        if c.get() {
-            COUNT.with(|n| n.set(n.get() + 1));
-        }
-    });
-}
+use support::counting_alloc::{Counting, allocations_during};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    COUNT.with(|n| n.get())
-}
 
 /// Block sizes and pairs (one per two-tree contact) of a scene's largest island.
 fn largest_island(name: &str) -> (Vec<usize>, Vec<(usize, usize)>) {

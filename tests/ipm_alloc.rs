@@ -5,54 +5,13 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
 };
 use nalgebra::{DMatrix, DVector};
+use support::counting_alloc::{Counting, allocations_during};
 use support::engine_scenes::scene;
 use support::tamsi_blocks::from_scene;
-
-struct Counting;
-
-thread_local! {
-    /// Only this test thread's allocations count (libtest's own threads, and the other test
-    /// running in parallel, allocate too): both the switch and the count are per thread.
-    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    static COUNT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-fn count() {
-    if COUNTING.with(|c| c.get()) {
-        COUNT.with(|n| n.set(n.get() + 1));
-    }
-}
-
-/// This thread's counted allocations so far.
-fn allocations() -> usize {
-    COUNT.with(|n| n.get())
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -155,24 +114,18 @@ fn repeated_solves_allocate_nothing() {
         let mut s = IpmSolver::new(params).unwrap();
         let p = d.problem();
         // Grow the workspace: the first solve allocates (which also shows the counter works).
-        let first = allocations();
-        COUNTING.with(|c| c.set(true));
-        assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
-        COUNTING.with(|c| c.set(false));
-        assert!(allocations() > first, "the first solve must grow the workspace");
+        let first = allocations_during(|| assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged));
+        assert!(first > 0, "the first solve must grow the workspace");
         s.compute_sensitivities(&p).unwrap();
-        let before = allocations();
-        COUNTING.with(|c| c.set(true));
-        for _ in 0..3 {
-            assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
-            s.compute_sensitivities(&p).unwrap();
-            assert!(!s.velocities().is_empty() && !s.impulses().is_empty());
-        }
-        COUNTING.with(|c| c.set(false));
-        let after = allocations();
+        let repeated = allocations_during(|| {
+            for _ in 0..3 {
+                assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged);
+                s.compute_sensitivities(&p).unwrap();
+                assert!(!s.velocities().is_empty() && !s.impulses().is_empty());
+            }
+        });
         assert_eq!(
-            after - before,
-            0,
+            repeated, 0,
             "bodies {bodies} {mode:?} warm {warm} fixed {fixed}: allocations in repeated solves"
         );
     }
@@ -199,21 +152,18 @@ fn repeated_block_solves_allocate_nothing() {
             vt_offset: None,
         };
         let mut s = IpmSolver::new(IpmParameters::default()).unwrap();
-        let first = allocations();
-        COUNTING.with(|c| c.set(true));
-        let outcome = s.solve(&problem).unwrap();
-        COUNTING.with(|c| c.set(false));
-        assert_eq!(outcome, IpmOutcome::Converged, "{name}");
-        assert!(allocations() > first, "{name}: the first solve must grow the workspace");
+        let mut outcome = None;
+        let first = allocations_during(|| outcome = Some(s.solve(&problem).unwrap()));
+        assert_eq!(outcome, Some(IpmOutcome::Converged), "{name}");
+        assert!(first > 0, "{name}: the first solve must grow the workspace");
         let v = s.velocities().to_vec();
-        let before = allocations();
-        COUNTING.with(|c| c.set(true));
-        for _ in 0..3 {
-            assert_eq!(s.solve(&problem).unwrap(), IpmOutcome::Converged);
-            s.solve_with_guess(&problem, b.v0.as_view()).unwrap();
-        }
-        COUNTING.with(|c| c.set(false));
-        assert_eq!(allocations() - before, 0, "{name}: allocations in repeated block solves");
+        let repeated = allocations_during(|| {
+            for _ in 0..3 {
+                assert_eq!(s.solve(&problem).unwrap(), IpmOutcome::Converged);
+                s.solve_with_guess(&problem, b.v0.as_view()).unwrap();
+            }
+        });
+        assert_eq!(repeated, 0, "{name}: allocations in repeated block solves");
         assert_eq!(s.velocities(), &v[..], "{name}: repeated solves give the same answer");
     }
 }

@@ -4,69 +4,25 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use contact_solvers::lcp::{
     LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use contact_solvers::rigid::{ConstraintSolver, ConstraintSolverParameters, Operator, RigidOutcome};
 use nalgebra::{DMatrix, DVector};
+use support::counting_alloc::{Counting, allocations_during};
 use support::rod2d::{AccelOwned, Rod2D};
 use support::scene::Scene;
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// Set while `count` runs its closure on this thread: only this thread's allocations count
-    /// (the test harness's main thread allocates while the test thread starts, on a loaded
-    /// machine sometimes inside the first counted solve).
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// Allocations made by `f`.
-fn count(mut f: impl FnMut()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::SeqCst) - before
-}
-
 #[test]
 fn repeated_solves_allocate_nothing() {
     // The counter sees allocations.
-    assert!(count(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0);
+    assert!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0);
     // A first solve of a bigger problem does allocate (the workspace grows).
     let big = Scene::new(12, 24, 0, 1);
-    assert!(count(|| drop(ConstraintSolver::new().solve_impact_problem(&big.view()))) > 0);
+    assert!(allocations_during(|| drop(ConstraintSolver::new().solve_impact_problem(&big.view()))) > 0);
 
     // LCP solvers on an impact LCP of a 20-contact scene (n = 80) and on a degenerate LCP.
     let scene = Scene::new(10, 20, 0, 0);
@@ -98,7 +54,7 @@ fn repeated_solves_allocate_nothing() {
         unrevised.solve(&p3);
     };
     all();
-    assert_eq!(count(&mut all), 0, "LCP solvers");
+    assert_eq!(allocations_during(&mut all), 0, "LCP solvers");
 
     // ConstraintSolver: impact, discretized and post-processing with dense operators.
     let mut cs = ConstraintSolver::new();
@@ -116,7 +72,7 @@ fn repeated_solves_allocate_nothing() {
         cs.solve_discretized(&v, 1e-3).unwrap();
     };
     impact(&mut cf);
-    assert_eq!(count(|| impact(&mut cf)), 0, "impact + discretized");
+    assert_eq!(allocations_during(|| impact(&mut cf)), 0, "impact + discretized");
 
     // Acceleration level with a bilateral constraint given as callbacks, both block operators.
     let mut rod = Rod2D::resting_vertical();
@@ -139,6 +95,6 @@ fn repeated_solves_allocate_nothing() {
             cs.compute_generalized_acceleration(&view, &cf, &mut ga).unwrap();
         };
         accel();
-        assert_eq!(count(&mut accel), 0, "acceleration level");
+        assert_eq!(allocations_during(&mut accel), 0, "acceleration level");
     }
 }

@@ -8,62 +8,23 @@
 mod rigid_c_support;
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::lcp::*;
 use contact_solvers::ffi::rigid::*;
 use rigid_c_support::{CLcp, CRigid, Form};
+use support::counting_alloc::{Counting, allocations_during};
 use support::rod2d::{AccelOwned, DT, Rod2D, VelOwned};
 use support::scene::Scene;
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    /// Set while `count` runs its closure on this thread: only this thread's allocations count
-    /// (the test harness's main thread allocates while the test thread starts, on a loaded
-    /// machine sometimes inside the first counted solve).
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note_allocation() {
-    if COUNTING.with(Cell::get) {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn count(mut f: impl FnMut()) -> usize {
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::SeqCst) - before
-}
-
 #[test]
 fn repeated_c_solves_allocate_nothing() {
-    assert!(count(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0, "the counter sees allocations");
+    assert!(
+        allocations_during(|| drop(std::hint::black_box(vec![1u8; 16]))) > 0,
+        "the counter sees allocations"
+    );
 
     // LCP: an 80×80 symmetric positive definite LCP (every algorithm solves it), and the
     // impact LCP of a 10-body, 20-contact scene with the Lemke algorithms.
@@ -99,7 +60,7 @@ fn repeated_c_solves_allocate_nothing() {
         };
         solve();
         solve(); // the unrevised warm start refactors: faer sets up its kernels on first use
-        assert_eq!(count(&mut solve), 0, "LCP algorithm {alg}");
+        assert_eq!(allocations_during(&mut solve), 0, "LCP algorithm {alg}");
     }
 
     // Rigid: acceleration level (LCP path), impact, discretized; dense and callbacks.
@@ -140,7 +101,7 @@ fn repeated_c_solves_allocate_nothing() {
         };
         for kind in 0..3 {
             run(kind);
-            assert_eq!(count(|| run(kind)), 0, "rigid solve {kind} ({form:?})");
+            assert_eq!(allocations_during(|| run(kind)), 0, "rigid solve {kind} ({form:?})");
         }
     }
 }

@@ -5,61 +5,16 @@
 mod support;
 mod tamsi_support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
 };
 use nalgebra::{DMatrix, DMatrixView, DVector, DVectorView};
+use support::counting_alloc::{Counting, allocations_during};
 use tamsi_support::scenes::{Scene, pizza_saver, pizza_saver_no_contact, rolling_cylinder};
-
-struct Counting;
-
-thread_local! {
-    // Only allocations of the test's own thread, while counting, are recorded.
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-fn record() {
-    let _ = COUNTING.try_with(|c| {
-        if c.get() {
-            COUNT.with(|n| n.set(n.get() + 1));
-        }
-    });
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    COUNT.with(|n| n.get())
-}
 
 fn second_solve_allocations(solver: &mut TamsiSolver, scene: &Scene) -> usize {
     let problem = scene.problem();

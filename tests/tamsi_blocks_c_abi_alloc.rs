@@ -7,58 +7,15 @@
 
 mod support;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::tamsi::*;
+use support::counting_alloc::{Counting, allocations_during};
 use support::engine_scenes::scene;
 use support::tamsi_blocks::from_scene;
 
-struct Counting;
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-    static COUNT: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        record();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        record();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-fn record() {
-    let _ = COUNTING.try_with(|c| {
-        if c.get() {
-            COUNT.with(|n| n.set(n.get() + 1));
-        }
-    });
-}
-
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    COUNT.with(|n| n.set(0));
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    COUNT.with(|n| n.get())
-}
 
 #[test]
 fn engine_steps_through_the_c_abi_allocate_nothing_once_grown() {

@@ -1,3 +1,4 @@
+pub mod counting_alloc;
 pub mod engine_scenes;
 pub mod ipm_blocks;
 pub mod rod2d;
