@@ -480,31 +480,7 @@ impl WithSimd for Solve<'_> {
                         x[c0 + j] /= panel[j + j * ld];
                     }
                 }
-                for sn in (0..nsn).rev() {
-                    let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
-                    let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
-                    let ld = w + rows.len();
-                    let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
-                    let perm = &e.piv[c0..c0 + w];
-                    let seg = &mut seg[..w];
-                    for (j, y) in seg.iter_mut().enumerate() {
-                        let mut acc = x[c0 + j];
-                        for (&row, &l) in rows.iter().zip(&panel[j * ld + w..(j + 1) * ld]) {
-                            acc -= l * x[row];
-                        }
-                        *y = acc;
-                    }
-                    for j in (0..w).rev() {
-                        let mut acc = seg[j];
-                        for (i, &l) in panel[j * ld + j + 1..j * ld + w].iter().enumerate() {
-                            acc -= l * seg[j + 1 + i];
-                        }
-                        seg[j] = acc;
-                    }
-                    for (&y, &p) in seg.iter().zip(perm) {
-                        x[c0 + p] = y;
-                    }
-                }
+                lower_transposed_backward(s, &e.lval, &e.piv, x, seg);
             }
         }
         for (xi, &p) in x.iter().zip(&s.scalar_perm) {
@@ -560,34 +536,42 @@ impl WithSimd for SolveTransposed<'_> {
                 x[row] -= acc;
             }
         }
-        // Fᵀ: supernodes in reverse, x_s ← Pᵀ L11⁻ᵀ (x_s − L21ᵀ x_rows).
-        for sn in (0..nsn).rev() {
-            let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
-            let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
-            let ld = w + rows.len();
-            let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
-            let perm = &e.piv[c0..c0 + w];
-            let seg = &mut seg[..w];
-            for (j, y) in seg.iter_mut().enumerate() {
-                let mut acc = x[c0 + j];
-                for (&row, &l) in rows.iter().zip(&panel[j * ld + w..(j + 1) * ld]) {
-                    acc -= l * x[row];
-                }
-                *y = acc;
-            }
-            for j in (0..w).rev() {
-                let mut acc = seg[j];
-                for (i, &l) in panel[j * ld + j + 1..j * ld + w].iter().enumerate() {
-                    acc -= l * seg[j + 1 + i];
-                }
-                seg[j] = acc;
-            }
-            for (&y, &p) in seg.iter().zip(perm) {
-                x[c0 + p] = y;
-            }
-        }
+        // Fᵀ: supernodes in reverse.
+        lower_transposed_backward(s, &e.lval, &e.piv, x, seg);
         for (xi, &p) in x.iter().zip(&s.scalar_perm) {
             rhs[p] = *xi;
+        }
+    }
+}
+
+/// `x ← Pᵀ L⁻ᵀ x` with the unit-lower factor of every supernode (both kinds store it in `lval`),
+/// supernodes in reverse: `x_s ← P_sᵀ L11⁻ᵀ (x_s − L21ᵀ x_rows)`. The second half of the LDLᵀ solve
+/// and of the LU's transposed solve.
+#[inline(always)]
+fn lower_transposed_backward(s: &Symbolic, lval: &[f64], piv: &[usize], x: &mut [f64], seg: &mut [f64]) {
+    for sn in (0..s.n_supernodes()).rev() {
+        let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
+        let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
+        let ld = w + rows.len();
+        let panel = &lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
+        let perm = &piv[c0..c0 + w];
+        let seg = &mut seg[..w];
+        for (j, y) in seg.iter_mut().enumerate() {
+            let mut acc = x[c0 + j];
+            for (&row, &l) in rows.iter().zip(&panel[j * ld + w..(j + 1) * ld]) {
+                acc -= l * x[row];
+            }
+            *y = acc;
+        }
+        for j in (0..w).rev() {
+            let mut acc = seg[j];
+            for (i, &l) in panel[j * ld + j + 1..j * ld + w].iter().enumerate() {
+                acc -= l * seg[j + 1 + i];
+            }
+            seg[j] = acc;
+        }
+        for (&y, &p) in seg.iter().zip(perm) {
+            x[c0 + p] = y;
         }
     }
 }
