@@ -304,6 +304,36 @@ fn residual<F: Form>(
     Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
 }
 
+impl IpmWorkspace {
+    /// [`residual`] at the current iterate (v, s, g) into `r`, or with `candidate` at the line
+    /// search's candidate (vc, sc, gc) into `rc`, with `scratch` as the momentum buffer.
+    fn residual_at<F: Form>(&mut self, form: &F, p: &IpmProblem<'_>, kappa: f64, candidate: bool) -> Viol {
+        let (n, kt) = (self.n, self.k_total);
+        let big = n + 2 * kt;
+        let (v, s, g, r) = if candidate {
+            (&self.vc, &self.sc, &self.gc, &mut self.rc)
+        } else {
+            (&self.v, &self.s, &self.g, &mut self.r)
+        };
+        residual(
+            form,
+            p,
+            &self.phi_eff,
+            self.gap_h,
+            &self.models,
+            &self.offsets,
+            &self.mu,
+            &self.e,
+            &v[..n],
+            &s[..kt],
+            &g[..kt],
+            kappa,
+            &mut self.scratch[..n],
+            &mut r[..big],
+        )
+    }
+}
+
 /// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).
 #[allow(clippy::too_many_arguments)]
 fn cone_search(
@@ -549,22 +579,7 @@ fn run<F: Form>(
 
     let fixed = prm.fixed_kappa > 0.0;
     let kappa_fixed = prm.fixed_kappa;
-    let mut viol = residual(
-        form,
-        p,
-        &ws.phi_eff,
-        ws.gap_h,
-        &ws.models,
-        &ws.offsets,
-        &ws.mu,
-        &ws.e,
-        &ws.v[..n],
-        &ws.s[..kt],
-        &ws.g[..kt],
-        kappa_fixed,
-        &mut ws.scratch[..n],
-        &mut ws.r[..big],
-    );
+    let mut viol = ws.residual_at(form, p, kappa_fixed, false);
     let measure = |v: &Viol| if fixed { v.cvio } else { v.bvio };
     ws.stats = IpmStats {
         rvio: viol.rvio,
@@ -673,22 +688,7 @@ fn run<F: Form>(
             for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
                 *c = x + step * d;
             }
-            cand = residual(
-                form,
-                p,
-                &ws.phi_eff,
-                ws.gap_h,
-                &ws.models,
-                &ws.offsets,
-                &ws.mu,
-                &ws.e,
-                &ws.vc[..n],
-                &ws.sc[..kt],
-                &ws.gc[..kt],
-                kappa_fixed,
-                &mut ws.scratch[..n],
-                &mut ws.rc[..big],
-            );
+            cand = ws.residual_at(form, p, kappa_fixed, true);
             if cand.rvio <= rvio_accept || measure(&cand) <= m_now {
                 accepted = Some(step);
                 break;

@@ -27,9 +27,7 @@
 //!    `max(residual/tolerance, complementarity/complementarity_tolerance)` (the start included) is
 //!    returned.
 
-use super::{
-    IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality, residual,
-};
+use super::{IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality};
 use crate::ipm::ContactModel;
 use crate::ipm::cone;
 use crate::ipm::form::Form;
@@ -240,22 +238,7 @@ pub(super) fn iterate_engine<F: Form>(
     let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
     let merit = |res: f64, comp: f64| (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
 
-    let mut viol = residual(
-        form,
-        p,
-        &ws.phi_eff,
-        ws.gap_h,
-        &ws.models,
-        &ws.offsets,
-        &ws.mu,
-        &ws.e,
-        &ws.v[..n],
-        &ws.s[..kt],
-        &ws.g[..kt],
-        0.0,
-        &mut ws.scratch[..n],
-        &mut ws.r[..big],
-    );
+    let mut viol = ws.residual_at(form, p, 0.0, false);
     ws.stats = IpmStats {
         rvio: viol.rvio,
         bvio: viol.bvio,
@@ -358,22 +341,7 @@ pub(super) fn iterate_engine<F: Form>(
         if !accepted {
             ws.stats.line_search_exhausted += 1;
         }
-        let cand = residual(
-            form,
-            p,
-            &ws.phi_eff,
-            ws.gap_h,
-            &ws.models,
-            &ws.offsets,
-            &ws.mu,
-            &ws.e,
-            &ws.vc[..n],
-            &ws.sc[..kt],
-            &ws.gc[..kt],
-            0.0,
-            &mut ws.scratch[..n],
-            &mut ws.rc[..big],
-        );
+        let cand = ws.residual_at(form, p, 0.0, true);
         std::mem::swap(&mut ws.v, &mut ws.vc);
         std::mem::swap(&mut ws.s, &mut ws.sc);
         std::mem::swap(&mut ws.g, &mut ws.gc);
