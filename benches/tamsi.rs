@@ -4,9 +4,9 @@
 //! solve) are in that section; compare medians. `CONTACT_SOLVERS_TAMSI_CASES=<file>` times the
 //! problems of another `TAMSI_CASES 1` file instead (plain or `.gz`).
 
-use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
+use contact_solvers::tamsi::TamsiSolver;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nalgebra::{DMatrixView, DVectorView};
+use nalgebra::DVectorView;
 
 #[path = "../tests/tamsi_support/bench_cases.rs"]
 #[allow(dead_code)]
@@ -17,26 +17,9 @@ fn tamsi(c: &mut Criterion) {
     for case in bench_cases::load_for_benchmark() {
         let (nv, nc) = (case.nv, case.nc);
         let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());
-        let problem = TamsiProblem::two_way(
-            DMatrixView::from_slice(case.get("M"), nv, nv),
-            DMatrixView::from_slice(case.get("Jn"), nc, nv),
-            DMatrixView::from_slice(case.get("Jt"), 2 * nc, nv),
-            vec("p_star"),
-            vec("fn0"),
-            vec("stiffness"),
-            vec("dissipation"),
-            vec("mu"),
-        )
-        .unwrap();
+        let problem = case.problem();
         let mut solver = TamsiSolver::new(nv);
-        solver
-            .set_parameters(TamsiParameters {
-                stiction_tolerance: case.stiction_tolerance,
-                max_iterations: case.max_iterations,
-                relative_tolerance: case.relative_tolerance,
-                theta_max: case.theta_max,
-            })
-            .unwrap();
+        solver.set_parameters(case.parameters()).unwrap();
         let guess = vec("guess");
         for _ in 0..3 {
             solver.solve_with_guess(&problem, case.dt, guess).unwrap();

@@ -12,9 +12,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
+use contact_solvers::tamsi::TamsiSolver;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nalgebra::{DMatrixView, DVector, DVectorView};
+use nalgebra::{DVector, DVectorView};
 
 #[path = "../tests/tamsi_support/bench_cases.rs"]
 #[allow(dead_code)]
@@ -25,26 +25,9 @@ fn sensitivities(c: &mut Criterion) {
     for case in bench_cases::load() {
         let (nv, nc) = (case.nv, case.nc);
         let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());
-        let problem = TamsiProblem::two_way(
-            DMatrixView::from_slice(case.get("M"), nv, nv),
-            DMatrixView::from_slice(case.get("Jn"), nc, nv),
-            DMatrixView::from_slice(case.get("Jt"), 2 * nc, nv),
-            vec("p_star"),
-            vec("fn0"),
-            vec("stiffness"),
-            vec("dissipation"),
-            vec("mu"),
-        )
-        .unwrap();
+        let problem = case.problem();
         let mut solver = TamsiSolver::new(nv);
-        solver
-            .set_parameters(TamsiParameters {
-                stiction_tolerance: case.stiction_tolerance,
-                max_iterations: case.max_iterations,
-                relative_tolerance: case.relative_tolerance,
-                theta_max: case.theta_max,
-            })
-            .unwrap();
+        solver.set_parameters(case.parameters()).unwrap();
         let guess = vec("guess");
         // dL/dv of L = ½‖v‖² and dL/dft of ½‖ft‖²: a typical loss of the results.
         let solve = |s: &mut TamsiSolver| s.solve_with_guess(&problem, case.dt, guess).unwrap();

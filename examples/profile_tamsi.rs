@@ -3,8 +3,8 @@
 //! `cargo run --release --example profile_tamsi -- <nv> <repetitions>` prints the mean, median and
 //! minimum time per solve; `CHECKSUM=1` prints a hash of the bits of every output instead (to check
 //! that a change leaves results bit-identical).
-use contact_solvers::tamsi::{TamsiProblem, TamsiSolver};
-use nalgebra::{DMatrixView, DVectorView};
+use contact_solvers::tamsi::TamsiSolver;
+use nalgebra::DVectorView;
 
 #[path = "../tests/tamsi_support/bench_cases.rs"]
 #[allow(dead_code)]
@@ -18,17 +18,7 @@ fn main() {
     let case = cases.iter().find(|c| c.nv == nv_wanted).expect("no case with that nv");
     let (nv, nc) = (case.nv, case.nc);
     let vec = |k: &str| DVectorView::from_slice(case.get(k), case.get(k).len());
-    let problem = TamsiProblem::two_way(
-        DMatrixView::from_slice(case.get("M"), nv, nv),
-        DMatrixView::from_slice(case.get("Jn"), nc, nv),
-        DMatrixView::from_slice(case.get("Jt"), 2 * nc, nv),
-        vec("p_star"),
-        vec("fn0"),
-        vec("stiffness"),
-        vec("dissipation"),
-        vec("mu"),
-    )
-    .unwrap();
+    let problem = case.problem();
     let mut solver = TamsiSolver::new(nv);
     if std::env::var_os("PROFILE_JACOBIAN").is_some() {
         let mut j = nalgebra::DMatrix::zeros(nv, nv);

@@ -4,17 +4,8 @@
 
 mod tamsi_support;
 
-use contact_solvers::tamsi::{TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver};
-use nalgebra::{DMatrixView, DVectorView};
+use contact_solvers::tamsi::{TamsiOutcome, TamsiSolver};
 use tamsi_support::bench_cases::{BenchCase, load};
-
-fn matrix<'a>(data: &'a [f64], rows: usize, cols: usize) -> DMatrixView<'a, f64> {
-    DMatrixView::from_slice(data, rows, cols)
-}
-
-fn vector(data: &[f64]) -> DVectorView<'_, f64> {
-    DVectorView::from_slice(data, data.len())
-}
 
 #[track_caller]
 fn assert_vector_close(case: &BenchCase, what: &str, got: &[f64], want: &[f64]) {
@@ -25,29 +16,7 @@ fn assert_vector_close(case: &BenchCase, what: &str, got: &[f64], want: &[f64]) 
 }
 
 fn solve_case(solver: &mut TamsiSolver, case: &BenchCase) -> TamsiOutcome {
-    let (nv, nc) = (case.nv, case.nc);
-    let problem = match case.scheme {
-        1 => TamsiProblem::one_way(
-            matrix(case.get("M"), nv, nv),
-            matrix(case.get("Jn"), nc, nv),
-            matrix(case.get("Jt"), 2 * nc, nv),
-            vector(case.get("p_star")),
-            vector(case.get("fn")),
-            vector(case.get("mu")),
-        ),
-        _ => TamsiProblem::two_way(
-            matrix(case.get("M"), nv, nv),
-            matrix(case.get("Jn"), nc, nv),
-            matrix(case.get("Jt"), 2 * nc, nv),
-            vector(case.get("p_star")),
-            vector(case.get("fn0")),
-            vector(case.get("stiffness")),
-            vector(case.get("dissipation")),
-            vector(case.get("mu")),
-        ),
-    }
-    .unwrap();
-    solver.solve_with_guess(&problem, case.dt, vector(case.get("guess"))).unwrap()
+    solver.solve_with_guess(&case.problem(), case.dt, case.vector("guess")).unwrap()
 }
 
 #[test]
@@ -56,14 +25,7 @@ fn bench_problems_reproduce_drakes_results() {
     assert_eq!(cases.len(), 6);
     for case in &cases {
         let mut solver = TamsiSolver::new(case.nv);
-        solver
-            .set_parameters(TamsiParameters {
-                stiction_tolerance: case.stiction_tolerance,
-                max_iterations: case.max_iterations,
-                relative_tolerance: case.relative_tolerance,
-                theta_max: case.theta_max,
-            })
-            .unwrap();
+        solver.set_parameters(case.parameters()).unwrap();
         let outcome = solve_case(&mut solver, case);
         assert_eq!(outcome as i32, case.result, "{}: outcome", case.name);
         assert_eq!(case.check, outcome == TamsiOutcome::Success);

@@ -3,6 +3,9 @@
 //! and `examples/profile_tamsi.rs`.
 
 use std::collections::HashMap;
+
+use contact_solvers::tamsi::{TamsiParameters, TamsiProblem};
+use nalgebra::{DMatrixView, DVectorView};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +35,47 @@ pub struct BenchCase {
 impl BenchCase {
     pub fn get(&self, key: &str) -> &[f64] {
         self.vectors.get(key).unwrap_or_else(|| panic!("{}: no '{key}'", self.name))
+    }
+
+    /// The case's vector `key` as a view.
+    pub fn vector(&self, key: &str) -> DVectorView<'_, f64> {
+        let v = self.get(key);
+        DVectorView::from_slice(v, v.len())
+    }
+
+    /// The problem as the file gives it (one-way or two-way coupled).
+    pub fn problem(&self) -> TamsiProblem<'_> {
+        let (nv, nc) = (self.nv, self.nc);
+        let (m, jn, jt) = (
+            DMatrixView::from_slice(self.get("M"), nv, nv),
+            DMatrixView::from_slice(self.get("Jn"), nc, nv),
+            DMatrixView::from_slice(self.get("Jt"), 2 * nc, nv),
+        );
+        let v = |k| self.vector(k);
+        match self.scheme {
+            1 => TamsiProblem::one_way(m, jn, jt, v("p_star"), v("fn"), v("mu")),
+            _ => TamsiProblem::two_way(
+                m,
+                jn,
+                jt,
+                v("p_star"),
+                v("fn0"),
+                v("stiffness"),
+                v("dissipation"),
+                v("mu"),
+            ),
+        }
+        .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+    }
+
+    /// The solver parameters Drake ran the case with.
+    pub fn parameters(&self) -> TamsiParameters {
+        TamsiParameters {
+            stiction_tolerance: self.stiction_tolerance,
+            max_iterations: self.max_iterations,
+            relative_tolerance: self.relative_tolerance,
+            theta_max: self.theta_max,
+        }
     }
 }
 
