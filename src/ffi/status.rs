@@ -270,8 +270,13 @@ impl From<TamsiError> for FfiError {
             e @ (TamsiError::NotASensitivityParameter { .. } | TamsiError::NonFiniteGradient { .. }) => {
                 Self::new(cts_status::InvalidArgument, e.to_string())
             }
+            TamsiError::SensitivityAllocation { elements }
+                if !alloc::addressable(elements, alloc::DOUBLE) =>
+            {
+                alloc::too_large("the TAMSI sensitivities", "fewer velocities or contacts would fit")
+            }
             TamsiError::SensitivityAllocation { elements } => {
-                alloc::failed("TAMSI sensitivities", elements, std::mem::size_of::<f64>())
+                alloc::failed("TAMSI sensitivities", elements, alloc::DOUBLE)
             }
         }
     }

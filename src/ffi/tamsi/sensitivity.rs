@@ -57,7 +57,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_coupling_scheme(s: *const cts_tamsi_so
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA;
 /// CTS_STATUS_NO_SOLUTION (no solve of the current data); CTS_STATUS_NO_SENSITIVITIES (the last
 /// solve did not converge, or the Newton matrix at its solution is singular);
-/// CTS_STATUS_INVALID_ARGUMENT (the storage cannot be allocated).
+/// CTS_STATUS_ALLOCATION_FAILED (the storage cannot be allocated now; nothing changed);
+/// CTS_STATUS_INVALID_ARGUMENT (the storage could never exist: more than isize::MAX bytes).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_compute_sensitivities(solver: *mut cts_tamsi_solver) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_compute_sensitivities", Call::Starts, |h| {
