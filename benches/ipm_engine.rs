@@ -11,12 +11,8 @@
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-#[path = "../tests/support/engine_scenes.rs"]
-mod engine_scenes;
-#[path = "../tests/support/ipm_blocks.rs"]
-mod ipm_blocks;
-#[path = "../tests/support/tamsi_blocks.rs"]
-mod tamsi_blocks;
+use support::engine_scenes;
+use support::ipm_blocks;
 
 fn engine(c: &mut Criterion) {
     let dense_too = std::env::var("CTS_ENGINE_DENSE").map_or(true, |v| v != "0");

@@ -7,8 +7,7 @@
 //!
 //! Each case prints its pivot count once, so "pivots, µs" compare with the table.
 
-#[path = "../tests/support/scene.rs"]
-mod scene;
+use support::scene;
 
 use std::hint::black_box;
 

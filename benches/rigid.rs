@@ -1,8 +1,7 @@
 //! `SolveImpactProblem` on a random planar scene with 20 contacts (10 bodies, nv = 30, impact
 //! LCP n = 80), and the discretized (time-stepping) path on the same scene.
 
-#[path = "../tests/support/scene.rs"]
-mod scene;
+use support::scene;
 
 use std::hint::black_box;
 

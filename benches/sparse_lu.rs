@@ -26,8 +26,7 @@ use std::time::Duration;
 use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-#[path = "../tests/support/engine_scenes.rs"]
-mod engine_scenes;
+use support::engine_scenes;
 
 /// One island's matrix, block by block.
 struct Island {

@@ -8,10 +8,8 @@
 use contact_solvers::tamsi::{TamsiProblem, TamsiSolver};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 
-#[path = "../tests/support/engine_scenes.rs"]
-mod engine_scenes;
-#[path = "../tests/support/tamsi_blocks.rs"]
-mod tamsi_blocks;
+use support::engine_scenes;
+use support::tamsi_blocks;
 
 fn engine(c: &mut Criterion) {
     let dense_too = std::env::var("CTS_ENGINE_DENSE").map_or(true, |v| v != "0");

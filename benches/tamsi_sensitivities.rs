@@ -16,9 +16,7 @@ use contact_solvers::tamsi::TamsiSolver;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::{DVector, DVectorView};
 
-#[path = "../tests/tamsi_support/bench_cases.rs"]
-#[allow(dead_code)]
-mod bench_cases;
+use support::tamsi_support::bench_cases;
 
 fn sensitivities(c: &mut Criterion) {
     let mut group = c.benchmark_group("tamsi_sensitivities");

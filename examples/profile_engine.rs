@@ -5,10 +5,8 @@
 use contact_solvers::block_sparse::Islands;
 use contact_solvers::tamsi::{TamsiProblem, TamsiSolver};
 
-#[path = "../tests/support/engine_scenes.rs"]
-mod engine_scenes;
-#[path = "../tests/support/tamsi_blocks.rs"]
-mod tamsi_blocks;
+use support::engine_scenes;
+use support::tamsi_blocks;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -8,12 +8,8 @@
 use contact_solvers::block_sparse::Islands;
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
 
-#[path = "../tests/support/engine_scenes.rs"]
-mod engine_scenes;
-#[path = "../tests/support/ipm_blocks.rs"]
-mod ipm_blocks;
-#[path = "../tests/support/tamsi_blocks.rs"]
-mod tamsi_blocks;
+use support::engine_scenes;
+use support::ipm_blocks;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

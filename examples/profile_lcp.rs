@@ -4,8 +4,7 @@
 //! the `lcp` benchmark), and `<algorithm>` one of `unrevised` (default), `lemke`,
 //! `lexicographic`, `fast`, `regularized` (Lemke's regularized wrapper, default schedule).
 
-#[path = "../tests/support/scene.rs"]
-mod scene;
+use support::scene;
 
 use contact_solvers::lcp::{
     LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,

@@ -6,9 +6,7 @@
 use contact_solvers::tamsi::TamsiSolver;
 use nalgebra::DVectorView;
 
-#[path = "../tests/tamsi_support/bench_cases.rs"]
-#[allow(dead_code)]
-mod bench_cases;
+use support::tamsi_support::bench_cases;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

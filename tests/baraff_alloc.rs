@@ -4,8 +4,6 @@
 //! that itself does not allocate. Problems that fail and take the retry and deferral paths are
 //! included.
 
-mod support;
-
 use contact_solvers::baraff::{
     BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind,
     Rows, Sliding, Stabilization,

@@ -3,8 +3,6 @@
 //! pile-like graph, the engine scenes' largest islands) with relative residual ≤ 1e-12, pattern
 //! reuse, singular and non-finite input, and the error paths of the API.
 
-mod support;
-
 use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Reuse, SparseError};
 use nalgebra::{DMatrix, DVector};
 

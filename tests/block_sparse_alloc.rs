@@ -4,8 +4,6 @@
 //! differ from one factorization to the next) and `solve_in_place`, on the largest islands of
 //! the engine piles (supernodes narrow and wide, the latter factored by faer's blocked LU).
 
-mod support;
-
 use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Reuse};
 use support::counting_alloc::{Counting, allocations_during};
 

@@ -5,7 +5,7 @@
 //! examples link statically as well.
 
 mod c_support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -2,8 +2,6 @@
 //! sizes, block structure, symmetric positive definite M blocks, the contact-parameter rule
 //! `fn0 = k·max(0, −phi)`, valid tree indices and finite values.
 
-mod support;
-
 use support::engine_scenes::read_scenes;
 
 /// (name, nv, trees, nc, MuJoCo µs) from `tests/data/README.md`.

@@ -13,7 +13,7 @@
 //! target folder under `target/tmp`, kept between runs.
 
 mod c_support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

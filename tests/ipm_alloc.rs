@@ -3,8 +3,6 @@
 //! block-sparse data (`IpmData::Blocks`, engine scenes whose islands take the sparse
 //! factorization).
 
-mod support;
-
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
 };

@@ -10,8 +10,6 @@
 //! there is then zero and its Newton step on them zero), which makes the two iterations the same;
 //! [`free_trees_get_the_exact_free_velocity`] checks the block form's value on them directly.
 
-mod support;
-
 use contact_solvers::block_sparse::BlockSparseSystem;
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,

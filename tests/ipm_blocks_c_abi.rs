@@ -6,8 +6,6 @@
 //! a status and a message, the previous data and its structure kept.
 #![allow(unsafe_code)]
 
-mod support;
-
 use std::ffi::CStr;
 
 use contact_solvers::block_sparse::BlockSparseSystem;

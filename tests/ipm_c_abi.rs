@@ -4,7 +4,7 @@
 //! tolerances and against the Rust API (same results to the last bit).
 #![allow(unsafe_code)]
 
-mod ipm_common;
+use support::ipm_common;
 
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::ipm as c;

@@ -3,7 +3,7 @@
 //! `ipm_sensitivity.rs` (data Jacobians vs finite differences) and in the solver's unit tests
 //! (Newton matrix vs finite differences).
 
-mod ipm_common;
+use support::ipm_common;
 
 use contact_solvers::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmSolver, NewtonSolve};
 use ipm_common::{PointMass, simulate, tol};

@@ -7,8 +7,6 @@
 //! complementarity `γ_n·(φ/h + J_n v) ≤ ctol·P·V`, no penetration of the prediction beyond
 //! `tol·V·h`, and no impulse outside its friction cone beyond `tol·P`.
 
-mod support;
-
 use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};
 use support::engine_scenes::{Scene, read_scenes};

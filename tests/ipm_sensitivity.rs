@@ -2,7 +2,7 @@
 //! implicit differentiation against central finite differences of the solve on random problems
 //! (also §9.A8's "Jacobians vs finite differences < 1e-6").
 
-mod ipm_common;
+use support::ipm_common;
 
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,

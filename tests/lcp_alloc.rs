@@ -2,8 +2,6 @@
 //! repeating the solve allocates nothing (DESIGN.md: "No allocation inside a solve once the
 //! workspace has grown"). One test function, so no other test thread allocates meanwhile.
 
-mod support;
-
 use contact_solvers::lcp::{
     LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };

@@ -4,8 +4,7 @@
 //! bit-identical to the Rust API's, and every M goes in with NaN padding rows below n.
 #![allow(unsafe_code)]
 
-mod rigid_c_support;
-mod support;
+use support::rigid_c_support;
 
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::lcp::*;

@@ -5,8 +5,7 @@
 //! so no other test thread allocates meanwhile.
 #![allow(unsafe_code)]
 
-mod rigid_c_support;
-mod support;
+use support::rigid_c_support;
 
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::lcp::*;

@@ -6,8 +6,6 @@
 //! updated-basis Lemke against the refactor-per-pivot path; bounds on the regularization
 //! schedule and the lexicographic pivot cap; finite-input validation.
 
-mod support;
-
 use contact_solvers::lcp::{
     DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LemkeVariant, MobyLcpParameters,
     MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeParameters, UnrevisedLemkeSolver, residual_test,

@@ -11,7 +11,7 @@
 //! `skipped: …` (CI always has the venv); with one, a missing module or a failing test fails.
 
 mod c_support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -3,8 +3,6 @@
 //! corrected defaults and with every Drake-compatibility switch on (`DRAKE_HEAD`); Drake's
 //! assertions hold in both (`docs/rigid_cases.md`, preamble).
 
-mod support;
-
 use contact_solvers::rigid::{
     ConstraintSolver, ConstraintSolverParameters, Operator, RigidError, RigidOutcome,
     calc_contact_forces_in_contact_frames,

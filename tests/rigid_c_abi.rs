@@ -6,8 +6,7 @@
 //! to the Rust API, the callback form agrees to round-off.
 #![allow(unsafe_code)]
 
-mod rigid_c_support;
-mod support;
+use support::rigid_c_support;
 
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::rigid::*;

@@ -4,8 +4,6 @@
 //! `populate_packed_constraint_forces_from_lcp_solution` (the fixture's
 //! `SolveDiscretizationProblem`, §1.4), with corrected defaults and Drake HEAD's switches.
 
-mod support;
-
 use contact_solvers::lcp::{LcpOutcome, LcpProblem, UnrevisedLemkeSolver};
 use contact_solvers::rigid::{
     ConstraintSolver, ConstraintSolverParameters, Operator, RigidError, RigidOutcome,

@@ -2,8 +2,6 @@
 //! (`docs/rigid_cases.md` §3), every case, with the corrected defaults and with Drake HEAD's
 //! compatibility switches.
 
-mod support;
-
 use contact_solvers::rigid::{
     ConstraintSolver, ConstraintSolverParameters, Operator, RigidError, RigidOutcome,
     calc_contact_forces_in_contact_frames,

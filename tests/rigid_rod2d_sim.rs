@@ -2,8 +2,6 @@
 //! `Rod2DDiscretizedTest.RodGoesToRest` (1000 impact solves with CFM/ERP regularization) and
 //! the one-step `Rod2DCrossValidationTest` cases, with their reference values.
 
-mod support;
-
 use contact_solvers::rigid::{ConstraintSolver, RigidOutcome};
 use nalgebra::{DMatrix, DVector};
 use std::f64::consts::{FRAC_PI_2, FRAC_PI_4, PI};

@@ -2,8 +2,7 @@
 //! global allocator watches the second solve of each problem (and `calc_jacobian`, and the
 //! sensitivities: `compute_sensitivities`, `vjp` and the getters).
 
-mod support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,

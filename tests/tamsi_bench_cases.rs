@@ -2,7 +2,7 @@
 //! with Drake's result: same outcome and iteration count, same residual history, and v, vn, vt,
 //! fn, ft, τ_f, τ within `1e-9·max(1, max|r|)` per vector (the file's README).
 
-mod tamsi_support;
+use support::tamsi_support;
 
 use contact_solvers::tamsi::{TamsiOutcome, TamsiSolver};
 use tamsi_support::bench_cases::{BenchCase, load};

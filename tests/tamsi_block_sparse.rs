@@ -6,8 +6,6 @@
 //! stepped with the global step factor α by the dense path; the two agree whenever an iteration
 //! takes α = 1, which the tests check through the free trees' values too.
 
-mod support;
-
 use contact_solvers::tamsi::{TamsiOutcome, TamsiProblem, TamsiSolver};
 use nalgebra::{DMatrix, DVector};
 use support::engine_scenes::read_scenes;

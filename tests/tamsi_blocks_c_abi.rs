@@ -5,8 +5,6 @@
 //! dense and block data, and a failed block set keeping the previous block data and its structure.
 #![allow(unsafe_code)]
 
-mod support;
-
 use std::ffi::CStr;
 
 use contact_solvers::ffi::block_sparse::cts_block_sparse_data;

@@ -5,8 +5,6 @@
 //! counting global allocator watches the test's own thread.
 #![allow(unsafe_code)]
 
-mod support;
-
 use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::tamsi::*;

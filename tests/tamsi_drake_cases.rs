@@ -5,7 +5,7 @@
 #![allow(clippy::excessive_precision)]
 #![allow(unsafe_code)] // the C ABI cases call the extern "C" functions
 
-mod tamsi_support;
+use support::tamsi_support;
 
 use contact_solvers::tamsi::{TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver};
 use nalgebra::{DMatrix, DVector, Matrix2, Vector2};

@@ -4,8 +4,7 @@
 //! the dense and block-sparse forms against each other; the one-sided choices at the kinks; and
 //! the errors of a solve without sensitivities.
 
-mod support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use contact_solvers::tamsi::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput,

@@ -5,8 +5,7 @@
 //! data, and a status with a message for every misuse (`docs/tamsi_sensitivities.md` §6).
 #![allow(unsafe_code)]
 
-mod support;
-mod tamsi_support;
+use support::tamsi_support;
 
 use std::ffi::CStr;
 use std::ptr::{null, null_mut};

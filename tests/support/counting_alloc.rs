@@ -6,7 +6,6 @@
 //! Only the calling thread's allocations count, and only while [`allocations_during`] runs its
 //! closure: libtest's own threads and tests running in parallel allocate too (on a loaded machine
 //! sometimes inside a counted solve), so a process-wide counter would see them.
-#![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -6,14 +6,13 @@
 //! Conventions of the file: matrices column-major; a contact's Jacobian block has the rows
 //! normal, tangent 1, tangent 2; the normal velocity is positive when the bodies separate;
 //! `tree_b = -1` when the other side is static; `p* = M v0 + dt·tau`.
-#![allow(dead_code)]
 
 use std::io::Read;
 
 use nalgebra::{DMatrix, DVector};
 
 /// Path of the gzip-compressed scene file inside the repository.
-pub const SCENES_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/engine_scenes.txt.gz");
+pub const SCENES_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/engine_scenes.txt.gz");
 
 /// One contact: the trees it touches and its 3×n Jacobian blocks (rows normal, t1, t2).
 #[derive(Debug, Clone)]

@@ -1,4 +1,3 @@
-#![allow(dead_code)]
 //! The interior point's problems on the engine scenes of `tests/data/engine_scenes.txt.gz`, in
 //! block-sparse and dense form (for benchmarks and development examples): all the scene's
 //! contacts with their gaps φ, second-order cones, τ recovered from the scene's p* = M v0 + h τ.

@@ -2,7 +2,6 @@
 //! (§1.4): builds acceleration-, velocity- and discrete-time problem data for a rod in the
 //! vertical x–y plane above the half-space y ≤ 0. Data is owned here (dense matrices) and lent
 //! to the solver as `ConstraintAccelProblemData` / `ConstraintVelProblemData` views.
-#![allow(dead_code)]
 
 use contact_solvers::rigid::{ConstraintAccelProblemData, ConstraintVelProblemData, InertiaSolve, Operator};
 use nalgebra::{DMatrix, DVector, Matrix2};

@@ -3,7 +3,6 @@
 //! between two bodies, with random unit normals and moment arms, one friction direction per
 //! contact (2-D, r = 1), `nu` random unilateral limits, bodies moving toward their contacts.
 //! Owned dense data, lent as a `ConstraintVelProblemData`.
-#![allow(dead_code)]
 
 use contact_solvers::rigid::{ConstraintVelProblemData, InertiaSolve, Operator};
 use nalgebra::{DMatrix, DVector};

@@ -12,7 +12,6 @@
 //! engine). [`VelScene::impact_lcp`] returns the impact LCP of Drake's ConstraintSolver
 //! (`docs/rigid.md` §6.3, variables fN, fD⁺, fD⁻, λ, size 2nc + 2nr); [`frictionless_lcp`] the
 //! frictionless LCP `M = N M⁻¹ Nᵀ`, `q = N v`.
-#![allow(dead_code)]
 
 use contact_solvers::rigid::{ConstraintSolver, ConstraintVelProblemData, InertiaSolve, Operator};
 use nalgebra::{DMatrix, DVector};

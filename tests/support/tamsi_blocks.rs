@@ -1,4 +1,3 @@
-#![allow(dead_code)]
 //! Block-sparse TAMSI problems for tests and benchmarks: the engine scenes of
 //! `tests/data/engine_scenes.txt.gz` and random block problems, each with its packed values
 //! (`docs/block_sparse.md` §1) and the equivalent dense matrices.

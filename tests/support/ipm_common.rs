@@ -1,5 +1,4 @@
 //! Shared helpers of the interior-point tests: the point-mass problems of `docs/ipm.md` §9.
-#![allow(dead_code)]
 
 use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};

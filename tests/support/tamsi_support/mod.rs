@@ -1,6 +1,5 @@
 //! Shared support of the TAMSI tests: Drake's test scenes, reference comparisons, a forward-mode
 //! dual number for Drake's autodiff Jacobian check, and the benchmark-case reader.
-#![allow(dead_code)]
 
 pub mod backend;
 pub mod bench_cases;

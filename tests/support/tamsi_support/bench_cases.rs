@@ -80,7 +80,7 @@ impl BenchCase {
 }
 
 /// The repository's benchmark file (gzip-compressed).
-pub const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tamsi_bench_cases.txt.gz");
+pub const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/tamsi_bench_cases.txt.gz");
 
 /// Environment variable that points a benchmark or profiling run (never a test) at another
 /// `TAMSI_CASES 1` file, plain or gzip-compressed (by its `.gz` suffix).

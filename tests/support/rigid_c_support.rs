@@ -3,7 +3,7 @@
 //! Dense operators go in as copies padded with NaN rows below `rows` (`ld = rows + 2`), so every
 //! solve also checks that padding is never read; callback operators are `extern "C"` functions
 //! with a `user_data` pointing at the Jacobian.
-#![allow(unsafe_code, dead_code)]
+#![allow(unsafe_code)]
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_void};
@@ -13,7 +13,7 @@ use contact_solvers::ffi::lcp as cl;
 use contact_solvers::ffi::rigid as cr;
 use nalgebra::{DMatrix, DVector};
 
-use super::support::rod2d::{AccelOwned, InertiaForm, VelOwned};
+use crate::rod2d::{AccelOwned, InertiaForm, VelOwned};
 
 /// How the operators are handed to the C API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
