@@ -33,7 +33,7 @@ pub struct OpCtx {
 }
 
 /// The C callback: `out = A·in` (or `Aᵀ·in`), written in plain loops.
-pub unsafe extern "C" fn apply(ud: *mut c_void, x: *const f64, nx: usize, y: *mut f64, ny: usize) -> i32 {
+unsafe extern "C" fn apply(ud: *mut c_void, x: *const f64, nx: usize, y: *mut f64, ny: usize) -> i32 {
     // SAFETY: `ud` is the `OpCtx` registered with the callback; x, y valid for nx, ny doubles.
     let ctx = unsafe { &*(ud as *const OpCtx) };
     ctx.calls.set(ctx.calls.get() + 1);
@@ -70,6 +70,8 @@ pub fn padded(m: &DMatrix<f64>, pad: usize) -> (Vec<f64>, usize) {
     (buf, ld)
 }
 
+/// The handle's last error message (`h` is the handle of a live [`CRigid`]).
+#[allow(clippy::not_unsafe_ptr_arg_deref, reason = "test helper, called with live handles only")]
 pub fn last_error(h: *const cr::cts_rigid_solver) -> String {
     unsafe { CStr::from_ptr(cr::cts_rigid_solver_last_error(h)) }.to_string_lossy().into_owned()
 }

@@ -4,16 +4,13 @@
 
 use support::tamsi_support;
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
 };
 use nalgebra::{DMatrix, DMatrixView, DVector, DVectorView};
-use support::counting_alloc::{Counting, allocations_during};
 use tamsi_support::scenes::{Scene, pizza_saver, pizza_saver_no_contact, rolling_cylinder};
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 fn second_solve_allocations(solver: &mut TamsiSolver, scene: &Scene) -> usize {
     let problem = scene.problem();

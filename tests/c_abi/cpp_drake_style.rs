@@ -7,7 +7,7 @@
 //! checked: the README puck (v = 0.95 m/s), Drake's rolling cylinder, Drake's limiter cases.
 //! And what must not compile does not: another scalar type, a row-major matrix.
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{compiler, eigen_include, include_dir, out_dir, skipped};
 

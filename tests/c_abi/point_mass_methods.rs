@@ -7,7 +7,7 @@
 //! there (the venv of `.ci/install-deps tests`). Timings are printed by the example, never
 //! asserted.
 
-mod c_support;
+use crate::c_support;
 
 use std::collections::HashMap;
 use std::io::Write;

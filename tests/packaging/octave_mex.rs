@@ -8,7 +8,7 @@
 //! Needs `mkoctfile` and `octave-cli` (`.ci/install-deps tests` installs octave and octave-dev);
 //! without them the test prints `skipped: …`.
 
-mod c_support;
+use crate::c_support;
 
 use std::path::Path;
 use std::process::Command;

@@ -10,7 +10,7 @@
 //! (`<target>/python-venv`), or `CONTACT_SOLVERS_PYTHON`. Without either the tests print
 //! `skipped: …` (CI always has the venv); with one, a missing module or a failing test fails.
 
-mod c_support;
+use crate::c_support;
 use support::tamsi_support;
 
 use std::path::{Path, PathBuf};

@@ -4,15 +4,12 @@
 //! that itself does not allocate. Problems that fail and take the retry and deferral paths are
 //! included.
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::baraff::{
     BaraffOutcome, BaraffParameters, BaraffSolver, ConsistencyHost, MatrixProblem, ModelProblem, RowKind,
     Rows, Sliding, Stabilization,
 };
 use nalgebra::{DMatrix, DVector, dvector};
-use support::counting_alloc::{Counting, allocations_during};
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 struct Rng(u64);
 impl Rng {

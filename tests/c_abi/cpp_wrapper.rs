@@ -4,7 +4,7 @@
 //! The block-sparse setters and the TAMSI sensitivities have their own programs
 //! (`tests/c/tamsi_blocks_wrapper.cpp`, `tests/c/tamsi_sensitivities_wrapper.cpp`).
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{eigen_include, skipped};
 

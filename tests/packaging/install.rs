@@ -12,7 +12,7 @@
 //! pkg-config; without cargo-c the tests print `skipped: …`. The release build goes to its own
 //! target folder under `target/tmp`, kept between runs.
 
-mod c_support;
+use crate::c_support;
 use support::tamsi_support;
 
 use std::path::{Path, PathBuf};

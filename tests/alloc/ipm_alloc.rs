@@ -3,16 +3,13 @@
 //! block-sparse data (`IpmData::Blocks`, engine scenes whose islands take the sparse
 //! factorization).
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
 };
 use nalgebra::{DMatrix, DVector};
-use support::counting_alloc::{Counting, allocations_during};
 use support::engine_scenes::scene;
 use support::tamsi_blocks::from_scene;
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 fn lcg(s: &mut u64) -> f64 {
     *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

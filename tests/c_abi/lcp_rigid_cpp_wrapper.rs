@@ -4,7 +4,7 @@
 //! violations), with Eigen and without (`CTS_NO_EIGEN`), warnings as errors, then under valgrind
 //! and ASan/UBSan when present.
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{eigen_include, skipped};
 

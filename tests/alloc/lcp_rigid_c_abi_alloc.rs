@@ -7,16 +7,13 @@
 
 use support::rigid_c_support;
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::lcp::*;
 use contact_solvers::ffi::rigid::*;
 use rigid_c_support::{CLcp, CRigid, Form};
-use support::counting_alloc::{Counting, allocations_during};
 use support::rod2d::{AccelOwned, DT, Rod2D, VelOwned};
 use support::scene::Scene;
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn repeated_c_solves_allocate_nothing() {

@@ -3,7 +3,7 @@
 //! errors, plain, under valgrind and under AddressSanitizer/UBSan; usage errors throw
 //! `cts::Error`, outcomes are returned, results match `docs/ipm.md` §9 (A2, A6).
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{eigen_include, skipped};
 

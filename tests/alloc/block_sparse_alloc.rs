@@ -4,11 +4,8 @@
 //! differ from one factorization to the next) and `solve_in_place`, on the largest islands of
 //! the engine piles (supernodes narrow and wide, the latter factored by faer's blocked LU).
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::linalg::{BlockSparseLdlt, BlockSparseLu, Reuse};
-use support::counting_alloc::{Counting, allocations_during};
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// Block sizes and pairs (one per two-tree contact) of a scene's largest island.
 fn largest_island(name: &str) -> (Vec<usize>, Vec<(usize, usize)>) {

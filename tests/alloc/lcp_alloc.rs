@@ -2,17 +2,14 @@
 //! repeating the solve allocates nothing (DESIGN.md: "No allocation inside a solve once the
 //! workspace has grown"). One test function, so no other test thread allocates meanwhile.
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::lcp::{
     LcpProblem, LemkeVariant, MobyLcpParameters, MobyLcpSolver, RegularizationSchedule, UnrevisedLemkeSolver,
 };
 use contact_solvers::rigid::{ConstraintSolver, ConstraintSolverParameters, Operator, RigidOutcome};
 use nalgebra::{DMatrix, DVector};
-use support::counting_alloc::{Counting, allocations_during};
 use support::rod2d::{AccelOwned, Rod2D};
 use support::scene::Scene;
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn repeated_solves_allocate_nothing() {

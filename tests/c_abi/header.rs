@@ -9,7 +9,7 @@
 
 #![allow(unsafe_code)]
 
-mod c_support;
+use crate::c_support;
 
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! under valgrind where those are installed (each part prints `skipped: …` when its tool is
 //! missing).
 
-mod c_support;
+use crate::c_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

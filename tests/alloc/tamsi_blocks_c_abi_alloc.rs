@@ -5,15 +5,12 @@
 //! counting global allocator watches the test's own thread.
 #![allow(unsafe_code)]
 
+use crate::counting_alloc::allocations_during;
 use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::tamsi::*;
-use support::counting_alloc::{Counting, allocations_during};
 use support::engine_scenes::scene;
 use support::tamsi_blocks::from_scene;
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 #[test]
 fn engine_steps_through_the_c_abi_allocate_nothing_once_grown() {

@@ -3,7 +3,7 @@
 //! AddressSanitizer/UndefinedBehaviorSanitizer, and under valgrind (when present; CI installs
 //! both).
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{Link, build, have_sanitizers, have_valgrind, out_dir, run_ok, skipped};
 

@@ -3,7 +3,7 @@
 //! (`CTS_NO_EIGEN`), warnings as errors, plain, under valgrind and under ASan/UBSan; usage errors
 //! throw `cts::Error`, outcomes are returned, results match `docs/baraff.md` §11.
 
-mod c_support;
+use crate::c_support;
 
 use c_support::{eigen_include, skipped};
 

@@ -6,7 +6,7 @@
 //! script). No link or copy of the library is made under another name, so the program runs only
 //! if the build folder's SONAME is a file the folder has. It must print `v = (0.95, 0)`.
 
-mod c_support;
+use crate::c_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

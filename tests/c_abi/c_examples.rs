@@ -4,7 +4,7 @@
 //! AddressSanitizer/UBSan and valgrind when those are installed (CI installs them), and the C
 //! examples link statically as well.
 
-mod c_support;
+use crate::c_support;
 use support::tamsi_support;
 
 use std::collections::HashMap;
