@@ -1,6 +1,6 @@
 //! Cost of TAMSI sensitivities (`docs/tamsi_sensitivities.md` §7) beside the cost of the solve,
-//! on the six problems of the TAMSI benchmark file (`tests/tamsi_support/bench_cases.rs`), all
-//! two-way, default parameters, one solver per problem:
+//! on the six problems of the TAMSI benchmark file (`tests/support/tamsi_support/bench_cases.rs`),
+//! all two-way, default parameters, one solver per problem:
 //!
 //! * `solve`: `solve_with_guess(dt, v0)` (as `benches/tamsi.rs`);
 //! * `vjp`: the first vector–Jacobian product after a solve (assembles and factors J at the

@@ -2,7 +2,7 @@
 //! exactly as C calls them), checked against the spec's numbers with its tolerances and against
 //! the Rust API (the same computation: results must be bit-identical).
 //!
-//! Tolerances as in `tests/baraff_cases.rs`: 6-decimal spec values to 1e-6, exact values to
+//! Tolerances as in `tests/solvers/baraff_cases.rs`: 6-decimal spec values to 1e-6, exact values to
 //! 1e-9, vanishing accelerations to 1e-9.
 #![allow(unsafe_code)]
 

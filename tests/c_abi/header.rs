@@ -5,7 +5,7 @@
 //! (`MIT OR Apache-2.0`) is declared in the manifest, both license files and both headers;
 //! CHANGELOG.md records this version's ABI.
 //!
-//! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`.
+//! Regenerate the header with `CONTACT_SOLVERS_BLESS=1 cargo test --test c_abi header::`.
 
 #![allow(unsafe_code)]
 
@@ -39,7 +39,7 @@ fn header_is_current() {
     let committed = std::fs::read(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "include/contact_solvers.h is stale: regenerate it with `CONTACT_SOLVERS_BLESS=1 cargo test --test header`"
+        "include/contact_solvers.h is stale: regenerate it with `CONTACT_SOLVERS_BLESS=1 cargo test --test c_abi header::`"
     );
 }
 
@@ -173,7 +173,7 @@ fn version_macros_match_cargo_and_the_library() {
 
 /// The build folder's library is named after its own file (`build.rs`), so `-L<build folder>
 /// -lcontact_solvers` plus an rpath finds it at run time; the versioned SONAME is cargo-c's, for
-/// installs (`tests/install.rs` checks it).
+/// installs (`tests/packaging/install.rs` checks it).
 #[test]
 fn build_folder_library_has_its_file_name_as_soname() {
     let so = c_support::lib_dir().join("shared/libcontact_solvers.so");

@@ -432,7 +432,7 @@ fn point_mass_methods_rejects_unknown_arguments() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("usage"));
 }
 
-/// The venv's interpreter (as in tests/python_ctypes.rs): `CONTACT_SOLVERS_PYTHON`, else
+/// The venv's interpreter (as in tests/packaging/python_ctypes.rs): `CONTACT_SOLVERS_PYTHON`, else
 /// `python-venv/bin/python` in the target folder.
 fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CONTACT_SOLVERS_PYTHON") {

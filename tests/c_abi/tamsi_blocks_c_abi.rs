@@ -273,7 +273,7 @@ fn newton_matrix_through_the_c_abi_equals_the_rust_api() {
 #[test]
 fn one_handle_takes_dense_and_block_data_in_turn() {
     // The same two-way problem dense and in blocks on one handle; the dense path and the block
-    // path agree to round-off (tests/tamsi_block_sparse.rs), and each equals its own Rust result.
+    // path agree to round-off (tests/solvers/tamsi_block_sparse.rs), and each equals its own Rust result.
     let p = from_scene(&scene("stack5_jitter_seed1_t1.0"));
     let indices = Indices::of(&p);
     let data = indices.data(&p);

@@ -197,7 +197,7 @@ fn convergence_is_scale_invariant() {
 /// lifted to close their penetration; on the 200-box pile the best iterate is far off); the
 /// frictionless model of the same states converges in 12 and 15 iterations. The status says so
 /// and the returned iterate is the best by merit, finite.
-/// Release build: `cargo test --release --test ipm_engine -- --ignored`.
+/// Release build: `cargo test --release --test solvers ipm_engine:: -- --ignored`.
 #[test]
 #[ignore = "nv = 600 and 1200 dense: about 2 s and 13 s per solve in a release build"]
 fn resting_piles_of_100_and_200_boxes_report_failure_truthfully() {

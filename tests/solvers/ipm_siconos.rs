@@ -460,7 +460,7 @@ fn mid_size_siconos_3d_problems_are_solved_to_1e_8() {
 }
 
 /// Large local problems (225–570 contacts, n up to 584, about 1 s each in a release build):
-/// `cargo test --release --test ipm_siconos -- --ignored --nocapture`.
+/// `cargo test --release --test solvers ipm_siconos:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "large problems: about 7 s in a release build, minutes in a debug build"]
 fn large_siconos_3d_problems_are_solved_to_1e_8() {

@@ -1,6 +1,6 @@
 """pytest setup: the binding module (one folder up) and the reference values (this folder) are
 importable, and every test shares one loaded library: ``CONTACT_SOLVERS_LIB`` when set (the Rust
-test `tests/python_ctypes.rs` passes the library it built), else the repository's build."""
+test `tests/packaging/python_ctypes.rs` passes the library it built), else the repository's build."""
 
 import sys
 from pathlib import Path
