@@ -1,6 +1,6 @@
 //! A counting global allocator: once a solver's workspace has grown to a problem's size,
 //! repeating the solve allocates nothing (DESIGN.md: "No allocation inside a solve once the
-//! workspace has grown"). One test function, so no other test thread allocates meanwhile.
+//! workspace has grown"). The counter sees only the measuring thread, so other tests may run meanwhile.
 
 use crate::counting_alloc::allocations_during;
 use contact_solvers::lcp::{

@@ -1,8 +1,8 @@
 //! Through the C ABI, a handle keeps its workspace: once it has grown to a problem's size,
 //! repeated successful solves, getters and post-processing allocate nothing (`cts_lcp_*` with every
 //! algorithm; `cts_rigid_*` at the acceleration level, for impacts and for the discretized
-//! problem, with dense and callback operators). (A failing call allocates its error message.) A counting global allocator; one test function,
-//! so no other test thread allocates meanwhile.
+//! problem, with dense and callback operators). (A failing call allocates its error message.) A
+//! counting global allocator that sees only the measuring thread, so other tests may run meanwhile.
 #![allow(unsafe_code)]
 
 use support::rigid_c_support;
