@@ -35,7 +35,11 @@ fn main() {
         let problem = scene.problem(blocks);
         let mut islands = Islands::new();
         islands.partition(&scene.b.layout).unwrap();
-        let mut solver = IpmSolver::new(IpmParameters::default()).unwrap();
+        let mut params = IpmParameters::default();
+        if let Some(c) = std::env::var("COMPLIANCE").ok().and_then(|x| x.parse().ok()) {
+            params.normal_compliance = c;
+        }
+        let mut solver = IpmSolver::new(params).unwrap();
         let t = thread_cpu_us();
         let outcome = solver.solve(&problem).unwrap();
         let first = thread_cpu_us() - t;
@@ -56,7 +60,7 @@ fn main() {
             scene.b.nv(),
             scene.b.nc(),
             islands.count(),
-            if outcome == IpmOutcome::Converged { "yes" } else { "NO" },
+            if outcome == IpmOutcome::Converged { "yes".to_string() } else { format!("{outcome:?}") },
             st.iterations,
             st.residual,
             st.complementarity,

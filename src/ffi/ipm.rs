@@ -137,14 +137,33 @@ pub struct cts_ipm_parameters {
     /// complementarity_tolerance·P·V (normal pair: impulse × predicted separating velocity).
     /// Default 1e-6; finite, > 0.
     pub complementarity_tolerance: f64,
+    /// Engine iteration: Gondzio centrality correctors per iteration (extra right-hand sides on
+    /// the same factorization that move lagging pairs' products towards the centring target;
+    /// each kept only if it lengthens the step; docs/ipm.md §11.2). Default 2; in [0, 10].
+    pub centrality_correctors: i32,
+    /// Engine iteration: initial proximal regularization of the impulse block relative to V/P
+    /// (1/kg), divided by 10 every iteration down to 1e-10·V/P; it changes the Newton direction,
+    /// never the residual or the answer (docs/ipm.md §11.2). Default 1e-2; finite, >= 0.
+    pub proximal_regularization: f64,
+    /// Engine iteration: normal compliance relative to V/P (docs/ipm.md §11.3). 0 (default) is hard
+    /// contact; c > 0 makes every gap row φ/h + Jn·v + Rn·γn − sn = 0 with Rn = c·V/P (1/kg): a
+    /// contact carrying the impulse γn ends the step penetrated by h·Rn·γn (soft normal contact,
+    /// friction stays exact Coulomb). 0.1 makes resting piles converge in ~10 iterations; finite,
+    /// >= 0.
+    pub normal_compliance: f64,
+    /// Engine iteration: stop when the best merit has not fallen by 10 % for this many
+    /// iterations, or the step stayed below 1e-4 on 3 iterations in a row; the best iterate is
+    /// returned with CTS_STATUS_IPM_ALMOST_CONVERGED or CTS_STATUS_IPM_STALLED (docs/ipm.md §11.2).
+    /// Default 20; in [0, 100000]; 0 turns the exit off.
+    pub stall_iterations: i32,
 }
 
 /// Summary of the last solve.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct cts_ipm_stats {
-    /// The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED or
-    /// CTS_STATUS_IPM_NON_FINITE_STEP.
+    /// The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED,
+    /// CTS_STATUS_IPM_NON_FINITE_STEP, CTS_STATUS_IPM_ALMOST_CONVERGED or CTS_STATUS_IPM_STALLED.
     pub status: i32,
     /// Newton (predictor–corrector) iterations taken.
     pub iterations: i32,
@@ -172,6 +191,9 @@ pub struct cts_ipm_stats {
     pub momentum_scale: f64,
     /// Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
     pub velocity_scale: f64,
+    /// Engine iteration: Gondzio centrality correctors kept over all iterations; 0 for Dojo's
+    /// iteration.
+    pub centrality_correctors: i32,
 }
 
 fn saturating_i32(x: usize) -> i32 {
@@ -196,6 +218,10 @@ impl From<IpmParameters> for cts_ipm_parameters {
             dojo_compatible: i32::from(p.dojo_compatible),
             tolerance: p.tolerance,
             complementarity_tolerance: p.complementarity_tolerance,
+            centrality_correctors: saturating_i32(p.centrality_correctors),
+            proximal_regularization: p.proximal_regularization,
+            normal_compliance: p.normal_compliance,
+            stall_iterations: saturating_i32(p.stall_iterations),
         }
     }
 }
@@ -234,6 +260,10 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             dojo_compatible: flag("dojo_compatible", p.dojo_compatible)?,
             tolerance: p.tolerance,
             complementarity_tolerance: p.complementarity_tolerance,
+            centrality_correctors: count("centrality_correctors", p.centrality_correctors)?,
+            proximal_regularization: p.proximal_regularization,
+            normal_compliance: p.normal_compliance,
+            stall_iterations: count("stall_iterations", p.stall_iterations)?,
         };
         params.validate()?;
         Ok(params)
@@ -819,9 +849,12 @@ pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
 /// Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous
 /// step's solution, which is this step's v0).
 ///
-/// Returns CTS_STATUS_OK (converged: rvio < rtol and bvio < btol) or a solver outcome:
-/// CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (the results hold the last iterate) or
-/// CTS_STATUS_IPM_NON_FINITE_STEP (the results hold the last finite iterate); after an outcome
+/// Returns CTS_STATUS_OK (converged: the engine iteration's scaled tolerances, or with
+/// dojo_compatible rvio < rtol and bvio < btol) or a solver outcome:
+/// CTS_STATUS_IPM_MAX_ITERATIONS_REACHED, CTS_STATUS_IPM_NON_FINITE_STEP,
+/// CTS_STATUS_IPM_ALMOST_CONVERGED (the best iterate meets 100× the tolerances) or
+/// CTS_STATUS_IPM_STALLED (the stall exit, far from the tolerances); the engine iteration's
+/// results then hold its best iterate by merit, Dojo's the last (finite) iterate; after an outcome
 /// every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
 /// (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
 /// CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace
@@ -983,6 +1016,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
             merit: stats.merit,
             momentum_scale: stats.momentum_scale,
             velocity_scale: stats.velocity_scale,
+            centrality_correctors: saturating_i32(stats.centrality_correctors),
         };
         Ok(cts_status::Ok)
     })

@@ -102,6 +102,15 @@ pub enum cts_status {
     /// Newton matrix, e.g. a singular `M` along a direction no contact constrains). The results
     /// hold the last finite iterate.
     IpmNonFiniteStep = 42,
+    /// Interior point, engine iteration: not converged, but the returned iterate (the best by
+    /// merit) meets 100× the tolerances: scaled residual ≤ 100·`tolerance`, scaled
+    /// complementarity ≤ 100·`complementarity_tolerance` (`docs/ipm.md` §11.2). Ends the
+    /// iteration limit, a non-finite direction or the stall exit.
+    IpmAlmostConverged = 43,
+    /// Interior point, engine iteration: the stall exit (`stall_iterations`: no 10 % progress of
+    /// the best merit, or steps below 1e-4) stopped the iteration far from the tolerances; the
+    /// results hold the best iterate.
+    IpmStalled = 44,
     /// A required pointer was NULL.
     NullPointer = 100,
     /// A value outside its domain (NaN or non-positive `dt`, `ld` below the row count, a bad
@@ -162,6 +171,8 @@ impl From<IpmOutcome> for cts_status {
             IpmOutcome::Converged => cts_status::Ok,
             IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
             IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
+            IpmOutcome::AlmostConverged => cts_status::IpmAlmostConverged,
+            IpmOutcome::Stalled => cts_status::IpmStalled,
         }
     }
 }
@@ -431,6 +442,8 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
         28 => c"LCP: the solution is not finite",
         41 => c"interior point: maximum number of iterations reached",
         42 => c"interior point: non-finite Newton step",
+        43 => c"interior point: almost converged (within 100x the tolerances)",
+        44 => c"interior point: stalled (no progress)",
         100 => c"null pointer",
         101 => c"invalid argument",
         102 => c"dimension mismatch",

@@ -240,6 +240,29 @@ impl ContactModel {
 }
 
 impl ContactModel {
+    /// Adds `normal` to the derivative of the gap row by γ_n and `tangent` to the derivatives of
+    /// the tangential rows by their impulses (ξ̄, or β for the linear model) in a local block
+    /// (`docs/ipm.md` §11.2–§11.3: proximal regularization and normal compliance). The impulse-unit
+    /// rows (`μγ_n − ξ_0`, the linear model's ψ row) are left alone.
+    pub(crate) fn add_equality_shift(self, normal: f64, tangent: f64, out: &mut [f64]) {
+        let k = self.dim();
+        let ld = 2 * k;
+        let at = |r: usize, c: usize| r + c * ld;
+        out[at(k, k)] += normal;
+        match self {
+            Self::Impact => {}
+            Self::SecondOrderCone => {
+                out[at(k + 2, k + 2)] += tangent;
+                out[at(k + 3, k + 3)] += tangent;
+            }
+            Self::Linear => {
+                for e in 2..6 {
+                    out[at(k + e, k + e)] += tangent;
+                }
+            }
+        }
+    }
+
     /// The local block of the engine iteration (`docs/ipm.md` §11): as
     /// [`ContactModel::write_local_block`] without regularization, except that the second-order-cone
     /// complementarity rows are the Nesterov–Todd linearization `W⁻¹Δη + WΔξ = Arw(λ)⁻¹(…)`

@@ -23,6 +23,20 @@ use super::{ContactModel, NewtonSolve};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
 
+/// Layout of the closed-form elimination's numbers per contact
+/// ([`NewtonSystem::factor_closed_form`]): `a`, γ_n, the normal and tangential shifts, μ, `q`
+/// (2), `B` (2×2 column-major), `W` (3×3 column-major), row 0 of `W⁻¹` (3).
+const A: usize = 0;
+const GN: usize = 1;
+const SHIFT_N: usize = 2;
+const SHIFT_T: usize = 3;
+const MU: usize = 4;
+const Q: usize = 5;
+const B: usize = 7;
+const W: usize = 11;
+const WI0: usize = 20;
+const CLOSED: usize = 23;
+
 /// What the Newton matrix depends on besides the cone variables and the data form (M and J,
 /// [`Form`]).
 pub(crate) struct SystemData<'a> {
@@ -37,6 +51,13 @@ pub(crate) struct SystemData<'a> {
     /// `21·i`: `W`, `W⁻¹` column-major 3×3, then `λ`), used for the second-order-cone blocks.
     /// Empty: Dojo's arrow-matrix rows (§2.1).
     pub nt: &'a [f64],
+    /// Engine iteration: added to the derivative of every velocity-unit equality row by its own
+    /// impulse in the Newton matrix only: the proximal term δ_k (1/kg) on the gap and tangential
+    /// rows, `normal` = δ_k + R_n on the gap row (R_n the normal compliance, which is also in the
+    /// residual) (`docs/ipm.md` §11.2–§11.3). Both 0 for Dojo's iteration.
+    pub shift_normal: f64,
+    /// The tangential rows' share: δ_k.
+    pub shift_tangent: f64,
 }
 
 /// Factorization of the Newton matrix in owned, grow-only storage: the contacts' local blocks
@@ -56,6 +77,12 @@ pub(crate) struct NewtonSystem {
     zr: Vec<f64>,
     tmp: Vec<f64>,
     local: Vec<f64>,
+    /// [`NewtonSystem::factor_closed_form`]: [`CLOSED`] numbers per contact.
+    closed: Vec<f64>,
+    /// The contact's block in `blocks` (contacts eliminated by the generic LU), or `usize::MAX`.
+    block_of: Vec<usize>,
+    /// Whether the last condensed factorization used the closed form.
+    closed_form: bool,
     /// Whether a factorization is available and at which iterate it was computed.
     pub factored: bool,
 }
@@ -74,6 +101,7 @@ fn write_local(data: &SystemData<'_>, i: usize, reg: f64, s: &[f64], g: &[f64], 
         let w: &[f64; 9] = nt[..9].try_into().expect("9 entries");
         let wi: &[f64; 9] = nt[9..18].try_into().expect("9 entries");
         model.write_local_block_nt(data.mu[i], si, gi, w, wi, out);
+        model.add_equality_shift(data.shift_normal, data.shift_tangent, out);
     }
 }
 
@@ -90,6 +118,10 @@ impl NewtonSystem {
         grow(&mut self.zr, 2 * k_total);
         grow(&mut self.tmp, big);
         grow(&mut self.local, 4 * 144);
+        grow(&mut self.closed, CLOSED * nc);
+        if self.block_of.capacity() < nc {
+            self.block_of.reserve(nc - self.block_of.len());
+        }
     }
 
     /// Factors `R(w)` at the cone variables `s`, `g` (packed, layout of the module docs), with
@@ -107,10 +139,100 @@ impl NewtonSystem {
     ) {
         self.mode = mode;
         match mode {
-            NewtonSolve::Condensed => self.factor_condensed(data, form, s, g, reg),
+            // Engine iteration: second-order-cone and impact contacts eliminated in closed form.
+            NewtonSolve::Condensed if !data.nt.is_empty() => self.factor_closed_form(data, form, s, g),
+            NewtonSolve::Condensed => {
+                self.closed_form = false;
+                self.factor_condensed(data, form, s, g, reg)
+            }
             NewtonSolve::Dense => self.factor_dense(data, form, s, g, reg),
         }
         self.factored = true;
+    }
+
+    /// The engine iteration's condensed factorization (`docs/ipm.md` §11.4). Second-order-cone
+    /// and impact contacts are eliminated in closed form instead of by an 8×8 (2×2) LU: with
+    /// the Nesterov–Todd rows `W⁻¹Δη + WΔξ = r_c`, `G = W²`, `a = 1/(s_n/γ_n + σ_n)`,
+    /// `B = (G_tt + σ_t I)⁻¹` and `q = B G_t0` (σ_n, σ_t: the equality rows' shifts), a velocity
+    /// change `u = J_i Δv` changes the impulse by `b = d − D u` with
+    /// `D = [[a, 0], [−μ a q, B]]`. Linear-model contacts take the generic LU of
+    /// [`Self::factor_condensed`].
+    fn factor_closed_form<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, s: &[f64], g: &[f64]) {
+        self.closed_form = true;
+        self.blocks.clear();
+        self.block_of.clear();
+        let (sn_shift, st_shift) = (data.shift_normal, data.shift_tangent);
+        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
+            let di = &mut self.d[9 * i..9 * i + 9];
+            di.fill(0.0);
+            if model == ContactModel::Linear {
+                self.block_of.push(self.blocks.num_blocks());
+                let blk = self.blocks.push_block(2 * model.dim());
+                write_local(data, i, 0.0, s, g, blk);
+                continue;
+            }
+            self.block_of.push(usize::MAX);
+            let c = &mut self.closed[CLOSED * i..CLOSED * (i + 1)];
+            let a = 1.0 / (s[off] / g[off] + sn_shift);
+            c[A] = a;
+            c[GN] = g[off];
+            c[SHIFT_N] = sn_shift;
+            c[SHIFT_T] = st_shift;
+            di[0] = a;
+            if model == ContactModel::SecondOrderCone {
+                let nt = &data.nt[21 * i..21 * i + 21];
+                let (w, wi) = (&nt[..9], &nt[9..18]);
+                // G = W² (W symmetric), column-major.
+                let mut gm = [0.0; 9];
+                for col in 0..3 {
+                    for row in 0..3 {
+                        gm[row + 3 * col] = (0..3).map(|k| w[row + 3 * k] * w[k + 3 * col]).sum();
+                    }
+                }
+                let (g11, g21, g12, g22) = (gm[4] + st_shift, gm[5], gm[7], gm[8] + st_shift);
+                let det = g11 * g22 - g12 * g21;
+                let b = [g22 / det, -g21 / det, -g12 / det, g11 / det];
+                let q = [b[0] * gm[1] + b[2] * gm[2], b[1] * gm[1] + b[3] * gm[2]];
+                let mu = data.mu[i];
+                c[MU] = mu;
+                c[Q..Q + 2].copy_from_slice(&q);
+                c[B..B + 4].copy_from_slice(&b);
+                c[W..W + 9].copy_from_slice(w);
+                // Row 0 of W⁻¹, for Δη_0 from the cone's row 0.
+                c[WI0] = wi[0];
+                c[WI0 + 1] = wi[3];
+                c[WI0 + 2] = wi[6];
+                di[1] = -mu * a * q[0];
+                di[2] = -mu * a * q[1];
+                di[4] = b[0];
+                di[5] = b[1];
+                di[7] = b[2];
+                di[8] = b[3];
+            }
+        }
+        self.blocks.factor();
+        // Linear-model contacts: D_i and Z_i from their LU, as in `factor_condensed`.
+        let (local, rest) = self.local.split_at_mut(12);
+        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
+            if model != ContactModel::Linear {
+                continue;
+            }
+            let k = model.dim();
+            let di = &mut self.d[9 * i..9 * i + 9];
+            for a in 0..3 {
+                let y = &mut local[..2 * k];
+                y[..k].fill(0.0);
+                for (e, ye) in y[k..].iter_mut().enumerate() {
+                    *ye = model.velocity_map(data.h, e, a);
+                }
+                self.blocks.solve_block_in_place(self.block_of[i], y, rest);
+                self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)].copy_from_slice(y);
+                for r in 0..3 {
+                    di[r + 3 * a] = (0..k).map(|j| model.impulse_map(r, j) * y[k + j]).sum();
+                }
+            }
+        }
+        form.factor_condensed(0.0, data.models, &self.d[..9 * data.models.len()]);
     }
 
     fn factor_condensed<F: Form>(
@@ -232,10 +354,122 @@ impl NewtonSystem {
             type Output = ();
             #[inline(always)]
             fn with_simd<S: Simd>(self, _simd: S) {
-                self.sys.solve_condensed_body(self.data, self.form, self.f);
+                if self.sys.closed_form {
+                    self.sys.solve_closed_form_body(self.data, self.form, self.f);
+                } else {
+                    self.sys.solve_condensed_body(self.data, self.form, self.f);
+                }
             }
         }
         simd::dispatch(Op { sys: self, data, form, f });
+    }
+
+    /// Solve with [`Self::factor_closed_form`]'s factorization. The back-substitution takes the
+    /// slacks from the equality rows (`Δs_n = u_n + σ_nΔγ_n − r_e1`, `Δη̄ = u_t + σ_tΔξ̄ − r_e3`)
+    /// so that every step changes the equality residual by exactly (1 − α), and `Δη_0` from the
+    /// cone's row 0.
+    #[inline(always)]
+    fn solve_closed_form_body<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
+        let n = data.n;
+        let kt = data.k_total;
+        let (fv, fk) = f.split_at_mut(n);
+        let (fc, fe) = fk.split_at_mut(kt);
+        let rest = &mut self.local[..];
+        // Pass 1: d_i, folded into the velocity rows as fv += J_iᵀ d_i.
+        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
+            let k = model.dim();
+            let y = &mut self.zr[2 * off..2 * off + 2 * k];
+            if fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0) {
+                y.fill(0.0);
+                continue;
+            }
+            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
+            match model {
+                ContactModel::Linear => {
+                    y[..k].copy_from_slice(&fc[off..off + k]);
+                    y[k..].copy_from_slice(&fe[off..off + k]);
+                    self.blocks.solve_block_in_place(self.block_of[i], y, rest);
+                    let mut neg = [0.0; 3];
+                    for (a, na) in neg.iter_mut().enumerate() {
+                        *na = -(0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum::<f64>();
+                    }
+                    form.sub_contact_impulse(i, 3, &neg, fv);
+                }
+                ContactModel::Impact => {
+                    let dn = c[A] * (fe[off] + fc[off] / c[GN]);
+                    y[0] = dn;
+                    form.sub_contact_impulse(i, 1, &[-dn, 0.0, 0.0], fv);
+                }
+                ContactModel::SecondOrderCone => {
+                    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
+                    let rc = &fc[off + 1..off + 4];
+                    let wr = [
+                        w[0] * rc[0] + w[3] * rc[1] + w[6] * rc[2],
+                        w[1] * rc[0] + w[4] * rc[1] + w[7] * rc[2],
+                        w[2] * rc[0] + w[5] * rc[1] + w[8] * rc[2],
+                    ];
+                    let dn = a * (fe[off] + fc[off] / c[GN]);
+                    let ct = [fe[off + 2] + wr[1], fe[off + 3] + wr[2]];
+                    let re2 = fe[off + 1] - mu * dn;
+                    let dt0 = b[0] * ct[0] + b[2] * ct[1] + q[0] * re2;
+                    let dt1 = b[1] * ct[0] + b[3] * ct[1] + q[1] * re2;
+                    y[0] = dn;
+                    y[1] = dt0;
+                    y[2] = dt1;
+                    y[3..6].copy_from_slice(&wr);
+                    form.sub_contact_impulse(i, 3, &[-dn, -dt0, -dt1], fv);
+                }
+            }
+        }
+        form.solve_condensed(fv);
+        // Pass 2: the contacts' steps from Δu_i = J_i Δv.
+        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
+            let k = model.dim();
+            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
+            match model {
+                ContactModel::Linear => {
+                    let y = &self.zr[2 * off..2 * off + 2 * k];
+                    fc[off..off + k].copy_from_slice(&y[..k]);
+                    fe[off..off + k].copy_from_slice(&y[k..]);
+                    let du = form.contact_velocity(i, 3, fv);
+                    for (a, &da) in du.iter().enumerate() {
+                        let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
+                        for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za)
+                        {
+                            *x -= z * da;
+                        }
+                    }
+                }
+                ContactModel::Impact => {
+                    let du = form.contact_velocity(i, 1, fv);
+                    let dgn = self.zr[2 * off] - c[A] * du[0];
+                    fc[off] = du[0] + c[SHIFT_N] * dgn - fe[off];
+                    fe[off] = dgn;
+                }
+                ContactModel::SecondOrderCone => {
+                    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
+                    let y = &self.zr[2 * off..2 * off + 6];
+                    let du = form.contact_velocity(i, 3, fv);
+                    let dgn = y[0] - a * du[0];
+                    let dx1 = y[1] + mu * a * q[0] * du[0] - (b[0] * du[1] + b[2] * du[2]);
+                    let dx2 = y[2] + mu * a * q[1] * du[0] - (b[1] * du[1] + b[3] * du[2]);
+                    let dx0 = mu * dgn - fe[off + 1];
+                    let dsn = du[0] + c[SHIFT_N] * dgn - fe[off];
+                    let de1 = du[1] + c[SHIFT_T] * dx1 - fe[off + 2];
+                    let de2 = du[2] + c[SHIFT_T] * dx2 - fe[off + 3];
+                    let wdx0 = w[0] * dx0 + w[3] * dx1 + w[6] * dx2;
+                    let de0 = (fc[off + 1] - wdx0 - c[WI0 + 1] * de1 - c[WI0 + 2] * de2) / c[WI0];
+                    fc[off] = dsn;
+                    fc[off + 1] = de0;
+                    fc[off + 2] = de1;
+                    fc[off + 3] = de2;
+                    fe[off] = dgn;
+                    fe[off + 1] = dx0;
+                    fe[off + 2] = dx1;
+                    fe[off + 3] = dx2;
+                }
+            }
+        }
     }
 
     #[inline(always)]

@@ -31,6 +31,14 @@ pub enum IpmOutcome {
     /// singular `M`); results hold the iterate of smallest merit (engine) or the last finite
     /// iterate (Dojo).
     NonFiniteStep = 42,
+    /// Code 43 (engine iteration only): the returned iterate (the best by merit) does not meet
+    /// the tolerances but meets 100× them: scaled residual ≤ 100·`tolerance` and scaled
+    /// complementarity ≤ 100·`complementarity_tolerance` (`docs/ipm.md` §11.2). The iteration
+    /// ended at `max_iter`, on a non-finite direction or by the stall exit.
+    AlmostConverged = 43,
+    /// Code 44 (engine iteration only): the stall exit (`stall_iterations`) stopped the
+    /// iteration before `max_iter` far from the tolerances; results hold the best iterate.
+    Stalled = 44,
 }
 
 impl IpmOutcome {
@@ -74,6 +82,8 @@ pub struct IpmStats {
     pub momentum_scale: f64,
     /// Engine iteration: velocity scale `V` (m/s) of the problem. Reference: 0.
     pub velocity_scale: f64,
+    /// Engine iteration: Gondzio centrality correctors kept, over all iterations (§11.2).
+    pub centrality_correctors: usize,
 }
 
 /// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
@@ -115,6 +125,9 @@ pub struct IpmWorkspace {
     pub(crate) phi_scale: f64,
     pub(crate) gap_h: f64,
     pub(crate) phi_eff: Vec<f64>,
+    /// Normal compliance `R_n` (1/kg) of the engine iteration (§11.3): the gap rows read
+    /// `φ/h + J_n v + R_n γ_n − s_n`. 0 for hard contact and for Dojo's iteration.
+    pub(crate) compliance: f64,
     /// Whether the last setup was for the engine iteration (warm start needs the same units).
     pub(crate) engine: bool,
     /// `p* = M v0 + hτ`, then the free velocity `M⁻¹p*` (engine scales).
@@ -160,6 +173,7 @@ impl IpmWorkspace {
         self.n = n;
         self.nc = nc;
         self.engine = engine;
+        self.compliance = 0.0;
         (self.phi_scale, self.gap_h) = if engine { (1.0 / p.h, 1.0) } else { (1.0, p.h) };
         self.phi_eff.clear();
         self.phi_eff.extend(p.phi.iter().map(|&x| x * self.phi_scale));
@@ -227,6 +241,8 @@ macro_rules! system_data {
             n: $ws.n,
             k_total: $ws.k_total,
             nt: $nt,
+            shift_normal: 0.0,
+            shift_tangent: 0.0,
         }
     };
 }
@@ -248,6 +264,7 @@ fn residual<F: Form>(
     s: &[f64],
     g: &[f64],
     kappa: f64,
+    compliance: f64,
     dv: &mut [f64],
     r: &mut [f64],
 ) -> Viol {
@@ -280,6 +297,9 @@ fn residual<F: Form>(
         let b = model.impulse(gi);
         form.sub_contact_impulse(i, dirs, &b, rd);
         model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
+        if compliance > 0.0 {
+            re[off] += compliance * gi[0];
+        }
         model.product(gi, si, &mut rc[off..off + k]);
         for j in off..off + k {
             nan |= rc[j].is_nan() || re[j].is_nan();
@@ -328,6 +348,7 @@ impl IpmWorkspace {
             &s[..kt],
             &g[..kt],
             kappa,
+            self.compliance,
             &mut self.scratch[..n],
             &mut r[..big],
         )

@@ -125,7 +125,8 @@ impl Scene {
 
 /// Reads every scene of the repository's scene file.
 pub fn read_scenes() -> Vec<Scene> {
-    let file = std::fs::File::open(SCENES_PATH).unwrap_or_else(|e| panic!("{SCENES_PATH}: {e}"));
+    let path = std::env::var("CTS_SCENES_FILE").unwrap_or_else(|_| SCENES_PATH.to_string());
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut text = String::new();
     flate2::read::GzDecoder::new(file).read_to_string(&mut text).expect("engine_scenes.txt.gz: gzip");
     parse_scenes(&text)

@@ -37,6 +37,18 @@ use crate::ipm::newton::SystemData;
 const NEIGHBOURHOOD: f64 = 1e-4;
 /// Fraction to the boundary of the accepted step.
 const FRACTION_TO_BOUNDARY: f64 = 0.99;
+/// Gondzio correctors (§11.2, after RipQP): trial step `α + 0.1`, band `[0.1·κ, 10·κ]` for every
+/// pair's product, a corrector kept only if the step grows by at least 0.01.
+const CORRECTOR_TRIAL: f64 = 0.1;
+const CORRECTOR_BAND: (f64, f64) = (0.1, 10.0);
+const CORRECTOR_MIN_GAIN: f64 = 0.01;
+/// Stall exit (§11.2): progress is a 10 % fall of the best merit; a step below 1e-4 on three
+/// iterations in a row is a stall (Clarabel and ECOS stop at 1e-4 and 1e-6).
+const STALL_PROGRESS: f64 = 0.9;
+const SMALL_STEP: f64 = 1e-4;
+const SMALL_STEP_COUNT: usize = 3;
+/// Merit of [`IpmOutcome::AlmostConverged`]: 100× the tolerances.
+const ALMOST: f64 = 100.0;
 
 /// Momentum scale `P` (N·s) and velocity scale `V` (m/s) of the problem (`docs/ipm.md` §11):
 ///
@@ -220,6 +232,7 @@ pub(super) fn iterate_engine<F: Form>(
     let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
     let big = n + 2 * kt;
     let (pscale, vscale) = scales(ws, p, form);
+    ws.compliance = prm.normal_compliance * vscale / pscale;
     if warm {
         // Warm start: the previous solution moved inside by a tenth of the scales (a converged
         // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
@@ -260,6 +273,7 @@ pub(super) fn iterate_engine<F: Form>(
 
     let mut outcome = IpmOutcome::MaxIterationsReached;
     let mut iter = 0;
+    let (mut progress_ref, mut progress_iter, mut small_steps, mut stalled) = (best, 0, 0, false);
     loop {
         let (res, comp) = measures(&viol, pscale, vscale);
         if res <= prm.tolerance && comp <= prm.complementarity_tolerance {
@@ -274,8 +288,16 @@ pub(super) fn iterate_engine<F: Form>(
             break;
         }
         nesterov_todd(ws);
+        // §11.2: the proximal term vanishes by 10× per iteration, down to 1e-10·V/P.
+        let prox = if prm.proximal_regularization > 0.0 {
+            (prm.proximal_regularization * 0.1f64.powi(iter.min(400) as i32)).max(1e-10) * vscale / pscale
+        } else {
+            0.0
+        };
         {
-            let data = super::system_data!(ws, &ws.nt[..21 * nc]);
+            let mut data = super::system_data!(ws, &ws.nt[..21 * nc]);
+            data.shift_normal = prox + ws.compliance;
+            data.shift_tangent = prox;
             ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
         }
         // Predictor (κ = 0).
@@ -317,8 +339,32 @@ pub(super) fn iterate_engine<F: Form>(
             break;
         }
         let (ds, dg) = ws.delta[n..big].split_at(kt);
-        let alpha =
+        let mut alpha =
             cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
+        // §11.2: Gondzio's centrality correctors on the same factorization, each kept only if it
+        // lengthens the step.
+        for _ in 0..prm.centrality_correctors {
+            if alpha >= 1.0 {
+                break;
+            }
+            centrality_rhs(ws, kappa, (alpha + CORRECTOR_TRIAL).min(1.0));
+            super::solve_newton(ws, form, super::NewtonBuf::Affine);
+            for ((c, &d), &dc) in ws.scratch[..big].iter_mut().zip(&ws.delta[..big]).zip(&ws.daff[..big]) {
+                *c = d + dc;
+            }
+            if !ws.scratch[..big].iter().all(|x| x.is_finite()) {
+                break;
+            }
+            let (ds, dg) = ws.scratch[n..big].split_at(kt);
+            let corrected =
+                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
+            if corrected < alpha + CORRECTOR_MIN_GAIN {
+                break;
+            }
+            std::mem::swap(&mut ws.delta, &mut ws.scratch);
+            alpha = corrected;
+            ws.stats.centrality_correctors += 1;
+        }
         // Neighbourhood safeguard: halve the step while a pair leaves the neighbourhood.
         let mut step = alpha;
         let mut accepted = false;
@@ -367,6 +413,18 @@ pub(super) fn iterate_engine<F: Form>(
             best_viol = viol;
             save_best(ws);
         }
+        // §11.2: the stall exit.
+        if best < STALL_PROGRESS * progress_ref {
+            progress_ref = best;
+            progress_iter = iter;
+        }
+        small_steps = if step < SMALL_STEP { small_steps + 1 } else { 0 };
+        if prm.stall_iterations > 0
+            && (iter - progress_iter >= prm.stall_iterations || small_steps >= SMALL_STEP_COUNT)
+        {
+            stalled = true;
+            break;
+        }
     }
     if outcome != IpmOutcome::Converged {
         ws.v[..n].copy_from_slice(&ws.best_v[..n]);
@@ -375,10 +433,57 @@ pub(super) fn iterate_engine<F: Form>(
         viol = best_viol;
     }
     let (res, comp) = measures(&viol, pscale, vscale);
+    if outcome != IpmOutcome::Converged {
+        if merit(res, comp) <= ALMOST {
+            outcome = IpmOutcome::AlmostConverged;
+        } else if stalled {
+            outcome = IpmOutcome::Stalled;
+        }
+    }
     ws.stats.rvio = viol.rvio;
     ws.stats.bvio = viol.bvio;
     ws.stats.residual = res;
     ws.stats.complementarity = comp;
     ws.stats.merit = merit(res, comp);
     outcome
+}
+
+/// Gondzio corrector right-hand side (§11.2) into `ws.daff`: zero momentum and equality rows;
+/// each pair's product at the trial step `at` along `ws.delta` is moved into the band
+/// `[0.1·κ, 10·κ]`, a large product by at most `10·κ` (orthant: entrywise; second-order cone: the
+/// eigenvalues of the Nesterov–Todd scaled product `(Wξ)∘(W⁻¹η)`, mapped back by `Arw(λ)⁻¹`).
+fn centrality_rhs(ws: &mut IpmWorkspace, kappa: f64, at: f64) {
+    let (n, kt) = (ws.n, ws.k_total);
+    let big = n + 2 * kt;
+    let (lo, hi) = (CORRECTOR_BAND.0 * kappa, CORRECTOR_BAND.1 * kappa);
+    let correction = |p: f64| (p.clamp(lo, hi) - p).max(-hi);
+    ws.daff[..big].fill(0.0);
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        for j in off..off + m.orthant_len() {
+            let st = ws.s[j] + at * ws.delta[n + j];
+            let gt = ws.g[j] + at * ws.delta[n + kt + j];
+            ws.daff[n + j] = correction(st * gt);
+        }
+        if m != ContactModel::SecondOrderCone {
+            continue;
+        }
+        let d = &ws.nt[21 * i..21 * i + 21];
+        let w: &[f64; 9] = d[..9].try_into().expect("9 entries");
+        let wi: &[f64; 9] = d[9..18].try_into().expect("9 entries");
+        let mut eta = [0.0; 3];
+        let mut xi = [0.0; 3];
+        for a in 0..3 {
+            eta[a] = ws.s[off + 1 + a] + at * ws.delta[n + off + 1 + a];
+            xi[a] = ws.g[off + 1 + a] + at * ws.delta[n + kt + off + 1 + a];
+        }
+        let mut p = [0.0; 3];
+        cone::soc_product(&cone::mat3_vec(w, &xi), &cone::mat3_vec(wi, &eta), &mut p);
+        // Spectral decomposition p = λ1 (1, −u)/2 + λ2 (1, u)/2.
+        let norm = p[1].hypot(p[2]);
+        let u = if norm > 0.0 { [p[1] / norm, p[2] / norm] } else { [1.0, 0.0] };
+        let (c1, c2) = (correction(p[0] - norm), correction(p[0] + norm));
+        let c = [(c1 + c2) / 2.0, (c2 - c1) / 2.0 * u[0], (c2 - c1) / 2.0 * u[1]];
+        let a = cone::arrow_solve(&d[18..21], &c);
+        ws.daff[n + off + 1..n + off + 4].copy_from_slice(&a);
+    }
 }
