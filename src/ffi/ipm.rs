@@ -704,6 +704,46 @@ pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
     })
 }
 
+/// Sets the caller's contact ids for the following solves (copied; docs/ipm.md §11.5):
+/// `ids[i]` (any uint64_t chosen by the caller, unique within a problem, e.g. an engine's geom
+/// pair and the contact's index in it) names contact i of the problem data solved next. With the
+/// parameter warm_start = 1, an engine solve starts every contact whose id the previous solve
+/// (with ids) had from that contact's previous solution, and new contacts from the central start,
+/// so contacts that appear, vanish or change order between steps keep their own warm start.
+/// `ids` = NULL (with `len` = 0) clears them: warm start by position, as without ids. The ids
+/// stay until changed; a solve whose problem has a contact count other than `len` fails with
+/// CTS_STATUS_DIMENSION_MISMATCH. Keeps the problem data and the last results.
+///
+/// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver`, or `ids` with `len` > 0),
+/// CTS_STATUS_INVALID_ARGUMENT (`len` too large to address) or CTS_STATUS_ALLOCATION_FAILED
+/// (nothing changed).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_set_contact_ids(
+    solver: *mut cts_ipm_solver,
+    ids: *const u64,
+    len: usize,
+) -> cts_status {
+    with_mut(solver, "cts_ipm_solver_set_contact_ids", Call::Keeps, |h| {
+        if ids.is_null() {
+            if len > 0 {
+                return Err(super::message::null_with_len("ids", len, "uint64_t ids"));
+            }
+            h.solver.set_contact_ids(None)?;
+            return Ok(cts_status::Ok);
+        }
+        if !alloc::addressable(len, std::mem::size_of::<u64>()) {
+            return Err(FfiError::new(
+                cts_status::InvalidArgument,
+                format!("len = {len} uint64_t ids cannot be addressed"),
+            ));
+        }
+        // SAFETY: non-NULL with `len` readable uint64_t values, per the contract.
+        let ids = unsafe { std::slice::from_raw_parts(ids, len) };
+        h.solver.set_contact_ids(Some(ids))?;
+        Ok(cts_status::Ok)
+    })
+}
+
 /// Copies the current parameters into `*out`.
 ///
 /// Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.

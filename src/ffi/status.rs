@@ -338,6 +338,10 @@ impl From<IpmError> for FfiError {
             ),
             IpmError::OutOfRange { what, value, requirement } => message::domain(what, g(value), requirement),
             e @ IpmError::NoSolution => Self::new(cts_status::NoSolution, e.to_string()),
+            IpmError::Allocation { what, len } => Self::new(
+                cts_status::AllocationFailed,
+                format!("{what}: allocating {len} entries failed; nothing was changed"),
+            ),
             IpmError::Blocks(b) => b.into(),
         }
     }

@@ -40,6 +40,14 @@ pub enum IpmError {
     /// solve of a different problem size.
     #[error("no solution of a problem of this size is available; call solve first")]
     NoSolution,
+    /// Storage the caller's sizes ask for could not be allocated.
+    #[error("{what}: could not allocate {len} entries")]
+    Allocation {
+        /// What was to be stored.
+        what: &'static str,
+        /// How many entries.
+        len: usize,
+    },
     /// Block-sparse data that cannot be used, or storage for its islands that could not be
     /// allocated (`docs/block_sparse.md`).
     #[error("block-sparse data: {0}")]

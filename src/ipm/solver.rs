@@ -12,7 +12,7 @@ use super::{ContactModel, IpmData, IpmError, IpmParameters, IpmProblem, NewtonSo
 use crate::linalg::grow;
 
 mod engine;
-use engine::iterate_engine;
+use engine::{WarmStart, iterate_engine};
 
 /// How a solve ended. Codes 40..59 are the interior-point solver's range of the C API's status
 /// codes (0..3 TAMSI, 100+ usage errors).
@@ -118,6 +118,10 @@ pub struct IpmWorkspace {
     kappa_history: Vec<f64>,
     alpha_history: Vec<f64>,
     pub(crate) stats: IpmStats,
+    /// The last engine solve's cone variables by contact id, for the next warm start.
+    previous: PreviousSolution,
+    /// Whether the last engine solve had contact ids (`previous` holds its solution).
+    previous_has_ids: bool,
     pub(crate) has_solution: bool,
     pub(crate) sens: Sensitivities,
     /// Gap row `φ_i·phi_scale + gap_h·J_n,i v − s_n,i`: Dojo's `(1, h)` (gap in m) in the reference
@@ -138,6 +142,53 @@ pub struct IpmWorkspace {
     best_v: Vec<f64>,
     best_s: Vec<f64>,
     best_g: Vec<f64>,
+}
+
+/// The cone variables of the last engine solve that had contact ids (`docs/ipm.md` §11.5),
+/// grow-only.
+#[derive(Debug, Clone, Default)]
+struct PreviousSolution {
+    ids: Vec<u64>,
+    /// Contact indices sorted by id.
+    order: Vec<usize>,
+    models: Vec<ContactModel>,
+    offsets: Vec<usize>,
+    s: Vec<f64>,
+    g: Vec<f64>,
+}
+
+impl PreviousSolution {
+    /// Records the solution `(s, g)` of contacts `ids`.
+    fn record(&mut self, ids: &[u64], models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[f64]) {
+        self.ids.clear();
+        self.ids.extend_from_slice(ids);
+        self.order.clear();
+        self.order.extend(0..ids.len());
+        let key = &self.ids;
+        self.order.sort_unstable_by_key(|&j| key[j]);
+        self.models.clear();
+        self.models.extend_from_slice(models);
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.s.clear();
+        self.s.extend_from_slice(s);
+        self.g.clear();
+        self.g.extend_from_slice(g);
+    }
+
+    /// Grows the storage for `nc` contacts of total dimension `k` (so that recording allocates
+    /// nothing once grown).
+    fn reserve(&mut self, nc: usize, k: usize) {
+        fn at_least<T>(v: &mut Vec<T>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        at_least(&mut self.ids, nc);
+        at_least(&mut self.order, nc);
+        at_least(&mut self.models, nc);
+        at_least(&mut self.offsets, nc);
+        at_least(&mut self.s, k);
+        at_least(&mut self.g, k);
+    }
 }
 
 /// Violation measures of one point.
@@ -222,6 +273,9 @@ impl IpmWorkspace {
             m.neutral(&mut self.e[off..off + m.dim()]);
         }
         self.newton.reserve(mode, n, nc, k);
+        if engine {
+            self.previous.reserve(nc, k);
+        }
         self.newton.factored = false;
     }
 }
@@ -399,6 +453,8 @@ pub struct IpmSolver {
     /// matrices of the block form).
     pub(crate) dense: DenseWorkspace,
     pub(crate) blocks: BlockWorkspace,
+    /// The caller's contact ids for the next solves ([`IpmSolver::set_contact_ids`]).
+    contact_ids: Option<Vec<u64>>,
 }
 
 impl IpmSolver {
@@ -406,6 +462,34 @@ impl IpmSolver {
     pub fn new(params: IpmParameters) -> Result<Self, IpmError> {
         params.validate()?;
         Ok(Self { params, ..Self::default() })
+    }
+
+    /// Sets the caller's contact ids for the following solves (`docs/ipm.md` §11.5): one `u64`
+    /// per contact of the problems solved next, in the problem's contact order, unique within a
+    /// problem, chosen by the caller (for example an engine's geom pair and the contact's index
+    /// in it). With [`IpmParameters::warm_start`] an engine solve then starts every contact whose
+    /// id the previous solve (with ids) had from that contact's previous solution, and the new
+    /// ones from the central start: contacts that appear, vanish or change order between steps
+    /// keep their own warm start. `None` clears them (warm start by position, as without ids).
+    /// A solve fails with [`IpmError::DimensionMismatch`] when the ids' count is not the
+    /// problem's contact count. Copied; nothing is allocated once grown.
+    pub fn set_contact_ids(&mut self, ids: Option<&[u64]>) -> Result<(), IpmError> {
+        match ids {
+            None => self.contact_ids = None,
+            Some(ids) => {
+                let v = self.contact_ids.get_or_insert_with(Vec::new);
+                v.clear();
+                v.try_reserve(ids.len())
+                    .map_err(|_| IpmError::Allocation { what: "contact ids", len: ids.len() })?;
+                v.extend_from_slice(ids);
+            }
+        }
+        Ok(())
+    }
+
+    /// The contact ids set by [`IpmSolver::set_contact_ids`], if any.
+    pub fn contact_ids(&self) -> Option<&[u64]> {
+        self.contact_ids.as_deref()
     }
 
     /// The current parameters.
@@ -455,15 +539,27 @@ impl IpmSolver {
     ) -> Result<IpmOutcome, IpmError> {
         p.validate()?;
         let prm = self.params;
+        let ids = self.contact_ids.as_deref();
+        if let Some(ids) = ids
+            && ids.len() != p.num_contacts()
+        {
+            return Err(IpmError::DimensionMismatch {
+                what: "contact_ids",
+                expected_rows: p.num_contacts(),
+                expected_cols: 1,
+                rows: ids.len(),
+                cols: 1,
+            });
+        }
         match p.data {
             IpmData::Dense { m, jn, jt } => {
                 let mut form = DenseForm::new(&mut self.dense, m, jn, jt);
-                Ok(run(&mut self.ws, &prm, p, &mut form, guess))
+                Ok(run(&mut self.ws, &prm, p, &mut form, guess, ids))
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(prm.newton_solve)?;
                 let mut form = BlockForm::new(&mut self.blocks, system)?;
-                Ok(run(&mut self.ws, &prm, p, &mut form, guess))
+                Ok(run(&mut self.ws, &prm, p, &mut form, guess, ids))
             }
         }
     }
@@ -554,6 +650,7 @@ fn run<F: Form>(
     p: &IpmProblem<'_>,
     form: &mut F,
     guess: Option<DVectorView<'_, f64>>,
+    ids: Option<&[u64]>,
 ) -> IpmOutcome {
     let prm = *prm;
     let engine = !prm.uses_reference_iteration();
@@ -562,6 +659,14 @@ fn run<F: Form>(
         && ws.engine == engine
         && ws.models[..] == *p.models
         && ws.n == p.num_velocities();
+    // Engine warm start by contact id when both this solve and the previous one have ids.
+    let by_id = prm.warm_start && engine && ws.has_solution && ws.engine && ws.previous_has_ids;
+    let start = match ids {
+        Some(ids) if by_id => WarmStart::ById(ids),
+        Some(_) => WarmStart::Cold,
+        None if warm => WarmStart::ByPosition,
+        None => WarmStart::Cold,
+    };
     ws.has_solution = false;
     ws.sens.valid = false;
     ws.setup(p, prm.max_iter, prm.newton_solve, engine);
@@ -584,7 +689,11 @@ fn run<F: Form>(
     }
     let free_ok = form.start(p.v0.as_slice(), &ws.v_free[..n], &mut ws.v[..n]);
     if engine {
-        let outcome = iterate_engine(ws, &prm, p, form, warm);
+        let outcome = iterate_engine(ws, &prm, p, form, start);
+        ws.previous_has_ids = ids.is_some();
+        if let Some(ids) = ids {
+            ws.previous.record(ids, &ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt]);
+        }
         finish(ws, p, form);
         return if free_ok { outcome } else { IpmOutcome::NonFiniteStep };
     }

@@ -130,6 +130,39 @@ fn central_start<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, p
     }
 }
 
+/// How the engine iteration starts its cone variables (`docs/ipm.md` §11.5).
+#[derive(Clone, Copy)]
+pub(crate) enum WarmStart<'a> {
+    /// The central start of the scales.
+    Cold,
+    /// The previous solution, contact by position (same layout).
+    ByPosition,
+    /// The previous solution of the contact with the same caller id; the central start for new
+    /// contacts.
+    ById(&'a [u64]),
+}
+
+/// Moves every contact whose id the previous solve had (and whose model is unchanged) to the
+/// previous solution pushed inside by a tenth of the scales, then Dojo's interior shift; the
+/// others keep their central start.
+fn warm_start_by_id(ws: &mut IpmWorkspace, ids: &[u64], pscale: f64, vscale: f64) {
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        let prev = &ws.previous;
+        let Ok(pos) = prev.order.binary_search_by_key(&ids[i], |&j| prev.ids[j]) else { continue };
+        let j = prev.order[pos];
+        if prev.models[j] != m {
+            continue;
+        }
+        let k = m.dim();
+        let po = prev.offsets[j];
+        for a in 0..k {
+            ws.s[off + a] = prev.s[po + a] + 0.1 * vscale * ws.e[off + a];
+            ws.g[off + a] = prev.g[po + a] + 0.1 * pscale * ws.e[off + a];
+        }
+        m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+    }
+}
+
 /// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
 /// (scale-invariant second-order-cone step).
 fn cone_search(
@@ -227,26 +260,31 @@ pub(super) fn iterate_engine<F: Form>(
     prm: &IpmParameters,
     p: &IpmProblem<'_>,
     form: &mut F,
-    warm: bool,
+    warm: WarmStart<'_>,
 ) -> IpmOutcome {
     let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
     let big = n + 2 * kt;
     let (pscale, vscale) = scales(ws, p, form);
     ws.compliance = prm.normal_compliance * vscale / pscale;
-    if warm {
-        // Warm start: the previous solution moved inside by a tenth of the scales (a converged
-        // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
-        // steps collapse).
-        for (j, &e) in ws.e[..kt].iter().enumerate() {
-            ws.s[j] += 0.1 * vscale * e;
-            ws.g[j] += 0.1 * pscale * e;
+    match warm {
+        WarmStart::ByPosition => {
+            // Warm start: the previous solution moved inside by a tenth of the scales (a converged
+            // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
+            // steps collapse).
+            for (j, &e) in ws.e[..kt].iter().enumerate() {
+                ws.s[j] += 0.1 * vscale * e;
+                ws.g[j] += 0.1 * pscale * e;
+            }
+            for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
+                let k = m.dim();
+                m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+            }
         }
-        for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
-            let k = m.dim();
-            m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+        WarmStart::Cold => central_start(ws, p, form, pscale, vscale),
+        WarmStart::ById(ids) => {
+            central_start(ws, p, form, pscale, vscale);
+            warm_start_by_id(ws, ids, pscale, vscale);
         }
-    } else {
-        central_start(ws, p, form, pscale, vscale);
     }
     let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
     let merit = |res: f64, comp: f64| (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
