@@ -520,6 +520,19 @@ enum cts_status
    */
   CTS_STATUS_IPM_NON_FINITE_STEP = 42,
   /**
+   * Interior point, engine iteration: not converged, but the returned iterate (the best by
+   * merit) meets 100× the tolerances: scaled residual ≤ 100·`tolerance`, scaled
+   * complementarity ≤ 100·`complementarity_tolerance` (`docs/ipm.md` §11.2). Ends the
+   * iteration limit, a non-finite direction or the stall exit.
+   */
+  CTS_STATUS_IPM_ALMOST_CONVERGED = 43,
+  /**
+   * Interior point, engine iteration: the stall exit (`stall_iterations`: no 10 % progress of
+   * the best merit, or steps below 1e-4) stopped the iteration far from the tolerances; the
+   * results hold the best iterate.
+   */
+  CTS_STATUS_IPM_STALLED = 44,
+  /**
    * A required pointer was NULL.
    */
   CTS_STATUS_NULL_POINTER = 100,
@@ -786,6 +799,33 @@ typedef struct cts_ipm_parameters {
    * Default 1e-6; finite, > 0.
    */
   double complementarity_tolerance;
+  /**
+   * Engine iteration: Gondzio centrality correctors per iteration (extra right-hand sides on
+   * the same factorization that move lagging pairs' products towards the centring target;
+   * each kept only if it lengthens the step; docs/ipm.md §11.2). Default 2; in [0, 10].
+   */
+  int32_t centrality_correctors;
+  /**
+   * Engine iteration: initial proximal regularization of the impulse block relative to V/P
+   * (1/kg), divided by 10 every iteration down to 1e-10·V/P; it changes the Newton direction,
+   * never the residual or the answer (docs/ipm.md §11.2). Default 1e-2; finite, >= 0.
+   */
+  double proximal_regularization;
+  /**
+   * Engine iteration: normal compliance relative to V/P (docs/ipm.md §11.3). 0 (default) is hard
+   * contact; c > 0 makes every gap row φ/h + Jn·v + Rn·γn − sn = 0 with Rn = c·V/P (1/kg): a
+   * contact carrying the impulse γn ends the step penetrated by h·Rn·γn (soft normal contact,
+   * friction stays exact Coulomb). 0.1 makes resting piles converge in ~10 iterations; finite,
+   * >= 0.
+   */
+  double normal_compliance;
+  /**
+   * Engine iteration: stop when the best merit has not fallen by 10 % for this many
+   * iterations, or the step stayed below 1e-4 on 3 iterations in a row; the best iterate is
+   * returned with CTS_STATUS_IPM_ALMOST_CONVERGED or CTS_STATUS_IPM_STALLED (docs/ipm.md §11.2).
+   * Default 20; in [0, 100000]; 0 turns the exit off.
+   */
+  int32_t stall_iterations;
 } cts_ipm_parameters;
 
 /**
@@ -858,8 +898,8 @@ typedef struct cts_block_sparse_data {
  */
 typedef struct cts_ipm_stats {
   /**
-   * The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED or
-   * CTS_STATUS_IPM_NON_FINITE_STEP.
+   * The status the last solve returned: CTS_STATUS_OK, CTS_STATUS_IPM_MAX_ITERATIONS_REACHED,
+   * CTS_STATUS_IPM_NON_FINITE_STEP, CTS_STATUS_IPM_ALMOST_CONVERGED or CTS_STATUS_IPM_STALLED.
    */
   int32_t status;
   /**
@@ -910,6 +950,11 @@ typedef struct cts_ipm_stats {
    * Engine iteration: the velocity scale V (m/s) of the problem; 0 for Dojo's iteration.
    */
   double velocity_scale;
+  /**
+   * Engine iteration: Gondzio centrality correctors kept over all iterations; 0 for Dojo's
+   * iteration.
+   */
+  int32_t centrality_correctors;
 } cts_ipm_stats;
 
 /**
@@ -1624,6 +1669,25 @@ cts_status cts_ipm_solver_set_parameters(struct cts_ipm_solver *solver,
                                          const struct cts_ipm_parameters *p);
 
 /**
+ * Sets the caller's contact ids for the following solves (copied; docs/ipm.md §11.5):
+ * `ids[i]` (any uint64_t chosen by the caller, unique within a problem, e.g. an engine's geom
+ * pair and the contact's index in it) names contact i of the problem data solved next. With the
+ * parameter warm_start = 1, an engine solve starts every contact whose id the previous solve
+ * (with ids) had from that contact's previous solution, and new contacts from the central start,
+ * so contacts that appear, vanish or change order between steps keep their own warm start.
+ * `ids` = NULL (with `len` = 0) clears them: warm start by position, as without ids. The ids
+ * stay until changed; a solve whose problem has a contact count other than `len` fails with
+ * CTS_STATUS_DIMENSION_MISMATCH. Keeps the problem data and the last results.
+ *
+ * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER (`solver`, or `ids` with `len` > 0),
+ * CTS_STATUS_INVALID_ARGUMENT (`len` too large to address) or CTS_STATUS_ALLOCATION_FAILED
+ * (nothing changed).
+ */
+cts_status cts_ipm_solver_set_contact_ids(struct cts_ipm_solver *solver,
+                                          const uint64_t *ids,
+                                          size_t len);
+
+/**
  * Copies the current parameters into `*out`.
  *
  * Returns CTS_STATUS_OK or CTS_STATUS_NULL_POINTER.
@@ -1732,9 +1796,12 @@ cts_status cts_ipm_solver_set_block_problem_data(struct cts_ipm_solver *solver,
  * Solves the current problem starting from v = v0 (Dojo warm-starts velocities with the previous
  * step's solution, which is this step's v0).
  *
- * Returns CTS_STATUS_OK (converged: rvio < rtol and bvio < btol) or a solver outcome:
- * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED (the results hold the last iterate) or
- * CTS_STATUS_IPM_NON_FINITE_STEP (the results hold the last finite iterate); after an outcome
+ * Returns CTS_STATUS_OK (converged: the engine iteration's scaled tolerances, or with
+ * dojo_compatible rvio < rtol and bvio < btol) or a solver outcome:
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED, CTS_STATUS_IPM_NON_FINITE_STEP,
+ * CTS_STATUS_IPM_ALMOST_CONVERGED (the best iterate meets 100× the tolerances) or
+ * CTS_STATUS_IPM_STALLED (the stall exit, far from the tolerances); the engine iteration's
+ * results then hold its best iterate by merit, Dojo's the last (finite) iterate; after an outcome
  * every getter works and `cts_ipm_solver_last_error` has the final rvio and bvio. Usage errors
  * (nothing solved, previous results kept): CTS_STATUS_NULL_POINTER, CTS_STATUS_NO_PROBLEM_DATA,
  * CTS_STATUS_INVALID_ARGUMENT (the borrowed data became non-finite, or the problem's workspace

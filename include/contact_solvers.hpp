@@ -1774,6 +1774,10 @@ enum class IpmOutcome : int32_t {
   kMaxIterationsReached = CTS_STATUS_IPM_MAX_ITERATIONS_REACHED,
   /** A Newton direction was not finite; results hold the last finite iterate. */
   kNonFiniteStep = CTS_STATUS_IPM_NON_FINITE_STEP,
+  /** Engine iteration: the best iterate meets 100× the tolerances (not converged). */
+  kAlmostConverged = CTS_STATUS_IPM_ALMOST_CONVERGED,
+  /** Engine iteration: the stall exit stopped far from the tolerances; results hold the best iterate. */
+  kStalled = CTS_STATUS_IPM_STALLED,
 };
 
 /** Contact model kind of one contact (the CTS_IPM_MODEL_* constants). */
@@ -1835,6 +1839,17 @@ struct IpmSolverParameters {
   IpmNewtonSolve newton_solve{IpmNewtonSolve::kCondensed};
   /** Backtracking treats rvio at or below max(rvio, 0.1·rtol) as not worse (not Dojo's rule). */
   bool rvio_floor_in_backtracking{false};
+  /** Engine iteration: Gondzio centrality correctors per iteration, in [0, 10]. */
+  int centrality_correctors{2};
+  /** Engine iteration: initial proximal regularization of the impulse block relative to V/P
+   *  (vanishes ×0.1 per iteration; never changes the answer), >= 0. */
+  double proximal_regularization{1.0e-2};
+  /** Engine iteration: normal compliance relative to V/P; 0 = hard contact (default), > 0 = soft
+   *  normal contact (a contact carrying γn ends penetrated by h·c·V/P·γn), see the C header. */
+  double normal_compliance{0.0};
+  /** Engine iteration: the stall exit after this many iterations without 10 % progress, in
+   *  [0, 100000]; 0 turns it off. */
+  int stall_iterations{20};
 };
 
 /** Statistics of the last interior-point solve. */
@@ -1853,6 +1868,8 @@ struct IpmSolverStats {
   /** Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s). */
   double momentum_scale{0.0};
   double velocity_scale{0.0};
+  /** Engine iteration: Gondzio centrality correctors kept over all iterations. */
+  int centrality_correctors{0};
 };
 
 /**
@@ -1912,6 +1929,10 @@ class IpmSolver {
     c.dojo_compatible = p.dojo_compatible ? 1 : 0;
     c.tolerance = p.tolerance;
     c.complementarity_tolerance = p.complementarity_tolerance;
+    c.centrality_correctors = p.centrality_correctors;
+    c.proximal_regularization = p.proximal_regularization;
+    c.normal_compliance = p.normal_compliance;
+    c.stall_iterations = p.stall_iterations;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -1935,7 +1956,20 @@ class IpmSolver {
     p.dojo_compatible = c.dojo_compatible != 0;
     p.tolerance = c.tolerance;
     p.complementarity_tolerance = c.complementarity_tolerance;
+    p.centrality_correctors = c.centrality_correctors;
+    p.proximal_regularization = c.proximal_regularization;
+    p.normal_compliance = c.normal_compliance;
+    p.stall_iterations = c.stall_iterations;
     return p;
+  }
+
+  /**
+   * Names the contacts of the problem data solved next (copied; docs/ipm.md §11.5): with
+   * warm_start, contacts whose id the previous solve had start from their own previous solution,
+   * new ones from the central start. An empty vector clears the ids (warm start by position).
+   */
+  void SetContactIds(const std::vector<uint64_t>& ids) {
+    check(cts_ipm_solver_set_contact_ids(handle_, ids.empty() ? nullptr : ids.data(), ids.size()));
   }
 
   /**
@@ -2081,6 +2115,7 @@ class IpmSolver {
     s.merit = c.merit;
     s.momentum_scale = c.momentum_scale;
     s.velocity_scale = c.velocity_scale;
+    s.centrality_correctors = c.centrality_correctors;
     return s;
   }
 
@@ -2138,7 +2173,8 @@ class IpmSolver {
   }
 
   IpmOutcome outcome(cts_status s) const {
-    if (s == CTS_STATUS_OK || s == CTS_STATUS_IPM_MAX_ITERATIONS_REACHED || s == CTS_STATUS_IPM_NON_FINITE_STEP) {
+    if (s == CTS_STATUS_OK || s == CTS_STATUS_IPM_MAX_ITERATIONS_REACHED || s == CTS_STATUS_IPM_NON_FINITE_STEP ||
+        s == CTS_STATUS_IPM_ALMOST_CONVERGED || s == CTS_STATUS_IPM_STALLED) {
       return static_cast<IpmOutcome>(s);
     }
     throw Error(s, cts_ipm_solver_last_error(handle_));

@@ -74,6 +74,8 @@ const STATUS_ALPHA_SOLVER_FAILED = Int32(3)
 const STATUS_NON_FINITE_RESULT = Int32(4)
 const STATUS_IPM_MAX_ITERATIONS_REACHED = Int32(41)
 const STATUS_IPM_NON_FINITE_STEP = Int32(42)
+const STATUS_IPM_ALMOST_CONVERGED = Int32(43)
+const STATUS_IPM_STALLED = Int32(44)
 const STATUS_NULL_POINTER = Int32(100)
 const STATUS_INVALID_ARGUMENT = Int32(101)
 const STATUS_DIMENSION_MISMATCH = Int32(102)
@@ -515,6 +517,8 @@ end
     kConverged = 0
     kMaxIterationsReachedIpm = 41
     kNonFiniteStep = 42
+    kAlmostConverged = 43  # engine iteration: the best iterate meets 100x the tolerances
+    kStalled = 44          # engine iteration: stall exit far from the tolerances
 end
 
 "Contact model of one contact (`CTS_IPM_MODEL_*`)."
@@ -560,9 +564,13 @@ Base.@kwdef struct IpmSolverParameters
     dojo_compatible::Int32 = 0
     tolerance::Cdouble = 1.0e-8
     complementarity_tolerance::Cdouble = 1.0e-6
+    centrality_correctors::Int32 = 2
+    proximal_regularization::Cdouble = 1.0e-2
+    normal_compliance::Cdouble = 0.0
+    stall_iterations::Int32 = 20
 end
 
-"`cts_ipm_stats` (same layout): `status` is 0, 41 or 42 (`IpmOutcome(stats.status)`)."
+"`cts_ipm_stats` (same layout): `status` is 0, 41, 42, 43 or 44 (`IpmOutcome(stats.status)`)."
 struct IpmSolverStats
     status::Int32
     iterations::Int32
@@ -576,6 +584,7 @@ struct IpmSolverStats
     merit::Cdouble
     momentum_scale::Cdouble
     velocity_scale::Cdouble
+    centrality_correctors::Int32
 end
 
 """

@@ -102,6 +102,8 @@ class Status(enum.IntEnum):
     NON_FINITE_RESULT = 4
     IPM_MAX_ITERATIONS_REACHED = 41
     IPM_NON_FINITE_STEP = 42
+    IPM_ALMOST_CONVERGED = 43
+    IPM_STALLED = 44
     NULL_POINTER = 100
     INVALID_ARGUMENT = 101
     DIMENSION_MISMATCH = 102
@@ -215,6 +217,10 @@ class _IpmParameters(ctypes.Structure):
         ("dojo_compatible", ctypes.c_int32),
         ("tolerance", ctypes.c_double),
         ("complementarity_tolerance", ctypes.c_double),
+        ("centrality_correctors", ctypes.c_int32),
+        ("proximal_regularization", ctypes.c_double),
+        ("normal_compliance", ctypes.c_double),
+        ("stall_iterations", ctypes.c_int32),
     ]
 
 
@@ -234,6 +240,7 @@ class _IpmStats(ctypes.Structure):
         ("merit", ctypes.c_double),
         ("momentum_scale", ctypes.c_double),
         ("velocity_scale", ctypes.c_double),
+        ("centrality_correctors", ctypes.c_int32),
     ]
 
 
@@ -349,6 +356,7 @@ class Library:
         self._fn("cts_ipm_solver_clone", st, [h, ctypes.POINTER(h)])
         self._fn("cts_ipm_solver_set_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
         self._fn("cts_ipm_solver_get_parameters", st, [h, ctypes.POINTER(_IpmParameters)])
+        self._fn("cts_ipm_solver_set_contact_ids", st, [h, ctypes.POINTER(ctypes.c_uint64), sz])
         self._fn(
             "cts_ipm_solver_set_problem_data",
             st,
@@ -1127,6 +1135,8 @@ class IpmOutcome(enum.IntEnum):
     kConverged = 0  # rvio < rtol and bvio < btol
     kMaxIterationsReached = 41  # results hold the last iterate
     kNonFiniteStep = 42  # results hold the last finite iterate
+    kAlmostConverged = 43  # engine iteration: the best iterate meets 100x the tolerances
+    kStalled = 44  # engine iteration: stall exit far from the tolerances (best iterate)
 
 
 class IpmContactModel(enum.IntEnum):
@@ -1188,6 +1198,16 @@ class IpmSolverParameters:
     tolerance: float = 1.0e-8
     #: Engine iteration: relative tolerance of the complementarity ‖γ∘s‖∞/(P·V).
     complementarity_tolerance: float = 1.0e-6
+    #: Engine iteration: Gondzio centrality correctors per iteration, in [0, 10].
+    centrality_correctors: int = 2
+    #: Engine iteration: initial proximal regularization of the impulse block relative to V/P
+    #: (vanishes ×0.1 per iteration; never changes the answer), >= 0.
+    proximal_regularization: float = 1.0e-2
+    #: Engine iteration: normal compliance relative to V/P; 0 = hard contact (default), > 0 = soft
+    #: normal contact (a contact carrying γn ends penetrated by h·c·V/P·γn; docs/ipm.md §11.3).
+    normal_compliance: float = 0.0
+    #: Engine iteration: stall exit after this many iterations without 10 % progress; 0 = off.
+    stall_iterations: int = 20
 
 
 @dataclasses.dataclass
@@ -1208,6 +1228,8 @@ class IpmSolverStats:
     #: Engine iteration: the problem's momentum scale P (N·s) and velocity scale V (m/s).
     momentum_scale: float = 0.0
     velocity_scale: float = 0.0
+    #: Engine iteration: Gondzio centrality correctors kept over all iterations.
+    centrality_correctors: int = 0
 
 
 class IpmSolver(_SolverHandle):
@@ -1272,6 +1294,10 @@ class IpmSolver(_SolverHandle):
         c.dojo_compatible = _int32("dojo_compatible", p.dojo_compatible)
         c.tolerance = float(p.tolerance)
         c.complementarity_tolerance = float(p.complementarity_tolerance)
+        c.centrality_correctors = _int32("centrality_correctors", p.centrality_correctors)
+        c.proximal_regularization = float(p.proximal_regularization)
+        c.normal_compliance = float(p.normal_compliance)
+        c.stall_iterations = _int32("stall_iterations", p.stall_iterations)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -1285,8 +1311,22 @@ class IpmSolver(_SolverHandle):
             c.rtol, c.btol, int(c.max_iter), int(c.max_ls), c.undercut, int(c.no_progress_max),
             c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
             newton, bool(c.rvio_floor_in_backtracking), bool(c.dojo_compatible), c.tolerance,
-            c.complementarity_tolerance,
+            c.complementarity_tolerance, int(c.centrality_correctors), c.proximal_regularization,
+            c.normal_compliance, int(c.stall_iterations),
         )
+
+    def set_contact_ids(self, ids) -> None:
+        """Names the contacts of the problem data solved next (copied; ``docs/ipm.md`` §11.5):
+        ``ids[i]`` (uint64, unique within a problem) names contact i. With ``warm_start``, a
+        contact whose id the previous solve had starts from its own previous solution, a new one
+        from the central start. ``None`` clears the ids (warm start by position).
+        """
+        if ids is None:
+            self._check(self._lib.cts_ipm_solver_set_contact_ids(self._h(), None, 0))
+            return
+        a = np.ascontiguousarray(ids, dtype=np.uint64).reshape(-1)
+        ptr = a.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)) if a.size else None
+        self._check(self._lib.cts_ipm_solver_set_contact_ids(self._h(), ptr, a.size))
 
     # -- problem data (borrowed) --------------------------------------------------------------
 
@@ -1433,7 +1473,8 @@ class IpmSolver(_SolverHandle):
             outcome = int(c.status)
         return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
                               int(c.line_search_exhausted), int(c.boundary_hits), c.residual,
-                              c.complementarity, c.merit, c.momentum_scale, c.velocity_scale)
+                              c.complementarity, c.merit, c.momentum_scale, c.velocity_scale,
+                              int(c.centrality_correctors))
 
     def _history(self, what: str) -> np.ndarray:
         get = getattr(self._lib, _IPM_HISTORIES[what])

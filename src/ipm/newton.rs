@@ -182,17 +182,7 @@ impl NewtonSystem {
             if model == ContactModel::SecondOrderCone {
                 let nt = &data.nt[21 * i..21 * i + 21];
                 let (w, wi) = (&nt[..9], &nt[9..18]);
-                // G = W² (W symmetric), column-major.
-                let mut gm = [0.0; 9];
-                for col in 0..3 {
-                    for row in 0..3 {
-                        gm[row + 3 * col] = (0..3).map(|k| w[row + 3 * k] * w[k + 3 * col]).sum();
-                    }
-                }
-                let (g11, g21, g12, g22) = (gm[4] + st_shift, gm[5], gm[7], gm[8] + st_shift);
-                let det = g11 * g22 - g12 * g21;
-                let b = [g22 / det, -g21 / det, -g12 / det, g11 / det];
-                let q = [b[0] * gm[1] + b[2] * gm[2], b[1] * gm[1] + b[3] * gm[2]];
+                let (b, q) = tangent_elimination(w.try_into().expect("9 entries"), wi[0], st_shift);
                 let mu = data.mu[i];
                 c[MU] = mu;
                 c[Q..Q + 2].copy_from_slice(&q);
@@ -513,6 +503,63 @@ impl NewtonSystem {
                 for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za) {
                     *x -= z * da;
                 }
+            }
+        }
+    }
+}
+
+/// `B = (G_tt + σ I)⁻¹` (2×2, column-major) and `q = B G_t0` of one second-order-cone pair with
+/// `G = W²` (`docs/ipm.md` §11.4), from `W = β(2vvᵀ − J)` in closed form. Forming `W·W` squares
+/// `W`'s condition number, which near the cone's boundary loses every digit of `B` and `q` (the
+/// engine iteration then stalled at a complementarity of ~2e-6 on Siconos' Rover files). With
+/// `β² = W_00/W⁻¹_00`, `2v_0² − 1 = √(W_00·W⁻¹_00)` and `v_t = W_t0/(2βv_0)`:
+/// `G_tt = β²(I + c v_t v_tᵀ)` with `c = 8v_0²`, `G_t0 = 4β²v_0(2v_0² − 1) v_t`, so by
+/// Sherman–Morrison, with `d = β² + σ + β²c|v_t|²` (every term positive, no cancellation),
+/// `B = (I − β²c v_t v_tᵀ/d)/(β² + σ)` and `q = 4β²v_0(2v_0² − 1) v_t/d`.
+fn tangent_elimination(w: &[f64; 9], wi00: f64, shift: f64) -> ([f64; 4], [f64; 2]) {
+    let beta2 = w[0] / wi00;
+    let t = (w[0] * wi00).sqrt();
+    let v0 = (0.5 * (1.0 + t)).sqrt();
+    let scale = 1.0 / (2.0 * beta2.sqrt() * v0);
+    let vt = [w[1] * scale, w[2] * scale];
+    let c = 8.0 * beta2 * v0 * v0;
+    let d = beta2 + shift + c * (vt[0] * vt[0] + vt[1] * vt[1]);
+    let inv = 1.0 / (beta2 + shift);
+    let off = -inv * c * vt[0] * vt[1] / d;
+    let b = [inv * (1.0 - c * vt[0] * vt[0] / d), off, off, inv * (1.0 - c * vt[1] * vt[1] / d)];
+    let f = 4.0 * beta2 * v0 * t / d;
+    (b, [f * vt[0], f * vt[1]])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tangent_elimination;
+    use crate::ipm::cone::nt_scaling;
+
+    /// The closed form equals `(G_tt + σI)⁻¹` and `B G_t0` computed from `G = W·W` where that is
+    /// well conditioned.
+    #[test]
+    fn tangent_elimination_equals_the_explicit_inverse() {
+        for (x, y, shift) in [
+            ([1.0, 0.3, -0.2], [2.0, -0.5, 0.7], 0.0),
+            ([3.0, 1.0, 2.0], [1.5, 0.2, 0.1], 0.3),
+            ([1.0, 0.0, 0.0], [1.0, 0.0, 0.0], 1e-3),
+            ([0.7, 0.5, -0.45], [4.0, 3.0, 2.5], 0.0),
+        ] {
+            let (w, wi, _) = nt_scaling(&x, &y);
+            let mut g = [0.0; 9];
+            for col in 0..3 {
+                for row in 0..3 {
+                    g[row + 3 * col] = (0..3).map(|k| w[row + 3 * k] * w[k + 3 * col]).sum();
+                }
+            }
+            let (g11, g21, g12, g22) = (g[4] + shift, g[5], g[7], g[8] + shift);
+            let det = g11 * g22 - g12 * g21;
+            let b_ref = [g22 / det, -g21 / det, -g12 / det, g11 / det];
+            let q_ref = [b_ref[0] * g[1] + b_ref[2] * g[2], b_ref[1] * g[1] + b_ref[3] * g[2]];
+            let (b, q) = tangent_elimination(&w, wi[0], shift);
+            for (a, r) in b.iter().zip(&b_ref).chain(q.iter().zip(&q_ref)) {
+                assert!((a - r).abs() <= 1e-12 * (1.0 + r.abs()), "{b:?} {q:?} vs {b_ref:?} {q_ref:?}");
             }
         }
     }

