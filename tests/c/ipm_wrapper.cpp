@@ -179,6 +179,8 @@ int main() {
   CHECK(!defaults.dojo_compatible && defaults.tolerance == 1e-8 && defaults.complementarity_tolerance == 1e-6);
   CHECK(std::isinf(defaults.undercut) && !defaults.warm_start && !defaults.dojo_lagged_kappa);
   CHECK(defaults.newton_solve == cts::IpmNewtonSolve::kCondensed && !defaults.rvio_floor_in_backtracking);
+  CHECK(defaults.centrality_correctors == 2 && defaults.proximal_regularization == 1e-2);
+  CHECK(defaults.normal_compliance == 0.0 && defaults.stall_iterations == 20);
   ExpectError(CTS_STATUS_NO_PROBLEM_DATA, [&] { solver.Solve(); });
   ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_generalized_velocities(); });
   ExpectError(CTS_STATUS_NO_SOLUTION, [&] { solver.get_stats(); });
@@ -196,6 +198,33 @@ int main() {
   bad = cts::IpmSolverParameters();
   bad.complementarity_tolerance = 0.0;
   ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+  bad = cts::IpmSolverParameters();
+  bad.centrality_correctors = 11;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+  bad = cts::IpmSolverParameters();
+  bad.normal_compliance = -0.1;
+  ExpectError(CTS_STATUS_INVALID_ARGUMENT, [&] { solver.set_solver_parameters(bad); });
+  {
+    // The engine options round-trip; contact ids of the wrong count fail the solve as a usage error.
+    cts::IpmSolverParameters engine;
+    engine.normal_compliance = 0.1;
+    engine.centrality_correctors = 4;
+    engine.stall_iterations = 30;
+    engine.warm_start = true;
+    cts::IpmSolver s(engine);
+    CHECK(s.get_solver_parameters().normal_compliance == 0.1 && s.get_solver_parameters().centrality_correctors == 4);
+    CHECK(s.get_solver_parameters().stall_iterations == 30);
+    const PointMass rest(0.0);
+    rest.Set(s);
+    s.SetContactIds({7});
+    CHECK(s.Solve() == cts::IpmOutcome::kConverged);
+    CHECK(s.Solve() == cts::IpmOutcome::kConverged);
+    s.SetContactIds({7, 8});
+    ExpectError(CTS_STATUS_DIMENSION_MISMATCH, [&] { s.Solve(); });
+    s.SetContactIds({});
+    CHECK(s.Solve() == cts::IpmOutcome::kConverged);
+    CHECK(static_cast<int>(cts::IpmOutcome::kAlmostConverged) == 43 && static_cast<int>(cts::IpmOutcome::kStalled) == 44);
+  }
 
   cts::IpmSolverParameters p;
   p.dojo_compatible = true;  // the fingerprints below (8 iterations) are Dojo's iteration's

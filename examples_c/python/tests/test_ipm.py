@@ -54,9 +54,17 @@ def test_parameters_defaults_round_trip(lib):
         p = cts.IpmSolverParameters(rtol=1e-9, btol=1e-8, max_iter=80, fixed_kappa=1e-3,
                                     warm_start=True, newton_solve=cts.IpmNewtonSolve.kDense,
                                     rvio_floor_in_backtracking=True, dojo_compatible=True,
-                                    tolerance=1e-10, complementarity_tolerance=1e-7)
+                                    tolerance=1e-10, complementarity_tolerance=1e-7,
+                                    centrality_correctors=4, proximal_regularization=1e-3,
+                                    normal_compliance=0.1, stall_iterations=30)
         s.set_parameters(p)
         assert s.get_parameters() == p
+        with pytest.raises(cts.ContactSolversError):
+            s.set_parameters(cts.IpmSolverParameters(centrality_correctors=11))
+        # Contact ids: copied, checked against the problem's contact count at the solve.
+        s.set_contact_ids([3])
+        s.set_contact_ids(None)
+        assert cts.Status.IPM_ALMOST_CONVERGED == 43 and cts.IpmOutcome.kStalled == 44
 
 
 @pytest.mark.parametrize("mode", list(cts.IpmNewtonSolve))
