@@ -1,10 +1,12 @@
 //! Outcomes of a solve (returned values, not errors) with their C status codes, per-row set
 //! membership, and the statistics of the last solve (`docs/baraff.md` §12).
 //!
-//! Status codes live in 20..39 (the C API reserves 0..3 for TAMSI and 100+ for usage errors).
+//! Status codes are the C statuses: 0 (`CTS_STATUS_OK`) for a verified solution, 21..26 for the
+//! other outcomes (the C API reserves 100+ for usage errors).
 
-/// [`BaraffOutcome::Solved`]: every condition of §3.6 holds within the tolerance.
-pub const BARAFF_SOLVED: i32 = 20;
+/// [`BaraffOutcome::Solved`]: every condition of §3.6 holds within the tolerance
+/// (`CTS_STATUS_OK`).
+pub const BARAFF_SOLVED: i32 = 0;
 /// [`BaraffOutcome::Inexact`]: the algorithm finished but the worst violation exceeds the
 /// tolerance (round-off in ill-conditioned problems, unresolved deferred/locked rows).
 pub const BARAFF_INEXACT: i32 = 21;
@@ -25,7 +27,7 @@ pub const BARAFF_FRICTIONLESS_FALLBACK: i32 = 26;
 /// How a solve ended. Every variant leaves the current forces and accelerations readable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BaraffOutcome {
-    /// Code 20: verified solution.
+    /// Code 0 (`CTS_STATUS_OK`): verified solution.
     Solved,
     /// Code 21: finished, worst violation above the tolerance.
     Inexact,

@@ -461,3 +461,58 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
     };
     text.as_ptr()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every Rust outcome's `code()` is the C status its conversion gives (issue 23 item 5).
+    #[test]
+    fn outcome_codes_are_the_c_statuses() {
+        for o in [
+            IpmOutcome::Converged,
+            IpmOutcome::MaxIterationsReached,
+            IpmOutcome::NonFiniteStep,
+            IpmOutcome::AlmostConverged,
+            IpmOutcome::Stalled,
+        ] {
+            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
+        }
+        for o in [RigidOutcome::Solved, RigidOutcome::LcpUnsolvable, RigidOutcome::RegularizedLcpFailed] {
+            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
+        }
+        for o in [
+            BaraffOutcome::Solved,
+            BaraffOutcome::Inexact,
+            BaraffOutcome::UnboundedRay { row: 3 },
+            BaraffOutcome::Cycling,
+            BaraffOutcome::PivotLimit,
+            BaraffOutcome::IterationLimit,
+            BaraffOutcome::FrictionlessFallback { row: 1 },
+        ] {
+            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
+        }
+        for o in [
+            LcpOutcome::Solved,
+            LcpOutcome::RayTermination,
+            LcpOutcome::ZeroToleranceTooLow,
+            LcpOutcome::PivotLimit,
+            LcpOutcome::CyclingDetected,
+            LcpOutcome::LinearSolveFailed,
+            LcpOutcome::NotASolution,
+            LcpOutcome::RegularizationFailed,
+            LcpOutcome::ResidualTestFailed,
+            LcpOutcome::NonFiniteSolution,
+        ] {
+            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
+        }
+        for o in [
+            TamsiOutcome::Success,
+            TamsiOutcome::MaxIterationsReached,
+            TamsiOutcome::LinearSolverFailed,
+            TamsiOutcome::AlphaSolverFailed,
+        ] {
+            assert_eq!(o as i32, cts_status::from(o) as i32, "{o:?}");
+        }
+    }
+}

@@ -23,13 +23,15 @@
 //! [`IpmSolver::compute_sensitivities`] differentiates the solution w.r.t. `v0`, `τ`, `φ`, `μ`
 //! by the implicit-function theorem (§7).
 //!
-//! ## Outcome codes ([`IpmOutcome`], C status range 40..59)
+//! ## Outcome codes ([`IpmOutcome::code`] = the C status)
 //!
 //! | code | outcome |
 //! |---|---|
-//! | 40 | [`IpmOutcome::Converged`] (engine: scaled residual ≤ `tolerance`, scaled complementarity ≤ `complementarity_tolerance`) |
+//! | 0 | [`IpmOutcome::Converged`] (engine: scaled residual ≤ `tolerance`, scaled complementarity ≤ `complementarity_tolerance`) |
 //! | 41 | [`IpmOutcome::MaxIterationsReached`] (engine: the iterate of smallest merit; Dojo: the last iterate) |
 //! | 42 | [`IpmOutcome::NonFiniteStep`] (engine: the iterate of smallest merit; Dojo: the last finite iterate) |
+//! | 43 | [`IpmOutcome::AlmostConverged`] (engine: the best iterate is within 100× the tolerances, `docs/ipm.md` §11.2) |
+//! | 44 | [`IpmOutcome::Stalled`] (engine: the stall exit, far from the tolerances) |
 //!
 //! ## Deliberate differences from Dojo
 //!

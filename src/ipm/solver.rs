@@ -19,10 +19,10 @@ use engine::{WarmStart, iterate_engine};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(i32)]
 pub enum IpmOutcome {
-    /// Code 40. Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
+    /// Code 0 (`CTS_STATUS_OK`). Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
     /// complementarity ≤ `complementarity_tolerance`. Dojo's iteration: `rvio < rtol` and
     /// `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
-    Converged = 40,
+    Converged = 0,
     /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the
     /// iterate of smallest merit (engine iteration) or the last iterate (Dojo's "failed" status,
     /// §4 step 1).
@@ -42,7 +42,7 @@ pub enum IpmOutcome {
 }
 
 impl IpmOutcome {
-    /// The C status code (40..59).
+    /// The C status code: 0 for [`IpmOutcome::Converged`], else 41..44.
     pub fn code(self) -> i32 {
         self as i32
     }
@@ -1159,7 +1159,7 @@ mod tests {
         assert_eq!(s.solve(&d.problem()).unwrap(), IpmOutcome::NonFiniteStep);
         assert_eq!(s.velocities(), d.v0.as_slice());
         assert_eq!(IpmOutcome::NonFiniteStep.code(), 42);
-        assert_eq!(IpmOutcome::Converged.code(), 40);
+        assert_eq!(IpmOutcome::Converged.code(), 0);
         assert_eq!(IpmOutcome::MaxIterationsReached.code(), 41);
     }
 }

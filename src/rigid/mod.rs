@@ -33,8 +33,8 @@ pub use operator::{InertiaSolve, Operator, OperatorFn};
 pub use solver::{ConstraintSolver, ConstraintSolverParameters};
 
 /// How a `ConstraintSolver` solve ended (a value, not an error). C status codes: `Solved` is
-/// `CTS_STATUS_OK` (0); failures use 20–29 (inside the 4–99 solver-outcome range of
-/// `docs/c_api.md`).
+/// `CTS_STATUS_OK` (0); failures are `CTS_STATUS_RIGID_LCP_UNSOLVABLE` (17) and
+/// `CTS_STATUS_RIGID_REGULARIZED_LCP_FAILED` (18), which [`RigidOutcome::code`] returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum RigidOutcome {
@@ -42,10 +42,10 @@ pub enum RigidOutcome {
     Solved = 0,
     /// The LCP was not solved to the acceptance test (Drake: "Unable to solve LCP- it may be
     /// unsolvable."); also a failed unrevised Lemke in `solve_discretized`.
-    LcpUnsolvable = 20,
+    LcpUnsolvable = 17,
     /// The impact LCP failed and so did its progressive regularization (Drake:
     /// "Progressively regularized LCP solve failed.").
-    RegularizedLcpFailed = 21,
+    RegularizedLcpFailed = 18,
 }
 
 impl RigidOutcome {

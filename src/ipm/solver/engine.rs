@@ -382,7 +382,8 @@ pub(super) fn iterate_engine<F: Form>(
         // §11.2: Gondzio's centrality correctors on the same factorization, each kept only if it
         // lengthens the step.
         for _ in 0..prm.centrality_correctors {
-            if alpha >= 1.0 {
+            // κ can round to ≤ 0 (or NaN) on degenerate data: then there is no band to centre in.
+            if alpha >= 1.0 || !(kappa > 0.0) {
                 break;
             }
             centrality_rhs(ws, kappa, (alpha + CORRECTOR_TRIAL).min(1.0));
@@ -494,7 +495,9 @@ fn centrality_rhs(ws: &mut IpmWorkspace, kappa: f64, at: f64) {
     let (n, kt) = (ws.n, ws.k_total);
     let big = n + 2 * kt;
     let (lo, hi) = (CORRECTOR_BAND.0 * kappa, CORRECTOR_BAND.1 * kappa);
-    let correction = |p: f64| (p.clamp(lo, hi) - p).max(-hi);
+    // max/min, not clamp: clamp panics on a NaN or inverted band, and no panic may reach the
+    // C ABI (the caller skips correctors unless κ > 0, so the band is ordered here).
+    let correction = |p: f64| (p.max(lo).min(hi) - p).max(-hi);
     ws.daff[..big].fill(0.0);
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
         for j in off..off + m.orthant_len() {
