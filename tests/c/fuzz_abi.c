@@ -1254,7 +1254,7 @@ static void ipm_free_slot(ipm_slot *s) {
 static void ipm_step(void) {
   ipm_slot *s = &ipm[below(SLOTS)];
   ++per_solver[4];
-  switch (action(s->h, 11)) {
+  switch (action(s->h, 12)) {
     case 0:
       if (s->h == NULL) CHECKED(cts_ipm_solver_new(&s->h), cts_last_error_message());
       break;
@@ -1288,6 +1288,11 @@ static void ipm_step(void) {
       p.dojo_compatible = one_in(10) ? int_param(0) : (int32_t)below(2);
       p.tolerance = scalar(1e-8);
       p.complementarity_tolerance = scalar(1e-6);
+      p.centrality_correctors = one_in(8) ? int_param(2) : (int32_t)below(4);
+      p.proximal_regularization = one_in(3) ? scalar(1e-2) : 1e-2;
+      p.normal_compliance = one_in(3) ? scalar(0.1) : 0.0;
+      p.stall_iterations = one_in(8) ? int_param(20) : (int32_t)below(30);
+      if (p.stall_iterations > 200) p.stall_iterations = 200; /* bounded time */
       CHECKED(cts_ipm_solver_set_parameters(s->h, one_in(30) ? NULL : &p), ipm_msg(s));
       CHECKED(cts_ipm_solver_get_parameters(s->h, &p), ipm_msg(s));
       break;
@@ -1314,6 +1319,22 @@ static void ipm_step(void) {
       break;
     }
     case 8: ipm_sensitivities(s); break;
+    case 9: {
+      /* Contact ids (warm start by id): the right count, a wrong one, NULL with and without a
+       * length, or an unaddressable length; ids often repeat earlier ones. */
+      size_t nc = cts_ipm_solver_num_contacts(s->h) + (one_in(5) ? below(3) : 0);
+      uint64_t ids[64];
+      if (nc > 64) nc = 64;
+      for (size_t i = 0; i < nc; ++i) ids[i] = one_in(4) ? next64() : (uint64_t)(i * 7 + below(2));
+      if (one_in(10)) {
+        CHECKED(cts_ipm_solver_set_contact_ids(s->h, NULL, one_in(2) ? 0 : nc + 1), ipm_msg(s));
+      } else if (one_in(20)) {
+        CHECKED(cts_ipm_solver_set_contact_ids(s->h, ids, SIZE_MAX / 4), ipm_msg(s));
+      } else {
+        CHECKED(cts_ipm_solver_set_contact_ids(s->h, ids, nc), ipm_msg(s));
+      }
+      break;
+    }
     default: ipm_read_all(s, 0); break;
   }
 }
