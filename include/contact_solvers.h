@@ -61,10 +61,10 @@
 
 /** Version of this header; cts_version() returns the library's as "MAJOR.MINOR.PATCH". */
 #define CTS_VERSION_MAJOR 0
-#define CTS_VERSION_MINOR 1
+#define CTS_VERSION_MINOR 2
 #define CTS_VERSION_PATCH 0
 /** ABI version of this header; check cts_abi_version() == CTS_ABI_VERSION at start-up. */
-#define CTS_ABI_VERSION 1
+#define CTS_ABI_VERSION 2
 
 
 
@@ -3025,7 +3025,7 @@ cts_status cts_tamsi_solver_vjp(struct cts_tamsi_solver *solver,
                                 double *grad_dt);
 
 /**
- * The library version, e.g. `"0.1.0"` (static, never NULL, not to be freed). Equals the
+ * The library version, e.g. `"0.2.0"` (static, never NULL, not to be freed). Equals the
  * header's `CTS_VERSION_MAJOR.CTS_VERSION_MINOR.CTS_VERSION_PATCH` when header and library
  * match.
  */
