@@ -2098,8 +2098,9 @@ cts_status cts_lcp_compute_zero_tolerance(int32_t algorithm,
 /**
  * Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
  * `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
- * means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
- * doubles each. Writes `*out` on success only.
+ * means `n · max|Mᵢⱼ| · 2.2 eps`; with a zero tolerance (M = 0) an exact zero passes each test.
+ * `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n doubles each. Writes `*out` on
+ * success only.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
  * `zero_tol`); failures leave their detail in `cts_last_error_message()`.

@@ -248,7 +248,8 @@ pub(crate) fn copy_matrix_max_abs(src: DMatrixView<'_, f64>, dst: &mut Vec<f64>)
 
 /// Unrevised Lemke's `IsSolution(M, q, z, tol)` (§9.6): `tol ≤ 0` means
 /// `n · max|M| · 2.2 eps`. True iff `min z > −tol`, `min(Mz + q) > −tol` and
-/// `|zᵀ(Mz + q)| < 10 · n · tol`. Dimension mismatches return `false`.
+/// `|zᵀ(Mz + q)| < 10 · n · tol`; with a zero tolerance (`M = 0`) an exact zero passes each test
+/// (`docs/rigid.md` §8.1). Dimension mismatches return `false`.
 ///
 /// Allocation-free (rows of `M z + q` are formed one at a time).
 pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], tol: f64) -> bool {
@@ -302,7 +303,20 @@ fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
         return true;
     }
     let min_z = z.iter().copied().fold(f64::INFINITY, |a, x| if x < a || x.is_nan() { x } else { a });
-    min_z > -tol && min_w > -tol && dot.abs() < 10.0 * n as f64 * tol
+    above_neg_tol(min_z, tol) && above_neg_tol(min_w, tol) && below_tol(dot.abs(), 10.0 * n as f64 * tol)
+}
+
+/// Drake's strict `x > −tol` ("not negative" against a zero tolerance), except that an exact zero
+/// passes a zero tolerance: the computed tolerances are 0 for `M = 0` (`n · max|Mᵢⱼ| · c · eps`),
+/// and `0 > −0` is false, which made z = 0 or wᵢ = 0 "negative" (`docs/rigid.md` §8.1). With a
+/// positive tolerance this is Drake's comparison unchanged.
+pub(crate) fn above_neg_tol(x: f64, tol: f64) -> bool {
+    x > -tol || (x == 0.0 && tol == 0.0)
+}
+
+/// Drake's strict `x < tol`, with the same exception as [`above_neg_tol`] for `x = tol = 0`.
+fn below_tol(x: f64, tol: f64) -> bool {
+    x < tol || (x == 0.0 && tol == 0.0)
 }
 
 /// Default relative tolerance `τ` of the residual test ([`LcpResidual`]): `1e-11`.

@@ -593,3 +593,50 @@ fn getters_report_tolerances_residual_and_regularization() {
     let z9 = [0.0; 8];
     assert!(residual_test(&p16, &z9, -1.0).is_err());
 }
+
+// ------------------------------------------------------------------------------------------
+// Issue 24, item 2: a zero matrix gives a zero tolerance (n · max|M| · c · eps = 0), and an exact
+// zero compared strictly against it (`0 > −0` is false) was "negative": `IsSolution` rejected the
+// solution z = 0 of M = [0], q = [0.36], and the algorithms' trivial checks rejected z = 0 when q
+// has an exact zero (docs/rigid.md §8.1, §9.6).
+
+#[test]
+fn zero_matrix_zero_tolerance_accepts_exact_zeros() {
+    for m0 in [0.0, -0.0] {
+        for q0 in [0.36, 0.0, -0.0] {
+            let (m, q) = (DMatrix::from_element(1, 1, m0), DVector::from_element(1, q0));
+            // tol ≤ 0 means the computed tolerance, here 0.
+            assert!(
+                contact_solvers::lcp::is_solution(m.as_view(), q.as_view(), &[0.0], 0.0),
+                "M {m0} q {q0}"
+            );
+            assert!(
+                contact_solvers::lcp::is_solution(m.as_view(), q.as_view(), &[-0.0], -1.0),
+                "M {m0} q {q0}"
+            );
+            let p = LcpProblem::new(m.as_view(), q.as_view()).unwrap();
+            let mut moby = MobyLcpSolver::new();
+            for fast in [false, true] {
+                let outcome = if fast { moby.solve_fast(&p) } else { moby.solve_lemke(&p) };
+                assert_eq!(
+                    (outcome, moby.num_pivots()),
+                    (LcpOutcome::Solved, 0),
+                    "fast {fast}: M {m0} q {q0}"
+                );
+                assert_eq!(moby.z(), &[0.0]);
+            }
+            let mut unrevised = UnrevisedLemkeSolver::new();
+            assert_eq!(unrevised.solve(&p), LcpOutcome::Solved, "unrevised: M {m0} q {q0}");
+            assert_eq!((unrevised.z(), unrevised.num_pivots()), (&[0.0][..], 0));
+        }
+        // Still not solutions: z = 0 with w = q < 0, and z > 0 with w > 0.
+        let m = DMatrix::from_element(1, 1, m0);
+        let q = DVector::from_element(1, -0.36);
+        assert!(!contact_solvers::lcp::is_solution(m.as_view(), q.as_view(), &[0.0], 0.0));
+        let q = DVector::from_element(1, 0.36);
+        assert!(!contact_solvers::lcp::is_solution(m.as_view(), q.as_view(), &[1e-300], 0.0));
+    }
+    // Two rows, one of them an exact zero of q, the other positive.
+    let (m, q) = (DMatrix::zeros(2, 2), DVector::from_vec(vec![0.0, 2.0]));
+    assert!(contact_solvers::lcp::is_solution(m.as_view(), q.as_view(), &[0.0, 0.0], 0.0));
+}
