@@ -1031,7 +1031,8 @@ typedef struct cts_lcp_solve_info {
    */
   double zero_tolerance;
   /**
-   * The residual test's absolute tolerance `tol = τ · n · s`.
+   * The residual test's absolute tolerance of z, `tol = τ · n · s` (`docs/rigid.md` §8.7; each
+   * row i of w has its own, `τ · n · sᵢ`).
    */
   double residual_tolerance;
   /**
@@ -1043,11 +1044,11 @@ typedef struct cts_lcp_solve_info {
    */
   double min_w;
   /**
-   * `max |zᵢ wᵢ|`.
+   * `|zᵢ wᵢ|` of the entry furthest above its bound.
    */
   double max_complementarity;
   /**
-   * The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+   * That entry's bound `τ · n · sᵢ · ‖z‖∞ + tol · |wᵢ|`.
    */
   double complementarity_bound;
 } cts_lcp_solve_info;

@@ -632,15 +632,16 @@ pub struct cts_lcp_solve_info {
     pub pivot_tolerance: f64,
     /// The zero tolerance used (the automatic value unless set).
     pub zero_tolerance: f64,
-    /// The residual test's absolute tolerance `tol = τ · n · s`.
+    /// The residual test's absolute tolerance of z, `tol = τ · n · s` (`docs/rigid.md` §8.7; each
+    /// row i of w has its own, `τ · n · sᵢ`).
     pub residual_tolerance: f64,
     /// `min zᵢ` (+inf for n = 0).
     pub min_z: f64,
     /// `min wᵢ`, w = M z + q (+inf for n = 0).
     pub min_w: f64,
-    /// `max |zᵢ wᵢ|`.
+    /// `|zᵢ wᵢ|` of the entry furthest above its bound.
     pub max_complementarity: f64,
-    /// The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+    /// That entry's bound `τ · n · sᵢ · ‖z‖∞ + tol · |wᵢ|`.
     pub complementarity_bound: f64,
 }
 

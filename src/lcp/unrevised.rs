@@ -278,7 +278,8 @@ impl UnrevisedLemkeSolver {
         } else {
             DEFAULT_RESIDUAL_TOLERANCE
         };
-        self.residual = LcpResidual::evaluate(max_m, &self.q[..n], &self.z[..n], &self.w[..n], tau);
+        self.residual =
+            LcpResidual::evaluate(&self.m[..n * n], &self.q[..n], &self.z[..n], &self.w[..n], tau);
         self.drake_verdict = o.is_solved();
         let o = verdict(o, &self.residual, self.params.drake_compatible_verdict);
         self.pivots = p;
