@@ -61,10 +61,10 @@
 
 /** Version of this header; cts_version() returns the library's as "MAJOR.MINOR.PATCH". */
 #define CTS_VERSION_MAJOR 0
-#define CTS_VERSION_MINOR 1
+#define CTS_VERSION_MINOR 2
 #define CTS_VERSION_PATCH 0
 /** ABI version of this header; check cts_abi_version() == CTS_ABI_VERSION at start-up. */
-#define CTS_ABI_VERSION 1
+#define CTS_ABI_VERSION 2
 
 
 
@@ -1076,7 +1076,8 @@ typedef struct cts_lcp_solve_info {
    */
   double zero_tolerance;
   /**
-   * The residual test's absolute tolerance `tol = τ · n · s`.
+   * The residual test's absolute tolerance of z, `tol = τ · n · s` (`docs/rigid.md` §8.7; each
+   * row i of w has its own, `τ · n · sᵢ`).
    */
   double residual_tolerance;
   /**
@@ -1088,11 +1089,11 @@ typedef struct cts_lcp_solve_info {
    */
   double min_w;
   /**
-   * `max |zᵢ wᵢ|`.
+   * `|zᵢ wᵢ|` of the entry furthest above its bound.
    */
   double max_complementarity;
   /**
-   * The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+   * That entry's bound `τ · n · sᵢ · ‖z‖∞ + tol · |wᵢ|`.
    */
   double complementarity_bound;
 } cts_lcp_solve_info;
@@ -2165,8 +2166,9 @@ cts_status cts_lcp_compute_zero_tolerance(int32_t algorithm,
 /**
  * Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
  * `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
- * means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
- * doubles each. Writes `*out` on success only.
+ * means `n · max|Mᵢⱼ| · 2.2 eps`; with a zero tolerance (M = 0) an exact zero passes each test.
+ * `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n doubles each. Writes `*out` on
+ * success only.
  *
  * Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
  * `zero_tol`); failures leave their detail in `cts_last_error_message()`.
@@ -3092,7 +3094,7 @@ cts_status cts_tamsi_solver_vjp(struct cts_tamsi_solver *solver,
                                 double *grad_dt);
 
 /**
- * The library version, e.g. `"0.1.0"` (static, never NULL, not to be freed). Equals the
+ * The library version, e.g. `"0.2.0"` (static, never NULL, not to be freed). Equals the
  * header's `CTS_VERSION_MAJOR.CTS_VERSION_MINOR.CTS_VERSION_PATCH` when header and library
  * match.
  */

@@ -64,7 +64,7 @@ export ContactSolversError, TamsiSolver, TamsiSolverParameters, TamsiSolverItera
        get_impulse_sensitivity, num_cone_variables
 
 "The ABI version this module was written against (`CTS_ABI_VERSION` of the header)."
-const ABI_VERSION = 1
+const ABI_VERSION = 2
 
 # cts_status values (docs/c_api.md §2).
 const STATUS_OK = Int32(0)
@@ -186,7 +186,7 @@ function _sym(name::Symbol)
     return _symbols[name]
 end
 
-"`cts_version()`: the library's version, e.g. `\"0.1.0\"`."
+"`cts_version()`: the library's version, e.g. `\"0.2.0\"`."
 version() = unsafe_string(ccall(_sym(:cts_version), Cstring, ()))
 
 "`cts_abi_version()`."

@@ -89,7 +89,7 @@ __all__ = [
 ]
 
 #: The ABI version this module was written against (``CTS_ABI_VERSION`` of the header).
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 
 class Status(enum.IntEnum):
@@ -420,7 +420,7 @@ def _library(library: Library | str | os.PathLike | None) -> Library:
 
 
 def version(library: Library | str | os.PathLike | None = None) -> str:
-    """``cts_version()``: the library's version, e.g. ``"0.1.0"``."""
+    """``cts_version()``: the library's version, e.g. ``"0.2.0"``."""
     return _library(library).cts_version().decode()
 
 

@@ -632,15 +632,16 @@ pub struct cts_lcp_solve_info {
     pub pivot_tolerance: f64,
     /// The zero tolerance used (the automatic value unless set).
     pub zero_tolerance: f64,
-    /// The residual test's absolute tolerance `tol = τ · n · s`.
+    /// The residual test's absolute tolerance of z, `tol = τ · n · s` (`docs/rigid.md` §8.7; each
+    /// row i of w has its own, `τ · n · sᵢ`).
     pub residual_tolerance: f64,
     /// `min zᵢ` (+inf for n = 0).
     pub min_z: f64,
     /// `min wᵢ`, w = M z + q (+inf for n = 0).
     pub min_w: f64,
-    /// `max |zᵢ wᵢ|`.
+    /// `|zᵢ wᵢ|` of the entry furthest above its bound.
     pub max_complementarity: f64,
-    /// The bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+    /// That entry's bound `τ · n · sᵢ · ‖z‖∞ + tol · |wᵢ|`.
     pub complementarity_bound: f64,
 }
 
@@ -727,8 +728,9 @@ pub unsafe extern "C" fn cts_lcp_compute_zero_tolerance(
 
 /// Drake's `UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol)`: `*out = 1` iff
 /// `min z > −tol`, `min(Mz + q) > −tol` and `|zᵀ(Mz + q)| < 10 · n · tol`, else 0; `zero_tol <= 0`
-/// means `n · max|Mᵢⱼ| · 2.2 eps`. `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n
-/// doubles each. Writes `*out` on success only.
+/// means `n · max|Mᵢⱼ| · 2.2 eps`; with a zero tolerance (M = 0) an exact zero passes each test.
+/// `M` n×n column-major (`ld_M >= max(1, n)`), `q` and `z` n doubles each. Writes `*out` on
+/// success only.
 ///
 /// Returns CTS_STATUS_OK, CTS_STATUS_NULL_POINTER, CTS_STATUS_INVALID_ARGUMENT (`ld_M`, NaN
 /// `zero_tol`); failures leave their detail in `cts_last_error_message()`.

@@ -23,7 +23,7 @@ const fn parse_u32(s: &str) -> u32 {
 /// signature bumps it.
 pub const ABI_VERSION: u32 = parse_u32(env!("CARGO_PKG_VERSION_MINOR"));
 
-/// The library version, e.g. `"0.1.0"` (static, never NULL, not to be freed). Equals the
+/// The library version, e.g. `"0.2.0"` (static, never NULL, not to be freed). Equals the
 /// header's `CTS_VERSION_MAJOR.CTS_VERSION_MINOR.CTS_VERSION_PATCH` when header and library
 /// match.
 #[unsafe(no_mangle)]

@@ -13,7 +13,7 @@
 
 use crate::linalg::PartialPivLu;
 
-use super::problem::{LcpOutcome, argmin};
+use super::problem::{LcpOutcome, above_neg_tol, argmin};
 
 /// Grow-only storage of the principal pivoting solver.
 #[derive(Debug, Clone, Default)]
@@ -74,7 +74,7 @@ pub(crate) fn fast(
         }
     } else {
         let mi = argmin(q);
-        if q[mi] > -tol {
+        if above_neg_tol(q[mi], tol) {
             z[..n].fill(0.0);
             return (LcpOutcome::Solved, 0, tol);
         }
@@ -113,7 +113,7 @@ pub(crate) fn fast(
             }
         }
         let i_w = argmin(w);
-        if nw == 0 || w[i_w] > -tol {
+        if nw == 0 || above_neg_tol(w[i_w], tol) {
             if nb > 0 {
                 let i_z = argmin(zz);
                 if zz[i_z] < -tol {

@@ -172,7 +172,7 @@ pub(crate) fn lemke(
 
     // Trivial: z = 0 solves it (§8.2 step 2).
     let min_q = q.iter().copied().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
-    if min_q > -zero_tol {
+    if super::problem::above_neg_tol(min_q, zero_tol) {
         return run;
     }
 

@@ -312,7 +312,7 @@ impl MobyLcpSolver {
         let n = self.n;
         mat_vec_plus(&self.m[..n * n], n, &self.z[..n], &self.q[..n], &mut self.w[..n]);
         self.residual = LcpResidual::evaluate(
-            self.max_m,
+            &self.m[..n * n],
             &self.q[..n],
             &self.z[..n],
             &self.w[..n],

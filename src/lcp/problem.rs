@@ -248,7 +248,8 @@ pub(crate) fn copy_matrix_max_abs(src: DMatrixView<'_, f64>, dst: &mut Vec<f64>)
 
 /// Unrevised Lemke's `IsSolution(M, q, z, tol)` (§9.6): `tol ≤ 0` means
 /// `n · max|M| · 2.2 eps`. True iff `min z > −tol`, `min(Mz + q) > −tol` and
-/// `|zᵀ(Mz + q)| < 10 · n · tol`. Dimension mismatches return `false`.
+/// `|zᵀ(Mz + q)| < 10 · n · tol`; with a zero tolerance (`M = 0`) an exact zero passes each test
+/// (`docs/rigid.md` §8.1). Dimension mismatches return `false`.
 ///
 /// Allocation-free (rows of `M z + q` are formed one at a time).
 pub fn is_solution(m: DMatrixView<'_, f64>, q: DVectorView<'_, f64>, z: &[f64], tol: f64) -> bool {
@@ -302,7 +303,20 @@ fn check_solution(z: &[f64], min_w: f64, dot: f64, tol: f64) -> bool {
         return true;
     }
     let min_z = z.iter().copied().fold(f64::INFINITY, |a, x| if x < a || x.is_nan() { x } else { a });
-    min_z > -tol && min_w > -tol && dot.abs() < 10.0 * n as f64 * tol
+    above_neg_tol(min_z, tol) && above_neg_tol(min_w, tol) && below_tol(dot.abs(), 10.0 * n as f64 * tol)
+}
+
+/// Drake's strict `x > −tol` ("not negative" against a zero tolerance), except that an exact zero
+/// passes a zero tolerance: the computed tolerances are 0 for `M = 0` (`n · max|Mᵢⱼ| · c · eps`),
+/// and `0 > −0` is false, which made z = 0 or wᵢ = 0 "negative" (`docs/rigid.md` §8.1). With a
+/// positive tolerance this is Drake's comparison unchanged.
+pub(crate) fn above_neg_tol(x: f64, tol: f64) -> bool {
+    x > -tol || (x == 0.0 && tol == 0.0)
+}
+
+/// Drake's strict `x < tol`, with the same exception as [`above_neg_tol`] for `x = tol = 0`.
+fn below_tol(x: f64, tol: f64) -> bool {
+    x < tol || (x == 0.0 && tol == 0.0)
 }
 
 /// Default relative tolerance `τ` of the residual test ([`LcpResidual`]): `1e-11`.
@@ -322,27 +336,36 @@ pub const DEFAULT_RESIDUAL_TOLERANCE: f64 = 1e-11;
 /// column by column in double precision):
 ///
 /// ```text
+/// sᵢ  = max(‖q‖∞, ‖M‖max, maxⱼ |Mᵢⱼ zⱼ|)        the largest term of row i of w
+/// tolᵢ = τ · n · sᵢ                              τ = residual_tolerance (default 1e-11)
 /// s   = max(‖q‖∞, ‖M‖max · max(1, ‖z‖∞))      ‖M‖max = max |Mᵢⱼ|, ‖v‖∞ = max |vᵢ|
-/// tol = τ · n · s                              τ = residual_tolerance (default 1e-11)
-/// pass ⇔ z and w finite, min zᵢ ≥ −tol, min wᵢ ≥ −tol,
-///        max |zᵢ wᵢ| ≤ tol · max(‖z‖∞, ‖w‖∞)
+/// tol = τ · n · s                               the scale of z's round-off
+/// pass ⇔ z and w finite, min zᵢ ≥ −tol, wᵢ ≥ −tolᵢ for every i,
+///        |zᵢ wᵢ| ≤ tolᵢ · ‖z‖∞ + tol · |wᵢ| for every i
 /// ```
 ///
-/// `s` is the size of the largest term that enters `w` (the scale of its round-off), with the
-/// unitless convention of Drake's zero tolerances (`n · max|M| · c·eps`) as a floor; `n` covers
-/// the accumulation over a row. The complementarity bound is `tol` times the larger factor: a
-/// basic `zᵢ` may carry a `wᵢ` of size `tol`, and the other way round.
+/// `sᵢ` is the size of the largest term that enters `wᵢ`, the scale of its round-off, with the
+/// problem's own size for z of size 1 as a floor (the unitless convention of Drake's zero
+/// tolerances): an entry of z that does not enter row i does not enter `sᵢ`, so an answer that
+/// runs off along a ray (‖z‖∞ ≈ 1e11 while the rows of w it leaves negative have O(1) terms)
+/// fails. `n` covers the accumulation over a row.
+/// z is checked against the scale of the whole problem (its round-off comes from a solve with
+/// all of M). Complementarity per entry: a basic `zᵢ` may carry a `wᵢ` of size `tolᵢ`, a basic
+/// `wᵢ` a `zᵢ` of size `tol`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LcpResidual {
-    /// The absolute tolerance `tol = τ · n · s` (0 for n = 0).
+    /// The absolute tolerance of z, `tol = τ · n · s` (0 for n = 0).
     pub tolerance: f64,
     /// Index and value of the smallest `zᵢ` (`(0, +inf)` for n = 0).
     pub min_z: (usize, f64),
     /// Index and value of the smallest `wᵢ`.
     pub min_w: (usize, f64),
-    /// Index and value of the largest `|zᵢ wᵢ|` (`(0, 0)` for n = 0).
+    /// The entry of w furthest below its row's bound: `(i, wᵢ, tolᵢ)` maximizing `−wᵢ − tolᵢ`
+    /// (`(0, +inf, 0)` for n = 0).
+    pub worst_w: (usize, f64, f64),
+    /// Index and value of `|zᵢ wᵢ|` for the entry furthest above its bound (`(0, 0)` for n = 0).
     pub max_zw: (usize, f64),
-    /// Bound on `max |zᵢ wᵢ|`: `tol · max(‖z‖∞, ‖w‖∞)`.
+    /// That entry's bound `tolᵢ · ‖z‖∞ + tol · |wᵢ|`.
     pub complementarity_bound: f64,
     /// The first NaN or ±inf entry: `("z" or "w", index, value)`.
     pub non_finite: Option<(&'static str, usize, f64)>,
@@ -355,6 +378,7 @@ impl Default for LcpResidual {
             tolerance: 0.0,
             min_z: (0, f64::INFINITY),
             min_w: (0, f64::INFINITY),
+            worst_w: (0, f64::INFINITY, 0.0),
             max_zw: (0, 0.0),
             complementarity_bound: 0.0,
             non_finite: None,
@@ -364,14 +388,26 @@ impl Default for LcpResidual {
 
 impl LcpResidual {
     /// Evaluates the test on `z` with `w = M z + q` already computed (all slices of length n),
-    /// `max_m = max |Mᵢⱼ|` and the relative tolerance `tau`. Allocation-free.
-    pub(crate) fn evaluate(max_m: f64, q: &[f64], z: &[f64], w: &[f64], tau: f64) -> Self {
+    /// `m` contiguous column-major n×n and the relative tolerance `tau`. Allocation-free.
+    pub(crate) fn evaluate(m: &[f64], q: &[f64], z: &[f64], w: &[f64], tau: f64) -> Self {
         let n = q.len();
+        Self::evaluate_with(n, |i, j| m[j * n + i], q, z, w, tau)
+    }
+
+    /// [`Self::evaluate`] with `M` given entry by entry (`m(i, j) = Mᵢⱼ`).
+    fn evaluate_with(
+        n: usize,
+        m: impl Fn(usize, usize) -> f64,
+        q: &[f64],
+        z: &[f64],
+        w: &[f64],
+        tau: f64,
+    ) -> Self {
         let mut r = Self::default();
         if n == 0 {
             return r;
         }
-        let (mut max_q, mut max_z, mut max_w) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut max_q, mut max_z, mut max_m) = (0.0f64, 0.0f64, 0.0f64);
         for i in 0..n {
             let (zi, wi) = (z[i], w[i]);
             if r.non_finite.is_none() {
@@ -383,7 +419,6 @@ impl LcpResidual {
             }
             max_q = max_q.max(q[i].abs());
             max_z = max_z.max(zi.abs());
-            max_w = max_w.max(wi.abs());
             // Strict `<` keeps the first index; NaN never becomes the minimum (it is reported
             // through `non_finite`).
             if zi < r.min_z.1 {
@@ -392,14 +427,36 @@ impl LcpResidual {
             if wi < r.min_w.1 {
                 r.min_w = (i, wi);
             }
-            let zw = (zi * wi).abs();
-            if zw > r.max_zw.1 {
-                r.max_zw = (i, zw);
+        }
+        for j in 0..n {
+            for i in 0..n {
+                max_m = max_m.max(m(i, j).abs());
             }
         }
         let s = max_q.max(max_m * max_z.max(1.0));
         r.tolerance = tau * n as f64 * s;
-        r.complementarity_bound = r.tolerance * max_z.max(max_w);
+        // Each row's scale is at least the problem's own size with z of size 1 (the unitless
+        // convention of Drake's zero tolerances), never the size of z itself.
+        let floor = max_q.max(max_m);
+        let (mut worst_w, mut worst_zw) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+        for i in 0..n {
+            let si = (0..n).fold(floor, |a, j| a.max((m(i, j) * z[j]).abs()));
+            let tol_i = tau * n as f64 * si;
+            let (zi, wi) = (z[i], w[i]);
+            // `>` keeps the first index; a NaN excess is reported through `non_finite`.
+            let excess = -wi - tol_i;
+            if excess > worst_w {
+                worst_w = excess;
+                r.worst_w = (i, wi, tol_i);
+            }
+            let bound = tol_i * max_z + r.tolerance * wi.abs();
+            let zw = (zi * wi).abs();
+            if zw - bound > worst_zw {
+                worst_zw = zw - bound;
+                r.max_zw = (i, zw);
+                r.complementarity_bound = bound;
+            }
+        }
         r
     }
 
@@ -407,7 +464,7 @@ impl LcpResidual {
     pub fn passed(&self) -> bool {
         self.non_finite.is_none()
             && self.min_z.1 >= -self.tolerance
-            && self.min_w.1 >= -self.tolerance
+            && self.worst_w.1 >= -self.worst_w.2
             && self.max_zw.1 <= self.complementarity_bound
     }
 
@@ -421,8 +478,9 @@ impl LcpResidual {
         if self.min_z.1 < -tol {
             return Some(format!("z[{}] = {:e} < -tol = {:e}", self.min_z.0, self.min_z.1, -tol));
         }
-        if self.min_w.1 < -tol {
-            return Some(format!("w[{}] = {:e} < -tol = {:e}", self.min_w.0, self.min_w.1, -tol));
+        let (i, wi, tol_i) = self.worst_w;
+        if wi < -tol_i {
+            return Some(format!("w[{i}] = {wi:e} < -tol[{i}] = {:e} (row {i}'s terms)", -tol_i));
         }
         if self.max_zw.1 > self.complementarity_bound {
             return Some(format!(
@@ -454,8 +512,7 @@ pub fn residual_test(problem: &LcpProblem<'_>, z: &[f64], tau: f64) -> Result<Lc
             *wi += m[(i, j)] * zj;
         }
     }
-    let max_m = m.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-    Ok(LcpResidual::evaluate(max_m, q.as_slice(), z, &w, tau))
+    Ok(LcpResidual::evaluate_with(n, |i, j| m[(i, j)], q.as_slice(), z, &w, tau))
 }
 
 /// What a solver returns for an answer whose algorithm reported success: `Solved` when z passed

@@ -278,7 +278,8 @@ impl UnrevisedLemkeSolver {
         } else {
             DEFAULT_RESIDUAL_TOLERANCE
         };
-        self.residual = LcpResidual::evaluate(max_m, &self.q[..n], &self.z[..n], &self.w[..n], tau);
+        self.residual =
+            LcpResidual::evaluate(&self.m[..n * n], &self.q[..n], &self.z[..n], &self.w[..n], tau);
         self.drake_verdict = o.is_solved();
         let o = verdict(o, &self.residual, self.params.drake_compatible_verdict);
         self.pivots = p;
@@ -297,7 +298,7 @@ impl UnrevisedLemkeSolver {
         self.refactor_every =
             if self.params.refactor_interval == 0 { (2 * n).max(50) } else { self.params.refactor_interval };
         let min_q = self.q[..n].iter().copied().fold(f64::INFINITY, |a, x| if x < a { x } else { a });
-        if min_q > -tol {
+        if super::problem::above_neg_tol(min_q, tol) {
             return (LcpOutcome::Solved, 0);
         }
         self.words = (2 * n + 2).div_ceil(64);

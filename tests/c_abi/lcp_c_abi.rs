@@ -347,6 +347,16 @@ fn is_solution_and_zero_tolerance() {
             cts_status::Ok
         );
         assert_eq!(ok, 0);
+        // Issue 24: M = [0] (or [−0]) gives a zero tolerance; z = 0 with w = q = 0.36 is a solution.
+        for m0 in [[0.0], [-0.0]] {
+            let (q, z) = ([0.36], [0.0]);
+            ok = -1;
+            assert_eq!(
+                cts_lcp_is_solution(1, m0.as_ptr(), 1, q.as_ptr(), z.as_ptr(), 0.0, &mut ok),
+                cts_status::Ok
+            );
+            assert_eq!(ok, 1, "M = [{}]", m0[0]);
+        }
     }
     let eps = f64::EPSILON;
     let tol = |alg: i32, m: &DMatrix<f64>| {
@@ -467,7 +477,7 @@ fn issue_contact_lcps_through_the_c_abi() {
             msg.starts_with("cts_lcp_solver_solve: LCP: the solution failed the residual test: "),
             "{msg}"
         );
-        assert!(msg.contains(&shift) && msg.contains(" < -tol = "), "{msg}");
+        assert!(msg.contains(&shift) && msg.contains(" < -tol["), "{msg}");
     }
 
     let (m, q) = support::stacks::brick_wall_2d(5, 8, 1).frictionless_lcp();

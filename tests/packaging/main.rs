@@ -7,6 +7,7 @@
 #[path = "../c_support/mod.rs"]
 mod c_support;
 
+mod abi_snapshot;
 mod install;
 mod readme_quickstart;
 mod self_contained;
