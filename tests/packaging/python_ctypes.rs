@@ -21,7 +21,7 @@ use tamsi_support::example_output::check_rolling_cylinder;
 
 /// The venv's interpreter: `CONTACT_SOLVERS_PYTHON`, else `python-venv/bin/python` in the target
 /// folder this test binary runs from (`<target>/<profile>/deps/<test>`), else in `./target`.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CONTACT_SOLVERS_PYTHON") {
         return Some(PathBuf::from(p));
     }
@@ -37,7 +37,7 @@ fn python_dir() -> PathBuf {
 }
 
 /// The shared library of this build.
-fn library() -> PathBuf {
+pub(crate) fn library() -> PathBuf {
     lib_dir().join("shared/libcontact_solvers.so")
 }
 
@@ -51,7 +51,7 @@ fn run_python(python: &Path, args: &[&str]) -> Output {
         .expect("python runs")
 }
 
-fn text(out: &Output) -> (String, String) {
+pub(crate) fn text(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
