@@ -70,6 +70,8 @@ from .ipm import *  # noqa: F403
 from .ipm import __all__ as _ipm_all
 from .lcp import *  # noqa: F403
 from .lcp import __all__ as _lcp_all
+from .rigid import *  # noqa: F403
+from .rigid import __all__ as _rigid_all
 from .tamsi import *  # noqa: F403
 from .tamsi import __all__ as _tamsi_all
 
@@ -87,4 +89,5 @@ __all__ = sorted(
     + _tamsi_all
     + _ipm_all
     + _lcp_all
+    + _rigid_all
 )
