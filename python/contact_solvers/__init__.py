@@ -56,6 +56,8 @@ Rules, those of the C API:
   parallel from Python threads. One solver must not be used by two threads at once; distinct
   solvers are independent (:meth:`TamsiSolver.clone` makes per-thread copies).
 """
+from .baraff import *  # noqa: F403
+from .baraff import __all__ as _baraff_all
 from ._common import (
     ABI_VERSION,
     ContactSolversError,
@@ -90,4 +92,5 @@ __all__ = sorted(
     + _ipm_all
     + _lcp_all
     + _rigid_all
+    + _baraff_all
 )
