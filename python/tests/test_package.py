@@ -27,7 +27,8 @@ def test_all_names_exist():
     for name in cts.__all__:
         assert hasattr(cts, name), name
     for name in ("TamsiSolver", "IpmSolver", "LcpSolver", "MobyLcpSolver",
-                 "UnrevisedLemkeSolver", "ContactSolversError"):
+                 "UnrevisedLemkeSolver", "ConstraintSolver", "BaraffSolver",
+                 "ContactSolversError"):
         assert name in cts.__all__
 
 
