@@ -54,13 +54,9 @@ static const struct {
     {"unrevised_lemke", CTS_LCP_ALGORITHM_UNREVISED_LEMKE},
 };
 
-/* The fields of cts_lcp_parameters an options struct may set: name, offset, int32 or double. */
-#define CTS_LCP_FIELD(f, is_int) {#f, offsetof(cts_lcp_parameters, f), is_int}
-static const struct {
-  const char *name;
-  size_t offset;
-  int is_int;
-} parameter_fields[] = {
+/* The fields of cts_lcp_parameters an options struct may set. */
+#define CTS_LCP_FIELD(f, is_int) CTS_MEX_FIELD(cts_lcp_parameters, f, is_int)
+static const cts_mex_field parameter_fields[] = {
     CTS_LCP_FIELD(pivot_tolerance, 0),   CTS_LCP_FIELD(zero_tolerance, 0),
     CTS_LCP_FIELD(lemke_variant, 1),     CTS_LCP_FIELD(max_pivots, 1),
     CTS_LCP_FIELD(refactor_interval, 1), CTS_LCP_FIELD(lemke_min_exp, 1),
@@ -69,54 +65,6 @@ static const struct {
     CTS_LCP_FIELD(fast_max_exp, 1),      CTS_LCP_FIELD(drake_compatible_verdict, 1),
     CTS_LCP_FIELD(residual_tolerance, 0),
 };
-#define CTS_COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* The library's defaults, overridden by the fields of an options struct; its z0 (or NULL). */
-static const double *options_arg(const mxArray *a, cts_lcp_parameters *p, size_t n) {
-  const double *z0 = NULL;
-  int i, nf;
-  size_t k;
-  cts_lcp_parameters_default(p);
-  if (a == NULL) return NULL;
-  if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1) {
-    usage_error(CTS_STATUS_INVALID_ARGUMENT, "options must be a 1x1 struct");
-  }
-  nf = mxGetNumberOfFields(a);
-  for (i = 0; i < nf; ++i) {
-    const char *field = mxGetFieldNameByNumber(a, i);
-    const mxArray *v = mxGetFieldByNumber(a, 0, i);
-    if (strcmp(field, "z0") == 0) {
-      z0 = vector_arg(v, "options.z0", n);
-      continue;
-    }
-    for (k = 0; k < CTS_COUNT(parameter_fields); ++k) {
-      if (strcmp(field, parameter_fields[k].name) == 0) break;
-    }
-    if (k == CTS_COUNT(parameter_fields)) {
-      char message[256];
-      snprintf(message, sizeof message, "options.%s is not an LCP parameter (see cts_lcp_parameters) or z0",
-               field);
-      usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
-    }
-    {
-      const double value = scalar_arg(v, field);
-      char *base = (char *)p + parameter_fields[k].offset;
-      if (parameter_fields[k].is_int) {
-        int32_t iv;
-        if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
-          char message[256];
-          snprintf(message, sizeof message, "options.%s must be an int32 integer", field);
-          usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
-        }
-        iv = (int32_t)value;
-        memcpy(base, &iv, sizeof iv);
-      } else {
-        memcpy(base, &value, sizeof value);
-      }
-    }
-  }
-  return z0;
-}
 
 static const char *result_fields[] = {"z",      "w",           "outcome",    "outcome_name",
                                       "pivots", "drake_verdict", "residual_test_passed",
@@ -140,6 +88,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   size_t n, k;
   int32_t algorithm = -1;
   const double *M, *q, *z0;
+  const mxArray *z0_arg = NULL;
   cts_lcp_parameters params;
   cts_lcp_solve_info info;
   cts_lcp_solver *solver = NULL;
@@ -161,7 +110,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   n = mxGetNumberOfElements(prhs[2]);
   M = matrix_arg(prhs[1], "M", n, n);
   q = vector_arg(prhs[2], "q", n);
-  z0 = options_arg(nrhs == 4 ? prhs[3] : NULL, &params, n);
+  cts_lcp_parameters_default(&params);
+  options_arg(nrhs == 4 ? prhs[3] : NULL, &params, parameter_fields, CTS_COUNT(parameter_fields), "options", "z0",
+              &z0_arg);
+  z0 = z0_arg != NULL ? vector_arg(z0_arg, "options.z0", n) : NULL;
 
   s = cts_lcp_solver_new(&solver);
   if (s != CTS_STATUS_OK) library_error(NULL, s);

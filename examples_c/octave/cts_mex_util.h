@@ -4,7 +4,10 @@
 #ifndef CTS_MEX_UTIL_H
 #define CTS_MEX_UTIL_H
 
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The interleaved-complex API (`mex -R2018a` in MATLAB, `mkoctfile --mex -R2018a` in Octave: both
  * define MX_HAS_INTERLEAVED_COMPLEX=1) reads real data with mxGetDoubles; the separate-complex
@@ -74,6 +77,62 @@ static inline double scalar_arg(const mxArray *a, const char *name) {
     usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
   }
   return mxGetScalar(a);
+}
+
+/* One field of a parameter struct that an options struct may set: name, offset, int32 (else
+ * double). Build tables with CTS_MEX_FIELD(struct type, field, is_int). */
+typedef struct {
+  const char *name;
+  size_t offset;
+  int is_int;
+} cts_mex_field;
+#define CTS_MEX_FIELD(type, f, is_int) {#f, offsetof(type, f), is_int}
+#define CTS_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sets the fields of the parameter struct `p` named in the 1x1 struct `a` (NULL: nothing);
+ * `extra` (may be NULL) names one more field that is not a parameter, whose value goes to
+ * *extra_value. Unknown fields and non-integral values of int32 fields are usage errors. */
+static inline void options_arg(const mxArray *a, void *p, const cts_mex_field *fields, size_t count,
+                               const char *what, const char *extra, const mxArray **extra_value) {
+  int i, nf;
+  size_t k;
+  char message[256];
+  if (a == NULL) return;
+  if (!mxIsStruct(a) || mxGetNumberOfElements(a) != 1) {
+    snprintf(message, sizeof message, "%s must be a 1x1 struct", what);
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
+  }
+  nf = mxGetNumberOfFields(a);
+  for (i = 0; i < nf; ++i) {
+    const char *field = mxGetFieldNameByNumber(a, i);
+    const mxArray *v = mxGetFieldByNumber(a, 0, i);
+    double value;
+    char *base;
+    if (extra != NULL && strcmp(field, extra) == 0) {
+      *extra_value = v;
+      continue;
+    }
+    for (k = 0; k < count; ++k) {
+      if (strcmp(field, fields[k].name) == 0) break;
+    }
+    if (k == count) {
+      snprintf(message, sizeof message, "%s.%s is not a parameter of this solver", what, field);
+      usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
+    }
+    value = scalar_arg(v, field);
+    base = (char *)p + fields[k].offset;
+    if (fields[k].is_int) {
+      int32_t iv;
+      if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
+        snprintf(message, sizeof message, "%s.%s must be an int32 integer", what, field);
+        usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
+      }
+      iv = (int32_t)value;
+      memcpy(base, &iv, sizeof iv);
+    } else {
+      memcpy(base, &value, sizeof value);
+    }
+  }
 }
 
 #endif /* CTS_MEX_UTIL_H */
