@@ -92,7 +92,7 @@ python=target/python-venv/bin/python
 if [ -x "$python" ] && "$python" -c 'import numpy, setuptools' 2>/dev/null; then
   "$python" -m pip install -q --disable-pip-version-check --no-build-isolation .
   # The installed package, from outside the repository.
-  (cd /tmp && "$OLDPWD/$python" -c 'import contact_solvers as cts
+  (cd "$(mktemp -d)" && "$OLDPWD/$python" -c 'import contact_solvers as cts
 ok, z = cts.MobyLcpSolver().solve_lcp_lemke([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
 print(f"installed contact_solvers {cts.version()}: MobyLcpSolver z = {z}, success = {ok}")')
   "$python" examples_c/python/rolling_cylinder.py "$lib/libcontact_solvers.so" | tail -n 14

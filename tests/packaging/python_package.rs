@@ -6,7 +6,7 @@
 //! * its pytest suite (`python/tests/`: struct sizes and offsets, status codes and constants
 //!   against the C compiler's, one case of each solver, usage errors) passes against the source
 //!   tree and the library this test run built;
-//! * `pip install` of the repository into a fresh venv gives a package that works from `/tmp`,
+//! * `pip install` of the repository into a fresh venv gives a package that works from a temporary folder outside the repository,
 //!   with the library inside it (the same suite, run there against the installed package).
 //!
 //! The interpreter is the test venv's (`python_ctypes::python`); without one the tests print
@@ -94,7 +94,7 @@ fn run(cmd: &mut Command, what: &str) {
 
 /// `pip install <repo>` into a fresh venv (numpy, pytest and the build backend from PyPI, pinned
 /// as in `.ci/install-deps`; the build itself with `--no-build-isolation`), then the package's
-/// suite from `/tmp`. The release build of the library goes to the target folder of the install
+/// suite from the system's temporary folder. The release build of the library goes to the target folder of the install
 /// test (`target/tmp/cinstall-target`, same triple), so the dependencies cargo-c built in release
 /// are reused.
 #[test]
@@ -133,7 +133,7 @@ fn pip_installed_package_works_outside_the_repository() {
         "pip install <repo>",
     );
     let install = t.elapsed();
-    let summary = pytest(&py, Path::new("/tmp"), &[], true);
+    let summary = pytest(&py, &std::env::temp_dir(), &[], true);
     println!("venv dependencies {deps:.1?}, pip install <repo> {install:.1?}; pytest (installed): {summary}");
     let _ = std::fs::remove_dir_all(&venv);
 }
