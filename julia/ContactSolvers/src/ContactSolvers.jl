@@ -12,7 +12,8 @@ installable where this project is built and tested. To keep it from drifting, it
   five solvers, and Drake's LCP call shapes. Everything else is called through `ffi.jl`, with the
   semantics (and the numbers) that `python/tests/` checks through the same C functions.
 
-The library: the environment variable `CONTACT_SOLVERS_LIB` (a path) when set at load time, else
+The library: the environment variable `CONTACT_SOLVERS_LIB` (a path) when set at precompilation
+(the package does not notice a later change: prefer the preference, which it does), else
 the preference `libcontact_solvers` of this package (`using Preferences;
 set_preferences!(ContactSolvers, "libcontact_solvers" => "<path of libcontact_solvers.so>")`), else
 `libcontact_solvers` on the system's search path (after `cargo cinstall`).
