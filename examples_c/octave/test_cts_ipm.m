@@ -8,48 +8,7 @@ function test_cts_ipm()
   % Run: octave-cli --eval "addpath('<folder of cts_ipm_mex.mex>'); test_cts_ipm"
   checks = {@a2_stick, @a2_slip, @model_codes_and_names_agree, @max_iterations_is_an_outcome, ...
             @usage_errors};
-  passed = 0;
-  failed = 0;
-  for k = 1:numel(checks)
-    name = func2str(checks{k});
-    try
-      checks{k}();
-      passed = passed + 1;
-      printf('ok   %s\n', name);
-    catch err
-      failed = failed + 1;
-      printf('FAIL %s: %s\n', name, err.message);
-    end
-  end
-  printf('%d passed, %d failed\n', passed, failed);
-  if failed > 0
-    exit(1);
-  end
-end
-
-function near(what, a, b, tol)
-  if ~isequal(size(a), size(b)) || any(abs(a(:) - b(:)) > tol)
-    error('%s: [%s] differs from [%s] by more than %g', what, num2str(a(:)'), num2str(b(:)'), tol);
-  end
-end
-
-function same(what, a, b)
-  if ~isequal(a, b)
-    error('%s: %s, expected %s', what, mat2str(a), mat2str(b));
-  end
-end
-
-function expect_error(id, pattern, f)
-  try
-    f();
-  catch err
-    same('error identifier', err.identifier, id);
-    if isempty(regexp(err.message, pattern, 'once'))
-      error('message "%s" does not match "%s"', err.message, pattern);
-    end
-    return;
-  end
-  error('no error raised (expected %s)', id);
+  cts_run_checks(checks);
 end
 
 function r = point_mass(force, models, params)
@@ -67,11 +26,11 @@ end
 
 function a2_stick()
   r = point_mass(3, {'second_order_cone'}, spec_params());
-  same('outcome', r.outcome, 0);
-  same('outcome_name', r.outcome_name, 'ok');
-  same('iterations', r.iterations, 8);  % the spec's fingerprint
-  near('v', r.v, [0; 0; 0], 1e-6);
-  near('impulses', r.impulses, [0.981; -0.3; 0], 1e-6);  % gamma_n = m g h; friction -F h
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_equal_to('outcome_name', r.outcome_name, 'ok');
+  cts_equal_to('iterations', r.iterations, 8);  % the spec's fingerprint
+  cts_near('v', r.v, [0; 0; 0], 1e-6);
+  cts_near('impulses', r.impulses, [0.981; -0.3; 0], 1e-6);  % gamma_n = m g h; friction -F h
   if r.rvio >= 1e-8 || r.bvio >= 1e-8
     error('rvio %g, bvio %g', r.rvio, r.bvio);
   end
@@ -79,10 +38,10 @@ end
 
 function a2_slip()
   r = point_mass(6, {'second_order_cone'}, spec_params());
-  same('outcome', r.outcome, 0);
-  near('v', r.v, [0.1095; 0; 0], 1e-6);
-  near('impulses', r.impulses, [0.981; -0.4905; 0], 1e-6);  % friction -mu gamma_n
-  near('gaps', r.gaps, 0.1 * r.v(3), 1e-15);
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_near('v', r.v, [0.1095; 0; 0], 1e-6);
+  cts_near('impulses', r.impulses, [0.981; -0.4905; 0], 1e-6);  % friction -mu gamma_n
+  cts_near('gaps', r.gaps, 0.1 * r.v(3), 1e-15);
 end
 
 function model_codes_and_names_agree()
@@ -96,7 +55,7 @@ function model_codes_and_names_agree()
       matches = matches + 1;
     end
   end
-  same('codes that reproduce the named model', matches, 1);
+  cts_equal_to('codes that reproduce the named model', matches, 1);
 end
 
 function max_iterations_is_an_outcome()
@@ -106,16 +65,16 @@ function max_iterations_is_an_outcome()
   if r.outcome == 0 || isempty(regexp(r.outcome_name, 'iteration', 'once'))
     error('outcome %d "%s"', r.outcome, r.outcome_name);
   end
-  same('iterations', r.iterations, 1);
+  cts_equal_to('iterations', r.iterations, 1);
 end
 
 function usage_errors()
-  expect_error('contact_solvers:invalidArgument', 'finite', @() point_mass(NaN, {'linear'}, struct()));
-  expect_error('contact_solvers:invalidArgument', 'second_order_cone', @() point_mass(3, {'cone'}, struct()));
-  expect_error('contact_solvers:invalidArgument', 'not a parameter', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'finite', @() point_mass(NaN, {'linear'}, struct()));
+  cts_expect_error('contact_solvers:invalidArgument', 'second_order_cone', @() point_mass(3, {'cone'}, struct()));
+  cts_expect_error('contact_solvers:invalidArgument', 'not a parameter', ...
                @() point_mass(3, {'linear'}, struct('tolerance_x', 1)));
-  expect_error('contact_solvers:invalidArgument', 'rtol', @() point_mass(3, {'linear'}, struct('rtol', -1)));
-  expect_error('contact_solvers:dimensionMismatch', 'Jt is 1x3, expected 2x3', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'rtol', @() point_mass(3, {'linear'}, struct('rtol', -1)));
+  cts_expect_error('contact_solvers:dimensionMismatch', 'Jt is 1x3, expected 2x3', ...
                @() cts_ipm_mex(eye(3), [0 0 1], [1 0 0], zeros(3, 1), zeros(3, 1), 0.1, 0, 0.5, {'linear'}));
-  expect_error('contact_solvers:invalidArgument', 'usage', @() cts_ipm_mex(eye(3)));
+  cts_expect_error('contact_solvers:invalidArgument', 'usage', @() cts_ipm_mex(eye(3)));
 end

@@ -9,48 +9,7 @@ function test_cts_lcp()
   % Run: octave-cli --eval "addpath('<folder of cts_lcp_mex.mex>'); test_cts_lcp"
   checks = {@readme_lcp_every_algorithm, @drake_trivial, @drake_problem1, ...
             @ray_termination_is_an_outcome, @options_are_applied, @usage_errors};
-  passed = 0;
-  failed = 0;
-  for k = 1:numel(checks)
-    name = func2str(checks{k});
-    try
-      checks{k}();
-      passed = passed + 1;
-      printf('ok   %s\n', name);
-    catch err
-      failed = failed + 1;
-      printf('FAIL %s: %s\n', name, err.message);
-    end
-  end
-  printf('%d passed, %d failed\n', passed, failed);
-  if failed > 0
-    exit(1);
-  end
-end
-
-function near(what, a, b, tol)
-  if ~isequal(size(a), size(b)) || any(abs(a(:) - b(:)) > tol)
-    error('%s: [%s] differs from [%s] by more than %g', what, num2str(a(:)'), num2str(b(:)'), tol);
-  end
-end
-
-function same(what, a, b)
-  if ~isequal(a, b)
-    error('%s: %s, expected %s', what, mat2str(a), mat2str(b));
-  end
-end
-
-function expect_error(id, pattern, f)
-  try
-    f();
-  catch err
-    same('error identifier', err.identifier, id);
-    if isempty(regexp(err.message, pattern, 'once'))
-      error('message "%s" does not match "%s"', err.message, pattern);
-    end
-    return;
-  end
-  error('no error raised (expected %s)', id);
+  cts_run_checks(checks);
 end
 
 function readme_lcp_every_algorithm()
@@ -59,11 +18,11 @@ function readme_lcp_every_algorithm()
   algorithms = {'lemke', 'lemke_regularized', 'fast', 'fast_regularized', 'unrevised_lemke'};
   for k = 1:numel(algorithms)
     r = cts_lcp_mex(algorithms{k}, M, q);
-    same([algorithms{k} ' outcome'], r.outcome, 0);
-    same([algorithms{k} ' outcome_name'], r.outcome_name, 'ok');
-    near([algorithms{k} ' z'], r.z, [4/3; 7/3], 1e-13);
-    near([algorithms{k} ' w'], r.w, [0; 0], 1e-13);
-    same([algorithms{k} ' verdicts'], [r.drake_verdict, r.residual_test_passed], [1, 1]);
+    cts_equal_to([algorithms{k} ' outcome'], r.outcome, 0);
+    cts_equal_to([algorithms{k} ' outcome_name'], r.outcome_name, 'ok');
+    cts_near([algorithms{k} ' z'], r.z, [4/3; 7/3], 1e-13);
+    cts_near([algorithms{k} ' w'], r.w, [0; 0], 1e-13);
+    cts_equal_to([algorithms{k} ' verdicts'], [r.drake_verdict, r.residual_test_passed], [1, 1]);
   end
 end
 
@@ -72,12 +31,12 @@ function drake_trivial()
   M = diag(1:9);
   q = -ones(9, 1);
   r = cts_lcp_mex('fast', M, q);
-  same('fast outcome', r.outcome, 0);
-  same('fast pivots', r.pivots, 9);
-  near('fast z', r.z, 1 ./ (1:9)', 1e-15);
+  cts_equal_to('fast outcome', r.outcome, 0);
+  cts_equal_to('fast pivots', r.pivots, 9);
+  cts_near('fast z', r.z, 1 ./ (1:9)', 1e-15);
   r = cts_lcp_mex('lemke', M, q);
-  same('lemke pivots', r.pivots, 9);
-  near('lemke z', r.z, 1 ./ (1:9)', 1e-15);
+  cts_equal_to('lemke pivots', r.pivots, 9);
+  cts_near('lemke z', r.z, 1 ./ (1:9)', 1e-15);
 end
 
 function drake_problem1()
@@ -87,15 +46,15 @@ function drake_problem1()
   q = -ones(16, 1);
   e16 = [zeros(15, 1); 1];
   r = cts_lcp_mex('lemke', M, q);
-  same('lemke outcome', r.outcome, 0);
-  same('lemke pivots', r.pivots, 31);
-  near('lemke z', r.z, e16, 1e-6);
+  cts_equal_to('lemke outcome', r.outcome, 0);
+  cts_equal_to('lemke pivots', r.pivots, 31);
+  cts_near('lemke z', r.z, e16, 1e-6);
   r = cts_lcp_mex('fast', M, q);
   if r.outcome == 0
     error('fast must fail on problem 1');
   end
-  same('fast pivots', r.pivots, 33);
-  near('fast z', r.z, zeros(16, 1), 0);
+  cts_equal_to('fast pivots', r.pivots, 33);
+  cts_near('fast z', r.z, zeros(16, 1), 0);
   if isempty(regexp(r.outcome_name, 'pivot limit', 'once'))
     error('fast outcome_name "%s"', r.outcome_name);
   end
@@ -107,32 +66,32 @@ function ray_termination_is_an_outcome()
   if r.outcome == 0 || isempty(regexp(r.outcome_name, 'ray termination', 'once'))
     error('outcome %d "%s"', r.outcome, r.outcome_name);
   end
-  same('z', r.z, 0);
-  same('drake_verdict', r.drake_verdict, 0);
+  cts_equal_to('z', r.z, 0);
+  cts_equal_to('drake_verdict', r.drake_verdict, 0);
 end
 
 function options_are_applied()
   M = [2 1; 1 2];
   q = [-5; -6];
   r = cts_lcp_mex('fast', M, q, struct('z0', [4/3; 7/3], 'zero_tolerance', 1e-12));
-  same('warm-started fast outcome', r.outcome, 0);
-  near('zero_tolerance used', r.zero_tolerance, 1e-12, 0);
-  near('z', r.z, [4/3; 7/3], 1e-13);
+  cts_equal_to('warm-started fast outcome', r.outcome, 0);
+  cts_near('zero_tolerance used', r.zero_tolerance, 1e-12, 0);
+  cts_near('z', r.z, [4/3; 7/3], 1e-13);
   r = cts_lcp_mex('lemke', M, q, struct('lemke_variant', 1, 'max_pivots', 5));
-  near('lexicographic z', r.z, [4/3; 7/3], 1e-13);
+  cts_near('lexicographic z', r.z, [4/3; 7/3], 1e-13);
 end
 
 function usage_errors()
   M = [2 1; 1 2];
   q = [-5; -6];
-  expect_error('contact_solvers:invalidArgument', 'finite', @() cts_lcp_mex('lemke', [NaN 1; 1 2], q));
-  expect_error('contact_solvers:dimensionMismatch', 'M is 2x2, expected 3x3', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'finite', @() cts_lcp_mex('lemke', [NaN 1; 1 2], q));
+  cts_expect_error('contact_solvers:dimensionMismatch', 'M is 2x2, expected 3x3', ...
                @() cts_lcp_mex('lemke', M, [1; 2; 3]));
-  expect_error('contact_solvers:invalidArgument', 'algorithm', @() cts_lcp_mex('simplex', M, q));
-  expect_error('contact_solvers:invalidArgument', 'not a parameter', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'algorithm', @() cts_lcp_mex('simplex', M, q));
+  cts_expect_error('contact_solvers:invalidArgument', 'not a parameter', ...
                @() cts_lcp_mex('lemke', M, q, struct('tolerance', 1)));
-  expect_error('contact_solvers:invalidArgument', 'step', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'step', ...
                @() cts_lcp_mex('lemke_regularized', M, q, struct('lemke_step_exp', 0)));
-  expect_error('contact_solvers:invalidArgument', 'M must be a real', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'M must be a real', ...
                @() cts_lcp_mex('lemke', single(M), q));
 end

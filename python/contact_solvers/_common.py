@@ -344,6 +344,19 @@ class _SolverHandle:
         self._reused = {}
         return self
 
+    def _open(self, library, *args) -> None:
+        """Loads the library and creates the handle with ``cts_<name>_solver_new(*args, &out)``
+        (for the classes whose constructors have nothing else to do first)."""
+        self._lib = _library(library)
+        self._handle = None
+        self._borrowed = ()
+        self._reused = {}
+        handle = self._handle_p()
+        status = getattr(self._lib, f"cts_{self._name}_solver_new")(*args, ctypes.byref(handle))
+        if status != Status.OK:
+            raise ContactSolversError(status, self._lib.last_error_message())
+        self._handle = handle
+
     def _matrices(self, specs, copy: bool):
         """``_matrix`` for each ``(name, x, rows, cols, symmetric)``, with this object's reused
         buffers: [(array, ld, address)] and the buffers filled (to commit after success)."""

@@ -24,7 +24,6 @@ from ._common import (
     Library,
     Status,
     _int32,
-    _library,
     _ptr,
     _real,
     _SolverHandle,
@@ -182,16 +181,8 @@ class BaraffSolver(_SolverHandle):
 
     def __init__(self, parameters: BaraffSolverParameters | None = None,
                  library: Library | str | None = None):
-        self._lib = _library(library)
-        self._handle = None
-        self._borrowed = ()
-        self._reused = {}
         self._extras: dict = {}
-        handle = self._handle_p()
-        status = self._lib.cts_baraff_solver_new(ctypes.byref(handle))
-        if status != Status.OK:
-            raise ContactSolversError(status, self._lib.last_error_message())
-        self._handle = handle
+        self._open(library)
         if parameters is not None:
             self.set_solver_parameters(parameters)
 

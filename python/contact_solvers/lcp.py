@@ -146,15 +146,7 @@ class LcpSolver(_SolverHandle):
     _handle_p = ctypes.POINTER(_ffi.cts_lcp_solver)
 
     def __init__(self, library: Library | str | None = None):
-        self._lib = _library(library)
-        self._handle = None
-        self._borrowed = ()
-        self._reused = {}
-        handle = self._handle_p()
-        status = self._lib.cts_lcp_solver_new(ctypes.byref(handle))
-        if status != Status.OK:
-            raise ContactSolversError(status, self._lib.last_error_message())
-        self._handle = handle
+        self._open(library)
         self._params = LcpSolverParameters()
 
     @classmethod

@@ -30,7 +30,6 @@ from ._common import (
     ContactSolversError,
     Library,
     Status,
-    _library,
     _ptr,
     _real,
     _SolverHandle,
@@ -185,6 +184,25 @@ def _sz(a: np.ndarray):
     return a.ctypes.data_as(ctypes.POINTER(ctypes.c_size_t)) if a.size else None
 
 
+def _operator_specs(d, n_transpose: str, nc: int, nr: int, nu: int, nb: int):
+    """(operator code, field name, value, rows) of the eight operators of either level's data;
+    ``n_transpose`` is the level's transposed normal operator (N − μQ at the acceleration level,
+    N at the velocity level)."""
+    O = _ffi
+    return [
+        (O.CTS_RIGID_OPERATOR_N_MULT, "N_mult", d.N_mult, nc),
+        (O.CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT
+         if n_transpose == "N_minus_muQ_transpose_mult" else O.CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT,
+         n_transpose, getattr(d, n_transpose), nc),
+        (O.CTS_RIGID_OPERATOR_F_MULT, "F_mult", d.F_mult, nr),
+        (O.CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT, "F_transpose_mult", d.F_transpose_mult, nr),
+        (O.CTS_RIGID_OPERATOR_L_MULT, "L_mult", d.L_mult, nu),
+        (O.CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT, "L_transpose_mult", d.L_transpose_mult, nu),
+        (O.CTS_RIGID_OPERATOR_G_MULT, "G_mult", d.G_mult, nb),
+        (O.CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT, "G_transpose_mult", d.G_transpose_mult, nb),
+    ]
+
+
 class ConstraintSolver(_SolverHandle):
     """Drake's ``ConstraintSolver<double>`` (``cts_rigid_solver_*``). The packed result is
     cf = [fN (nc) | fF (nr) | fL (nu) | fG (nb)]. Usage errors and failed callbacks raise
@@ -195,17 +213,9 @@ class ConstraintSolver(_SolverHandle):
 
     def __init__(self, parameters: ConstraintSolverParameters | None = None,
                  library: Library | str | None = None):
-        self._lib = _library(library)
-        self._handle = None
-        self._borrowed = ()
-        self._reused = {}
         self._levels: dict = {}
         self._callback_error: BaseException | None = None
-        handle = self._handle_p()
-        status = self._lib.cts_rigid_solver_new(ctypes.byref(handle))
-        if status != Status.OK:
-            raise ContactSolversError(status, self._lib.last_error_message())
-        self._handle = handle
+        self._open(library)
         if parameters is not None:
             self.set_parameters(parameters)
 
@@ -314,18 +324,7 @@ class ConstraintSolver(_SolverHandle):
         ))
         # The library now reads these arrays (operators reset to zero): drop the previous ones.
         self._levels["accel"] = keep
-        O = _ffi
-        self._operators(True, [
-            (O.CTS_RIGID_OPERATOR_N_MULT, "N_mult", d.N_mult, nc),
-            (O.CTS_RIGID_OPERATOR_N_MINUS_MUQ_TRANSPOSE_MULT, "N_minus_muQ_transpose_mult",
-             d.N_minus_muQ_transpose_mult, nc),
-            (O.CTS_RIGID_OPERATOR_F_MULT, "F_mult", d.F_mult, nr),
-            (O.CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT, "F_transpose_mult", d.F_transpose_mult, nr),
-            (O.CTS_RIGID_OPERATOR_L_MULT, "L_mult", d.L_mult, nu),
-            (O.CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT, "L_transpose_mult", d.L_transpose_mult, nu),
-            (O.CTS_RIGID_OPERATOR_G_MULT, "G_mult", d.G_mult, nb),
-            (O.CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT, "G_transpose_mult", d.G_transpose_mult, nb),
-        ], nv, keep)
+        self._operators(True, _operator_specs(d, "N_minus_muQ_transpose_mult", nc, nr, nu, nb), nv, keep)
         self._inertia(True, d.solve_inertia, nv, keep)
         return nv
 
@@ -342,17 +341,7 @@ class ConstraintSolver(_SolverHandle):
             _opt(v["gammaL"]), nb, _opt(v["kG"]), _opt(v["Mv"]),
         ))
         self._levels["vel"] = keep
-        O = _ffi
-        self._operators(False, [
-            (O.CTS_RIGID_OPERATOR_N_MULT, "N_mult", d.N_mult, nc),
-            (O.CTS_RIGID_OPERATOR_N_TRANSPOSE_MULT, "N_transpose_mult", d.N_transpose_mult, nc),
-            (O.CTS_RIGID_OPERATOR_F_MULT, "F_mult", d.F_mult, nr),
-            (O.CTS_RIGID_OPERATOR_F_TRANSPOSE_MULT, "F_transpose_mult", d.F_transpose_mult, nr),
-            (O.CTS_RIGID_OPERATOR_L_MULT, "L_mult", d.L_mult, nu),
-            (O.CTS_RIGID_OPERATOR_L_TRANSPOSE_MULT, "L_transpose_mult", d.L_transpose_mult, nu),
-            (O.CTS_RIGID_OPERATOR_G_MULT, "G_mult", d.G_mult, nb),
-            (O.CTS_RIGID_OPERATOR_G_TRANSPOSE_MULT, "G_transpose_mult", d.G_transpose_mult, nb),
-        ], nv, keep)
+        self._operators(False, _operator_specs(d, "N_transpose_mult", nc, nr, nu, nb), nv, keep)
         self._inertia(False, d.solve_inertia, nv, keep)
         return nv
 
