@@ -93,3 +93,37 @@ def test_rigid_usage_errors():
         assert solver.get_parameters() == cts.ConstraintSolverParameters()
         solver.set_parameters(cts.ConstraintSolverParameters.drake_head())
         assert solver.get_parameters() == cts.ConstraintSolverParameters.drake_head()
+
+
+def test_callbacks_live_as_long_as_the_library_may_call_them():
+    # The solver keeps the callables (and their ctypes trampolines) of each level while that
+    # level's data is set in the library; close() releases them.
+    import gc
+    import weakref
+
+    class Jacobian:
+        def __call__(self, v):
+            return N @ v
+
+    n_mult = Jacobian()
+    alive = weakref.ref(n_mult)
+    d = accel_data(2.0, "callables")
+    d.N_mult = n_mult
+    solver = cts.ConstraintSolver()
+    outcome, cf = solver.solve_constraint_problem(d)
+    assert outcome is cts.RigidOutcome.kSolved
+    del d, n_mult
+    gc.collect()
+    assert alive() is not None  # the library still holds the accel data
+    # Velocity-level data does not release the acceleration level's callbacks.
+    solver.solve_impact_problem(cts.ConstraintVelProblemData(
+        Mv=np.zeros(2), solve_inertia=cts.InertiaSolve.matrix(np.eye(2))))
+    gc.collect()
+    assert alive() is not None
+    solver.close()
+    gc.collect()
+    assert alive() is None
+    solver.close()  # idempotent
+    with pytest.raises(cts.ContactSolversError) as e:
+        solver.solve_constraint_problem(accel_data(2.0, "matrices"))
+    assert e.value.status is cts.Status.NULL_POINTER
