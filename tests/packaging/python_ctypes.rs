@@ -1,5 +1,6 @@
-//! The Python ctypes binding (`examples_c/python/contact_solvers.py`) against the library this
-//! test run built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
+//! The Python ctypes binding, through the shim `examples_c/python/contact_solvers.py` that loads
+//! the package `python/contact_solvers/` from the source tree, against the library this test run
+//! built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
 //! usage errors, borrowing and array conversion, block-sparse data, the MuJoCo pile's physics),
 //! the rolling-cylinder example, whose printout is checked against Drake's values like the C
 //! example's, the MuJoCo engine example (`mujoco_pile.py`) and the friction-estimation
