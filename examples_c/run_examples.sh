@@ -85,12 +85,17 @@ else
 fi
 
 echo
-echo "== python/rolling_cylinder.py (ctypes + numpy) =="
-# The venv `.ci/install-deps tests` creates, else any python3 with numpy.
+echo "== Python: pip install . (the package contact_solvers), python/rolling_cylinder.py =="
+# The venv `.ci/install-deps examples` (or `tests`) creates with numpy and the build backend; the
+# package goes into it, its library the release build above (cargo finds it up to date).
 python=target/python-venv/bin/python
-[ -x "$python" ] || python=python3
-if "$python" -c 'import numpy' 2>/dev/null; then
+if [ -x "$python" ] && "$python" -c 'import numpy, setuptools' 2>/dev/null; then
+  "$python" -m pip install -q --disable-pip-version-check --no-build-isolation .
+  # The installed package, from outside the repository.
+  (cd "$(mktemp -d)" && "$OLDPWD/$python" -c 'import contact_solvers as cts
+ok, z = cts.MobyLcpSolver().solve_lcp_lemke([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0])
+print(f"installed contact_solvers {cts.version()}: MobyLcpSolver z = {z}, success = {ok}")')
   "$python" examples_c/python/rolling_cylinder.py "$lib/libcontact_solvers.so" | tail -n 14
 else
-  echo "skipped: no Python with numpy (pip install numpy, or .ci/install-deps tests)"
+  echo "skipped: no target/python-venv with numpy and setuptools (.ci/install-deps examples)"
 fi

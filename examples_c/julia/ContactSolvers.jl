@@ -4,7 +4,7 @@
 Julia bindings of libcontact_solvers over its C ABI (`include/contact_solvers.h`), with `ccall`.
 
 UNTESTED: no Julia is available where this project is built and tested. This module is a thin
-mirror, call by call, of the tested Python binding `examples_c/python/contact_solvers.py`; read
+mirror, call by call, of the tested Python binding `python/contact_solvers/` (TAMSI, IPM); read
 that file (and its tests) for the behaviour, and report what breaks.
 
 ```julia

@@ -11,23 +11,7 @@ function test_cts_tamsi()
             @cylinder_sliding_two_way, @max_iterations_is_an_outcome, ...
             @library_error_has_id_and_message, @bad_parameter_is_rejected, ...
             @gateway_checks_sizes, @version_string};
-  passed = 0;
-  failed = 0;
-  for k = 1:numel(checks)
-    name = func2str(checks{k});
-    try
-      checks{k}();
-      passed = passed + 1;
-      printf('ok   %s\n', name);
-    catch err
-      failed = failed + 1;
-      printf('FAIL %s: %s\n', name, err.message);
-    end
-  end
-  printf('%d passed, %d failed\n', passed, failed);
-  if failed > 0
-    exit(1);
-  end
+  cts_run_checks(checks);
 end
 
 % ---------------------------------------------------------------------------------------------
@@ -87,36 +71,17 @@ function residuals_close(got, want)
   end
 end
 
-function equal_to(what, got, want)
-  if ~isequal(got, want)
-    error('%s: got %s, want %s', what, mat2str(got), mat2str(want));
-  end
-end
-
-function expect_error(id, pattern, f)
-  try
-    f();
-  catch err
-    equal_to('error identifier', err.identifier, id);
-    if isempty(regexp(err.message, pattern, 'once'))
-      error('message "%s" does not match "%s"', err.message, pattern);
-    end
-    return;
-  end
-  error('no error raised (expected %s)', id);
-end
-
 % ---------------------------------------------------------------------------------------------
 
 function pizza_small_moment()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(3.0);
   r = cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1), pizza_params());
-  equal_to('outcome', r.outcome, 0);
-  equal_to('outcome_name', r.outcome_name, 'kSuccess');
-  equal_to('iterations', r.iterations, 4);
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_equal_to('outcome_name', r.outcome_name, 'kSuccess');
+  cts_equal_to('iterations', r.iterations, 4);
   residuals_close(r.residuals, [5.1958926280752276e-07, 1.1127960070407821e-07, ...
                                 5.6217785618702043e-09, 1.4421571455019692e-11]);
-  equal_to('vt_residual', r.vt_residual, r.residuals(end));
+  cts_equal_to('vt_residual', r.vt_residual, r.residuals(end));
   close_to('v', r.v, [1.6e-23, 9.7e-24, 3.6748636983595802e-07]);
   close_to('vt', r.vt, [-3.841278551076122e-08, -3.6547324105126324e-07, ...
                         3.3571550390920833e-07, 1.4947017244318954e-07, ...
@@ -136,8 +101,8 @@ end
 function pizza_large_moment()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(6.0);
   r = cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1), pizza_params());
-  equal_to('outcome', r.outcome, 0);
-  equal_to('iterations', r.iterations, 5);
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_equal_to('iterations', r.iterations, 5);
   residuals_close(r.residuals, [1.0391785256150455e-06, 7.7896188078425793e-07, ...
                                 0.0017301579144217098, 7.4752740812706438e-08, 1.19e-19]);
   close_to('v', r.v, [-3.5e-21, 5.0e-20, 0.0010000000000000256]);
@@ -158,11 +123,11 @@ function pizza_no_contact()
   [M, ~, ~, p_star] = pizza_saver(6.0);
   r = cts_tamsi_mex('one_way', M, zeros(0, 3), zeros(0, 3), p_star, zeros(0, 1), ...
                     zeros(0, 1), 1e-3, zeros(3, 1));
-  equal_to('outcome', r.outcome, 0);
-  equal_to('iterations', r.iterations, 1);
-  equal_to('residuals', r.residuals, 0);
-  equal_to('tau_f', r.tau_f, zeros(3, 1));
-  equal_to('size(vt)', size(r.vt), [0, 1]);
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_equal_to('iterations', r.iterations, 1);
+  cts_equal_to('residuals', r.residuals, 0);
+  cts_equal_to('tau_f', r.tau_f, zeros(3, 1));
+  cts_equal_to('size(vt)', size(r.vt), [0, 1]);
   close_to('v', r.v, [0, 0, 0.0060000000000000001]);
 end
 
@@ -178,8 +143,8 @@ end
 function cylinder_sliding_two_way()
   [args, v0] = cylinder(0.7);
   r = cts_tamsi_mex('two_way', args{:}, 1e-3, v0, struct('stiction_tolerance', 1e-6));
-  equal_to('outcome', r.outcome, 0);
-  equal_to('iterations', r.iterations, 8);
+  cts_equal_to('outcome', r.outcome, 0);
+  cts_equal_to('iterations', r.iterations, 8);
   close_to('v', r.v, [0.39890056704148047, 0.0019943295852104109, -0.30109943295851949]);
   close_to('vn', r.vn, 0.0019943295852104109);
   close_to('vt', r.vt, [0.097801134082960983, 0]);
@@ -192,9 +157,9 @@ function max_iterations_is_an_outcome()
   [args, v0] = cylinder(0.5);
   r = cts_tamsi_mex('two_way', args{:}, 1e-3, v0, ...
                     struct('stiction_tolerance', 1e-6, 'max_iterations', 3));
-  equal_to('outcome', r.outcome, 1);
-  equal_to('outcome_name', r.outcome_name, 'kMaxIterationsReached');
-  equal_to('iterations', r.iterations, 3);
+  cts_equal_to('outcome', r.outcome, 1);
+  cts_equal_to('outcome_name', r.outcome_name, 'kMaxIterationsReached');
+  cts_equal_to('iterations', r.iterations, 3);
   residuals_close(r.residuals, [0.34483656353839842, 0.16467275087714314, ...
                                 1.4616256129493873e-10]);
 end
@@ -202,29 +167,29 @@ end
 function library_error_has_id_and_message()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(3.0);
   % dt < 0: found by the library, reported with its status and message.
-  expect_error('contact_solvers:invalidArgument', 'invalid argument: cts_tamsi_solver_solve_with_guess: dt = -0.001 is outside its domain: expected finite and > 0', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'invalid argument: cts_tamsi_solver_solve_with_guess: dt = -0.001 is outside its domain: expected finite and > 0', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, -1e-3, zeros(3, 1)));
-  expect_error('contact_solvers:dimensionMismatch', 'v_guess', ...
+  cts_expect_error('contact_solvers:dimensionMismatch', 'v_guess', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(4, 1)));
 end
 
 function bad_parameter_is_rejected()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(3.0);
-  expect_error('contact_solvers:invalidArgument', 'theta_max', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'theta_max', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1), ...
                                  struct('theta_max', 2.0)));
-  expect_error('contact_solvers:invalidArgument', 'not a TAMSI parameter', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'not a TAMSI parameter', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1), ...
                                  struct('stiction', 1e-6)));
 end
 
 function gateway_checks_sizes()
   [M, Jn, Jt, p_star, fn, mu] = pizza_saver(3.0);
-  expect_error('contact_solvers:dimensionMismatch', 'Jt is 5x3, expected 6x3', ...
+  cts_expect_error('contact_solvers:dimensionMismatch', 'Jt is 5x3, expected 6x3', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt(1:5, :), p_star, fn, mu, 1e-3, zeros(3, 1)));
-  expect_error('contact_solvers:invalidArgument', 'M must be a real', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'M must be a real', ...
                @() cts_tamsi_mex('one_way', single(M), Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1)));
-  expect_error('contact_solvers:invalidArgument', 'usage', ...
+  cts_expect_error('contact_solvers:invalidArgument', 'usage', ...
                @() cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3));
 end
 

@@ -12,7 +12,7 @@ replicated nc times to emulate multi-contact, on one solver object, as an engine
     vx0 = 0.7 m/s: it keeps sliding, friction = μ fn.
 
 Run: python3 examples_c/python/rolling_cylinder.py [path/to/libcontact_solvers.so]
-(needs numpy; without the argument the library is found as contact_solvers.py describes).
+(needs numpy; without the argument the library is found as the package contact_solvers describes).
 """
 
 import math

@@ -15,3 +15,4 @@ mod self_contained;
 // The bindings of `examples_c/`
 mod octave_mex;
 mod python_ctypes;
+mod python_package;

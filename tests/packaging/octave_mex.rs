@@ -1,9 +1,13 @@
-//! The Octave/MATLAB MEX gateway (`examples_c/octave/cts_tamsi_mex.c`) built with `mkoctfile
-//! --mex` against the library this test run built, once with the separate-complex API (`mxGetPr`,
-//! Octave's and MATLAB's default) and once with the interleaved one (`mxGetDoubles`, `-R2018a` as
-//! with MATLAB's `mex -R2018a`), each running `examples_c/octave/test_cts_tamsi.m` in `octave-cli`: Drake's
-//! pizza-saver values (all three cases), the two-way sliding cylinder, a non-success outcome and
-//! usage errors carrying the library's message.
+//! The Octave/MATLAB MEX gateways (`examples_c/octave/cts_tamsi_mex.c`, `cts_lcp_mex.c`,
+//! `cts_ipm_mex.c`) built
+//! with `mkoctfile --mex` against the library this test run built, once with the separate-complex
+//! API (`mxGetPr`, Octave's and MATLAB's default) and once with the interleaved one
+//! (`mxGetDoubles`, `-R2018a` as with MATLAB's `mex -R2018a`), each running its script in
+//! `octave-cli`: `test_cts_tamsi.m` (Drake's pizza-saver values (all three cases), the two-way
+//! sliding cylinder, a non-success outcome and usage errors carrying the library's message) and
+//! `test_cts_lcp.m` (the README's LCP with every algorithm, Drake's Moby cases "trivial" and
+//! "problem 1", a ray termination, options, usage errors), `test_cts_ipm.m` (`docs/ipm.md` §9's
+//! point mass A2, sticking and slipping, an iteration cap, usage errors).
 //!
 //! Needs `mkoctfile` and `octave-cli` (`.ci/install-deps tests` installs octave and octave-dev);
 //! without them the test prints `skipped: …`.
@@ -15,8 +19,8 @@ use std::process::Command;
 
 use c_support::{include_dir, lib_dir, out_dir, skipped};
 
-/// Checks in `test_cts_tamsi.m` (its `checks` list).
-const CHECKS: usize = 9;
+/// The gateways: (name, checks in its `test_<name>.m`, i.e. the length of its `checks` list).
+const GATEWAYS: [(&str, usize); 3] = [("cts_tamsi", 9), ("cts_lcp", 6), ("cts_ipm", 5)];
 
 fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
@@ -27,16 +31,22 @@ fn octave_dir() -> std::path::PathBuf {
 }
 
 fn build_and_run(variant: &str, flags: &[&str], reads_with: &str) {
-    let dir = out_dir(&format!("octave-mex-{variant}"));
+    for (gateway, checks) in GATEWAYS {
+        build_and_run_gateway(gateway, checks, variant, flags, reads_with);
+    }
+}
+
+fn build_and_run_gateway(gateway: &str, checks: usize, variant: &str, flags: &[&str], reads_with: &str) {
+    let dir = out_dir(&format!("octave-mex-{gateway}-{variant}"));
     let shared = lib_dir().join("shared");
-    let mex = dir.join("cts_tamsi_mex.mex");
+    let mex = dir.join(format!("{gateway}_mex.mex"));
     let out = Command::new("mkoctfile")
         .arg("--mex")
         .args(flags)
         .arg(format!("-I{}", include_dir().display()))
         .arg("-o")
         .arg(&mex)
-        .arg(octave_dir().join("cts_tamsi_mex.c"))
+        .arg(octave_dir().join(format!("{gateway}_mex.c")))
         .arg(format!("-L{}", shared.display()))
         .arg("-lcontact_solvers")
         .arg(format!("-Wl,-rpath,{}", shared.display()))
@@ -60,10 +70,10 @@ fn build_and_run(variant: &str, flags: &[&str], reads_with: &str) {
         .filter_map(|l| l.split_whitespace().last())
         .filter(|s| s.starts_with("mxGetDoubles") || s.starts_with("mxGetPr"))
         .collect();
-    assert_eq!(reads, [reads_with], "{variant}: the gateway reads with {reads:?}");
+    assert_eq!(reads, [reads_with], "{gateway} {variant}: the gateway reads with {reads:?}");
 
     let script =
-        format!("addpath('{}'); addpath('{}'); test_cts_tamsi", dir.display(), octave_dir().display());
+        format!("addpath('{}'); addpath('{}'); test_{gateway}", dir.display(), octave_dir().display());
     let out = Command::new("octave-cli")
         .args(["--norc", "--no-history", "--quiet", "--no-window-system", "--eval", &script])
         .current_dir(&dir)
@@ -73,11 +83,11 @@ fn build_and_run(variant: &str, flags: &[&str], reads_with: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "test_cts_tamsi.m ({variant}) failed ({:?}):\n{stdout}\n{stderr}",
+        "test_{gateway}.m ({variant}) failed ({:?}):\n{stdout}\n{stderr}",
         out.status
     );
     let last = stdout.lines().last().unwrap_or_default();
-    assert_eq!(last, format!("{CHECKS} passed, 0 failed"), "({variant}):\n{stdout}\n{stderr}");
+    assert_eq!(last, format!("{checks} passed, 0 failed"), "{gateway} ({variant}):\n{stdout}\n{stderr}");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! The Python ctypes binding (`examples_c/python/contact_solvers.py`) against the library this
-//! test run built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
+//! The Python ctypes binding, through the shim `examples_c/python/contact_solvers.py` that loads
+//! the package `python/contact_solvers/` from the source tree, against the library this test run
+//! built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
 //! usage errors, borrowing and array conversion, block-sparse data, the MuJoCo pile's physics),
 //! the rolling-cylinder example, whose printout is checked against Drake's values like the C
 //! example's, the MuJoCo engine example (`mujoco_pile.py`) and the friction-estimation
@@ -21,7 +22,7 @@ use tamsi_support::example_output::check_rolling_cylinder;
 
 /// The venv's interpreter: `CONTACT_SOLVERS_PYTHON`, else `python-venv/bin/python` in the target
 /// folder this test binary runs from (`<target>/<profile>/deps/<test>`), else in `./target`.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CONTACT_SOLVERS_PYTHON") {
         return Some(PathBuf::from(p));
     }
@@ -37,7 +38,7 @@ fn python_dir() -> PathBuf {
 }
 
 /// The shared library of this build.
-fn library() -> PathBuf {
+pub(crate) fn library() -> PathBuf {
     lib_dir().join("shared/libcontact_solvers.so")
 }
 
@@ -51,7 +52,7 @@ fn run_python(python: &Path, args: &[&str]) -> Output {
         .expect("python runs")
 }
 
-fn text(out: &Output) -> (String, String) {
+pub(crate) fn text(out: &Output) -> (String, String) {
     (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 

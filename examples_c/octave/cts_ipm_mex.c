@@ -1,0 +1,180 @@
+/* cts_ipm_mex.c: MEX gateway for GNU Octave and MATLAB to the interior-point solver of
+ * libcontact_solvers (Dojo's primal-dual method, docs/ipm.md) on dense data: one time step.
+ *
+ *   r = cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models)
+ *   r = cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models, params)
+ *
+ * With n = numel(v0) and nc = numel(phi): M is n x n (kg, kg m^2), Jn nc x n, Jt 2nc x n (rows
+ * 2i-1, 2i: the two tangent directions of contact i), v0 n (pre-step velocity, m/s), tau n
+ * (generalized non-contact force: gravity, controls; N), h the step (s), phi the gaps (m), mu
+ * the friction coefficients (nc), models a cell array of nc names ('impact',
+ * 'second_order_cone', 'linear') or a numeric vector of CTS_IPM_MODEL_* codes. Real, full double
+ * arrays, column-major as MATLAB stores them: nothing is copied. params is an optional struct with
+ * any numeric field of cts_ipm_parameters (rtol, btol, max_iter, ..., dojo_compatible).
+ *
+ * r is a struct: outcome (the cts_status: 0 = converged, else an interior-point outcome such as
+ * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED; the fields then hold the last iterate), outcome_name
+ * (the library's cts_status_string), iterations, rvio, bvio, and the column vectors v (n),
+ * impulses (3nc: normal, then the two friction impulses of each contact, N·s) and gaps (nc: the
+ * next gaps, m).
+ *
+ * Usage errors raise an error with identifier contact_solvers:<status> and the library's
+ * message. A solver is created and freed per call; the borrowed data lives through the call.
+ *
+ * Build: as cts_tamsi_mex.c (mkoctfile --mex [-R2018a] -I<prefix>/include cts_ipm_mex.c
+ * -L<prefix>/lib -lcontact_solvers; MATLAB: mex -R2018a ...).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mex.h"
+
+#include "contact_solvers.h"
+#include "cts_mex_util.h"
+
+/* Raises the library's error for `s`, freeing the solver first (the error leaves the gateway). */
+static void library_error(cts_ipm_solver *solver, cts_status s) {
+  char message[1024];
+  const char *detail = solver ? cts_ipm_solver_last_error(solver) : cts_last_error_message();
+  snprintf(message, sizeof message, "%s: %s", cts_status_string(s), detail);
+  cts_ipm_solver_free(solver);
+  mexErrMsgIdAndTxt(status_id(s), "%s", message);
+}
+
+#define CTS_IPM_FIELD(f, is_int) CTS_MEX_FIELD(cts_ipm_parameters, f, is_int)
+static const cts_mex_field parameter_fields[] = {
+    CTS_IPM_FIELD(rtol, 0),
+    CTS_IPM_FIELD(btol, 0),
+    CTS_IPM_FIELD(max_iter, 1),
+    CTS_IPM_FIELD(max_ls, 1),
+    CTS_IPM_FIELD(undercut, 0),
+    CTS_IPM_FIELD(no_progress_max, 1),
+    CTS_IPM_FIELD(no_progress_undercut, 0),
+    CTS_IPM_FIELD(dojo_lagged_kappa, 1),
+    CTS_IPM_FIELD(fixed_kappa, 0),
+    CTS_IPM_FIELD(warm_start, 1),
+    CTS_IPM_FIELD(newton_solve, 1),
+    CTS_IPM_FIELD(rvio_floor_in_backtracking, 1),
+    CTS_IPM_FIELD(dojo_compatible, 1),
+    CTS_IPM_FIELD(tolerance, 0),
+    CTS_IPM_FIELD(complementarity_tolerance, 0),
+};
+
+static const struct {
+  const char *name;
+  int32_t code;
+} model_names[] = {
+    {"impact", CTS_IPM_MODEL_IMPACT},
+    {"second_order_cone", CTS_IPM_MODEL_SECOND_ORDER_CONE},
+    {"linear", CTS_IPM_MODEL_LINEAR},
+};
+
+/* The nc model codes from a cell array of names or a numeric vector, into `out` (mxMalloc'd,
+ * freed by MATLAB/Octave when the call ends, also on error). */
+static int32_t *models_arg(const mxArray *a, size_t nc) {
+  int32_t *out = (int32_t *)mxMalloc((nc > 0 ? nc : 1) * sizeof(int32_t));
+  char message[256];
+  size_t i, k;
+  if (mxGetNumberOfElements(a) != nc) {
+    snprintf(message, sizeof message, "models has %lu entries, expected %lu", (unsigned long)mxGetNumberOfElements(a),
+             (unsigned long)nc);
+    usage_error(CTS_STATUS_DIMENSION_MISMATCH, message);
+  }
+  for (i = 0; i < nc; ++i) {
+    if (mxIsCell(a)) {
+      char name[32];
+      const mxArray *c = mxGetCell(a, i);
+      if (c == NULL || !mxIsChar(c) || mxGetString(c, name, sizeof name) != 0) name[0] = '\0';
+      for (k = 0; k < CTS_COUNT(model_names); ++k) {
+        if (strcmp(name, model_names[k].name) == 0) break;
+      }
+      if (k == CTS_COUNT(model_names)) {
+        snprintf(message, sizeof message, "models{%lu}: 'impact', 'second_order_cone' or 'linear'",
+                 (unsigned long)(i + 1));
+        usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
+      }
+      out[i] = model_names[k].code;
+    } else {
+      const double value = mxIsDouble(a) && !mxIsComplex(a) ? CTS_MX_DOUBLES(a)[i] : -1.0;
+      if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
+        usage_error(CTS_STATUS_INVALID_ARGUMENT, "models must be a cell array of names or integer codes");
+      }
+      out[i] = (int32_t)value; /* the library validates the code */
+    }
+  }
+  return out;
+}
+
+static const char *result_fields[] = {"outcome", "outcome_name", "iterations", "rvio",
+                                      "bvio",    "v",            "impulses",   "gaps"};
+
+static mxArray *column(cts_ipm_solver *solver, cts_status (*get)(const cts_ipm_solver *, double *, size_t),
+                       size_t n, mxArray *r) {
+  mxArray *x = mxCreateDoubleMatrix(n, 1, mxREAL);
+  const cts_status s = get(solver, n > 0 ? CTS_MX_DOUBLES(x) : NULL, n);
+  if (s != CTS_STATUS_OK) {
+    mxDestroyArray(x);
+    mxDestroyArray(r);
+    library_error(solver, s);
+  }
+  return x;
+}
+
+void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+  size_t n, nc;
+  const double *M, *Jn, *Jt, *v0, *tau, *phi, *mu;
+  double h;
+  int32_t *models;
+  cts_ipm_parameters params;
+  cts_ipm_stats stats;
+  cts_ipm_solver *solver = NULL;
+  cts_status s;
+  mxArray *r;
+
+  if (nlhs > 1) usage_error(CTS_STATUS_INVALID_ARGUMENT, "one output (a struct)");
+  if (nrhs != 9 && nrhs != 10) {
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, "usage: cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models [, params])");
+  }
+  n = mxGetNumberOfElements(prhs[3]);
+  nc = mxGetNumberOfElements(prhs[6]);
+  M = matrix_arg(prhs[0], "M", n, n);
+  Jn = matrix_arg(prhs[1], "Jn", nc, n);
+  Jt = matrix_arg(prhs[2], "Jt", 2 * nc, n);
+  v0 = vector_arg(prhs[3], "v0", n);
+  tau = vector_arg(prhs[4], "tau", n);
+  h = scalar_arg(prhs[5], "h");
+  phi = vector_arg(prhs[6], "phi", nc);
+  mu = vector_arg(prhs[7], "mu", nc);
+  models = models_arg(prhs[8], nc);
+  cts_ipm_parameters_default(&params);
+  options_arg(nrhs == 10 ? prhs[9] : NULL, &params, parameter_fields, CTS_COUNT(parameter_fields), "params", NULL,
+              NULL);
+
+  s = cts_ipm_solver_new(&solver);
+  if (s != CTS_STATUS_OK) library_error(NULL, s);
+  s = cts_ipm_solver_set_parameters(solver, &params);
+  if (s != CTS_STATUS_OK) library_error(solver, s);
+  s = cts_ipm_solver_set_problem_data(solver, n, nc, M, n > 0 ? n : 1, Jn, nc > 0 ? nc : 1, Jt, nc > 0 ? 2 * nc : 1,
+                                      v0, tau, h, phi, mu, nc > 0 ? models : NULL, NULL, 0);
+  if (s != CTS_STATUS_OK) library_error(solver, s);
+  s = cts_ipm_solver_solve(solver);
+  if (s >= CTS_STATUS_NULL_POINTER) library_error(solver, s);
+  {
+    const cts_status si = cts_ipm_solver_get_stats(solver, &stats);
+    if (si != CTS_STATUS_OK) library_error(solver, si);
+  }
+
+  r = mxCreateStructMatrix(1, 1, CTS_COUNT(result_fields), result_fields);
+  mxSetField(r, 0, "outcome", mxCreateDoubleScalar((double)s));
+  mxSetField(r, 0, "outcome_name", mxCreateString(cts_status_string(s)));
+  mxSetField(r, 0, "iterations", mxCreateDoubleScalar((double)stats.iterations));
+  mxSetField(r, 0, "rvio", mxCreateDoubleScalar(stats.rvio));
+  mxSetField(r, 0, "bvio", mxCreateDoubleScalar(stats.bvio));
+  mxSetField(r, 0, "v", column(solver, cts_ipm_solver_get_generalized_velocities, n, r));
+  mxSetField(r, 0, "impulses", column(solver, cts_ipm_solver_get_impulses, 3 * nc, r));
+  mxSetField(r, 0, "gaps", column(solver, cts_ipm_solver_get_next_gaps, nc, r));
+  plhs[0] = r;
+  cts_ipm_solver_free(solver);
+}
