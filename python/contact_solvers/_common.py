@@ -130,7 +130,7 @@ def _library(library: Library | str | os.PathLike | None) -> Library:
 
 
 def version(library: Library | str | os.PathLike | None = None) -> str:
-    """``cts_version()``: the library's version, e.g. ``"0.1.0"``."""
+    """``cts_version()``: the library's version, e.g. ``"0.2.0"``."""
     return _library(library).cts_version().decode()
 
 
