@@ -230,7 +230,7 @@ end
 
 function version_string()
   v = cts_tamsi_mex('version');
-  if isempty(regexp(v, '^0\.1\.\d+$', 'once'))
+  if isempty(regexp(v, '^0\.2\.\d+$', 'once'))
     error('version "%s"', v);
   end
 end
