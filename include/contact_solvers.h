@@ -637,8 +637,10 @@ typedef struct cts_baraff_parameters {
    */
   double epsilon;
   /**
-   * A Schur pivot at or below `singular_tolerance·s_A` is singular (the row is deferred, the
-   * clamped-set solve drops the unknown); default 1e-9; in [0, 1).
+   * A Schur pivot at or below `singular_tolerance·s_A` is singular: a driven row whose `Δa_d`
+   * is at or below it cannot join the clamped set by reaching its goal (other events may still
+   * exchange rows; nothing is deferred in advance), and the clamped-set solve drops an unknown
+   * whose R diagonal is at or below it (`docs/baraff.md` §3); default 1e-9; in [0, 1).
    */
   double singular_tolerance;
   /**
@@ -1488,7 +1490,8 @@ cts_status cts_baraff_solver_consistency_impulse(struct cts_baraff_solver *solve
  * Friction and boxed rows never need one. Does not change the results of the last solve.
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
- * CTS_STATUS_INVALID_ARGUMENT (acceleration-level data). `*out` is written only on success.
+ * CTS_STATUS_INVALID_ARGUMENT (acceleration-level data; a NaN or infinite entry in q̇, J or the
+ * bias, named). `*out` is written only on success.
  */
 cts_status cts_baraff_solver_needs_impulse(struct cts_baraff_solver *solver,
                                            int32_t *out);

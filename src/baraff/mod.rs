@@ -278,6 +278,12 @@ impl BaraffSolver {
         if let Some(bias) = problem.bias {
             check_dim("bias length", m, bias.len())?;
         }
+        // A NaN velocity compares false against the tolerance and would read "no impulse".
+        check_finite("qdot", qdot.iter())?;
+        check_finite("jacobian", problem.jacobian.iter())?;
+        if let Some(bias) = problem.bias {
+            check_finite("bias", bias.iter())?;
+        }
         problem.rows.decode_into(&mut self.kinds)?;
         let tol = self.params.cdot_tolerance;
         for (i, k) in self.kinds.iter().enumerate() {

@@ -126,8 +126,10 @@ pub struct cts_baraff_parameters {
     /// ε of the pivoting comparisons (goal reached, event candidacy, zero-length steps); default
     /// 1e-10; in (0, 1).
     pub epsilon: f64,
-    /// A Schur pivot at or below `singular_tolerance·s_A` is singular (the row is deferred, the
-    /// clamped-set solve drops the unknown); default 1e-9; in [0, 1).
+    /// A Schur pivot at or below `singular_tolerance·s_A` is singular: a driven row whose `Δa_d`
+    /// is at or below it cannot join the clamped set by reaching its goal (other events may still
+    /// exchange rows; nothing is deferred in advance), and the clamped-set solve drops an unknown
+    /// whose R diagonal is at or below it (`docs/baraff.md` §3); default 1e-9; in [0, 1).
     pub singular_tolerance: f64,
     /// Verification tolerance: a solve whose worst relative violation is above it returns
     /// CTS_STATUS_BARAFF_INEXACT; default 1e-8; finite and > 0.
@@ -989,7 +991,8 @@ pub unsafe extern "C" fn cts_baraff_solver_consistency_impulse(
 /// Friction and boxed rows never need one. Does not change the results of the last solve.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_NO_PROBLEM_DATA (no model data);
-/// CTS_STATUS_INVALID_ARGUMENT (acceleration-level data). `*out` is written only on success.
+/// CTS_STATUS_INVALID_ARGUMENT (acceleration-level data; a NaN or infinite entry in q̇, J or the
+/// bias, named). `*out` is written only on success.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_needs_impulse(
     solver: *mut cts_baraff_solver,

@@ -556,6 +556,18 @@ impl RigidInner {
         )
     }
 
+    /// [`Self::check_allocatable`] from the sizes alone, before any of the caller's data is read
+    /// (issue 24: a problem whose workspace can never exist is refused at once, instead of after
+    /// reading, e.g., 2³⁶ entries of kG). At the velocity level the LCP size is exact; at the
+    /// acceleration level its lower bound nc + nr + nu (the non-sliding count is not known yet).
+    fn check_sizes(&mut self, s: Sizes, vel: bool) -> Result<(), FfiError> {
+        let d =
+            Dims { nv: s.nv, nc: s.nc, ns: 0, nns: if vel { s.nc } else { 0 }, nr: s.nr, nu: s.nu, nb: s.nb };
+        let n_lcp =
+            if vel { vel_lcp_size(&d) } else { s.nc.checked_add(s.nr).and_then(|x| x.checked_add(s.nu)) };
+        self.check_allocatable(&d, n_lcp)
+    }
+
     /// Records the results of a solve that returned `outcome` (or failed).
     fn finish(
         &mut self,
@@ -803,9 +815,12 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
         let nc = ns
             .checked_add(nns)
             .ok_or_else(|| alloc::too_large("nc = ns + nns", "ns + nns must fit a size_t"))?;
+        // Sizes first, then the data (r's sum, then the values).
+        h.check_sizes(Sizes { nv, nc, nr: 0, nu, nb }, false)?;
         let r = RawIndex::new("r", r, nns)?;
         // SAFETY: the set call's arrays are valid during the call (the contract).
         let nr = unsafe { sum_r(&r) }?;
+        h.check_sizes(Sizes { nv, nc, nr, nu, nb }, false)?;
         let slot = AccelSlot {
             sizes: Sizes { nv, nc, nr, nu, nb },
             use_lcp,
@@ -878,9 +893,12 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_problem_data(
     Mv: *const f64,
 ) -> cts_status {
     with_mut(solver, "cts_rigid_solver_set_vel_problem_data", Call::Starts, |h| {
+        // Sizes first, then the data (r's sum, then the values).
+        h.check_sizes(Sizes { nv, nc, nr: 0, nu, nb }, true)?;
         let r = RawIndex::new("r", r, nc)?;
         // SAFETY: the set call's arrays are valid during the call (the contract).
         let nr = unsafe { sum_r(&r) }?;
+        h.check_sizes(Sizes { nv, nc, nr, nu, nb }, true)?;
         let slot = VelSlot {
             sizes: Sizes { nv, nc, nr, nu, nb },
             r,
@@ -1144,6 +1162,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_constraint_problem(
     with_mut(solver, "cts_rigid_solver_solve_constraint_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.accel()?;
+        h.check_sizes(slot.sizes, false)?;
         let failure = Cell::new(None);
         let cbs = slot.ops.callbacks();
         let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
@@ -1175,6 +1194,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_impact_problem(solver: *mut cts_
     with_mut(solver, "cts_rigid_solver_solve_impact_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.vel()?;
+        h.check_sizes(slot.sizes, true)?;
         let failure = Cell::new(None);
         let cbs = slot.ops.callbacks();
         let cl: [_; 10] = std::array::from_fn(|i| closure(cbs[i], i, &failure));
@@ -1206,6 +1226,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_discretized_problem(
     with_mut(solver, "cts_rigid_solver_solve_discretized_problem", Call::Starts, |h| {
         h.results = None;
         let slot = h.vel()?;
+        h.check_sizes(slot.sizes, true)?;
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(message::domain("dt", g(dt), "finite and > 0 (s)"));
         }

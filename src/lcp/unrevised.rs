@@ -644,9 +644,8 @@ impl UnrevisedLemkeSolver {
                 sq += ri * ri;
             }
         }
-        // NaN fails too (Drake compares `norm > tol` and fails; a NaN q′ is caught by the ratio
-        // test instead, so accept NaN here as Drake does).
-        // Drake fails only on `norm > tol`: a NaN norm passes.
+        // Drake fails only on `norm > tol`, so a NaN norm passes here as it does in Drake; a NaN
+        // q′ is then caught by the ratio test.
         let norm = sq.sqrt();
         norm <= tol || norm.is_nan()
     }

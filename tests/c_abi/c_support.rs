@@ -37,7 +37,12 @@ pub fn build(sources: &[&Path], exe: &Path, cpp: bool, flags: &[&str], link: Lin
             let d = lib_dir().join("shared");
             cmd.arg(format!("-L{}", d.display()))
                 .arg("-lcontact_solvers")
-                .arg(format!("-Wl,-rpath,{}", d.display()));
+                .arg(format!("-Wl,-rpath,{}", d.display()))
+                // DT_RPATH, searched before LD_LIBRARY_PATH (DT_RUNPATH, the default, comes
+                // after it): cargo test puts target/debug and target/debug/deps on
+                // LD_LIBRARY_PATH, where a stale libcontact_solvers.so from an earlier build
+                // would otherwise be loaded instead of this test's (issue 24).
+                .arg("-Wl,--disable-new-dtags");
         }
         Link::Static => {
             let d = lib_dir().join("static");

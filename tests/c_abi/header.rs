@@ -215,3 +215,40 @@ fn changelog_records_this_versions_abi() {
     assert!(section.contains(&format!("`libcontact_solvers.so.0.{minor}`")), "{section}");
     assert!(section.contains(&format!("`CTS_ABI_VERSION {minor}`")), "{section}");
 }
+
+/// Issue 24: a test program loads the library it was linked against, not another
+/// `libcontact_solvers.so` on `LD_LIBRARY_PATH` (cargo test puts target/debug there, where a
+/// stale build may lie). A decoy library of that name whose `cts_abi_version` returns 999 sits
+/// first on `LD_LIBRARY_PATH`; the program, linked with the rpath of `c_support::build`, still
+/// reports this build's ABI version.
+#[test]
+fn test_programs_load_this_build_not_a_stale_library_on_ld_library_path() {
+    let dir = c_support::out_dir("stale-library");
+    let decoy_dir = dir.join("decoy");
+    std::fs::create_dir_all(&decoy_dir).unwrap();
+    let decoy_src = dir.join("decoy.c");
+    std::fs::write(&decoy_src, "unsigned cts_abi_version(void) { return 999; }\n").unwrap();
+    let mut cc = c_support::compiler(false);
+    cc.args(["-shared", "-fPIC", "-o"]).arg(decoy_dir.join("libcontact_solvers.so")).arg(&decoy_src);
+    assert!(cc.status().unwrap().success());
+    let src = dir.join("abi.c");
+    std::fs::write(
+        &src,
+        "#include <stdio.h>\n#include \"contact_solvers.h\"\nint main(void) { printf(\"%u\\n\", cts_abi_version()); return 0; }\n",
+    )
+    .unwrap();
+    let exe = dir.join("abi");
+    c_support::build(&[&src], &exe, false, &[], c_support::Link::Shared);
+    let path = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+    let out = std::process::Command::new(&exe)
+        .env("LD_LIBRARY_PATH", format!("{}:{path}", decoy_dir.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reported: u32 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    assert_eq!(
+        reported,
+        contact_solvers::ffi::version::cts_abi_version(),
+        "the decoy on LD_LIBRARY_PATH was loaded"
+    );
+}

@@ -608,3 +608,94 @@ fn usage_errors() {
     assert_eq!(unsafe { cts_rigid_solver_solve_discretized_problem(h.h, 0.0) }, cts_status::InvalidArgument);
     assert_eq!(unsafe { cts_rigid_solver_num_constraint_forces(h.h) }, 0, "a failed solve leaves no results");
 }
+
+/// Issue 24, item 4: a problem whose workspace can never be allocated is refused from its sizes,
+/// before any of its data is read. Backed by a read-only zero mapping of the stated length (no
+/// memory behind it until read), nb = 2³⁶ bilateral constraints (512 GiB of kG; the workspace
+/// needs nb² doubles, which cannot exist) was accepted and the solve read it all for minutes.
+/// nb = 2²⁸ (2 GiB of kG; nb² doubles = 2⁵⁹ bytes, addressable but refused) is
+/// ALLOCATION_FAILED. Each call returns in well under a second.
+#[test]
+fn sizes_are_checked_before_data_is_read() {
+    let null = std::ptr::null::<f64>();
+    for (nb, status) in
+        [(1usize << 36, cts_status::InvalidArgument), (1usize << 28, cts_status::AllocationFailed)]
+    {
+        let bytes = nb * 8;
+        // SAFETY: a fresh private read-only mapping of /dev/zero, unmapped below.
+        let map = unsafe {
+            let fd = libc::open(c"/dev/zero".as_ptr(), libc::O_RDONLY);
+            assert!(fd >= 0);
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                bytes,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_NORESERVE,
+                fd,
+                0,
+            );
+            libc::close(fd);
+            p
+        };
+        if map == libc::MAP_FAILED {
+            println!("skipped: no address space for a {bytes}-byte mapping");
+            continue;
+        }
+        let kg = map as *const f64;
+        let mut h: *mut cts_rigid_solver = std::ptr::null_mut();
+        let start = std::time::Instant::now();
+        // SAFETY: valid handle and arrays of the stated lengths (kG: the mapping).
+        unsafe {
+            assert_eq!(cts_rigid_solver_new(&mut h), cts_status::Ok);
+            let s = cts_rigid_solver_set_vel_problem_data(
+                h,
+                0,
+                0,
+                std::ptr::null(),
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                0,
+                null,
+                null,
+                nb,
+                kg,
+                null,
+            );
+            assert_eq!(s, status, "vel, nb = {nb}: {}", last_error(h));
+            assert!(
+                last_error(h).contains("is too large") || last_error(h).contains("failed"),
+                "{}",
+                last_error(h)
+            );
+            let s = cts_rigid_solver_set_accel_problem_data(
+                h,
+                0,
+                0,
+                std::ptr::null(),
+                null,
+                0,
+                std::ptr::null(),
+                null,
+                std::ptr::null(),
+                null,
+                null,
+                0,
+                null,
+                nb,
+                kg,
+                null,
+                0,
+            );
+            assert_eq!(s, status, "accel, nb = {nb}: {}", last_error(h));
+            // Nothing was set: the solves report no data.
+            assert_eq!(cts_rigid_solver_solve_impact_problem(h), cts_status::NoProblemData);
+            cts_rigid_solver_free(h);
+            libc::munmap(map, bytes);
+        }
+        assert!(start.elapsed().as_secs_f64() < 1.0, "nb = {nb}: {:?}", start.elapsed());
+    }
+}

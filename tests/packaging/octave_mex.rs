@@ -50,6 +50,8 @@ fn build_and_run_gateway(gateway: &str, checks: usize, variant: &str, flags: &[&
         .arg(format!("-L{}", shared.display()))
         .arg("-lcontact_solvers")
         .arg(format!("-Wl,-rpath,{}", shared.display()))
+        // DT_RPATH wins over cargo's LD_LIBRARY_PATH (a stale library there), as in c_support.
+        .arg("-Wl,--disable-new-dtags")
         // Warnings are errors for the gateway itself (Octave's headers are system headers).
         .env("CFLAGS", "-O1 -g -Wall -Wextra -Werror -std=c99")
         .current_dir(&dir)

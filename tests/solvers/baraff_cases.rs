@@ -4,8 +4,8 @@
 //! values that are exact (9.81, −3, 4.905, …) to 1e-9; accelerations that must vanish to 1e-9.
 
 use contact_solvers::baraff::{
-    BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, ConsistencyHost, MatrixProblem, ModelProblem,
-    ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding,
+    BaraffError, BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, ConsistencyHost, MatrixProblem,
+    ModelProblem, ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding,
 };
 use nalgebra::{DMatrix, DVector, dmatrix, dvector};
 
@@ -667,4 +667,22 @@ fn empty_problems_solve_trivially() {
         .unwrap();
     assert_eq!(out, BaraffOutcome::Solved);
     close_all(s.generalized(), &[1.0, -2.0], 0.0, "free motion");
+}
+
+/// Issue 24: `needs_impulse` on non-finite data is an error naming the entry, not a silent
+/// "no impulse" (`NaN < −tol` is false).
+#[test]
+fn needs_impulse_rejects_non_finite_data() {
+    let m = box_mass();
+    let rows = [RowKind::Normal, RowKind::Normal];
+    let mut s = solver();
+    let qdot = dvector![0.0, f64::NAN, 2.0];
+    let j = jacobian(&[normal_row(LEFT), normal_row(RIGHT)]);
+    let err = s.needs_impulse(&box_impulse_problem(&m, &j, &qdot, &rows)).unwrap_err();
+    assert!(matches!(err, BaraffError::NonFinite { index: 1, .. }), "{err}");
+    let qdot = dvector![0.0, -1.0, 2.0];
+    let mut j = jacobian(&[normal_row(LEFT), normal_row(RIGHT)]);
+    j[(1, 2)] = f64::INFINITY;
+    let err = s.needs_impulse(&box_impulse_problem(&m, &j, &qdot, &rows)).unwrap_err();
+    assert!(matches!(err, BaraffError::NonFinite { .. }), "{err}");
 }
