@@ -60,6 +60,10 @@ static const cts_mex_field parameter_fields[] = {
     CTS_IPM_FIELD(dojo_compatible, 1),
     CTS_IPM_FIELD(tolerance, 0),
     CTS_IPM_FIELD(complementarity_tolerance, 0),
+    CTS_IPM_FIELD(centrality_correctors, 1),
+    CTS_IPM_FIELD(proximal_regularization, 0),
+    CTS_IPM_FIELD(normal_compliance, 0),
+    CTS_IPM_FIELD(stall_iterations, 1),
 };
 
 static const struct {
