@@ -788,8 +788,10 @@ pub unsafe extern "C" fn cts_rigid_solver_get_parameters(
 /// each solve reads and validates them again. Keeps the velocity-level data and the results.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (index lists not
-/// a strictly ascending partition of 0..nc, the flag not 0 or 1, sizes too large);
-/// CTS_STATUS_DIMENSION_MISMATCH. On error the previous acceleration-level data stays set.
+/// a strictly ascending partition of 0..nc, the flag not 0 or 1, sizes whose workspace cannot
+/// exist); CTS_STATUS_ALLOCATION_FAILED (the workspace of these sizes was refused; sizes are
+/// checked before any array is read); CTS_STATUS_DIMENSION_MISMATCH. On error the previous
+/// acceleration-level data stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
     solver: *mut cts_rigid_solver,
@@ -871,8 +873,9 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
 /// keeps the acceleration-level data and the results.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (a negative or NaN
-/// γ, sizes too large); CTS_STATUS_DIMENSION_MISMATCH. On error the previous velocity-level data
-/// stays set.
+/// γ, sizes whose workspace cannot exist); CTS_STATUS_ALLOCATION_FAILED (the workspace of these
+/// sizes was refused; sizes are checked before any array is read); CTS_STATUS_DIMENSION_MISMATCH.
+/// On error the previous velocity-level data stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_set_vel_problem_data(
     solver: *mut cts_rigid_solver,
