@@ -153,14 +153,22 @@ fn warm_start_by_id(ws: &mut IpmWorkspace, ids: &[u64], pscale: f64, vscale: f64
         if prev.models[j] != m {
             continue;
         }
-        let k = m.dim();
-        let po = prev.offsets[j];
-        for a in 0..k {
-            ws.s[off + a] = prev.s[po + a] + 0.1 * vscale * ws.e[off + a];
-            ws.g[off + a] = prev.g[po + a] + 0.1 * pscale * ws.e[off + a];
-        }
-        m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+        let (k, po) = (m.dim(), prev.offsets[j]);
+        ws.s[off..off + k].copy_from_slice(&prev.s[po..po + k]);
+        ws.g[off..off + k].copy_from_slice(&prev.g[po..po + k]);
+        push_inside(m, &mut ws.s[off..off + k], &mut ws.g[off..off + k], &ws.e[off..off + k], pscale, vscale);
     }
+}
+
+/// One contact's previous solution `(s, g)` moved inside by a tenth of the scales along the
+/// identity `e`, then Dojo's interior shift: a converged point sits on the boundary, where the
+/// shift alone leaves products near 0 and the first steps collapse (`docs/ipm.md` §11 item 3).
+fn push_inside(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale: f64, vscale: f64) {
+    for ((x, y), &ej) in s.iter_mut().zip(g.iter_mut()).zip(e) {
+        *x += 0.1 * vscale * ej;
+        *y += 0.1 * pscale * ej;
+    }
+    m.shift(s, g);
 }
 
 /// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
@@ -268,16 +276,9 @@ pub(super) fn iterate_engine<F: Form>(
     ws.compliance = prm.normal_compliance * vscale / pscale;
     match warm {
         WarmStart::ByPosition => {
-            // Warm start: the previous solution moved inside by a tenth of the scales (a converged
-            // point sits on the boundary, where Dojo's shift leaves products near 0 and the first
-            // steps collapse).
-            for (j, &e) in ws.e[..kt].iter().enumerate() {
-                ws.s[j] += 0.1 * vscale * e;
-                ws.g[j] += 0.1 * pscale * e;
-            }
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
-                let k = m.dim();
-                m.shift(&mut ws.s[off..off + k], &mut ws.g[off..off + k]);
+                let r = off..off + m.dim();
+                push_inside(m, &mut ws.s[r.clone()], &mut ws.g[r.clone()], &ws.e[r], pscale, vscale);
             }
         }
         WarmStart::Cold => central_start(ws, p, form, pscale, vscale),
