@@ -1,5 +1,5 @@
 //! Numeric factorization and solves on a [`Symbolic`] layout (see the module docs of
-//! `block_sparse` for the method and the pivoting rules).
+//! `linalg::sparse` for the method and the pivoting rules).
 
 use faer::dyn_stack::{MemStack, StackReq};
 use faer::linalg::lu::partial_pivoting::factor as faer_lu;
