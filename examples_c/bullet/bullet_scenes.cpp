@@ -55,9 +55,17 @@ int main(int argc, char** argv) {
     for (scenes::Solver s : scenes::kAllSolvers) {
       const scenes::Result r = scenes::Stack(s, dt, stack_T);
       if (s == scenes::Solver::kSequentialImpulse) si = r.ms_per_step;
-      row("stack 10 boxes", dt, s, r, si, fmt("top drift %.2f cm", 100 * r.metric), r.metric < 0.01);
+      // The bars: < 1 cm through ContactSolver (and Bullet's own), < 5 cm through the MLCP adapters.
+      const bool mlcp = s == scenes::Solver::kBaraffMlcp || s == scenes::Solver::kLemkeMlcp;
+      row("stack 10 boxes", dt, s, r, si, fmt("top drift %.2f cm", 100 * r.metric), r.metric < (mlcp ? 0.05 : 0.01));
     }
     for (scenes::Solver s : scenes::kAllSolvers) {
+      if (s == scenes::Solver::kLemkeMlcp) {
+        // Lemke's dense LCP of the pile has ~900 variables: about a second per step.
+        std::printf("| %-18s | 1/%-3d | %-19s | skipped: about 1 s per step (dense LCP of ~900 variables)                |\n",
+                    "pile 50 boxes", int(std::lround(1.0 / dt)), scenes::name(s));
+        continue;
+      }
       const scenes::Result r = scenes::Pile(s, dt, pile_T);
       if (s == scenes::Solver::kSequentialImpulse) si = r.ms_per_step;
       row("pile 50 boxes", dt, s, r, si, fmt("E gain %.3f J", r.energy_gain) + fmt(", KE %.3f", r.metric),
@@ -71,8 +79,11 @@ int main(int argc, char** argv) {
   }
   std::printf("figure: slope a (m/s²) downhill over 0.25..1.25 s; stack: top box's displacement after %.0f s;\n"
               "pile: largest rise of kinetic + potential energy over %.1f s, kinetic energy at the end;\n"
-              "sphere: speed after %.1f s against rolling 5/7·v0. pen: deepest contact penetration of the run.\n"
-              "fallb: btMLCPSolver fallbacks to its iterations / groups ContactSolver gave to Bullet's solver.\n",
+              "sphere: speed after %.1f s against rolling 5/7·v0. pen: deepest contact penetration over the\n"
+              "last 0.5 s of the run (contact at rest). ×SI: time per step over Bullet SI's in the same run.\n"
+              "fallb: btMLCPSolver fallbacks to its iterations / groups ContactSolver gave to Bullet's solver.\n"
+              "ok: slope within 1 %% of g(sin θ − μ cos θ) or |a| < 1e-3; stack drift < 1 cm (< 5 cm through the\n"
+              "MLCP adapters); pile without energy gain; sphere within 1 %% of 5/7·v0.\n",
               stack_T, pile_T, sphere_T);
   return 0;
 }
