@@ -6,7 +6,7 @@
 
 use crate::c_support;
 
-use c_support::{compiler, eigen_include, have_sanitizers, include_dir, lib_dir, out_dir, skipped, SANITIZE};
+use c_support::{SANITIZE, compiler, eigen_include, have_sanitizers, include_dir, lib_dir, out_dir, skipped};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -127,6 +127,10 @@ fn bullet_example_runs_clean_under_sanitizers() {
         String::from_utf8_lossy(&out.stderr)
     );
     for scene in ["| slope", "| stack 10 boxes", "| pile 50 boxes", "| sphere rolling"] {
-        assert_eq!(stdout.matches(scene).count(), if scene == "| slope" { 24 } else { 12 }, "{scene}:\n{stdout}");
+        assert_eq!(
+            stdout.matches(scene).count(),
+            if scene == "| slope" { 24 } else { 12 },
+            "{scene}:\n{stdout}"
+        );
     }
 }
