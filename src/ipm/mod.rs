@@ -51,6 +51,7 @@ mod model;
 mod newton;
 mod parameters;
 mod problem;
+mod regularization;
 mod sensitivity;
 mod solver;
 

@@ -32,6 +32,7 @@ use crate::ipm::ContactModel;
 use crate::ipm::cone;
 use crate::ipm::form::Form;
 use crate::ipm::newton::SystemData;
+use crate::ipm::regularization::near_rigid_compliance;
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
 const NEIGHBOURHOOD: f64 = 1e-4;
@@ -60,7 +61,10 @@ const ALMOST: f64 = 100.0;
 ///
 /// Both scale with the data (a problem whose units are changed by a factor gets the scales changed
 /// by that factor), so the tests on `‖·‖/P`, `‖·‖/V` and `‖γ∘s‖/(P·V)` are scale-invariant.
-fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F) -> (f64, f64) {
+///
+/// With `delassus`, `ws.compliance` receives every contact's normal Delassus diagonal (1/kg) from
+/// the same factorization of M (§11.7).
+fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F, delassus: bool) -> (f64, f64) {
     let n = ws.n;
     for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
         *x = p.h * t;
@@ -68,7 +72,14 @@ fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F) -> (
     form.add_mass_product(p.v0.as_slice(), &mut ws.p_star[..n]);
     ws.v_free[..n].copy_from_slice(&ws.p_star[..n]);
     if ws.nc > 0 {
-        form.solve_mass_in_place(&mut ws.v_free[..n]);
+        let w = if delassus {
+            ws.compliance.clear();
+            ws.compliance.resize(ws.nc, 0.0);
+            Some(&mut ws.compliance[..])
+        } else {
+            None
+        };
+        form.solve_mass_in_place(&mut ws.v_free[..n], w);
     }
     let free_ok = ws.v_free[..n].iter().all(|x| x.is_finite());
     let mut v: f64 = 0.0;
@@ -272,8 +283,20 @@ pub(super) fn iterate_engine<F: Form>(
 ) -> IpmOutcome {
     let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
     let big = n + 2 * kt;
-    let (pscale, vscale) = scales(ws, p, form);
-    ws.compliance = prm.normal_compliance * vscale / pscale;
+    let per_contact = prm.near_rigid_beta > 0.0;
+    let (pscale, vscale) = scales(ws, p, form, per_contact);
+    // §11.3 and §11.7: the gap rows' compliance, global (relative to V/P) plus per contact.
+    let global = prm.normal_compliance * vscale / pscale;
+    if per_contact {
+        for c in ws.compliance.iter_mut() {
+            *c = global + near_rigid_compliance(prm.near_rigid_beta, *c);
+        }
+    } else {
+        ws.compliance.clear();
+        if global > 0.0 {
+            ws.compliance.resize(nc, global);
+        }
+    }
     match warm {
         WarmStart::ByPosition => {
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
@@ -335,7 +358,7 @@ pub(super) fn iterate_engine<F: Form>(
         };
         {
             let mut data = super::system_data!(ws, &ws.nt[..21 * nc]);
-            data.shift_normal = prox + ws.compliance;
+            data.shift_normal = prox;
             data.shift_tangent = prox;
             ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
         }
