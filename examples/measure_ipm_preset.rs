@@ -4,7 +4,7 @@
 //! of `tests/data`) prints per scene the outcome, iterations, the largest predicted penetration
 //! `−min(φ + h J_n v)` and the largest `h·R_n·γ_n`, then the counts and the mean.
 //!
-//! Environment: `BETA`, `COMPLIANCE`, `CORRECTORS`, `STALL`, `PROX`, `MAX_ITER` override the
+//! Environment: `BETA`, `COMPLIANCE`, `CORRECTORS`, `STALL`, `PROX`, `NM` (natural_map_tolerance), `MAX_ITER` override the
 //! preset's fields; `MU=x` sets every friction coefficient; `DOUBLE=1` lists every contact twice;
 //! `FILTER=substring` selects scenes; `DEFAULTS=1` starts from the defaults instead of the preset.
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
@@ -44,6 +44,9 @@ fn main() {
     }
     if let Some(x) = env("PROX") {
         prm.proximal_regularization = x;
+    }
+    if let Some(x) = env("NM") {
+        prm.natural_map_tolerance = x;
     }
     if let Some(x) = env("MAX_ITER") {
         prm.max_iter = x;
