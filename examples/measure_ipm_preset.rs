@@ -86,6 +86,19 @@ fn main() {
                     );
                 }
                 println!("  {st:?}");
+                if sc.nc() <= 8 {
+                    let (g, d) = (solver.primal(), solver.dual());
+                    for i in 0..sc.nc() {
+                        let o = solver.contact_offset(i).unwrap();
+                        println!(
+                            "  contact {i}: s {:?} g {:?} phi {:e}",
+                            &d[o..o + 4],
+                            &g[o..o + 4],
+                            scene.phi[i]
+                        );
+                    }
+                    println!("  v {:?}", solver.velocities());
+                }
             }
             println!(
                 "{:30} nc {:5} {:>16} it {:3} merit {:8.2e} pen {:8.4} mm  {:8.1} ms{}",
