@@ -402,3 +402,80 @@ fn engine_preset_fields() {
         assert!(IpmParameters { near_rigid_beta: bad, ..e }.validate().is_err(), "{bad}");
     }
 }
+
+/// Sensitivities at the preset (`docs/ipm.md` §7, §11.7): on a sliding point mass pressed into the
+/// ground (one contact, active and sliding, away from any mode boundary) the implicit-function
+/// derivatives of a tightly converged preset solve match central finite differences of the solve;
+/// the sensitivities' Newton matrix carries the contact's compliance `R` (without it the normal
+/// impulse's derivative w.r.t. φ would be `1/(h²w)` instead of `1/(h²(w + R))`, 2.5 % off).
+#[test]
+fn engine_preset_sensitivities_match_finite_differences() {
+    use contact_solvers::ipm::SensitivityParameter;
+    let (h, g) = (1e-3, 9.81);
+    let m = DMatrix::from_diagonal(&DVector::from_column_slice(&[2.0, 2.0, 2.0]));
+    let jn = DMatrix::from_row_slice(1, 3, &[0.0, 0.0, 1.0]);
+    let jt = DMatrix::from_row_slice(2, 3, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0]);
+    let models = [ContactModel::SecondOrderCone];
+    let prm = IpmParameters {
+        tolerance: 1e-12,
+        complementarity_tolerance: 1e-11,
+        max_iter: 200,
+        ..IpmParameters::engine()
+    };
+    // θ = (v0 (3), τ (3), φ, μ).
+    let base = [1.0, 0.3, -0.5, 0.0, 0.0, -2.0 * g, -1e-4, 0.4];
+    let solve = |th: &[f64; 8]| {
+        let (v0, tau) = (DVector::from_column_slice(&th[..3]), DVector::from_column_slice(&th[3..6]));
+        let (phi, mu) = (DVector::from_element(1, th[6]), DVector::from_element(1, th[7]));
+        let p = IpmProblem {
+            data: IpmData::Dense { m: m.as_view(), jn: jn.as_view(), jt: jt.as_view() },
+            v0: v0.as_view(),
+            tau: tau.as_view(),
+            h,
+            phi: phi.as_view(),
+            mu: mu.as_view(),
+            models: &models,
+            vt_offset: None,
+        };
+        let mut s = IpmSolver::new(prm).unwrap();
+        assert_eq!(s.solve(&p).unwrap(), IpmOutcome::Converged, "{:?}", s.stats());
+        s.compute_sensitivities(&p).unwrap();
+        s
+    };
+    let s = solve(&base);
+    assert!(s.impulses()[0] > 0.0 && s.impulses()[1].hypot(s.impulses()[2]) > 0.99 * 0.4 * s.impulses()[0]);
+    let mut worst: f64 = 0.0;
+    for (param, first) in [
+        (SensitivityParameter::V0, 0),
+        (SensitivityParameter::Tau, 3),
+        (SensitivityParameter::Phi, 6),
+        (SensitivityParameter::Mu, 7),
+    ] {
+        let dv = s.velocity_sensitivity(param).unwrap().clone_owned();
+        let dl = s.impulse_sensitivity(param).unwrap().clone_owned();
+        for j in 0..dv.ncols() {
+            let k = first + j;
+            // Steps relative to each parameter's own scale (m/s, N, m, 1).
+            let d = 1e-5 * [1.0, 1.0, 1.0, 20.0, 20.0, 20.0, 1e-4, 0.4][k];
+            let (mut tp, mut tm) = (base, base);
+            tp[k] += d;
+            tm[k] -= d;
+            let (p, q) = (solve(&tp), solve(&tm));
+            let fd: Vec<f64> = p
+                .velocities()
+                .iter()
+                .chain(p.impulses())
+                .zip(q.velocities().iter().chain(q.impulses()))
+                .map(|(a, b)| (a - b) / (2.0 * d))
+                .collect();
+            let ift: Vec<f64> = dv.column(j).iter().chain(dl.column(j).iter()).copied().collect();
+            let scale = ift.iter().fold(1e-6f64, |a, x| a.max(x.abs()));
+            for (r, (a, b)) in fd.iter().zip(&ift).enumerate() {
+                let e = (a - b).abs() / scale;
+                worst = worst.max(e);
+                assert!(e < 1e-4, "{param:?} col {j} row {r}: IFT {b} FD {a}");
+            }
+        }
+    }
+    eprintln!("worst relative IFT/FD mismatch {worst:e}");
+}
