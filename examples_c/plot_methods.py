@@ -6,7 +6,8 @@ second and around the impact, and the 5-s hybrid runs with and without a rest th
 Usage:
     plot_methods.py INPUT OUTPUT.png
 
-INPUT is the example's printout (a file, or - for standard input). The README's command:
+INPUT is the example's printout (a file, or - for standard input). The command documented in
+docs/blog_methods.md §8:
 
     target/examples_c/point_mass_methods | \\
         target/python-venv/bin/python examples_c/plot_methods.py - docs/point_mass_methods.png

@@ -4,7 +4,7 @@
  * Drake-style classes: moving from drake::multibody::TamsiSolver<double> to
  * cts::TamsiSolver<double> (with Drake's EigenPtr, VectorX, MatrixX and internal::TalsLimiter),
  * from drake::solvers::MobyLcpSolver / UnrevisedLemkeSolver<double> to cts::MobyLcpSolver /
- * cts::UnrevisedLemkeSolver, or from Drake's ConstraintSolver<double> and its problem data to
+ * cts::UnrevisedLemkeSolver<double> (Eigen arguments of any size type, expressions included), or from Drake's ConstraintSolver<double> and its problem data to
  * cts::ConstraintSolver is a change of include and namespace; cts::IpmSolver is Dojo's
  * interior-point solver and cts::BaraffSolver the Baraff pivoting solver in the same style. When
  * Eigen is available (__has_include(<Eigen/Core>), unless
@@ -14,11 +14,13 @@
  *
  * Rules (those of contact_solvers.h): matrices are column-major; problem data is BORROWED, as in
  * Drake: the matrices and vectors passed to a setter must outlive every solve that uses them.
- * Usage errors throw cts::Error (a std::runtime_error carrying the status and the library's
- * message), and so do CTS_STATUS_ALLOCATION_FAILED and CTS_STATUS_NON_FINITE_RESULT (a solve
- * whose output overflowed); solver outcomes are returned (TamsiSolverResult as in Drake; LcpOutcome, or Drake's
- * bool for the Drake-shaped LCP calls; RigidOutcome where Drake throws; cts::IpmOutcome for the
- * interior-point solver, cts::BaraffOutcome for the Baraff solver). Objects own their
+ * Errors throw cts::Error, carrying the status and the library's message: usage errors as
+ * cts::UsageError, a std::logic_error as Drake's DRAKE_THROW_UNLESS throws;
+ * CTS_STATUS_ALLOCATION_FAILED, CTS_STATUS_NON_FINITE_RESULT (a solve whose output overflowed)
+ * and CTS_STATUS_PANIC as cts::RuntimeError, a std::runtime_error. Solver outcomes are returned
+ * (TamsiSolverResult as in Drake; LcpOutcome, or Drake's bool for the Drake-shaped LCP calls;
+ * RigidOutcome where Drake throws; cts::IpmOutcome for the interior-point solver,
+ * cts::BaraffOutcome for the Baraff solver). Objects own their
  * handle (RAII), are movable, not copyable (Clone() makes an independent copy); one object must
  * not be used by two threads at once.
  */
@@ -52,18 +54,61 @@
 
 namespace cts {
 
-/** A usage error reported by the library (status >= 100, or CTS_STATUS_NON_FINITE_RESULT), with
- * its detail message. */
-class Error : public std::runtime_error {
+/**
+ * An error reported by the library or found by the wrapper: the status and the library's detail
+ * message. Catch cts::Error for every error of the wrapper. What is thrown is one of its two
+ * standard-library kinds, as Drake throws them:
+ * - cts::UsageError, a std::logic_error: the call was wrong (a null pointer, sizes that do not
+ *   match, an invalid argument, no problem data or no solution yet: statuses 100..107 but 106),
+ *   where Drake's DRAKE_THROW_UNLESS throws std::logic_error;
+ * - cts::RuntimeError, a std::runtime_error: the call was right but could not be carried out
+ *   (CTS_STATUS_ALLOCATION_FAILED, CTS_STATUS_NON_FINITE_RESULT, CTS_STATUS_PANIC).
+ * Each has a single std::exception base, so catch (const std::exception&) catches both.
+ */
+class Error {
  public:
-  Error(cts_status status, const std::string& message)
-      : std::runtime_error(std::string(cts_status_string(status)) + ": " + message), status_(status) {}
+  virtual ~Error() = default;
   /** The status code the library returned. */
   cts_status status() const noexcept { return status_; }
+  /** "<status name>: <detail>". */
+  virtual const char* what() const noexcept = 0;
+
+ protected:
+  explicit Error(cts_status status) noexcept : status_(status) {}
+  Error(const Error&) = default;
+  Error& operator=(const Error&) = default;
 
  private:
   cts_status status_;
 };
+
+/** A usage error (std::logic_error, as Drake's): see cts::Error. */
+class UsageError : public std::logic_error, public Error {
+ public:
+  UsageError(cts_status status, const std::string& message)
+      : std::logic_error(std::string(cts_status_string(status)) + ": " + message), Error(status) {}
+  const char* what() const noexcept override { return std::logic_error::what(); }
+};
+
+/** A failure of a correct call (std::runtime_error): see cts::Error. */
+class RuntimeError : public std::runtime_error, public Error {
+ public:
+  RuntimeError(cts_status status, const std::string& message)
+      : std::runtime_error(std::string(cts_status_string(status)) + ": " + message), Error(status) {}
+  const char* what() const noexcept override { return std::runtime_error::what(); }
+};
+
+namespace internal {
+/** Whether `status` means the call itself was wrong (a usage error, std::logic_error). */
+inline bool is_usage_status(cts_status status) noexcept {
+  return status >= CTS_STATUS_NULL_POINTER && status != CTS_STATUS_ALLOCATION_FAILED && status != CTS_STATUS_PANIC;
+}
+/** Throws the cts::Error of `status`: a UsageError or a RuntimeError. */
+[[noreturn]] inline void throw_error(cts_status status, const std::string& message) {
+  if (is_usage_status(status)) throw UsageError(status, message);
+  throw RuntimeError(status, message);
+}
+}  // namespace internal
 
 #ifdef CTS_HAVE_EIGEN
 /** Vector type of the getters: Eigen::VectorXd when Eigen is available. */
@@ -175,7 +220,7 @@ class BlockSparseData {
                       std::is_same<std::remove_cv_t<std::remove_pointer_t<decltype(J.data())>>, double>::value,
                   "cts::BlockSparseData: M and J hold doubles");
     if (contact_trees.size() % 2 != 0) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "BlockSparseData: contact_trees has " +
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "BlockSparseData: contact_trees has " +
                                                      std::to_string(contact_trees.size()) +
                                                      " entries; it holds two tree indices per contact");
     }
@@ -372,7 +417,7 @@ struct TalsLimiter {
     const cts_status s = cts_tamsi_calc_alpha(v, dv, cos_theta_max, v_stiction, relative_tolerance, &alpha);
     if (s == CTS_STATUS_OK) return alpha;
     if (s == CTS_STATUS_ALPHA_SOLVER_FAILED) return std::nullopt;
-    throw Error(s, cts_last_error_message());
+    internal::throw_error(s, cts_last_error_message());
   }
 
 #ifdef CTS_HAVE_EIGEN
@@ -708,7 +753,7 @@ class TamsiSolver {
       fetch_results();
       return static_cast<TamsiSolverResult>(s);
     }
-    throw Error(s, cts_tamsi_solver_last_error(handle_));
+    internal::throw_error(s, cts_tamsi_solver_last_error(handle_));
   }
 
   /** Sets (and validates) the parameters; keeps the problem data and results. */
@@ -835,22 +880,22 @@ class TamsiSolver {
   }
 
   static std::size_t to_size(int n) {
-    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "TamsiSolver: size " + std::to_string(n) + " < 0");
+    if (n < 0) internal::throw_error(CTS_STATUS_INVALID_ARGUMENT, "TamsiSolver: size " + std::to_string(n) + " < 0");
     return static_cast<std::size_t>(n);
   }
 
   static void check_global(cts_status s) {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
   }
 
   void check(cts_status s) const {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_tamsi_solver_last_error(handle_));
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_tamsi_solver_last_error(handle_));
   }
 
 #ifdef CTS_HAVE_EIGEN
   static void require_non_null(const char* call, std::initializer_list<std::pair<const char*, bool>> args) {
     for (const auto& a : args) {
-      if (!a.second) throw Error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.first + " is null");
+      if (!a.second) internal::throw_error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.first + " is null");
     }
   }
 
@@ -861,11 +906,11 @@ class TamsiSolver {
   static void require_matrix(const char* call, const char* name, const EigenPtr<const MatrixX<T>>& m,
                              Eigen::Index rows, Eigen::Index cols) {
     if (m.rows() != rows || m.cols() != cols) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " is " + shape(m.rows(), m.cols()) +
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " is " + shape(m.rows(), m.cols()) +
                                                      ", expected " + shape(rows, cols));
     }
     if (!m.readable()) {
-      throw Error(CTS_STATUS_INVALID_ARGUMENT, std::string(call) + ": " + name +
+      internal::throw_error(CTS_STATUS_INVALID_ARGUMENT, std::string(call) + ": " + name +
                                                    " is not column-major with adjacent rows; the library reads "
                                                    "it in place, so pass a column-major matrix or block of columns");
     }
@@ -874,11 +919,11 @@ class TamsiSolver {
   static void require_vector(const char* call, const char* name, const EigenPtr<const VectorX<T>>& x,
                              Eigen::Index n) {
     if (x.cols() != 1 || x.rows() != n) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " has " + std::to_string(x.size()) +
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + name + " has " + std::to_string(x.size()) +
                                                      " entries, expected " + std::to_string(n));
     }
     if (!x.readable()) {
-      throw Error(CTS_STATUS_INVALID_ARGUMENT,
+      internal::throw_error(CTS_STATUS_INVALID_ARGUMENT,
                   std::string(call) + ": " + name + " is not a vector of adjacent doubles; the library reads it in place");
     }
   }
@@ -904,9 +949,9 @@ class TamsiSolver {
 
   static void require_sizes(const char* call, std::initializer_list<SizedVector> args) {
     for (const auto& a : args) {
-      if (a.x == nullptr) throw Error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.name + " is null");
+      if (a.x == nullptr) internal::throw_error(CTS_STATUS_NULL_POINTER, std::string(call) + ": " + a.name + " is null");
       if (a.x->size() != a.n) {
-        throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + a.name + " has " +
+        internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(call) + ": " + a.name + " has " +
                                                        std::to_string(a.x->size()) + " entries, expected " +
                                                        std::to_string(a.n));
       }
@@ -989,7 +1034,7 @@ class TamsiSolver {
   static const double* optional_gradient(const char* name, const V& g, int n) {
     if (g.size() == 0) return nullptr;
     if (static_cast<std::size_t>(g.size()) != static_cast<std::size_t>(n)) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string("CalcVectorJacobianProduct: ") + name + " has " +
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string("CalcVectorJacobianProduct: ") + name + " has " +
                                                      std::to_string(g.size()) + " entries, expected " +
                                                      std::to_string(n));
     }
@@ -1008,9 +1053,11 @@ class TamsiSolver {
 // ============================================================================================
 
 /**
- * A borrowed dense column-major matrix (data, rows, cols, leading dimension ld >= max(1, rows)).
- * Converts implicitly from an Eigen::MatrixXd when Eigen is available; the matrix must outlive
- * every call that uses the reference (a temporary Eigen expression does not).
+ * A borrowed dense column-major matrix (data, rows, cols, leading dimension ld >= max(1, rows)),
+ * the LCP calls' pointer form. Converts implicitly from an Eigen::MatrixXd when Eigen is
+ * available; the matrix must outlive every call that uses the reference (a temporary Eigen
+ * expression does not). With Eigen, the LCP calls also take any Eigen dense object directly
+ * (their templated overloads; see internal::EigenLcpArgs).
  */
 struct MatrixRef {
   const double* data{nullptr};
@@ -1031,6 +1078,68 @@ struct MatrixRef {
         ld(m.rows() > 0 ? static_cast<std::size_t>(m.rows()) : 1) {}
 #endif
 };
+
+namespace internal {
+
+/** The arguments of one LCP call as the C ABI reads them: M (n×n, column-major), q (n doubles). */
+struct LcpArgs {
+  MatrixRef M;
+  const double* q;
+  std::size_t n;
+};
+
+inline LcpArgs lcp_args(const MatrixRef& M, const Vector& q) { return {M, q.data(), vector_size(q)}; }
+
+#ifdef CTS_HAVE_EIGEN
+template <typename D>
+std::true_type is_eigen_dense_test(const Eigen::MatrixBase<D>*);
+std::false_type is_eigen_dense_test(...);
+/** Whether T is an Eigen dense matrix, vector or expression (or a MatrixBase<D> reference). */
+template <typename T>
+using IsEigenDense = decltype(is_eigen_dense_test(std::declval<const T*>()));
+/** Enables the LCP calls' Eigen overloads when every argument is an Eigen dense object. */
+template <typename... Ts>
+using EnableIfEigen = std::enable_if_t<std::conjunction<IsEigenDense<Ts>...>::value>;
+
+/** A MatrixRef over the doubles an Eigen::Ref holds (column-major, unit inner stride). */
+inline MatrixRef matrix_ref(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+  const std::size_t rows = static_cast<std::size_t>(m.rows());
+  const std::size_t stride = m.cols() > 1 ? static_cast<std::size_t>(m.outerStride()) : rows;
+  return MatrixRef(m.data(), rows, static_cast<std::size_t>(m.cols()), std::max<std::size_t>({stride, rows, 1}));
+}
+
+/** Throws DIMENSION_MISMATCH unless `v` is a vector (one row or one column, or empty). */
+template <typename V>
+const V& vector_arg(const V& v, const char* name) {
+  if (v.rows() != 1 && v.cols() != 1 && v.size() != 0) {
+    throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(name) + " is " + std::to_string(v.rows()) + "x" +
+                                                   std::to_string(v.cols()) + ", not a vector");
+  }
+  return v;
+}
+
+/**
+ * Eigen arguments of an LCP call, as Drake's `const MatrixX<T>&`/`const VectorX<T>&` parameters
+ * take them: fixed-size or dynamic matrices, Maps, blocks, row or column vectors and
+ * expressions (Eigen::MatrixBase<Derived>). Objects laid out as the C ABI reads them
+ * (column-major, adjacent entries down a column) are read in place; anything else (an expression,
+ * a row-major matrix, a row vector of a matrix) is evaluated by Eigen::Ref into a temporary that
+ * lives as long as this object, i.e. for the call: an LCP solve reads its data during the call
+ * only, so nothing is borrowed past it (unlike the setters of the other solvers).
+ */
+class EigenLcpArgs {
+ public:
+  template <typename MT, typename QT>
+  EigenLcpArgs(const MT& M, const QT& q) : M_(M), q_(vector_arg(q, "q")) {}
+  LcpArgs args() const { return {matrix_ref(M_), q_.data(), static_cast<std::size_t>(q_.size())}; }
+
+ private:
+  Eigen::Ref<const Eigen::MatrixXd> M_;
+  Eigen::Ref<const Eigen::VectorXd> q_;
+};
+#endif
+
+}  // namespace internal
 
 /**
  * How an LCP solve ended: kSolved (CTS_STATUS_OK: z passed the residual test of
@@ -1090,7 +1199,7 @@ struct LcpSolverParameters {
 class LcpSolver {
  public:
   LcpSolver() {
-    if (cts_lcp_solver_new(&handle_) != CTS_STATUS_OK) throw Error(CTS_STATUS_PANIC, cts_last_error_message());
+    if (cts_lcp_solver_new(&handle_) != CTS_STATUS_OK) internal::throw_error(CTS_STATUS_PANIC, cts_last_error_message());
   }
   ~LcpSolver() { cts_lcp_solver_free(handle_); }
   LcpSolver(const LcpSolver&) = delete;
@@ -1108,7 +1217,7 @@ class LcpSolver {
   std::unique_ptr<LcpSolver> Clone() const {
     cts_lcp_solver* copy = nullptr;
     const cts_status s = cts_lcp_solver_clone(handle_, &copy);
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
     return std::unique_ptr<LcpSolver>(new LcpSolver(copy));
   }
 
@@ -1141,13 +1250,20 @@ class LcpSolver {
    * Returns the outcome; z() and w() hold the result (Drake's failure value after an outcome).
    */
   LcpOutcome Solve(LcpAlgorithm algorithm, const MatrixRef& M, const Vector& q, const double* z0 = nullptr) {
-    const std::size_t n = internal::vector_size(q);
-    if (M.rows != n || M.cols != n) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M's dimensions do not match that of q");
-    const cts_status s =
-        cts_lcp_solver_solve(handle_, static_cast<int32_t>(algorithm), n, M.data, M.ld, q.data(), z0);
-    if (s >= CTS_STATUS_NULL_POINTER) throw Error(s, cts_lcp_solver_last_error(handle_));
-    return static_cast<LcpOutcome>(s);
+    return SolveArgs(algorithm, internal::lcp_args(M, q), z0);
   }
+#ifdef CTS_HAVE_EIGEN
+  /**
+   * Solve for Eigen arguments of any size type and layout: fixed-size matrices, Maps, blocks,
+   * row vectors, Eigen::MatrixBase expressions (read in place when column-major, else evaluated
+   * for the call; see internal::EigenLcpArgs).
+   */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  LcpOutcome Solve(LcpAlgorithm algorithm, const MT& M, const QT& q, const double* z0 = nullptr) {
+    const internal::EigenLcpArgs a(M, q);
+    return SolveArgs(algorithm, a.args(), z0);
+  }
+#endif
 
   /** z of the last solve. */
   const Vector& z() const { return fetch(z_, cts_lcp_solver_get_z); }
@@ -1175,38 +1291,50 @@ class LcpSolver {
 
   /** Drake's ComputeZeroTolerance: n·max|M|·10 eps (Moby) or n·max|M|·2.2 eps (unrevised). */
   static double ComputeZeroTolerance(const MatrixRef& M, LcpAlgorithm algorithm = LcpAlgorithm::kLemke) {
-    if (M.rows != M.cols) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M is not square");
+    if (M.rows != M.cols) internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "M is not square");
     double tol = 0.0;
     const cts_status s = cts_lcp_compute_zero_tolerance(static_cast<int32_t>(algorithm), M.rows, M.data, M.ld, &tol);
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
     return tol;
   }
 
   /** Drake's UnrevisedLemkeSolver::IsSolution(M, q, z, zero_tol). */
   static bool IsSolution(const MatrixRef& M, const Vector& q, const Vector& z, double zero_tol = -1.0) {
-    const std::size_t n = internal::vector_size(q);
-    if (M.rows != n || M.cols != n || internal::vector_size(z) != n) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "sizes of M, q and z do not match");
-    }
-    int32_t ok = 0;
-    const cts_status s = cts_lcp_is_solution(n, M.data, M.ld, q.data(), z.data(), zero_tol, &ok);
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
-    return ok == 1;
+    return IsSolutionArgs(internal::lcp_args(M, q), z.data(), internal::vector_size(z), zero_tol);
   }
+
+#ifdef CTS_HAVE_EIGEN
+  /** ComputeZeroTolerance for an Eigen matrix or expression of any size type. */
+  template <typename MT, typename = internal::EnableIfEigen<MT>>
+  static double ComputeZeroTolerance(const MT& M, LcpAlgorithm algorithm = LcpAlgorithm::kLemke) {
+    const Eigen::Ref<const Eigen::MatrixXd> m(M);
+    return ComputeZeroTolerance(internal::matrix_ref(m), algorithm);
+  }
+
+  /** IsSolution for Eigen arguments of any size type and layout. */
+  template <typename MT, typename QT, typename ZT, typename = internal::EnableIfEigen<MT, QT, ZT>>
+  static bool IsSolution(const MT& M, const QT& q, const ZT& z, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    const Eigen::Ref<const Eigen::VectorXd> zv(internal::vector_arg(z, "z"));
+    return IsSolutionArgs(a.args(), zv.data(), static_cast<std::size_t>(zv.size()), zero_tol);
+  }
+#endif
 
   /** The underlying C handle (owned by this object). */
   cts_lcp_solver* c_handle() const noexcept { return handle_; }
 
  protected:
   /** Solves with temporarily changed parameters (Drake's per-call tolerances and exponents). */
-  bool SolveWith(const LcpSolverParameters& p, LcpAlgorithm algorithm, const MatrixRef& M, const Vector& q,
-                 Vector* z, const double* z0 = nullptr) {
-    if (z == nullptr) throw Error(CTS_STATUS_NULL_POINTER, "z (output parameter) is null");
+  bool SolveWith(const LcpSolverParameters& p, LcpAlgorithm algorithm, const internal::LcpArgs& args, Vector* z,
+                 const double* z0 = nullptr) {
+    if (z == nullptr) internal::throw_error(CTS_STATUS_NULL_POINTER, "z (output parameter) is null");
+    // Sizes first, as Drake's DRAKE_THROW_UNLESS: a usage error leaves the parameters untouched.
+    CheckSizes(args);
     const LcpSolverParameters saved = params_;
     set_parameters(p);
     LcpOutcome outcome;
     try {
-      outcome = Solve(algorithm, M, q, z0);
+      outcome = SolveArgs(algorithm, args, z0);
     } catch (...) {
       set_parameters(saved);
       throw;
@@ -1219,8 +1347,33 @@ class LcpSolver {
  private:
   explicit LcpSolver(cts_lcp_solver* handle) : handle_(handle) {}
 
+  static void CheckSizes(const internal::LcpArgs& a) {
+    if (a.M.rows != a.n || a.M.cols != a.n) {
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "M is " + std::to_string(a.M.rows) + "x" +
+                                                               std::to_string(a.M.cols) + ", q has " +
+                                                               std::to_string(a.n) + " entries: M must be n×n");
+    }
+  }
+
+  LcpOutcome SolveArgs(LcpAlgorithm algorithm, const internal::LcpArgs& a, const double* z0) {
+    CheckSizes(a);
+    const cts_status s = cts_lcp_solver_solve(handle_, static_cast<int32_t>(algorithm), a.n, a.M.data, a.M.ld, a.q, z0);
+    if (s >= CTS_STATUS_NULL_POINTER) internal::throw_error(s, cts_lcp_solver_last_error(handle_));
+    return static_cast<LcpOutcome>(s);
+  }
+
+  static bool IsSolutionArgs(const internal::LcpArgs& a, const double* z, std::size_t z_size, double zero_tol) {
+    if (a.M.rows != a.n || a.M.cols != a.n || z_size != a.n) {
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "sizes of M, q and z do not match");
+    }
+    int32_t ok = 0;
+    const cts_status s = cts_lcp_is_solution(a.n, a.M.data, a.M.ld, a.q, z, zero_tol, &ok);
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
+    return ok == 1;
+  }
+
   void check(cts_status s) const {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_lcp_solver_last_error(handle_));
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_lcp_solver_last_error(handle_));
   }
 
   using Getter = cts_status (*)(const cts_lcp_solver*, double*, std::size_t);
@@ -1246,74 +1399,156 @@ class LcpSolver {
  * parameters().drake_compatible_verdict; drake_verdict() reports it either way), and writes z
  * (the zero vector after Drake's failures, the last attempt's z after a regularized one, the
  * algorithm's z when only the residual test failed).
+ *
+ * With Eigen, M and q may be any Eigen dense objects, as Drake's `const Eigen::MatrixXd&`
+ * parameters take them: fixed-size matrices, row or column vectors, Maps, blocks and
+ * Eigen::MatrixBase expressions (internal::EigenLcpArgs). Usage errors (M not n×n for q of n
+ * entries, z null) throw cts::UsageError, a std::logic_error, as Drake's DRAKE_THROW_UNLESS.
  */
 class MobyLcpSolver : public LcpSolver {
  public:
   /** Lemke's method (Drake's pivoting rules unless lexicographic_lemke is set). */
   bool SolveLcpLemke(const MatrixRef& M, const Vector& q, Vector* z, double piv_tol = -1.0, double zero_tol = -1.0) {
-    LcpSolverParameters p = parameters();
-    p.pivot_tolerance = piv_tol;
-    p.zero_tolerance = zero_tol;
-    return SolveWith(p, LcpAlgorithm::kLemke, M, q, z);
+    return Lemke(internal::lcp_args(M, q), z, piv_tol, zero_tol);
   }
 
   /** Lemke, then Lemke on M + 10^e I for e = min_exp, min_exp + step_exp, ... while e < max_exp. */
   bool SolveLcpLemkeRegularized(const MatrixRef& M, const Vector& q, Vector* z, int min_exp = -20,
                                 unsigned step_exp = 1, int max_exp = 1, double piv_tol = -1.0,
                                 double zero_tol = -1.0) {
+    return LemkeRegularized(internal::lcp_args(M, q), z, min_exp, step_exp, max_exp, piv_tol, zero_tol);
+  }
+
+  /** Principal pivoting; warm-started from *z when z->size() == q.size() (as in Drake). */
+  bool SolveLcpFast(const MatrixRef& M, const Vector& q, Vector* z, double zero_tol = -1.0) {
+    return Fast(internal::lcp_args(M, q), z, zero_tol);
+  }
+
+  /** Principal pivoting with progressive regularization. */
+  bool SolveLcpFastRegularized(const MatrixRef& M, const Vector& q, Vector* z, int min_exp = -20,
+                               unsigned step_exp = 4, int max_exp = 20, double zero_tol = -1.0) {
+    return FastRegularized(internal::lcp_args(M, q), z, min_exp, step_exp, max_exp, zero_tol);
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** SolveLcpLemke for Eigen arguments of any size type and layout (see the class comment). */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  bool SolveLcpLemke(const MT& M, const QT& q, Vector* z, double piv_tol = -1.0, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    return Lemke(a.args(), z, piv_tol, zero_tol);
+  }
+
+  /** SolveLcpLemkeRegularized for Eigen arguments of any size type and layout. */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  bool SolveLcpLemkeRegularized(const MT& M, const QT& q, Vector* z, int min_exp = -20, unsigned step_exp = 1,
+                                int max_exp = 1, double piv_tol = -1.0, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    return LemkeRegularized(a.args(), z, min_exp, step_exp, max_exp, piv_tol, zero_tol);
+  }
+
+  /** SolveLcpFast for Eigen arguments of any size type and layout. */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  bool SolveLcpFast(const MT& M, const QT& q, Vector* z, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    return Fast(a.args(), z, zero_tol);
+  }
+
+  /** SolveLcpFastRegularized for Eigen arguments of any size type and layout. */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  bool SolveLcpFastRegularized(const MT& M, const QT& q, Vector* z, int min_exp = -20, unsigned step_exp = 4,
+                               int max_exp = 20, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    return FastRegularized(a.args(), z, min_exp, step_exp, max_exp, zero_tol);
+  }
+#endif
+
+  /** Drake's reset_num_pivots (the count is that of the last solve here). */
+  void reset_num_pivots() {}
+
+ private:
+  bool Lemke(const internal::LcpArgs& a, Vector* z, double piv_tol, double zero_tol) {
+    LcpSolverParameters p = parameters();
+    p.pivot_tolerance = piv_tol;
+    p.zero_tolerance = zero_tol;
+    return SolveWith(p, LcpAlgorithm::kLemke, a, z);
+  }
+
+  bool LemkeRegularized(const internal::LcpArgs& a, Vector* z, int min_exp, unsigned step_exp, int max_exp,
+                        double piv_tol, double zero_tol) {
     LcpSolverParameters p = parameters();
     p.pivot_tolerance = piv_tol;
     p.zero_tolerance = zero_tol;
     p.lemke_min_exp = min_exp;
     p.lemke_step_exp = static_cast<int>(step_exp);
     p.lemke_max_exp = max_exp;
-    return SolveWith(p, LcpAlgorithm::kLemkeRegularized, M, q, z);
+    return SolveWith(p, LcpAlgorithm::kLemkeRegularized, a, z);
   }
 
-  /** Principal pivoting; warm-started from *z when z->size() == q.size() (as in Drake). */
-  bool SolveLcpFast(const MatrixRef& M, const Vector& q, Vector* z, double zero_tol = -1.0) {
+  bool Fast(const internal::LcpArgs& a, Vector* z, double zero_tol) {
     LcpSolverParameters p = parameters();
     p.zero_tolerance = zero_tol;
-    const bool warm = z != nullptr && internal::vector_size(*z) == internal::vector_size(q) &&
-                      internal::vector_size(q) > 0;
+    const bool warm = z != nullptr && internal::vector_size(*z) == a.n && a.n > 0;
     Vector z0 = warm ? *z : Vector();
-    return SolveWith(p, LcpAlgorithm::kFast, M, q, z, warm ? z0.data() : nullptr);
+    return SolveWith(p, LcpAlgorithm::kFast, a, z, warm ? z0.data() : nullptr);
   }
 
-  /** Principal pivoting with progressive regularization. */
-  bool SolveLcpFastRegularized(const MatrixRef& M, const Vector& q, Vector* z, int min_exp = -20,
-                               unsigned step_exp = 4, int max_exp = 20, double zero_tol = -1.0) {
+  bool FastRegularized(const internal::LcpArgs& a, Vector* z, int min_exp, unsigned step_exp, int max_exp,
+                       double zero_tol) {
     LcpSolverParameters p = parameters();
     p.zero_tolerance = zero_tol;
     p.fast_min_exp = min_exp;
     p.fast_step_exp = static_cast<int>(step_exp);
     p.fast_max_exp = max_exp;
-    return SolveWith(p, LcpAlgorithm::kFastRegularized, M, q, z);
+    return SolveWith(p, LcpAlgorithm::kFastRegularized, a, z);
   }
-
-  /** Drake's reset_num_pivots (the count is that of the last solve here). */
-  void reset_num_pivots() {}
 };
 
 /**
- * Drake's solvers::UnrevisedLemkeSolver<double>: SolveLcpLemke(M, q, &z, &num_pivots,
- * zero_tol), IsSolution and ComputeZeroTolerance. Warm-starts from the previous solve of the same
- * size on this object, as Drake does.
+ * Drake's solvers::UnrevisedLemkeSolver<T> (T = double only): SolveLcpLemke(M, q, &z,
+ * &num_pivots, zero_tol), IsSolution and ComputeZeroTolerance. Warm-starts from the previous
+ * solve of the same size on this object, as Drake does. Eigen arguments and usage errors as
+ * MobyLcpSolver's (std::logic_error for M not n×n, as Drake's). A class template as Drake's, so
+ * that UnrevisedLemkeSolver<double> compiles unchanged; the default argument keeps
+ * `cts::UnrevisedLemkeSolver solver;` (C++17 deduction) working, and static members are
+ * reached as UnrevisedLemkeSolver<>::IsSolution.
  */
+template <typename T = double>
 class UnrevisedLemkeSolver : public LcpSolver {
+  static_assert(std::is_same<T, double>::value, "cts::UnrevisedLemkeSolver<T> exists for T = double only");
+
  public:
   /** Returns true when z solves the LCP (checked with IsSolution); num_pivots may be nullptr. */
   bool SolveLcpLemke(const MatrixRef& M, const Vector& q, Vector* z, int* num_pivots, double zero_tol = -1.0) {
-    LcpSolverParameters p = parameters();
-    p.zero_tolerance = zero_tol;
-    const bool ok = SolveWith(p, LcpAlgorithm::kUnrevisedLemke, M, q, z);
-    if (num_pivots != nullptr) *num_pivots = get_num_pivots();
-    return ok;
+    return Lemke(internal::lcp_args(M, q), z, num_pivots, zero_tol);
   }
 
   /** n·max|M|·2.2 eps. */
   static double ComputeZeroTolerance(const MatrixRef& M) {
     return LcpSolver::ComputeZeroTolerance(M, LcpAlgorithm::kUnrevisedLemke);
+  }
+
+#ifdef CTS_HAVE_EIGEN
+  /** SolveLcpLemke for Eigen arguments of any size type and layout. */
+  template <typename MT, typename QT, typename = internal::EnableIfEigen<MT, QT>>
+  bool SolveLcpLemke(const MT& M, const QT& q, Vector* z, int* num_pivots, double zero_tol = -1.0) {
+    const internal::EigenLcpArgs a(M, q);
+    return Lemke(a.args(), z, num_pivots, zero_tol);
+  }
+
+  /** ComputeZeroTolerance for an Eigen matrix or expression of any size type. */
+  template <typename MT, typename = internal::EnableIfEigen<MT>>
+  static double ComputeZeroTolerance(const MT& M) {
+    return LcpSolver::ComputeZeroTolerance(M, LcpAlgorithm::kUnrevisedLemke);
+  }
+#endif
+
+ private:
+  bool Lemke(const internal::LcpArgs& a, Vector* z, int* num_pivots, double zero_tol) {
+    LcpSolverParameters p = parameters();
+    p.zero_tolerance = zero_tol;
+    const bool ok = SolveWith(p, LcpAlgorithm::kUnrevisedLemke, a, z);
+    if (num_pivots != nullptr) *num_pivots = get_num_pivots();
+    return ok;
   }
 };
 
@@ -1471,7 +1706,7 @@ struct ConstraintSolverParameters {
 class ConstraintSolver {
  public:
   ConstraintSolver() {
-    if (cts_rigid_solver_new(&handle_) != CTS_STATUS_OK) throw Error(CTS_STATUS_PANIC, cts_last_error_message());
+    if (cts_rigid_solver_new(&handle_) != CTS_STATUS_OK) internal::throw_error(CTS_STATUS_PANIC, cts_last_error_message());
   }
   explicit ConstraintSolver(const ConstraintSolverParameters& p) : ConstraintSolver() { set_parameters(p); }
   ~ConstraintSolver() { cts_rigid_solver_free(handle_); }
@@ -1551,7 +1786,7 @@ class ConstraintSolver {
     Push(data);
     require_out(generalized_acceleration);
     const std::size_t nv = internal::vector_size(data.Mv);
-    if (internal::vector_size(v) != nv) throw Error(CTS_STATUS_DIMENSION_MISMATCH, "v must have nv entries");
+    if (internal::vector_size(v) != nv) internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "v must have nv entries");
     Vector out = internal::make_vector(nv);
     callback_error_ = nullptr;
     Check(cts_rigid_solver_compute_generalized_acceleration_discretized(handle_, v.data(), cf.data(),
@@ -1581,7 +1816,7 @@ class ConstraintSolver {
       for (std::size_t i = 0; i < n_in; ++i) x[static_cast<Eigen_index>(i)] = in[i];
       const Vector y = (*c->fn)(x);
       if (internal::vector_size(y) != n_out) {
-        throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(c->name) + " returned a vector of size " +
+        internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(c->name) + " returned a vector of size " +
                                                        std::to_string(internal::vector_size(y)) + ", expected " +
                                                        std::to_string(n_out));
       }
@@ -1604,7 +1839,7 @@ class ConstraintSolver {
   static void to_indices(const std::vector<int>& in, std::vector<std::size_t>* out, const char* name) {
     out->clear();
     for (int i : in) {
-      if (i < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, std::string(name) + " has a negative entry");
+      if (i < 0) internal::throw_error(CTS_STATUS_INVALID_ARGUMENT, std::string(name) + " has a negative entry");
       out->push_back(static_cast<std::size_t>(i));
     }
   }
@@ -1624,7 +1859,7 @@ class ConstraintSolver {
         return;
       case Operator::kMatrix:
         if (o.matrix_.rows != rows || o.matrix_.cols != nv) {
-          throw Error(CTS_STATUS_DIMENSION_MISMATCH, std::string(name) + ": the Jacobian is " +
+          internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, std::string(name) + ": the Jacobian is " +
                                                          std::to_string(o.matrix_.rows) + "x" +
                                                          std::to_string(o.matrix_.cols) + ", expected " +
                                                          std::to_string(rows) + "x" + std::to_string(nv));
@@ -1650,7 +1885,7 @@ class ConstraintSolver {
       case InertiaSolve::kMatrix:
       case InertiaSolve::kInverse: {
         if (s.matrix_.rows != nv || s.matrix_.cols != nv) {
-          throw Error(CTS_STATUS_DIMENSION_MISMATCH, "solve_inertia: the matrix is not nv x nv");
+          internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "solve_inertia: the matrix is not nv x nv");
         }
         const int32_t form = s.kind_ == InertiaSolve::kMatrix ? CTS_RIGID_INERTIA_MATRIX : CTS_RIGID_INERTIA_INVERSE;
         check(accel ? cts_rigid_solver_set_accel_inertia_matrix(handle_, form, s.matrix_.data, s.matrix_.ld)
@@ -1672,11 +1907,11 @@ class ConstraintSolver {
     const std::size_t ns = sliding_.size(), nns = non_sliding_.size();
     if (internal::vector_size(d.mu_sliding) != ns || internal::vector_size(d.mu_non_sliding) != nns ||
         r_.size() != nns) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "mu_sliding, mu_non_sliding and r must match the contact lists");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "mu_sliding, mu_non_sliding and r must match the contact lists");
     }
     const std::size_t nv = internal::vector_size(d.tau), nc = ns + nns, nr = sum(r_);
     if (internal::vector_size(d.kN) != nc || internal::vector_size(d.kF) != nr) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "kN must have nc entries and kF sum(r)");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "kN must have nc entries and kF sum(r)");
     }
     const std::size_t nu = internal::vector_size(d.kL), nb = internal::vector_size(d.kG);
     check(cts_rigid_solver_set_accel_problem_data(
@@ -1704,7 +1939,7 @@ class ConstraintSolver {
     };
     if (r_.size() != nc || internal::vector_size(d.kN) != nc || internal::vector_size(d.kF) != nr ||
         !optional(d.gammaN, nc) || !optional(d.gammaF, nr) || !optional(d.gammaE, nc) || !optional(d.gammaL, nu)) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH,
                   "r, kN, gammaN, gammaE must have nc = mu.size() entries, kF and gammaF sum(r), gammaL nu");
     }
     check(cts_rigid_solver_set_vel_problem_data(handle_, nv, nc, r_.empty() ? nullptr : r_.data(), ptr(d.mu),
@@ -1728,7 +1963,7 @@ class ConstraintSolver {
       std::rethrow_exception(e);
     }
     if (s == CTS_STATUS_CALLBACK_FAILED || s == CTS_STATUS_NON_FINITE_RESULT || s >= CTS_STATUS_NULL_POINTER) {
-      throw Error(s, cts_rigid_solver_last_error(handle_));
+      internal::throw_error(s, cts_rigid_solver_last_error(handle_));
     }
   }
 
@@ -1753,11 +1988,11 @@ class ConstraintSolver {
   }
 
   static void require_out(const Vector* out) {
-    if (out == nullptr) throw Error(CTS_STATUS_NULL_POINTER, "output parameter is null");
+    if (out == nullptr) internal::throw_error(CTS_STATUS_NULL_POINTER, "output parameter is null");
   }
 
   void check(cts_status s) const {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_rigid_solver_last_error(handle_));
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_rigid_solver_last_error(handle_));
   }
 
   cts_rigid_solver* handle_{nullptr};
@@ -2000,13 +2235,13 @@ class IpmSolver {
                       const std::vector<IpmContactModel>& models,
                       const Eigen::VectorXd* vt_offset = nullptr) {
     if (!(M && Jn && Jt && v0 && tau && phi && mu)) {
-      throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+      internal::throw_error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
     }
     const Eigen::Index n = M->rows(), nc = static_cast<Eigen::Index>(models.size());
     if (M->cols() != n || Jn->rows() != nc || Jn->cols() != n || Jt->rows() != 2 * nc || Jt->cols() != n ||
         v0->size() != n || tau->size() != n || phi->size() != nc || mu->size() != nc ||
         (vt_offset != nullptr && vt_offset->size() != 2 * nc)) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH,
                   "sizes of M, Jn, Jt, v0, tau, phi, mu, vt_offset do not match n = M.rows() and nc = models.size()");
     }
     SetProblemData(static_cast<int>(n), static_cast<int>(nc), M->data(), internal::ld(*M), Jn->data(),
@@ -2048,7 +2283,7 @@ class IpmSolver {
                            const Vector* phi, const Vector* mu, const std::vector<IpmContactModel>& models,
                            const Vector* vt_offset = nullptr) {
     if (!(v0 && tau && phi && mu)) {
-      throw Error(CTS_STATUS_NULL_POINTER, "SetBlockProblemData: a problem-data pointer is null");
+      internal::throw_error(CTS_STATUS_NULL_POINTER, "SetBlockProblemData: a problem-data pointer is null");
     }
     // A tree size < 1 is the library's to refuse, with its message (it checks the structure
     // before it reads v0): then n is v0's size.
@@ -2056,7 +2291,7 @@ class IpmSolver {
     const std::size_t n = trees_n != 0 ? trees_n : internal::vector_size(*v0);
     if (models.size() != nc || internal::vector_size(*v0) != n || internal::vector_size(*tau) != n || internal::vector_size(*phi) != nc ||
         internal::vector_size(*mu) != nc || (vt_offset != nullptr && internal::vector_size(*vt_offset) != 2 * nc)) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH,
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH,
                   "SetBlockProblemData: sizes of v0, tau, phi, mu, models, vt_offset do not match n = " +
                       std::to_string(n) + " (the tree sizes' sum) and nc = data.num_contacts() = " +
                       std::to_string(nc));
@@ -2160,16 +2395,16 @@ class IpmSolver {
   }
 
   static std::size_t to_size(int n) {
-    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size");
+    if (n < 0) internal::throw_error(CTS_STATUS_INVALID_ARGUMENT, "negative size");
     return static_cast<std::size_t>(n);
   }
 
   static void check_global(cts_status s) {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
   }
 
   void check(cts_status s) const {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_ipm_solver_last_error(handle_));
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_ipm_solver_last_error(handle_));
   }
 
   IpmOutcome outcome(cts_status s) const {
@@ -2177,7 +2412,7 @@ class IpmSolver {
         s == CTS_STATUS_IPM_ALMOST_CONVERGED || s == CTS_STATUS_IPM_STALLED) {
       return static_cast<IpmOutcome>(s);
     }
-    throw Error(s, cts_ipm_solver_last_error(handle_));
+    internal::throw_error(s, cts_ipm_solver_last_error(handle_));
   }
 
   using Getter = cts_status (*)(const cts_ipm_solver*, double*, std::size_t);
@@ -2453,7 +2688,7 @@ class BaraffSolver {
     require(A && b);
     const Eigen::Index m = rows.size();
     if (A->rows() != m || A->cols() != m || b->size() != m) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "A must be m×m and b of size m (m = rows.size())");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "A must be m×m and b of size m (m = rows.size())");
     }
     SetMatrixProblemData(A->data(), internal::ld(*A), b->data(), rows);
   }
@@ -2464,7 +2699,7 @@ class BaraffSolver {
     require(M && J && tau_or_qdot);
     const Eigen::Index m = rows.size(), n = M->rows();
     if (M->cols() != n || J->rows() != m || J->cols() != n || tau_or_qdot->size() != n) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "M must be n×n, J m×n, tau_or_qdot of size n (m = rows.size())");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "M must be n×n, J m×n, tau_or_qdot of size n (m = rows.size())");
     }
     SetModelProblemData(level, static_cast<int>(n), M->data(), internal::ld(*M), J->data(), internal::ld(*J),
                         tau_or_qdot->data(), rows);
@@ -2480,7 +2715,7 @@ class BaraffSolver {
   void SetSliding(const Eigen::MatrixXd* Q, const Eigen::VectorXd* mu_d) {
     require(Q && mu_d);
     if (Q->rows() != mu_d->size() || Q->cols() != num_coordinates()) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "Q must be m×n and mu_d of size m");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "Q must be m×n and mu_d of size m");
     }
     SetSliding(Q->data(), internal::ld(*Q), mu_d->data(), static_cast<std::size_t>(mu_d->size()));
   }
@@ -2490,7 +2725,7 @@ class BaraffSolver {
                         const Eigen::VectorXd* velocity_error = nullptr) {
     require(position_error != nullptr);
     if (velocity_error != nullptr && velocity_error->size() != position_error->size()) {
-      throw Error(CTS_STATUS_DIMENSION_MISMATCH, "position_error and velocity_error differ in size");
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "position_error and velocity_error differ in size");
     }
     SetStabilization(kp, kv, position_error->data(), velocity_error ? velocity_error->data() : nullptr,
                      static_cast<std::size_t>(position_error->size()));
@@ -2577,7 +2812,7 @@ class BaraffSolver {
   explicit BaraffSolver(cts_baraff_solver* handle) : handle_(handle) {}
 
   static std::size_t to_size(int n) {
-    if (n < 0) throw Error(CTS_STATUS_INVALID_ARGUMENT, "negative size or index");
+    if (n < 0) internal::throw_error(CTS_STATUS_INVALID_ARGUMENT, "negative size or index");
     return static_cast<std::size_t>(n);
   }
 
@@ -2587,20 +2822,20 @@ class BaraffSolver {
   }
 
   static void check_global(cts_status s) {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_last_error_message());
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_last_error_message());
   }
 
   void check(cts_status s) const {
-    if (s != CTS_STATUS_OK) throw Error(s, cts_baraff_solver_last_error(handle_));
+    if (s != CTS_STATUS_OK) internal::throw_error(s, cts_baraff_solver_last_error(handle_));
   }
 
   BaraffOutcome outcome(cts_status s) const {
     if (s == CTS_STATUS_OK || (s >= 20 && s < 40)) return static_cast<BaraffOutcome>(s);
-    throw Error(s, cts_baraff_solver_last_error(handle_));
+    internal::throw_error(s, cts_baraff_solver_last_error(handle_));
   }
 
   static void require(bool all_non_null) {
-    if (!all_non_null) throw Error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
+    if (!all_non_null) internal::throw_error(CTS_STATUS_NULL_POINTER, "a problem-data pointer is null");
   }
 
   using Getter = cts_status (*)(const cts_baraff_solver*, double*, std::size_t);

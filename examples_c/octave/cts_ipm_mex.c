@@ -34,14 +34,7 @@
 #include "contact_solvers.h"
 #include "cts_mex_util.h"
 
-/* Raises the library's error for `s`, freeing the solver first (the error leaves the gateway). */
-static void library_error(cts_ipm_solver *solver, cts_status s) {
-  char message[1024];
-  const char *detail = solver ? cts_ipm_solver_last_error(solver) : cts_last_error_message();
-  snprintf(message, sizeof message, "%s: %s", cts_status_string(s), detail);
-  cts_ipm_solver_free(solver);
-  mexErrMsgIdAndTxt(status_id(s), "%s", message);
-}
+CTS_MEX_LIBRARY_ERROR(cts_ipm_solver)
 
 #define CTS_IPM_FIELD(f, is_int) CTS_MEX_FIELD(cts_ipm_parameters, f, is_int)
 static const cts_mex_field parameter_fields[] = {
@@ -66,65 +59,16 @@ static const cts_mex_field parameter_fields[] = {
     CTS_IPM_FIELD(stall_iterations, 1),
 };
 
-static const struct {
-  const char *name;
-  int32_t code;
-} model_names[] = {
+static const cts_mex_name model_names[] = {
     {"impact", CTS_IPM_MODEL_IMPACT},
     {"second_order_cone", CTS_IPM_MODEL_SECOND_ORDER_CONE},
     {"linear", CTS_IPM_MODEL_LINEAR},
 };
 
-/* The nc model codes from a cell array of names or a numeric vector, into `out` (mxMalloc'd,
- * freed by MATLAB/Octave when the call ends, also on error). */
-static int32_t *models_arg(const mxArray *a, size_t nc) {
-  int32_t *out = (int32_t *)mxMalloc((nc > 0 ? nc : 1) * sizeof(int32_t));
-  char message[256];
-  size_t i, k;
-  if (mxGetNumberOfElements(a) != nc) {
-    snprintf(message, sizeof message, "models has %lu entries, expected %lu", (unsigned long)mxGetNumberOfElements(a),
-             (unsigned long)nc);
-    usage_error(CTS_STATUS_DIMENSION_MISMATCH, message);
-  }
-  for (i = 0; i < nc; ++i) {
-    if (mxIsCell(a)) {
-      char name[32];
-      const mxArray *c = mxGetCell(a, i);
-      if (c == NULL || !mxIsChar(c) || mxGetString(c, name, sizeof name) != 0) name[0] = '\0';
-      for (k = 0; k < CTS_COUNT(model_names); ++k) {
-        if (strcmp(name, model_names[k].name) == 0) break;
-      }
-      if (k == CTS_COUNT(model_names)) {
-        snprintf(message, sizeof message, "models{%lu}: 'impact', 'second_order_cone' or 'linear'",
-                 (unsigned long)(i + 1));
-        usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
-      }
-      out[i] = model_names[k].code;
-    } else {
-      const double value = mxIsDouble(a) && !mxIsComplex(a) ? CTS_MX_DOUBLES(a)[i] : -1.0;
-      if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
-        usage_error(CTS_STATUS_INVALID_ARGUMENT, "models must be a cell array of names or integer codes");
-      }
-      out[i] = (int32_t)value; /* the library validates the code */
-    }
-  }
-  return out;
-}
-
 static const char *result_fields[] = {"outcome", "outcome_name", "iterations", "rvio",
                                       "bvio",    "v",            "impulses",   "gaps"};
 
-static mxArray *column(cts_ipm_solver *solver, cts_status (*get)(const cts_ipm_solver *, double *, size_t),
-                       size_t n, mxArray *r) {
-  mxArray *x = mxCreateDoubleMatrix(n, 1, mxREAL);
-  const cts_status s = get(solver, n > 0 ? CTS_MX_DOUBLES(x) : NULL, n);
-  if (s != CTS_STATUS_OK) {
-    mxDestroyArray(x);
-    mxDestroyArray(r);
-    library_error(solver, s);
-  }
-  return x;
-}
+CTS_MEX_COLUMN(cts_ipm_solver, CTS_STATUS_OK)
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   size_t n, nc;
@@ -151,7 +95,7 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   h = scalar_arg(prhs[5], "h");
   phi = vector_arg(prhs[6], "phi", nc);
   mu = vector_arg(prhs[7], "mu", nc);
-  models = models_arg(prhs[8], nc);
+  models = codes_arg(prhs[8], nc, model_names, CTS_COUNT(model_names), "models");
   cts_ipm_parameters_default(&params);
   options_arg(nrhs == 10 ? prhs[9] : NULL, &params, parameter_fields, CTS_COUNT(parameter_fields), "params", NULL,
               NULL);

@@ -34,14 +34,7 @@
 #include "contact_solvers.h"
 #include "cts_mex_util.h"
 
-/* Raises the library's error for `s`, freeing the solver first (the error leaves the gateway). */
-static void library_error(cts_lcp_solver *solver, cts_status s) {
-  char message[1024];
-  const char *detail = solver ? cts_lcp_solver_last_error(solver) : cts_last_error_message();
-  snprintf(message, sizeof message, "%s: %s", cts_status_string(s), detail);
-  cts_lcp_solver_free(solver);
-  mexErrMsgIdAndTxt(status_id(s), "%s", message);
-}
+CTS_MEX_LIBRARY_ERROR(cts_lcp_solver)
 
 static const struct {
   const char *name;
@@ -70,18 +63,8 @@ static const char *result_fields[] = {"z",      "w",           "outcome",    "ou
                                       "pivots", "drake_verdict", "residual_test_passed",
                                       "regularization", "zero_tolerance"};
 
-static mxArray *column(cts_lcp_solver *solver, cts_status (*get)(const cts_lcp_solver *, double *, size_t),
-                       size_t n, mxArray *r) {
-  mxArray *x = mxCreateDoubleMatrix(n, 1, mxREAL);
-  const cts_status s = get(solver, n > 0 ? CTS_MX_DOUBLES(x) : NULL, n);
-  /* A failed solve's non-finite z or w is still copied (CTS_STATUS_NON_FINITE_RESULT). */
-  if (s != CTS_STATUS_OK && s != CTS_STATUS_NON_FINITE_RESULT) {
-    mxDestroyArray(x);
-    mxDestroyArray(r);
-    library_error(solver, s);
-  }
-  return x;
-}
+/* A failed solve's non-finite z or w is still copied (CTS_STATUS_NON_FINITE_RESULT). */
+CTS_MEX_COLUMN(cts_lcp_solver, CTS_STATUS_NON_FINITE_RESULT)
 
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   char name[32];

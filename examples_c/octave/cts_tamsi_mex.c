@@ -53,15 +53,7 @@ static const char *outcome_name(cts_status s) {
   }
 }
 
-/* Raises the library's error for `s` on `solver`, freeing the solver first: the error leaves the
- * gateway (a longjmp in MATLAB, an exception in Octave) and nothing else would free it. */
-static void library_error(cts_tamsi_solver *solver, cts_status s) {
-  char message[1024];
-  const char *detail = solver ? cts_tamsi_solver_last_error(solver) : cts_last_error_message();
-  snprintf(message, sizeof message, "%s: %s", cts_status_string(s), detail);
-  cts_tamsi_solver_free(solver);
-  mexErrMsgIdAndTxt(status_id(s), "%s", message);
-}
+CTS_MEX_LIBRARY_ERROR(cts_tamsi_solver)
 
 /* Drake's defaults, overridden by the fields of a params struct. */
 static void parameters_arg(const mxArray *a, cts_tamsi_parameters *p) {

@@ -45,6 +45,14 @@ pub fn failed(what: &str, count: usize, elem: usize) -> FfiError {
     )
 }
 
+/// The system refused `len` entries for `what`, as a solver reports it.
+pub fn entries_failed(what: &str, len: usize) -> FfiError {
+    FfiError::new(
+        cts_status::AllocationFailed,
+        format!("{what}: allocating {len} entries failed; nothing was changed"),
+    )
+}
+
 /// Probes that `count` doubles (`None`: the size computation overflowed) can be allocated now,
 /// unless a probe of at least that many bytes already succeeded (`*probed`, updated). On failure
 /// `what()` names the workspace and `limit` words the sizes that would fit (built only then: a

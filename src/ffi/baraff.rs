@@ -23,17 +23,20 @@
 use std::ffi::c_char;
 
 use super::alloc;
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
-use super::handle::{free, into_raw};
+use super::guard::{ErrorSlot, guard_value};
+use super::handle::{
+    self, Call, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters, solved, with_mut,
+    with_ref,
+};
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{
-    RawIntVector, RawMatrix, RawVector, copy_out, finite_output, finite_output_matrix, output_int,
-    output_matrix,
+    RawIntVector, RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, output_int,
 };
 use crate::baraff::{
-    BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, Level, MatrixProblem, ModelProblem,
-    ROW_BILATERAL, ROW_BOXED, ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding, Stabilization,
+    BaraffError, BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, Level, MatrixProblem,
+    ModelProblem, ROW_BILATERAL, ROW_BOXED, ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding,
+    Stabilization,
 };
 
 /// Row kind code: bilateral row (joint, closure): free force, `a = 0`.
@@ -104,15 +107,7 @@ pub struct cts_baraff_solver {
     inner: Inner,
 }
 
-impl Handle for cts_baraff_solver {
-    type Inner = Inner;
-    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
-        (&self.error, &mut self.inner)
-    }
-    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
-        (&self.error, &self.inner)
-    }
-}
+impl_handle!(cts_baraff_solver => Inner);
 
 /// Parameters of the Baraff solver. Fill with `cts_baraff_parameters_default`, change fields,
 /// pass to `cts_baraff_solver_set_parameters`, which validates them.
@@ -446,14 +441,19 @@ impl Inner {
         ))
     }
 
+    /// The state of a clone (`cts_baraff_solver_clone`): parameters and workspace, no data and
+    /// no results. The copy allocates as much as the original's reserved workspace.
+    fn copy(&self) -> Result<Self, FfiError> {
+        let (m, n) = self.reserved;
+        check_allocatable(m, n)?;
+        let mut inner = Inner::new(self.solver.clone());
+        inner.reserved = self.reserved;
+        inner.kinds.reserve(self.kinds.capacity());
+        Ok(inner)
+    }
+
     fn results(&self) -> Result<(&BaraffSolver, Solved), FfiError> {
-        match self.solved {
-            Some(kind) => Ok((&self.solver, kind)),
-            None => Err(FfiError::new(
-                cts_status::NoSolution,
-                "no solution: solve the current problem data first",
-            )),
-        }
+        solved(self.solved.map(|kind| (&self.solver, kind)))
     }
 
     fn model_results(&self) -> Result<&BaraffSolver, FfiError> {
@@ -502,31 +502,6 @@ fn check_allocatable(m: usize, n: usize) -> Result<(), FfiError> {
     )
 }
 
-/// Runs `body` on a mutable handle, recording failures in the handle's slot (or, for a NULL
-/// handle, in the thread-local channel). Messages are prefixed with the function name.
-fn with_mut(
-    solver: *mut cts_baraff_solver,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    unsafe { call_mut(solver, function, call, body) }
-}
-
-fn with_ref(
-    solver: *const cts_baraff_solver,
-    function: &str,
-    body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: as in `with_mut`.
-    unsafe { call_ref(solver, function, body) }
-}
-
-fn count(x: usize) -> i32 {
-    i32::try_from(x).unwrap_or(i32::MAX)
-}
-
 /// Fills `*out` with the defaults: epsilon 1e-10, singular_tolerance 1e-9, tolerance 1e-8,
 /// restitution 0, cdot_tolerance 1e-6 m/s, max_pivots 0 (50·m + 50), max_impulse_iterations 0
 /// (max(100, 4·m)), reverse_retry 1. NULL-safe (does nothing).
@@ -548,24 +523,14 @@ pub unsafe extern "C" fn cts_baraff_parameters_default(out: *mut cts_baraff_para
 /// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_new(out: *mut *mut cts_baraff_solver) -> cts_status {
-    guard(None, || {
-        if out.is_null() {
-            return Err(FfiError::null("cts_baraff_solver_new: out"));
-        }
-        let handle =
-            cts_baraff_solver { error: ErrorSlot::default(), inner: Inner::new(BaraffSolver::default()) };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(handle) };
-        Ok(cts_status::Ok)
-    })
+    handle::new(out, "cts_baraff_solver_new", || Ok(Inner::new(BaraffSolver::default())))
 }
 
 /// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the
 /// borrow of the problem data.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_free(solver: *mut cts_baraff_solver) {
-    // SAFETY: NULL or a live handle from cts_baraff_solver_new/clone (the contract).
-    guard_value((), || unsafe { free(solver) })
+    handle::free(solver)
 }
 
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
@@ -580,24 +545,7 @@ pub unsafe extern "C" fn cts_baraff_solver_clone(
     solver: *const cts_baraff_solver,
     out: *mut *mut cts_baraff_solver,
 ) -> cts_status {
-    guard(None, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let h =
-            unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_baraff_solver_clone: solver"))?;
-        if out.is_null() {
-            return Err(FfiError::null("cts_baraff_solver_clone: out"));
-        }
-        // The copy allocates as much as the original's reserved workspace.
-        let (m, n) = h.inner.reserved;
-        check_allocatable(m, n).map_err(|e| prefix("cts_baraff_solver_clone", e))?;
-        let mut inner = Inner::new(h.inner.solver.clone());
-        inner.reserved = h.inner.reserved;
-        inner.kinds.reserve(h.inner.kinds.capacity());
-        let copy = cts_baraff_solver { error: ErrorSlot::default(), inner };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(copy) };
-        Ok(cts_status::Ok)
-    })
+    handle::clone(solver, out, "cts_baraff_solver_clone", Inner::copy)
 }
 
 /// Grows the workspace for problems of up to `m` rows and `n` generalized coordinates (n = 0 for
@@ -629,11 +577,8 @@ pub unsafe extern "C" fn cts_baraff_solver_set_parameters(
     solver: *mut cts_baraff_solver,
     p: *const cts_baraff_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_baraff_solver_set_parameters", Call::Keeps, |h| {
-        // SAFETY: NULL or a readable struct (the contract).
-        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
-        h.solver.set_parameters(BaraffParameters::try_from(p)?)?;
-        Ok(cts_status::Ok)
+    set_parameters(solver, "cts_baraff_solver_set_parameters", p, |h, p| {
+        Ok(h.solver.set_parameters(BaraffParameters::try_from(p)?)?)
     })
 }
 
@@ -645,12 +590,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_parameters(
     solver: *const cts_baraff_solver,
     out: *mut cts_baraff_parameters,
 ) -> cts_status {
-    with_ref(solver, "cts_baraff_solver_get_parameters", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
-        *out = (*h.solver.parameters()).into();
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_baraff_solver_get_parameters", out, |h| Ok((*h.solver.parameters()).into()))
 }
 
 /// Sets matrix problem data (§1): find the row forces `f` (m) with `a = A f + b` such that every
@@ -787,7 +727,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_bias(
     with_mut(solver, "cts_baraff_solver_set_model_bias", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
-            return Err(FfiError::length("bias", len, data.m));
+            return Err(message::length("bias", len, data.m));
         }
         model.bias = Some(RawVector::new("bias", bias, len)?);
         h.set_model(data, model)
@@ -823,7 +763,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_sliding(
     with_mut(solver, "cts_baraff_solver_set_model_sliding", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
-            return Err(FfiError::length("mu_d", len, data.m));
+            return Err(message::length("mu_d", len, data.m));
         }
         let q = RawMatrix::new("Q", Q, ld_Q, data.m, model.n)?;
         model.sliding = Some((q, RawVector::new("mu_d", mu_d, len)?));
@@ -860,7 +800,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_stabilization(
     with_mut(solver, "cts_baraff_solver_set_model_stabilization", Call::Starts, |h| {
         let (data, mut model) = h.model_data()?;
         if len != data.m {
-            return Err(FfiError::length("position_error", len, data.m));
+            return Err(message::length("position_error", len, data.m));
         }
         for (name, value) in [("kp", kp), ("kv", kv)] {
             if !value.is_finite() {
@@ -1012,26 +952,6 @@ pub unsafe extern "C" fn cts_baraff_solver_needs_impulse(
     })
 }
 
-/// Copies one result vector after checking that a result exists and that `len` is right.
-///
-/// # Safety
-/// `out` NULL or `len` writable doubles.
-unsafe fn copy_result(
-    solver: *const cts_baraff_solver,
-    function: &str,
-    name: &str,
-    out: *mut f64,
-    len: usize,
-    model_only: bool,
-    get: impl FnOnce(&BaraffSolver) -> &[f64],
-) -> cts_status {
-    with_ref(solver, function, |h| {
-        let s = if model_only { h.model_results()? } else { h.results()?.0 };
-        // SAFETY: forwarded contract.
-        unsafe { copy_out(name, out, len, get(s)) }
-    })
-}
-
 /// Copies the row forces `f` of the last solve call (m doubles; N, or N·s for impulses at
 /// velocity level) into `out`; `len` must be m. For a friction row, `f` is its friction force
 /// along the row's direction; results are readable after every Baraff outcome too.
@@ -1046,8 +966,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(solver, "cts_baraff_solver_get_forces", "forces", out, len, false, |s| s.forces()) }
+    copy_result(solver, "cts_baraff_solver_get_forces", "forces", out, len, |h| Ok(h.results()?.0.forces()))
 }
 
 /// Copies the row accelerations `a = A f + b` recomputed from the final forces (m doubles;
@@ -1060,12 +979,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_accelerations(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(solver, "cts_baraff_solver_get_accelerations", "accelerations", out, len, false, |s| {
-            s.accelerations()
-        })
-    }
+    copy_result(solver, "cts_baraff_solver_get_accelerations", "accelerations", out, len, |h| {
+        Ok(h.results()?.0.accelerations())
+    })
 }
 
 /// Copies the set each row ended in (m `int32_t` CTS_BARAFF_SET_* codes) into `out`: e.g. a
@@ -1102,18 +1018,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_result(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(
-            solver,
-            "cts_baraff_solver_get_generalized_result",
-            "generalized result",
-            out,
-            len,
-            true,
-            |s| s.generalized(),
-        )
-    }
+    copy_result(solver, "cts_baraff_solver_get_generalized_result", "generalized result", out, len, |h| {
+        Ok(h.model_results()?.generalized())
+    })
 }
 
 /// Copies the constraint part of the generalized result (n doubles): `M⁻¹ J_fᵀ f` (m/s² or
@@ -1125,18 +1032,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_change(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(
-            solver,
-            "cts_baraff_solver_get_generalized_change",
-            "generalized change",
-            out,
-            len,
-            true,
-            |s| s.generalized_change(),
-        )
-    }
+    copy_result(solver, "cts_baraff_solver_get_generalized_change", "generalized change", out, len, |h| {
+        Ok(h.model_results()?.generalized_change())
+    })
 }
 
 /// Copies the sliding friction per row (m doubles) of the last solve call on model data (§5):
@@ -1149,18 +1047,14 @@ pub unsafe extern "C" fn cts_baraff_solver_get_sliding_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(
-            solver,
-            "cts_baraff_solver_get_sliding_friction_forces",
-            "sliding friction forces",
-            out,
-            len,
-            true,
-            |s| s.sliding_friction_forces(),
-        )
-    }
+    copy_result(
+        solver,
+        "cts_baraff_solver_get_sliding_friction_forces",
+        "sliding friction forces",
+        out,
+        len,
+        |h| Ok(h.model_results()?.sliding_friction_forces()),
+    )
 }
 
 /// Copies `b` (m doubles) as composed by the last solve call on model data: `J M⁻¹ (τ − c)` or
@@ -1172,12 +1066,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_b(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(solver, "cts_baraff_solver_get_composed_b", "composed b", out, len, true, |s| {
-            s.composed_b()
-        })
-    }
+    copy_result(solver, "cts_baraff_solver_get_composed_b", "composed b", out, len, |h| {
+        Ok(h.model_results()?.composed_b())
+    })
 }
 
 /// Copies `A = J M⁻¹ J_fᵀ` (m×m) as composed by the last solve call on model data into `out`,
@@ -1195,14 +1086,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_matrix(
 ) -> cts_status {
     with_ref(solver, "cts_baraff_solver_get_composed_matrix", |h| {
         let a = h.model_results()?.composed_matrix();
-        let m = a.nrows();
-        // SAFETY: NULL-checked output of the validated size (the contract).
-        let out = unsafe { output_matrix("out", out, ld, m, m) }?;
-        finite_output_matrix("composed matrix A", &a)?;
-        for c in 0..m {
-            out[c * ld..c * ld + m].copy_from_slice(a.column(c).as_slice());
-        }
-        Ok(cts_status::Ok)
+        // SAFETY: NULL or a writable buffer of the validated size (the contract).
+        unsafe { copy_out_matrix(Some("composed matrix A"), out, ld, &a) }
     })
 }
 
@@ -1215,44 +1100,36 @@ pub unsafe extern "C" fn cts_baraff_solver_get_stats(
     solver: *const cts_baraff_solver,
     out: *mut cts_baraff_stats,
 ) -> cts_status {
-    with_ref(solver, "cts_baraff_solver_get_stats", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+    get_struct(solver, "cts_baraff_solver_get_stats", out, |h| {
         let stats = h.results()?.0.stats();
         finite_output("worst_violation", std::slice::from_ref(&stats.worst_violation))?;
         let row = match stats.outcome {
-            BaraffOutcome::UnboundedRay { row } | BaraffOutcome::FrictionlessFallback { row } => count(row),
+            BaraffOutcome::UnboundedRay { row } | BaraffOutcome::FrictionlessFallback { row } => {
+                saturating_i32(row)
+            }
             _ => -1,
         };
-        *out = cts_baraff_stats {
+        Ok(cts_baraff_stats {
             status: cts_status::from(stats.outcome) as i32,
             row,
-            pivots: count(stats.pivots),
-            iterations: count(stats.iterations),
+            pivots: saturating_i32(stats.pivots),
+            iterations: saturating_i32(stats.iterations),
             worst_violation: stats.worst_violation,
-        };
-        Ok(cts_status::Ok)
+        })
     })
 }
 
 /// Number of rows m of the current problem data (0 without data or for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_num_rows(solver: *const cts_baraff_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { solver.as_ref() }.and_then(|h| h.inner.data.as_ref()).map_or(0, |d| d.m))
+    read(solver, 0, |h| h.data.as_ref().map_or(0, |d| d.m))
 }
 
 /// Number of generalized coordinates n of the current model data (0 for matrix data, without
 /// data, or for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_num_coordinates(solver: *const cts_baraff_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { solver.as_ref() }
-            .and_then(|h| h.inner.data.as_ref())
-            .and_then(|d| d.model())
-            .map_or(0, |m| m.n)
-    })
+    read(solver, 0, |h| h.data.as_ref().and_then(|d| d.model()).map_or(0, |m| m.n))
 }
 
 /// Detail of the last failing call on this handle (a usage error or a Baraff outcome, e.g.
@@ -1265,6 +1142,59 @@ pub unsafe extern "C" fn cts_baraff_solver_num_coordinates(solver: *const cts_ba
 /// not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_solver_last_error(solver: *const cts_baraff_solver) -> *const c_char {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(c"".as_ptr(), || unsafe { solver.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+    handle::last_error(solver)
+}
+
+impl From<BaraffOutcome> for cts_status {
+    fn from(o: BaraffOutcome) -> Self {
+        match o {
+            BaraffOutcome::Solved => cts_status::Ok,
+            BaraffOutcome::Inexact => cts_status::BaraffInexact,
+            BaraffOutcome::UnboundedRay { .. } => cts_status::BaraffUnboundedRay,
+            BaraffOutcome::Cycling => cts_status::BaraffCycling,
+            BaraffOutcome::PivotLimit => cts_status::BaraffPivotLimit,
+            BaraffOutcome::IterationLimit => cts_status::BaraffIterationLimit,
+            BaraffOutcome::FrictionlessFallback { .. } => cts_status::BaraffFrictionlessFallback,
+        }
+    }
+}
+
+/// The one mapping from Baraff usage errors to status codes and messages.
+impl From<BaraffError> for FfiError {
+    fn from(e: BaraffError) -> Self {
+        let status = match e {
+            BaraffError::DimensionMismatch { what, expected, got } => {
+                return Self::new(
+                    cts_status::DimensionMismatch,
+                    format!("{what}: got {got}, expected {expected}"),
+                );
+            }
+            BaraffError::NonFinite { what, index, value } => {
+                return Self::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "{what}: entry {index} (in column-major order) = {} is not finite: expected finite data (NaN and infinities are rejected)",
+                        g(value)
+                    ),
+                );
+            }
+            BaraffError::InvalidParameter { name, value, domain } => {
+                return message::domain(name, g(value), domain);
+            }
+            BaraffError::MassMatrixNotPositiveDefinite { column, pivot } => {
+                return Self::new(
+                    cts_status::InvalidArgument,
+                    format!(
+                        "M is not positive definite: pivot {} in column {column} of its Cholesky factorization; expected a symmetric positive definite mass matrix",
+                        g(pivot)
+                    ),
+                );
+            }
+            BaraffError::UnknownRowKind { .. }
+            | BaraffError::InvalidRow { .. }
+            | BaraffError::UnsupportedRowKind { .. }
+            | BaraffError::WrongLevel { .. } => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
 }

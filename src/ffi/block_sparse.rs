@@ -8,7 +8,8 @@
 
 #![allow(non_snake_case)] // field names follow the matrices: M, J, M_len, J_len
 
-use super::message::g;
+use super::alloc;
+use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
 use super::view::{RawIntVector, RawVector};
 use crate::block_sparse::{BlockSparseError, BlockSparseLayout, BlockSparseSystem};
@@ -124,8 +125,7 @@ impl RawBlockSparse {
         layout: &'a BlockSparseLayout,
     ) -> Result<BlockSparseSystem<'a>, FfiError> {
         // SAFETY: forwarded contract.
-        let (m, j) = unsafe { (self.m.slice(), self.j.slice()) };
-        BlockSparseSystem::new(layout, m, j).map_err(data_error)
+        unsafe { self.values_on(layout, BlockSparseSystem::new) }
     }
 
     /// As [`system`](Self::system) for values [`system`](Self::system) accepted at the set call
@@ -138,8 +138,25 @@ impl RawBlockSparse {
         layout: &'a BlockSparseLayout,
     ) -> Result<BlockSparseSystem<'a>, FfiError> {
         // SAFETY: forwarded contract.
+        unsafe { self.values_on(layout, BlockSparseSystem::with_checked_values) }
+    }
+
+    /// The values M and J as a system on `layout`, built by `make`.
+    ///
+    /// # Safety
+    /// As [`set_layout`](Self::set_layout).
+    unsafe fn values_on<'a>(
+        &self,
+        layout: &'a BlockSparseLayout,
+        make: impl FnOnce(
+            &'a BlockSparseLayout,
+            &'a [f64],
+            &'a [f64],
+        ) -> Result<BlockSparseSystem<'a>, BlockSparseError>,
+    ) -> Result<BlockSparseSystem<'a>, FfiError> {
+        // SAFETY: forwarded contract.
         let (m, j) = unsafe { (self.m.slice(), self.j.slice()) };
-        BlockSparseSystem::with_checked_values(layout, m, j).map_err(data_error)
+        make(layout, m, j).map_err(data_error)
     }
 }
 
@@ -186,5 +203,19 @@ fn data_error(e: BlockSparseError) -> FfiError {
             FfiError::new(cts_status::AllocationFailed, format!("data: {e}; nothing was changed"))
         }
         e @ (E::ContactTreesLength { .. } | E::TooLarge { .. }) => invalid(format!("data: {e}")),
+    }
+}
+
+/// The one mapping from block-sparse structure and value errors to status codes and messages.
+impl From<BlockSparseError> for FfiError {
+    fn from(e: BlockSparseError) -> Self {
+        match e {
+            BlockSparseError::Length { .. } => Self::new(cts_status::DimensionMismatch, e.to_string()),
+            BlockSparseError::NonFinite { what, index, value } => {
+                message::non_finite_input(what, Index::Vector(index), value)
+            }
+            BlockSparseError::Allocation { what, len } => alloc::entries_failed(what, len),
+            _ => Self::new(cts_status::InvalidArgument, e.to_string()),
+        }
     }
 }

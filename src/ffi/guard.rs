@@ -8,8 +8,12 @@
 //! The slot is errno-style: a successful call leaves it alone (a getter after a failed solve
 //! does not wipe the solve's detail); only a failing call replaces it, and a call that sets new
 //! problem data or solves clears it when it starts ([`Call::Starts`]). Every solver's exported
-//! functions go through [`call_mut`] / [`call_ref`], which also prefix messages with the
-//! function's name.
+//! functions go through the handle functions of [`super::handle`] ([`with_mut`], [`with_ref`],
+//! the lifecycle), which also prefix messages with the function's name ([`prefix`]).
+//!
+//! [`Call::Starts`]: super::handle::Call::Starts
+//! [`with_mut`]: super::handle::with_mut
+//! [`with_ref`]: super::handle::with_ref
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -82,73 +86,9 @@ pub fn guard(slot: Option<&ErrorSlot>, body: impl FnOnce() -> Result<cts_status,
     status
 }
 
-/// An opaque C handle: its last-error slot and its state.
-pub trait Handle {
-    /// The state behind the handle.
-    type Inner;
-    /// The slot and the state, borrowed separately.
-    fn parts(&mut self) -> (&ErrorSlot, &mut Self::Inner);
-    /// The slot and the state, read-only.
-    fn parts_ref(&self) -> (&ErrorSlot, &Self::Inner);
-}
-
-/// What a call does to its handle's last error besides recording its own failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Call {
-    /// A call that sets problem data or solves: the last error is cleared when it starts, so it
-    /// is "" after it succeeds.
-    Starts,
-    /// Any other call (getters, parameters, operator registration, ...): a success leaves the
-    /// last error as it was.
-    Keeps,
-}
-
 /// Prefixes a message with the exported function's name.
 pub fn prefix(function: &str, e: FfiError) -> FfiError {
     FfiError { status: e.status, message: format!("{function}: {}", e.message) }
-}
-
-/// Runs `body` on a mutable handle inside [`guard`]: failures go to the handle's slot, prefixed
-/// with `function` (for a NULL handle, to the thread-local channel). See [`Call`].
-///
-/// # Safety
-/// `handle` must be NULL or a live handle used by one thread (the documented contract).
-pub unsafe fn call_mut<H: Handle>(
-    handle: *mut H,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut H::Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: per the function's contract.
-    match unsafe { handle.as_mut() } {
-        Some(h) => {
-            let (slot, inner) = h.parts();
-            if call == Call::Starts {
-                slot.clear();
-            }
-            guard(Some(slot), || body(inner).map_err(|e| prefix(function, e)))
-        }
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
-}
-
-/// As [`call_mut`] for calls that only read the handle (they never clear its last error).
-///
-/// # Safety
-/// As [`call_mut`].
-pub unsafe fn call_ref<H: Handle>(
-    handle: *const H,
-    function: &str,
-    body: impl FnOnce(&H::Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: per the function's contract.
-    match unsafe { handle.as_ref() } {
-        Some(h) => {
-            let (slot, inner) = h.parts_ref();
-            guard(Some(slot), || body(inner).map_err(|e| prefix(function, e)))
-        }
-        None => guard(None, || Err(prefix(function, FfiError::null("solver")))),
-    }
 }
 
 /// Runs an infallible exported body, returning `default` if it panics.

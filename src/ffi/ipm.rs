@@ -13,16 +13,17 @@ use std::ffi::c_char;
 
 use super::alloc;
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
-use super::handle::{free, into_raw};
-use super::message::g;
-use super::status::{FfiError, cts_status};
-use super::view::{
-    RawMatrix, RawVector, copy_out, finite_output, finite_output_matrix, int_slice, output, output_matrix,
+use super::guard::{ErrorSlot, guard_value};
+use super::handle::{
+    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
+    solved, with_mut, with_ref,
 };
+use super::message::{self, g};
+use super::status::{FfiError, cts_status};
+use super::view::{RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, int_slice};
 use crate::block_sparse::BlockSparseLayout;
 use crate::ipm::{
-    ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
+    ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
     SensitivityParameter,
 };
 
@@ -63,15 +64,7 @@ pub struct cts_ipm_solver {
     inner: Inner,
 }
 
-impl Handle for cts_ipm_solver {
-    type Inner = Inner;
-    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
-        (&self.error, &mut self.inner)
-    }
-    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
-        (&self.error, &self.inner)
-    }
-}
+impl_handle!(cts_ipm_solver => Inner);
 
 /// Interior-point parameters (Dojo's `SolverOptions` plus this library's extensions). Fill with
 /// `cts_ipm_parameters_default`, change fields, pass to `cts_ipm_solver_set_parameters`, which
@@ -194,10 +187,6 @@ pub struct cts_ipm_stats {
     /// Engine iteration: Gondzio centrality correctors kept over all iterations; 0 for Dojo's
     /// iteration.
     pub centrality_correctors: i32,
-}
-
-fn saturating_i32(x: usize) -> i32 {
-    i32::try_from(x).unwrap_or(i32::MAX)
 }
 
 impl From<IpmParameters> for cts_ipm_parameters {
@@ -460,11 +449,19 @@ impl Inner {
     }
 
     fn results(&self) -> Result<&IpmSolver, FfiError> {
-        if self.solved {
-            Ok(&self.solver)
-        } else {
-            Err(FfiError::new(cts_status::NoSolution, "no solution: solve the current problem data first"))
-        }
+        solved(self.solved.then_some(&self.solver))
+    }
+
+    /// The state of a clone (`cts_ipm_solver_clone`): parameters and workspace, no data and no
+    /// results. The copy allocates as much as the original's workspace, at most the sizes probed
+    /// for it.
+    fn copy(&self) -> Result<Self, FfiError> {
+        let bytes = self.probed_solve.checked_add(self.probed_sensitivities);
+        alloc::probe(bytes, 1, &mut 0, || "a copy of the workspace".into(), "")?;
+        let mut inner = Inner::new(self.solver.clone());
+        inner.probed_solve = self.probed_solve;
+        inner.probed_sensitivities = self.probed_sensitivities;
+        Ok(inner)
     }
 
     /// Solves the current data from `v0` or from `guess`.
@@ -595,26 +592,6 @@ fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String)
     alloc::probe_doubles(need, probed, what, "use fewer velocities or contacts")
 }
 
-/// Runs `body` on a mutable handle (see [`call_mut`]).
-fn with_mut(
-    solver: *mut cts_ipm_solver,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    unsafe { call_mut(solver, function, call, body) }
-}
-
-fn with_ref(
-    solver: *const cts_ipm_solver,
-    function: &str,
-    body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: as in `with_mut`.
-    unsafe { call_ref(solver, function, body) }
-}
-
 /// Fills `*out` with Dojo's code defaults: rtol 1e-6, btol 1e-4, max_iter 50, max_ls 10, undercut
 /// INFINITY, no_progress_max 3, no_progress_undercut 10, dojo_lagged_kappa 0, fixed_kappa 0,
 /// warm_start 0, newton_solve CTS_IPM_NEWTON_SOLVE_CONDENSED, rvio_floor_in_backtracking 0.
@@ -637,23 +614,14 @@ pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters
 /// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_new(out: *mut *mut cts_ipm_solver) -> cts_status {
-    guard(None, || {
-        if out.is_null() {
-            return Err(FfiError::null("cts_ipm_solver_new: out"));
-        }
-        let handle = cts_ipm_solver { error: ErrorSlot::default(), inner: Inner::new(IpmSolver::default()) };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(handle) };
-        Ok(cts_status::Ok)
-    })
+    handle::new(out, "cts_ipm_solver_new", || Ok(Inner::new(IpmSolver::default())))
 }
 
 /// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug. Ends the borrow
 /// of the problem data.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_free(solver: *mut cts_ipm_solver) {
-    // SAFETY: NULL or a live handle from cts_ipm_solver_new/clone (the contract).
-    guard_value((), || unsafe { free(solver) })
+    handle::free(solver)
 }
 
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
@@ -669,23 +637,7 @@ pub unsafe extern "C" fn cts_ipm_solver_clone(
     solver: *const cts_ipm_solver,
     out: *mut *mut cts_ipm_solver,
 ) -> cts_status {
-    guard(None, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_ipm_solver_clone: solver"))?;
-        if out.is_null() {
-            return Err(FfiError::null("cts_ipm_solver_clone: out"));
-        }
-        // The copy allocates as much as the original's workspace, at most the sizes probed for it.
-        let bytes = h.inner.probed_solve.checked_add(h.inner.probed_sensitivities);
-        alloc::probe(bytes, 1, &mut 0, || "cts_ipm_solver_clone: a copy of the workspace".into(), "")?;
-        let mut inner = Inner::new(h.inner.solver.clone());
-        inner.probed_solve = h.inner.probed_solve;
-        inner.probed_sensitivities = h.inner.probed_sensitivities;
-        let copy = cts_ipm_solver { error: ErrorSlot::default(), inner };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(copy) };
-        Ok(cts_status::Ok)
-    })
+    handle::clone(solver, out, "cts_ipm_solver_clone", Inner::copy)
 }
 
 /// Validates and sets the parameters (copied): each field must lie in the domain documented on
@@ -699,11 +651,8 @@ pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
     solver: *mut cts_ipm_solver,
     p: *const cts_ipm_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_ipm_solver_set_parameters", Call::Keeps, |h| {
-        // SAFETY: NULL or a readable struct (the contract).
-        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
-        h.solver.set_parameters(IpmParameters::try_from(p)?)?;
-        Ok(cts_status::Ok)
+    set_parameters(solver, "cts_ipm_solver_set_parameters", p, |h, p| {
+        Ok(h.solver.set_parameters(IpmParameters::try_from(p)?)?)
     })
 }
 
@@ -755,12 +704,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_parameters(
     solver: *const cts_ipm_solver,
     out: *mut cts_ipm_parameters,
 ) -> cts_status {
-    with_ref(solver, "cts_ipm_solver_get_parameters", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
-        *out = (*h.solver.parameters()).into();
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_ipm_solver_get_parameters", out, |h| Ok((*h.solver.parameters()).into()))
 }
 
 /// Sets the problem of one time step (`docs/ipm.md` §1.2): find the next generalized velocity v
@@ -929,25 +873,6 @@ pub unsafe extern "C" fn cts_ipm_solver_solve_with_guess(
     })
 }
 
-/// Copies one result vector after checking that a solution exists and that `len` is right.
-///
-/// # Safety
-/// `out` NULL or `len` writable doubles.
-unsafe fn copy_result(
-    solver: *const cts_ipm_solver,
-    function: &str,
-    name: &str,
-    out: *mut f64,
-    len: usize,
-    get: impl FnOnce(&IpmSolver) -> &[f64],
-) -> cts_status {
-    with_ref(solver, function, |h| {
-        let values = get(h.results()?);
-        // SAFETY: forwarded contract.
-        unsafe { copy_out(name, out, len, values) }
-    })
-}
-
 /// Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;
 /// `len` must be n.
 ///
@@ -960,8 +885,9 @@ pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |r| r.velocities()) }
+    copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |h| {
+        Ok(h.results()?.velocities())
+    })
 }
 
 /// Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
@@ -974,8 +900,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_impulses(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |r| r.impulses()) }
+    copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |h| Ok(h.results()?.impulses()))
 }
 
 /// Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
@@ -986,8 +911,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |r| r.next_gaps()) }
+    copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |h| Ok(h.results()?.next_gaps()))
 }
 
 /// Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
@@ -995,12 +919,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
 /// handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_num_cone_variables(s: *const cts_ipm_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { s.as_ref() }
-            .filter(|h| h.inner.data.is_some())
-            .map_or(0, |h| ProblemData::cone_variables(&h.inner.models))
-    })
+    read(s, 0, |h| if h.data.is_some() { ProblemData::cone_variables(&h.models) } else { 0 })
 }
 
 /// Copies the raw primal cone variables γ of the last solve (K doubles, see
@@ -1014,8 +933,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_primal(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |r| r.primal()) }
+    copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |h| Ok(h.results()?.primal()))
 }
 
 /// Copies the raw dual cone variables s of the last solve (K doubles, layout of
@@ -1028,8 +946,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_dual(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |r| r.dual()) }
+    copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |h| Ok(h.results()?.dual()))
 }
 
 /// Copies the statistics of the last solve into `*out`.
@@ -1041,12 +958,10 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
     s: *const cts_ipm_solver,
     out: *mut cts_ipm_stats,
 ) -> cts_status {
-    with_ref(s, "cts_ipm_solver_get_stats", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+    get_struct(s, "cts_ipm_solver_get_stats", out, |h| {
         let stats = h.results()?.stats();
         finite_output(STATS_NAME, &stats_values(stats))?;
-        *out = cts_ipm_stats {
+        Ok(cts_ipm_stats {
             status: h.last_status as i32,
             iterations: saturating_i32(stats.iterations),
             rvio: stats.rvio,
@@ -1060,36 +975,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
             momentum_scale: stats.momentum_scale,
             velocity_scale: stats.velocity_scale,
             centrality_correctors: saturating_i32(stats.centrality_correctors),
-        };
-        Ok(cts_status::Ok)
-    })
-}
-
-/// Copies a history: `min(len, count)` entries and its length to `*count`.
-///
-/// # Safety
-/// `out` NULL or `len` writable doubles; `count` NULL or writable.
-unsafe fn copy_history(
-    solver: *const cts_ipm_solver,
-    function: &str,
-    out: *mut f64,
-    len: usize,
-    count: *mut usize,
-    get: impl FnOnce(&IpmSolver) -> &[f64],
-) -> cts_status {
-    with_ref(solver, function, |h| {
-        if count.is_null() {
-            return Err(FfiError::null("count"));
-        }
-        let history = get(h.results()?);
-        let k = len.min(history.len());
-        finite_output("history", &history[..k])?;
-        // SAFETY: NULL only with len 0, else `len >= k` writable doubles (the contract).
-        let out = unsafe { output("out", out, k, k) }?;
-        out.copy_from_slice(&history[..k]);
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *count = history.len() };
-        Ok(cts_status::Ok)
+        })
     })
 }
 
@@ -1106,8 +992,9 @@ pub unsafe extern "C" fn cts_ipm_solver_get_rvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_history(s, "cts_ipm_solver_get_rvio_history", out, len, count, |r| r.rvio_history()) }
+    copy_history(s, "cts_ipm_solver_get_rvio_history", "history", out, len, count, |h| {
+        Ok(h.results()?.rvio_history())
+    })
 }
 
 /// The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
@@ -1119,8 +1006,9 @@ pub unsafe extern "C" fn cts_ipm_solver_get_bvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_history(s, "cts_ipm_solver_get_bvio_history", out, len, count, |r| r.bvio_history()) }
+    copy_history(s, "cts_ipm_solver_get_bvio_history", "history", out, len, count, |h| {
+        Ok(h.results()?.bvio_history())
+    })
 }
 
 /// The κ target chosen in every iteration (N·s·m; iterations entries). As
@@ -1132,8 +1020,9 @@ pub unsafe extern "C" fn cts_ipm_solver_get_kappa_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_history(s, "cts_ipm_solver_get_kappa_history", out, len, count, |r| r.kappa_history()) }
+    copy_history(s, "cts_ipm_solver_get_kappa_history", "history", out, len, count, |h| {
+        Ok(h.results()?.kappa_history())
+    })
 }
 
 /// The accepted step length α of every iteration (iterations entries). As
@@ -1145,8 +1034,9 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_history(s, "cts_ipm_solver_get_alpha_history", out, len, count, |r| r.alpha_history()) }
+    copy_history(s, "cts_ipm_solver_get_alpha_history", "history", out, len, count, |h| {
+        Ok(h.results()?.alpha_history())
+    })
 }
 
 /// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by
@@ -1192,11 +1082,9 @@ pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_i
     })
 }
 
-/// Copies one sensitivity matrix (rows × cols, column-major) into `(out, ld_out)`.
-///
-/// # Safety
-/// `out` NULL or `ld_out*(cols-1)+rows` writable doubles.
-unsafe fn copy_sensitivity(
+/// Copies one sensitivity matrix (rows × cols, column-major) into `(out, ld_out)`: the getters'
+/// body, with `out` as C passed it (NULL or `ld_out*(cols-1)+rows` writable doubles).
+fn copy_sensitivity(
     solver: *const cts_ipm_solver,
     function: &str,
     parameter: i32,
@@ -1223,22 +1111,16 @@ unsafe fn copy_sensitivity(
         }
         let matrix =
             if impulses { solver.impulse_sensitivity(param)? } else { solver.velocity_sensitivity(param)? };
-        let (rows, want) = (matrix.nrows(), matrix.ncols());
+        let want = matrix.ncols();
         if cols != want {
             return Err(FfiError::new(
                 cts_status::DimensionMismatch,
                 format!("cols = {cols}, expected {want} for parameter {parameter}"),
             ));
         }
-        // SAFETY: NULL-checked output of the validated size (the contract).
-        let out = unsafe { output_matrix("out", out, ld_out, rows, cols) }?;
-        finite_output_matrix(if impulses { "impulse sensitivity" } else { "velocity sensitivity" }, &matrix)?;
-        if rows > 0 {
-            for (j, column) in matrix.column_iter().enumerate() {
-                out[j * ld_out..j * ld_out + rows].copy_from_slice(column.as_slice());
-            }
-        }
-        Ok(cts_status::Ok)
+        let name = if impulses { "impulse sensitivity" } else { "velocity sensitivity" };
+        // SAFETY: NULL or a writable buffer of the validated size (the contract).
+        unsafe { copy_out_matrix(Some(name), out, ld_out, &matrix) }
     })
 }
 
@@ -1260,10 +1142,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_velocity_sensitivity(
     ld_out: usize,
     cols: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_sensitivity(s, "cts_ipm_solver_get_velocity_sensitivity", parameter, out, ld_out, cols, false)
-    }
+    copy_sensitivity(s, "cts_ipm_solver_get_velocity_sensitivity", parameter, out, ld_out, cols, false)
 }
 
 /// Copies ∂λ/∂θ, λ = the impulses of `cts_ipm_solver_get_impulses` (3 per contact: normal, t1,
@@ -1281,25 +1160,20 @@ pub unsafe extern "C" fn cts_ipm_solver_get_impulse_sensitivity(
     ld_out: usize,
     cols: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_sensitivity(s, "cts_ipm_solver_get_impulse_sensitivity", parameter, out, ld_out, cols, true)
-    }
+    copy_sensitivity(s, "cts_ipm_solver_get_impulse_sensitivity", parameter, out, ld_out, cols, true)
 }
 
 /// Number of generalized velocities n of the current problem data (0 without data or for a NULL
 /// handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_num_velocities(s: *const cts_ipm_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data).map_or(0, |d| d.n))
+    read(s, 0, |h| h.data.map_or(0, |d| d.n))
 }
 
 /// Number of contacts nc of the current problem data (0 without data or for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_num_contacts(s: *const cts_ipm_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data).map_or(0, |d| d.nc))
+    read(s, 0, |h| h.data.map_or(0, |d| d.nc))
 }
 
 /// Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
@@ -1310,8 +1184,40 @@ pub unsafe extern "C" fn cts_ipm_solver_num_contacts(s: *const cts_ipm_solver) -
 /// handle; never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_solver_last_error(s: *const cts_ipm_solver) -> *const c_char {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+    handle::last_error(s)
+}
+
+impl From<IpmOutcome> for cts_status {
+    fn from(o: IpmOutcome) -> Self {
+        match o {
+            IpmOutcome::Converged => cts_status::Ok,
+            IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
+            IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
+            IpmOutcome::AlmostConverged => cts_status::IpmAlmostConverged,
+            IpmOutcome::Stalled => cts_status::IpmStalled,
+        }
+    }
+}
+
+/// The one mapping from interior-point usage errors to status codes and messages.
+impl From<IpmError> for FfiError {
+    fn from(e: IpmError) -> Self {
+        match e {
+            IpmError::DimensionMismatch { what, expected_rows, expected_cols, rows, cols } => {
+                message::shape(what, (rows, cols), (expected_rows, expected_cols))
+            }
+            IpmError::NonFinite { what, index } => Self::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "{what}: entry {index} (column-major) is not finite: expected finite data (NaN and infinities are rejected)"
+                ),
+            ),
+            IpmError::OutOfRange { what, value, requirement } => message::domain(what, g(value), requirement),
+            e @ IpmError::NoSolution => Self::new(cts_status::NoSolution, e.to_string()),
+            IpmError::Allocation { what, len } => alloc::entries_failed(what, len),
+            IpmError::Blocks(b) => b.into(),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -16,12 +16,12 @@
 use std::ffi::c_char;
 
 use super::alloc;
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
-use super::handle::{free, into_raw};
+use super::guard::{ErrorSlot, guard, guard_value, prefix};
+use super::handle::{self, Call, get_struct, impl_handle, read, set_parameters, with_mut, with_ref};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, finite_output, output};
 use crate::lcp::{
-    LcpOutcome, LcpProblem, LcpResidual, LemkeVariant, MobyLcpParameters, MobyLcpSolver,
+    LcpError, LcpOutcome, LcpProblem, LcpResidual, LemkeVariant, MobyLcpParameters, MobyLcpSolver,
     RegularizationSchedule, UnrevisedLemkeParameters, UnrevisedLemkeSolver, is_solution, moby_zero_tolerance,
     unrevised_zero_tolerance,
 };
@@ -232,15 +232,7 @@ pub struct cts_lcp_solver {
     inner: LcpInner,
 }
 
-impl Handle for cts_lcp_solver {
-    type Inner = LcpInner;
-    fn parts(&mut self) -> (&ErrorSlot, &mut LcpInner) {
-        (&self.error, &mut self.inner)
-    }
-    fn parts_ref(&self) -> (&ErrorSlot, &LcpInner) {
-        (&self.error, &self.inner)
-    }
-}
+impl_handle!(cts_lcp_solver => LcpInner);
 
 #[derive(Clone)]
 #[doc(hidden)]
@@ -344,28 +336,6 @@ impl LcpInner {
     }
 }
 
-/// Runs `body` on a mutable handle (see [`call_mut`]: errno-style last error, messages prefixed
-/// with the function's name).
-fn with_mut(
-    solver: *mut cts_lcp_solver,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut LcpInner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    unsafe { call_mut(solver, function, call, body) }
-}
-
-/// As [`with_mut`] for read-only calls.
-fn with_ref(
-    solver: *const cts_lcp_solver,
-    function: &str,
-    body: impl FnOnce(&LcpInner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: as in `with_mut`.
-    unsafe { call_ref(solver, function, body) }
-}
-
 /// Fills `*out` with Drake's defaults: pivot_tolerance −1 and zero_tolerance −1 (automatic),
 /// lemke_variant `CTS_LCP_LEMKE_VARIANT_DRAKE`, max_pivots 0 and refactor_interval 0 (automatic),
 /// Lemke regularization exponents −20, 1, 1, fast regularization exponents −20, 4, 20,
@@ -388,22 +358,13 @@ pub unsafe extern "C" fn cts_lcp_parameters_default(out: *mut cts_lcp_parameters
 /// `cts_last_error_message()`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_new(out: *mut *mut cts_lcp_solver) -> cts_status {
-    guard(None, || {
-        if out.is_null() {
-            return Err(FfiError::null("cts_lcp_solver_new: out"));
-        }
-        let handle = cts_lcp_solver { error: ErrorSlot::default(), inner: LcpInner::new() };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(handle) };
-        Ok(cts_status::Ok)
-    })
+    handle::new(out, "cts_lcp_solver_new", || Ok(LcpInner::new()))
 }
 
 /// Releases a solver. NULL is a no-op; freeing a handle twice is the caller's bug.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_free(solver: *mut cts_lcp_solver) {
-    // SAFETY: NULL or a live handle from cts_lcp_solver_new/clone (the contract).
-    guard_value((), || unsafe { free(solver) })
+    handle::free(solver)
 }
 
 /// Deep copy of a solver into a new handle `*out` (only on success), e.g. for another thread:
@@ -417,17 +378,7 @@ pub unsafe extern "C" fn cts_lcp_solver_clone(
     solver: *const cts_lcp_solver,
     out: *mut *mut cts_lcp_solver,
 ) -> cts_status {
-    guard(None, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_lcp_solver_clone: solver"))?;
-        if out.is_null() {
-            return Err(FfiError::null("cts_lcp_solver_clone: out"));
-        }
-        let copy = cts_lcp_solver { error: ErrorSlot::default(), inner: h.inner.clone() };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(copy) };
-        Ok(cts_status::Ok)
-    })
+    handle::clone(solver, out, "cts_lcp_solver_clone", |h| Ok(h.clone()))
 }
 
 /// Validates and sets the parameters (copied). Keeps the results of the last solve.
@@ -439,15 +390,13 @@ pub unsafe extern "C" fn cts_lcp_solver_set_parameters(
     solver: *mut cts_lcp_solver,
     p: *const cts_lcp_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_lcp_solver_set_parameters", Call::Keeps, |h| {
-        // SAFETY: NULL or a readable struct (the contract).
-        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+    set_parameters(solver, "cts_lcp_solver_set_parameters", p, |h, p| {
         let params = Parameters::try_from(p)?;
         h.moby.set_parameters(params.moby)?;
         h.unrevised.set_parameters(params.unrevised)?;
         h.params = params;
         h.c_params = *p;
-        Ok(cts_status::Ok)
+        Ok(())
     })
 }
 
@@ -459,12 +408,7 @@ pub unsafe extern "C" fn cts_lcp_solver_get_parameters(
     solver: *const cts_lcp_solver,
     out: *mut cts_lcp_parameters,
 ) -> cts_status {
-    with_ref(solver, "cts_lcp_solver_get_parameters", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
-        *out = h.c_params;
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_lcp_solver_get_parameters", out, |h| Ok(h.c_params))
 }
 
 /// Solves the LCP `w = M z + q, z >= 0, w >= 0, zᵀw = 0` with `algorithm` (a
@@ -551,11 +495,9 @@ pub unsafe extern "C" fn cts_lcp_solver_solve(
     })
 }
 
-/// Copies one result vector of the last solve.
-///
-/// # Safety
-/// `out` NULL or `len` writable doubles.
-unsafe fn copy_result(
+/// Copies z or w of the last solve: the getters' body, with `out` as C passed it (NULL or `len`
+/// writable doubles). Unlike the other solvers' getters it copies a non-finite result too.
+fn copy_solution(
     solver: *const cts_lcp_solver,
     function: &str,
     out: *mut f64,
@@ -565,7 +507,7 @@ unsafe fn copy_result(
     with_ref(solver, function, |h| {
         let (z, w, _) = h.results()?;
         let values = if pick_w { w } else { z };
-        // SAFETY: forwarded contract.
+        // SAFETY: NULL or `len` writable doubles (the contract).
         let out = unsafe { output("out", out, len, values.len()) }?;
         out.copy_from_slice(values);
         // A failed solve's z (e.g. CTS_STATUS_LCP_NON_FINITE_SOLUTION) stays readable, but a
@@ -589,8 +531,7 @@ pub unsafe extern "C" fn cts_lcp_solver_get_z(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_lcp_solver_get_z", out, len, false) }
+    copy_solution(s, "cts_lcp_solver_get_z", out, len, false)
 }
 
 /// Copies w = M z + q (n doubles, with the problem's unregularized M) of the last solve into
@@ -601,8 +542,7 @@ pub unsafe extern "C" fn cts_lcp_solver_get_w(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_lcp_solver_get_w", out, len, true) }
+    copy_solution(s, "cts_lcp_solver_get_w", out, len, true)
 }
 
 /// What the last solve of a `cts_lcp_solver` decided on (`cts_lcp_solver_get_solve_info`). The
@@ -656,15 +596,7 @@ pub unsafe extern "C" fn cts_lcp_solver_get_solve_info(
     solver: *const cts_lcp_solver,
     out: *mut cts_lcp_solve_info,
 ) -> cts_status {
-    with_ref(solver, "cts_lcp_solver_get_solve_info", |h| {
-        if out.is_null() {
-            return Err(FfiError::null("out"));
-        }
-        let info = h.info()?;
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = info };
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_lcp_solver_get_solve_info", out, LcpInner::info)
 }
 
 /// Pivots of the last solve (Drake's `get_num_pivots` / `num_pivots`): Lemke pivots, fast
@@ -672,15 +604,13 @@ pub unsafe extern "C" fn cts_lcp_solver_get_solve_info(
 /// solution, 1 for an accepted unrevised warm start. 0 before any solve or for a NULL handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_num_pivots(s: *const cts_lcp_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.results().ok()).map_or(0, |r| r.2))
+    read(s, 0, |h| h.results().map_or(0, |r| r.2))
 }
 
 /// Size n of the last solved problem (0 before any solve or for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_size(s: *const cts_lcp_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.results().ok()).map_or(0, |r| r.0.len()))
+    read(s, 0, |h| h.results().map_or(0, |r| r.0.len()))
 }
 
 /// Detail of the last failing call on this handle (a usage error or an outcome, e.g.
@@ -691,8 +621,7 @@ pub unsafe extern "C" fn cts_lcp_solver_size(s: *const cts_lcp_solver) -> usize 
 /// handle; never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_solver_last_error(s: *const cts_lcp_solver) -> *const c_char {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+    handle::last_error(s)
 }
 
 /// Drake's `ComputeZeroTolerance(M)` of the algorithm's solver: `n · max|Mᵢⱼ| · 10 eps` for the
@@ -761,6 +690,36 @@ pub unsafe extern "C" fn cts_lcp_is_solution(
         unsafe { *out = i32::from(ok) };
         Ok(cts_status::Ok)
     })
+}
+
+impl From<LcpOutcome> for cts_status {
+    fn from(o: LcpOutcome) -> Self {
+        match o {
+            LcpOutcome::Solved => cts_status::Ok,
+            LcpOutcome::RayTermination => cts_status::LcpRayTermination,
+            LcpOutcome::ZeroToleranceTooLow => cts_status::LcpZeroToleranceTooLow,
+            LcpOutcome::PivotLimit => cts_status::LcpPivotLimit,
+            LcpOutcome::CyclingDetected => cts_status::LcpCyclingDetected,
+            LcpOutcome::LinearSolveFailed => cts_status::LcpLinearSolveFailed,
+            LcpOutcome::NotASolution => cts_status::LcpNotASolution,
+            LcpOutcome::RegularizationFailed => cts_status::LcpRegularizationFailed,
+            LcpOutcome::ResidualTestFailed => cts_status::LcpResidualTestFailed,
+            LcpOutcome::NonFiniteSolution => cts_status::LcpNonFiniteSolution,
+        }
+    }
+}
+
+/// The one mapping from LCP usage errors to status codes.
+impl From<LcpError> for FfiError {
+    fn from(e: LcpError) -> Self {
+        let status = match e {
+            LcpError::DimensionMismatch { .. }
+            | LcpError::WarmStartLength { .. }
+            | LcpError::SolutionLength { .. } => cts_status::DimensionMismatch,
+            LcpError::InvalidParameter(_) | LcpError::NonFinite { .. } => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
 }
 
 #[cfg(test)]

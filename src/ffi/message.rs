@@ -65,6 +65,19 @@ pub fn length(name: &str, got: usize, want: impl fmt::Display) -> FfiError {
     FfiError::new(cts_status::DimensionMismatch, format!("{name} has length {got}, expected {want}"))
 }
 
+/// A shape mismatch of a solver's argument: "`what` is RxC, expected RxC" or, for vectors,
+/// "`what` has length n, expected m".
+pub fn shape(what: &str, got: (usize, usize), want: (usize, usize)) -> FfiError {
+    if got.1 == 1 && want.1 == 1 {
+        length(what, got.0, want.0)
+    } else {
+        FfiError::new(
+            cts_status::DimensionMismatch,
+            format!("{what} is {}x{}, expected {}x{}", got.0, got.1, want.0, want.1),
+        )
+    }
+}
+
 /// A scalar outside its domain: "`name` = `value` is outside its domain: expected `expected`".
 pub fn domain(name: &str, value: impl fmt::Display, expected: &str) -> FfiError {
     FfiError::new(
@@ -96,6 +109,13 @@ pub enum Index {
     Matrix(usize, usize),
 }
 
+impl Index {
+    /// The index of a solver error's offending entry: `at` in a matrix, or `at.0` in a vector.
+    pub fn at(at: (usize, usize), matrix: bool) -> Self {
+        if matrix { Index::Matrix(at.0, at.1) } else { Index::Vector(at.0) }
+    }
+}
+
 impl fmt::Display for Index {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -114,6 +134,15 @@ pub fn non_finite_input(name: &str, at: Index, value: f64) -> FfiError {
             "{name}{at} = {} is not finite: expected finite data (NaN and infinities are rejected)",
             g(value)
         ),
+    )
+}
+
+/// An input entry outside its domain, as a solver reports it: "`what[i]` = -1 is outside its
+/// domain: expected `expected`".
+pub fn invalid_entry(what: &str, at: Index, value: f64, expected: &str) -> FfiError {
+    FfiError::new(
+        cts_status::InvalidArgument,
+        format!("{what}{at} = {} is outside its domain: expected {expected}", g(value)),
     )
 }
 

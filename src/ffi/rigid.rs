@@ -15,16 +15,18 @@ use std::cell::Cell;
 use std::ffi::{c_char, c_void};
 
 use super::alloc;
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value};
-use super::handle::{free, into_raw};
-use super::message::{self, g};
+use super::guard::{ErrorSlot, guard_value};
+use super::handle::{
+    self, Call, copy_result, get_struct, impl_handle, read, set_parameters, with_mut, with_ref,
+};
+use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
 use super::view::{
-    RawMatrix, RawVector, copy_out, finite_input, finite_output, finite_output_matrix, output, output_matrix,
+    RawMatrix, RawVector, copy_out_matrix, finite_input, finite_output, finite_output_matrix, output,
 };
 use crate::rigid::{
     ConstraintAccelProblemData, ConstraintSolver, ConstraintSolverParameters, ConstraintVelProblemData, Dims,
-    InertiaSolve, Operator, RigidOutcome,
+    InertiaSolve, Operator, RigidError, RigidOutcome,
 };
 
 /// A linear operator or inertia solve supplied by the caller: computes `out = A · in` for the
@@ -488,15 +490,7 @@ pub struct cts_rigid_solver {
     inner: RigidInner,
 }
 
-impl Handle for cts_rigid_solver {
-    type Inner = RigidInner;
-    fn parts(&mut self) -> (&ErrorSlot, &mut RigidInner) {
-        (&self.error, &mut self.inner)
-    }
-    fn parts_ref(&self) -> (&ErrorSlot, &RigidInner) {
-        (&self.error, &self.inner)
-    }
-}
+impl_handle!(cts_rigid_solver => RigidInner);
 
 #[doc(hidden)]
 pub struct RigidInner {
@@ -523,6 +517,14 @@ impl RigidInner {
 
     fn vel(&self) -> Result<VelSlot, FfiError> {
         self.vel.ok_or_else(|| no_data("vel"))
+    }
+
+    /// The state of a clone (`cts_rigid_solver_clone`): parameters and workspace, no data and no
+    /// results. The copy allocates as much as the original's workspace, at most the size probed
+    /// for it.
+    fn copy(&self) -> Result<Self, FfiError> {
+        alloc::probe(Some(self.checked), 1, &mut 0, || "a copy of the workspace".into(), "")?;
+        Ok(RigidInner { checked: self.checked, ..RigidInner::new(self.solver.clone()) })
     }
 
     fn results(&self) -> Result<Level, FfiError> {
@@ -572,7 +574,7 @@ impl RigidInner {
     fn finish(
         &mut self,
         level: Level,
-        result: Result<RigidOutcome, crate::rigid::RigidError>,
+        result: Result<RigidOutcome, RigidError>,
         failure: Option<Failure>,
     ) -> Result<cts_status, FfiError> {
         self.results = None;
@@ -601,27 +603,6 @@ impl RigidInner {
             Err(FfiError::new(status, format!("{} (LCP size {n}, {pivots} pivots)", outcome.message())))
         }
     }
-}
-
-/// Runs `body` on a mutable handle (see [`call_mut`]).
-fn with_mut(
-    solver: *mut cts_rigid_solver,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut RigidInner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    unsafe { call_mut(solver, function, call, body) }
-}
-
-/// Runs `body` on a handle read-only (see [`call_ref`]).
-fn with_ref(
-    solver: *const cts_rigid_solver,
-    function: &str,
-    body: impl FnOnce(&RigidInner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: as in `with_mut`.
-    unsafe { call_ref(solver, function, body) }
 }
 
 /// Σ r with an overflow check.
@@ -670,24 +651,14 @@ pub unsafe extern "C" fn cts_rigid_parameters_default(out: *mut cts_rigid_parame
 /// `cts_last_error_message()`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_new(out: *mut *mut cts_rigid_solver) -> cts_status {
-    guard(None, || {
-        if out.is_null() {
-            return Err(FfiError::null("cts_rigid_solver_new: out"));
-        }
-        let handle =
-            cts_rigid_solver { error: ErrorSlot::default(), inner: RigidInner::new(ConstraintSolver::new()) };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(handle) };
-        Ok(cts_status::Ok)
-    })
+    handle::new(out, "cts_rigid_solver_new", || Ok(RigidInner::new(ConstraintSolver::new())))
 }
 
 /// Releases a solver and ends the borrow of its problem data. NULL is a no-op; freeing a handle
 /// twice is the caller's bug.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_free(solver: *mut cts_rigid_solver) {
-    // SAFETY: NULL or a live handle from cts_rigid_solver_new/clone (the contract).
-    guard_value((), || unsafe { free(solver) })
+    handle::free(solver)
 }
 
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on success),
@@ -701,28 +672,7 @@ pub unsafe extern "C" fn cts_rigid_solver_clone(
     solver: *const cts_rigid_solver,
     out: *mut *mut cts_rigid_solver,
 ) -> cts_status {
-    guard(None, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_rigid_solver_clone: solver"))?;
-        if out.is_null() {
-            return Err(FfiError::null("cts_rigid_solver_clone: out"));
-        }
-        // The copy allocates as much as the original's workspace, at most the size probed for it.
-        alloc::probe(
-            Some(h.inner.checked),
-            1,
-            &mut 0,
-            || "cts_rigid_solver_clone: a copy of the workspace".into(),
-            "",
-        )?;
-        let copy = cts_rigid_solver {
-            error: ErrorSlot::default(),
-            inner: RigidInner { checked: h.inner.checked, ..RigidInner::new(h.inner.solver.clone()) },
-        };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(copy) };
-        Ok(cts_status::Ok)
-    })
+    handle::clone(solver, out, "cts_rigid_solver_clone", RigidInner::copy)
 }
 
 /// Validates and sets the parameters (copied). Keeps problem data and results.
@@ -734,11 +684,9 @@ pub unsafe extern "C" fn cts_rigid_solver_set_parameters(
     solver: *mut cts_rigid_solver,
     p: *const cts_rigid_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_parameters", Call::Keeps, |h| {
-        // SAFETY: NULL or a readable struct (the contract).
-        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
+    set_parameters(solver, "cts_rigid_solver_set_parameters", p, |h, p| {
         h.solver.set_parameters(ConstraintSolverParameters::try_from(p)?);
-        Ok(cts_status::Ok)
+        Ok(())
     })
 }
 
@@ -750,12 +698,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_parameters(
     solver: *const cts_rigid_solver,
     out: *mut cts_rigid_parameters,
 ) -> cts_status {
-    with_ref(solver, "cts_rigid_solver_get_parameters", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
-        *out = (*h.solver.parameters()).into();
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_rigid_solver_get_parameters", out, |h| Ok((*h.solver.parameters()).into()))
 }
 
 /// Sets the acceleration-level problem (Drake's `ConstraintAccelProblemData`, forces), all but
@@ -1249,10 +1192,7 @@ pub unsafe extern "C" fn cts_rigid_solver_solve_discretized_problem(
 /// NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_num_constraint_forces(s: *const cts_rigid_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.cf.len())
-    })
+    read(s, 0, |h| h.results.map_or(0, |_| h.cf.len()))
 }
 
 /// Copies the packed constraint forces of the last solve, `cf = [fN | fF | fL | fG]`
@@ -1268,10 +1208,8 @@ pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_ref(s, "cts_rigid_solver_get_constraint_forces", |h| {
-        h.results()?;
-        // SAFETY: NULL or `len` writable doubles (the contract).
-        unsafe { copy_out("cf (packed constraint forces)", out, len, &h.cf) }
+    copy_result(s, "cts_rigid_solver_get_constraint_forces", "cf (packed constraint forces)", out, len, |h| {
+        h.results().map(|_| &h.cf[..])
     })
 }
 
@@ -1280,20 +1218,14 @@ pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
 /// path), without results or for a NULL handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_lcp_size(s: *const cts_rigid_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.solver.lcp_size())
-    })
+    read(s, 0, |h| h.results.map_or(0, |_| h.solver.lcp_size()))
 }
 
 /// Lemke pivots of the last solve's LCP (the total over the regularization attempts of an impact
 /// solve); 0 without results or for a NULL handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_num_pivots(s: *const cts_rigid_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { s.as_ref() }.filter(|h| h.inner.results.is_some()).map_or(0, |h| h.inner.solver.num_pivots())
-    })
+    read(s, 0, |h| h.results.map_or(0, |_| h.solver.num_pivots()))
 }
 
 /// 1 if the last impact solve needed the progressively regularized LCP (its impulses solve a
@@ -1301,12 +1233,7 @@ pub unsafe extern "C" fn cts_rigid_solver_num_pivots(s: *const cts_rigid_solver)
 /// NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_regularization_used(s: *const cts_rigid_solver) -> i32 {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || {
-        unsafe { s.as_ref() }
-            .filter(|h| h.inner.results.is_some())
-            .map_or(0, |h| i32::from(h.inner.solver.regularization_used()))
-    })
+    read(s, 0, |h| h.results.map_or(0, |_| i32::from(h.solver.regularization_used())))
 }
 
 /// Copies the last solve's LCP matrix MM (n×n, n = `cts_rigid_solver_lcp_size`; for the
@@ -1324,44 +1251,8 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_matrix(
 ) -> cts_status {
     with_ref(s, "cts_rigid_solver_get_lcp_matrix", |h| {
         h.results()?;
-        let mm = h.solver.lcp_matrix();
-        let n = mm.nrows();
         // SAFETY: NULL or a writable buffer of the validated size (the contract).
-        let out = unsafe { output_matrix("out", out, ld, n, n) }?;
-        finite_output_matrix("the LCP matrix MM", &mm)?;
-        for j in 0..n {
-            out[j * ld..j * ld + n].copy_from_slice(mm.column(j).as_slice());
-        }
-        Ok(cts_status::Ok)
-    })
-}
-
-/// Which LCP vector a getter copies.
-#[derive(Clone, Copy)]
-enum LcpVector {
-    Q,
-    Z,
-    W,
-}
-
-/// # Safety
-/// `out` NULL or `len` writable doubles.
-unsafe fn copy_lcp_vector(
-    s: *const cts_rigid_solver,
-    function: &str,
-    out: *mut f64,
-    len: usize,
-    which: LcpVector,
-) -> cts_status {
-    with_ref(s, function, |h| {
-        h.results()?;
-        let (name, v) = match which {
-            LcpVector::Q => ("the LCP vector qq", h.solver.lcp_vector()),
-            LcpVector::Z => ("the LCP solution z", h.solver.lcp_z()),
-            LcpVector::W => ("the LCP slack w", h.solver.lcp_w()),
-        };
-        // SAFETY: forwarded contract.
-        unsafe { copy_out(name, out, len, v) }
+        unsafe { copy_out_matrix(Some("the LCP matrix MM"), out, ld, &h.solver.lcp_matrix()) }
     })
 }
 
@@ -1373,8 +1264,9 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_vector(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_vector", out, len, LcpVector::Q) }
+    copy_result(s, "cts_rigid_solver_get_lcp_vector", "the LCP vector qq", out, len, |h| {
+        h.results().map(|_| h.solver.lcp_vector())
+    })
 }
 
 /// Copies the last solve's LCP solution z (n doubles; after CTS_STATUS_RIGID_LCP_UNSOLVABLE the
@@ -1387,8 +1279,9 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_z(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_z", out, len, LcpVector::Z) }
+    copy_result(s, "cts_rigid_solver_get_lcp_z", "the LCP solution z", out, len, |h| {
+        h.results().map(|_| h.solver.lcp_z())
+    })
 }
 
 /// Copies the last solve's `w = MM z + qq` (n doubles). Statuses as for
@@ -1399,8 +1292,9 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_w(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_lcp_vector(s, "cts_rigid_solver_get_lcp_w", out, len, LcpVector::W) }
+    copy_result(s, "cts_rigid_solver_get_lcp_w", "the LCP slack w", out, len, |h| {
+        h.results().map(|_| h.solver.lcp_w())
+    })
 }
 
 /// Runs a post-processing computation on the data of one level: validates `cf` and `out`, runs
@@ -1645,6 +1539,37 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_discr
 /// "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_solver_last_error(s: *const cts_rigid_solver) -> *const c_char {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+    handle::last_error(s)
+}
+
+impl From<RigidOutcome> for cts_status {
+    fn from(o: RigidOutcome) -> Self {
+        match o {
+            RigidOutcome::Solved => cts_status::Ok,
+            RigidOutcome::LcpUnsolvable => cts_status::RigidLcpUnsolvable,
+            RigidOutcome::RegularizedLcpFailed => cts_status::RigidRegularizedLcpFailed,
+        }
+    }
+}
+
+/// The one mapping from rigid constraint-solver usage errors to status codes and messages.
+impl From<RigidError> for FfiError {
+    fn from(e: RigidError) -> Self {
+        let status = match e {
+            RigidError::DimensionMismatch { what, expected, got } => {
+                return message::length(what, got, expected);
+            }
+            RigidError::InvalidEntry { what, index: at, matrix, value, expected } => {
+                return message::invalid_entry(what, Index::at(at, matrix), value, expected);
+            }
+            RigidError::OperatorShape { .. } => cts_status::DimensionMismatch,
+            RigidError::MissingInertiaSolve | RigidError::NoDiscretizedLcp => cts_status::NoProblemData,
+            RigidError::InvalidArgument(_)
+            | RigidError::NotTwoDimensional
+            | RigidError::NormalNotUnit
+            | RigidError::TangentNotUnit
+            | RigidError::NotOrthogonal => cts_status::InvalidArgument,
+        };
+        Self::new(status, e.to_string())
+    }
 }

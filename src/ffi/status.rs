@@ -1,16 +1,11 @@
 //! Status codes (`docs/c_api.md` §2, "Status codes") and the FFI error type.
+//!
+//! The leaf of the C ABI: it imports nothing of `ffi`. Every other ffi module builds on it
+//! (`status` <- [`super::message`] <- [`super::alloc`] <- ...), and each solver's
+//! `From<…Outcome> for cts_status` and `From<…Error> for FfiError` live with that solver's
+//! functions (`ffi/<solver>.rs`), so the chain runs one way.
 
 use std::ffi::{CStr, c_char};
-
-use super::alloc;
-use super::message::{self, Index, g};
-
-use crate::baraff::{BaraffError, BaraffOutcome};
-use crate::block_sparse::BlockSparseError;
-use crate::ipm::{IpmError, IpmOutcome};
-use crate::lcp::{LcpError, LcpOutcome};
-use crate::rigid::{RigidError, RigidOutcome};
-use crate::tamsi::{TamsiError, TamsiOutcome};
 
 /// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
 /// (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
@@ -137,70 +132,6 @@ pub enum cts_status {
     Panic = 199,
 }
 
-impl From<TamsiOutcome> for cts_status {
-    fn from(o: TamsiOutcome) -> Self {
-        match o {
-            TamsiOutcome::Success => cts_status::Ok,
-            TamsiOutcome::MaxIterationsReached => cts_status::MaxIterationsReached,
-            TamsiOutcome::LinearSolverFailed => cts_status::LinearSolverFailed,
-            TamsiOutcome::AlphaSolverFailed => cts_status::AlphaSolverFailed,
-        }
-    }
-}
-
-impl From<LcpOutcome> for cts_status {
-    fn from(o: LcpOutcome) -> Self {
-        match o {
-            LcpOutcome::Solved => cts_status::Ok,
-            LcpOutcome::RayTermination => cts_status::LcpRayTermination,
-            LcpOutcome::ZeroToleranceTooLow => cts_status::LcpZeroToleranceTooLow,
-            LcpOutcome::PivotLimit => cts_status::LcpPivotLimit,
-            LcpOutcome::CyclingDetected => cts_status::LcpCyclingDetected,
-            LcpOutcome::LinearSolveFailed => cts_status::LcpLinearSolveFailed,
-            LcpOutcome::NotASolution => cts_status::LcpNotASolution,
-            LcpOutcome::RegularizationFailed => cts_status::LcpRegularizationFailed,
-            LcpOutcome::ResidualTestFailed => cts_status::LcpResidualTestFailed,
-            LcpOutcome::NonFiniteSolution => cts_status::LcpNonFiniteSolution,
-        }
-    }
-}
-
-impl From<IpmOutcome> for cts_status {
-    fn from(o: IpmOutcome) -> Self {
-        match o {
-            IpmOutcome::Converged => cts_status::Ok,
-            IpmOutcome::MaxIterationsReached => cts_status::IpmMaxIterationsReached,
-            IpmOutcome::NonFiniteStep => cts_status::IpmNonFiniteStep,
-            IpmOutcome::AlmostConverged => cts_status::IpmAlmostConverged,
-            IpmOutcome::Stalled => cts_status::IpmStalled,
-        }
-    }
-}
-
-impl From<RigidOutcome> for cts_status {
-    fn from(o: RigidOutcome) -> Self {
-        match o {
-            RigidOutcome::Solved => cts_status::Ok,
-            RigidOutcome::LcpUnsolvable => cts_status::RigidLcpUnsolvable,
-            RigidOutcome::RegularizedLcpFailed => cts_status::RigidRegularizedLcpFailed,
-        }
-    }
-}
-
-impl From<BaraffOutcome> for cts_status {
-    fn from(o: BaraffOutcome) -> Self {
-        match o {
-            BaraffOutcome::Solved => cts_status::Ok,
-            BaraffOutcome::Inexact => cts_status::BaraffInexact,
-            BaraffOutcome::UnboundedRay { .. } => cts_status::BaraffUnboundedRay,
-            BaraffOutcome::Cycling => cts_status::BaraffCycling,
-            BaraffOutcome::PivotLimit => cts_status::BaraffPivotLimit,
-            BaraffOutcome::IterationLimit => cts_status::BaraffIterationLimit,
-            BaraffOutcome::FrictionlessFallback { .. } => cts_status::BaraffFrictionlessFallback,
-        }
-    }
-}
-
 /// A failed call: its status and the detail recorded for `*_last_error`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{message}")]
@@ -220,199 +151,6 @@ impl FfiError {
     /// `name` was NULL.
     pub fn null(name: &str) -> Self {
         Self::new(cts_status::NullPointer, format!("{name} is NULL; expected a valid pointer"))
-    }
-
-    /// A length mismatch: "`name` has length `got`, expected `want`".
-    pub fn length(name: &str, got: usize, want: usize) -> Self {
-        message::length(name, got, want)
-    }
-}
-
-/// "`what` is RxC, expected RxC" or, for vectors, "`what` has length n, expected m".
-fn shape_message(what: &str, got: (usize, usize), want: (usize, usize)) -> FfiError {
-    if got.1 == 1 && want.1 == 1 {
-        message::length(what, got.0, want.0)
-    } else {
-        FfiError::new(
-            cts_status::DimensionMismatch,
-            format!("{what} is {}x{}, expected {}x{}", got.0, got.1, want.0, want.1),
-        )
-    }
-}
-
-/// The index of a solver error's offending entry.
-fn index(at: (usize, usize), matrix: bool) -> Index {
-    if matrix { Index::Matrix(at.0, at.1) } else { Index::Vector(at.0) }
-}
-
-/// The one mapping from TAMSI usage errors to status codes and messages.
-impl From<TamsiError> for FfiError {
-    fn from(e: TamsiError) -> Self {
-        match e {
-            TamsiError::DimensionMismatch { what, rows, cols, got_rows, got_cols } => {
-                shape_message(what, (got_rows, got_cols), (rows, cols))
-            }
-            TamsiError::InvalidParameter { name, value, domain } => message::domain(name, g(value), domain),
-            TamsiError::InvalidTimeStep(dt) => message::domain("dt", g(dt), "finite and > 0 (s)"),
-            TamsiError::InvalidSize => message::domain("nv", 0, "nv > 0 (resize needs a velocity)"),
-            TamsiError::InvalidEntry { what, index: at, matrix, value, expected } => Self::new(
-                cts_status::InvalidArgument,
-                format!(
-                    "{what}{} = {} is outside its domain: expected {expected}",
-                    index(at, matrix),
-                    g(value)
-                ),
-            ),
-            TamsiError::AllocationFailed { what, elements, element_size } => {
-                alloc::failed(what, elements, element_size)
-            }
-            TamsiError::TooLarge { what, limit } => alloc::too_large(
-                &format!("the problem ({what})"),
-                &format!("the solver's block indices support at most {limit}"),
-            ),
-            e @ TamsiError::WrongCouplingScheme { .. } => {
-                Self::new(cts_status::WrongCouplingScheme, e.to_string())
-            }
-            TamsiError::BlockSparse(e) => e.into(),
-            e @ (TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix) => {
-                Self::new(cts_status::NoSensitivities, e.to_string())
-            }
-            e @ TamsiError::SensitivitiesNotComputed => Self::new(cts_status::NoSolution, e.to_string()),
-            e @ (TamsiError::NotASensitivityParameter { .. } | TamsiError::NonFiniteGradient { .. }) => {
-                Self::new(cts_status::InvalidArgument, e.to_string())
-            }
-            TamsiError::SensitivityAllocation { elements }
-                if !alloc::addressable(elements, alloc::DOUBLE) =>
-            {
-                alloc::too_large("the TAMSI sensitivities", "fewer velocities or contacts would fit")
-            }
-            TamsiError::SensitivityAllocation { elements } => {
-                alloc::failed("TAMSI sensitivities", elements, alloc::DOUBLE)
-            }
-        }
-    }
-}
-
-/// The one mapping from block-sparse structure and value errors to status codes and messages.
-impl From<BlockSparseError> for FfiError {
-    fn from(e: BlockSparseError) -> Self {
-        match e {
-            BlockSparseError::Length { .. } => Self::new(cts_status::DimensionMismatch, e.to_string()),
-            BlockSparseError::NonFinite { what, index, value } => {
-                message::non_finite_input(what, Index::Vector(index), value)
-            }
-            BlockSparseError::Allocation { what, len } => Self::new(
-                cts_status::AllocationFailed,
-                format!("{what}: allocating {len} entries failed; nothing was changed"),
-            ),
-            _ => Self::new(cts_status::InvalidArgument, e.to_string()),
-        }
-    }
-}
-
-/// The one mapping from LCP usage errors to status codes.
-impl From<LcpError> for FfiError {
-    fn from(e: LcpError) -> Self {
-        let status = match e {
-            LcpError::DimensionMismatch { .. }
-            | LcpError::WarmStartLength { .. }
-            | LcpError::SolutionLength { .. } => cts_status::DimensionMismatch,
-            LcpError::InvalidParameter(_) | LcpError::NonFinite { .. } => cts_status::InvalidArgument,
-        };
-        Self::new(status, e.to_string())
-    }
-}
-
-/// The one mapping from interior-point usage errors to status codes and messages.
-impl From<IpmError> for FfiError {
-    fn from(e: IpmError) -> Self {
-        match e {
-            IpmError::DimensionMismatch { what, expected_rows, expected_cols, rows, cols } => {
-                shape_message(what, (rows, cols), (expected_rows, expected_cols))
-            }
-            IpmError::NonFinite { what, index } => Self::new(
-                cts_status::InvalidArgument,
-                format!(
-                    "{what}: entry {index} (column-major) is not finite: expected finite data (NaN and infinities are rejected)"
-                ),
-            ),
-            IpmError::OutOfRange { what, value, requirement } => message::domain(what, g(value), requirement),
-            e @ IpmError::NoSolution => Self::new(cts_status::NoSolution, e.to_string()),
-            IpmError::Allocation { what, len } => Self::new(
-                cts_status::AllocationFailed,
-                format!("{what}: allocating {len} entries failed; nothing was changed"),
-            ),
-            IpmError::Blocks(b) => b.into(),
-        }
-    }
-}
-
-/// The one mapping from rigid constraint-solver usage errors to status codes and messages.
-impl From<RigidError> for FfiError {
-    fn from(e: RigidError) -> Self {
-        let status = match e {
-            RigidError::DimensionMismatch { what, expected, got } => {
-                return message::length(what, got, expected);
-            }
-            RigidError::InvalidEntry { what, index: at, matrix, value, expected } => {
-                return Self::new(
-                    cts_status::InvalidArgument,
-                    format!(
-                        "{what}{} = {} is outside its domain: expected {expected}",
-                        index(at, matrix),
-                        g(value)
-                    ),
-                );
-            }
-            RigidError::OperatorShape { .. } => cts_status::DimensionMismatch,
-            RigidError::MissingInertiaSolve | RigidError::NoDiscretizedLcp => cts_status::NoProblemData,
-            RigidError::InvalidArgument(_)
-            | RigidError::NotTwoDimensional
-            | RigidError::NormalNotUnit
-            | RigidError::TangentNotUnit
-            | RigidError::NotOrthogonal => cts_status::InvalidArgument,
-        };
-        Self::new(status, e.to_string())
-    }
-}
-
-/// The one mapping from Baraff usage errors to status codes and messages.
-impl From<BaraffError> for FfiError {
-    fn from(e: BaraffError) -> Self {
-        let status = match e {
-            BaraffError::DimensionMismatch { what, expected, got } => {
-                return Self::new(
-                    cts_status::DimensionMismatch,
-                    format!("{what}: got {got}, expected {expected}"),
-                );
-            }
-            BaraffError::NonFinite { what, index, value } => {
-                return Self::new(
-                    cts_status::InvalidArgument,
-                    format!(
-                        "{what}: entry {index} (in column-major order) = {} is not finite: expected finite data (NaN and infinities are rejected)",
-                        g(value)
-                    ),
-                );
-            }
-            BaraffError::InvalidParameter { name, value, domain } => {
-                return message::domain(name, g(value), domain);
-            }
-            BaraffError::MassMatrixNotPositiveDefinite { column, pivot } => {
-                return Self::new(
-                    cts_status::InvalidArgument,
-                    format!(
-                        "M is not positive definite: pivot {} in column {column} of its Cholesky factorization; expected a symmetric positive definite mass matrix",
-                        g(pivot)
-                    ),
-                );
-            }
-            BaraffError::UnknownRowKind { .. }
-            | BaraffError::InvalidRow { .. }
-            | BaraffError::UnsupportedRowKind { .. }
-            | BaraffError::WrongLevel { .. } => cts_status::InvalidArgument,
-        };
-        Self::new(status, e.to_string())
     }
 }
 
@@ -465,6 +203,11 @@ pub extern "C" fn cts_status_string(status: i32) -> *const c_char {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::baraff::BaraffOutcome;
+    use crate::ipm::IpmOutcome;
+    use crate::lcp::LcpOutcome;
+    use crate::rigid::RigidOutcome;
+    use crate::tamsi::TamsiOutcome;
 
     /// Every Rust outcome's `code()` is the C status its conversion gives (issue 23 item 5).
     #[test]

@@ -8,11 +8,14 @@ use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::alloc::{self, DOUBLE};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{Call, ErrorSlot, Handle, call_mut, call_ref, guard, guard_value, prefix};
-use super::handle::{free, into_raw};
-use super::message::{self, g};
+use super::guard::{ErrorSlot, guard, guard_value, prefix};
+use super::handle::{
+    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
+    solved, with_mut,
+};
+use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, copy_out, finite_output, output, output_matrix};
+use super::view::{RawMatrix, RawVector, finite_output, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
 use crate::tamsi::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
@@ -30,15 +33,7 @@ pub struct cts_tamsi_solver {
     inner: Inner,
 }
 
-impl Handle for cts_tamsi_solver {
-    type Inner = Inner;
-    fn parts(&mut self) -> (&ErrorSlot, &mut Inner) {
-        (&self.error, &mut self.inner)
-    }
-    fn parts_ref(&self) -> (&ErrorSlot, &Inner) {
-        (&self.error, &self.inner)
-    }
-}
+impl_handle!(cts_tamsi_solver => Inner);
 
 #[doc(hidden)]
 pub struct Inner {
@@ -97,7 +92,7 @@ impl From<TamsiParameters> for cts_tamsi_parameters {
     fn from(p: TamsiParameters) -> Self {
         Self {
             stiction_tolerance: p.stiction_tolerance,
-            max_iterations: i32::try_from(p.max_iterations).unwrap_or(i32::MAX),
+            max_iterations: saturating_i32(p.max_iterations),
             relative_tolerance: p.relative_tolerance,
             theta_max: p.theta_max,
         }
@@ -318,11 +313,7 @@ impl Inner {
     }
 
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
-        if self.solved {
-            Ok(&self.solver)
-        } else {
-            Err(FfiError::new(cts_status::NoSolution, "no solution: solve the current problem data first"))
-        }
+        solved(self.solved.then_some(&self.solver))
     }
 }
 
@@ -346,27 +337,6 @@ fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiE
     }
 }
 
-/// Runs `body` on a mutable handle (see [`call_mut`]).
-fn with_mut(
-    solver: *mut cts_tamsi_solver,
-    function: &str,
-    call: Call,
-    body: impl FnOnce(&mut Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: `solver` is NULL or a live handle used by one thread (the documented contract).
-    unsafe { call_mut(solver, function, call, body) }
-}
-
-/// Runs `body` on a handle read-only (see [`call_ref`]).
-fn with_ref(
-    solver: *const cts_tamsi_solver,
-    function: &str,
-    body: impl FnOnce(&Inner) -> Result<cts_status, FfiError>,
-) -> cts_status {
-    // SAFETY: as in `with_mut`.
-    unsafe { call_ref(solver, function, body) }
-}
-
 /// Fills `*out` with Drake's defaults: stiction_tolerance 1e-4 m/s, max_iterations 100,
 /// relative_tolerance 1e-2, theta_max pi/3 rad. NULL-safe (does nothing).
 #[unsafe(no_mangle)]
@@ -388,16 +358,8 @@ pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parame
 /// in `cts_last_error_message()`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_new(nv: usize, out: *mut *mut cts_tamsi_solver) -> cts_status {
-    guard(None, || {
-        if out.is_null() {
-            return Err(FfiError::null("cts_tamsi_solver_new: out"));
-        }
-        check_allocatable(nv).map_err(|e| prefix("cts_tamsi_solver_new", e))?;
-        let handle =
-            cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(TamsiSolver::new(nv)) };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(handle) };
-        Ok(cts_status::Ok)
+    handle::new(out, "cts_tamsi_solver_new", || {
+        check_allocatable(nv).map(|()| Inner::new(TamsiSolver::new(nv)))
     })
 }
 
@@ -416,8 +378,7 @@ fn check_allocatable(nv: usize) -> Result<(), FfiError> {
 /// borrow of the problem data.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_free(solver: *mut cts_tamsi_solver) {
-    // SAFETY: NULL or a live handle from cts_tamsi_solver_new/clone (the contract).
-    guard_value((), || unsafe { free(solver) })
+    handle::free(solver)
 }
 
 /// Deep copy of a solver's parameters and workspace into a new handle `*out` (only on
@@ -432,20 +393,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_clone(
     solver: *const cts_tamsi_solver,
     out: *mut *mut cts_tamsi_solver,
 ) -> cts_status {
-    guard(None, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let h = unsafe { solver.as_ref() }.ok_or_else(|| FfiError::null("cts_tamsi_solver_clone: solver"))?;
-        if out.is_null() {
-            return Err(FfiError::null("cts_tamsi_solver_clone: out"));
-        }
-        // The copy allocates as much as the original: its nv² matrices at least.
-        check_allocatable(h.inner.solver.num_velocities())
-            .map_err(|e| prefix("cts_tamsi_solver_clone", e))?;
-        let copy =
-            cts_tamsi_solver { error: ErrorSlot::default(), inner: Inner::new(h.inner.solver.clone()) };
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *out = into_raw(copy) };
-        Ok(cts_status::Ok)
+    // The copy allocates as much as the original: its nv² matrices at least.
+    handle::clone(solver, out, "cts_tamsi_solver_clone", |h| {
+        check_allocatable(h.solver.num_velocities()).map(|()| Inner::new(h.solver.clone()))
     })
 }
 
@@ -476,11 +426,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_parameters(
     solver: *mut cts_tamsi_solver,
     p: *const cts_tamsi_parameters,
 ) -> cts_status {
-    with_mut(solver, "cts_tamsi_solver_set_parameters", Call::Keeps, |h| {
-        // SAFETY: NULL or a readable struct (the contract).
-        let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
-        h.solver.set_parameters(TamsiParameters::try_from(p)?)?;
-        Ok(cts_status::Ok)
+    set_parameters(solver, "cts_tamsi_solver_set_parameters", p, |h, p| {
+        Ok(h.solver.set_parameters(TamsiParameters::try_from(p)?)?)
     })
 }
 
@@ -492,12 +439,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_parameters(
     solver: *const cts_tamsi_solver,
     out: *mut cts_tamsi_parameters,
 ) -> cts_status {
-    with_ref(solver, "cts_tamsi_solver_get_parameters", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
-        *out = (*h.solver.parameters()).into();
-        Ok(cts_status::Ok)
-    })
+    get_struct(solver, "cts_tamsi_solver_get_parameters", out, |h| Ok((*h.solver.parameters()).into()))
 }
 
 /// Sets one-way coupled problem data (Drake's `SetOneWayCoupledProblemData`, Eq. 3):
@@ -732,26 +674,6 @@ fn check_outputs(s: &TamsiSolver) -> Result<(), FfiError> {
     finite_output("residuals", &s.iteration_stats().residuals)
 }
 
-/// Copies one result vector (`name` in messages) after checking that a solution exists, that
-/// `len` is right and that every value is finite.
-///
-/// # Safety
-/// `out` NULL or `len` writable doubles.
-unsafe fn copy_result(
-    solver: *const cts_tamsi_solver,
-    function: &str,
-    name: &str,
-    out: *mut f64,
-    len: usize,
-    get: impl FnOnce(&TamsiSolver) -> &[f64],
-) -> cts_status {
-    with_ref(solver, function, |h| {
-        let values = get(h.results()?);
-        // SAFETY: forwarded contract.
-        unsafe { copy_out(name, out, len, values) }
-    })
-}
-
 /// Copies the generalized velocities v (nv doubles; m/s or rad/s) of the last solve into `out`;
 /// `len` must be nv.
 ///
@@ -765,12 +687,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |r| {
-            r.generalized_velocities()
-        })
-    }
+    copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |h| {
+        Ok(h.results()?.generalized_velocities())
+    })
 }
 
 /// Copies the normal velocities vn = Jn v (nc doubles; m/s, positive when separating).
@@ -781,10 +700,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |r| r.normal_velocities())
-    }
+    copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |h| {
+        Ok(h.results()?.normal_velocities())
+    })
 }
 
 /// Copies the tangential velocities vt = Jt v (2nc doubles, two per contact; m/s).
@@ -795,12 +713,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_tangential_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |r| {
-            r.tangential_velocities()
-        })
-    }
+    copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |h| {
+        Ok(h.results()?.tangential_velocities())
+    })
 }
 
 /// Copies the normal forces fn (nc doubles; N): the input (one-way) or the compliant law at v
@@ -811,8 +726,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |r| r.normal_forces()) }
+    copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |h| Ok(h.results()?.normal_forces()))
 }
 
 /// Copies the friction forces ft (2nc doubles, two per contact; N).
@@ -823,8 +737,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe { copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |r| r.friction_forces()) }
+    copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |h| {
+        Ok(h.results()?.friction_forces())
+    })
 }
 
 /// Copies the generalized friction forces τ_f = Jtᵀ ft (nv doubles; N or N·m).
@@ -835,12 +750,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |r| {
-            r.generalized_friction_forces()
-        })
-    }
+    copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |h| {
+        Ok(h.results()?.generalized_friction_forces())
+    })
 }
 
 /// Copies the generalized contact forces τ = Jtᵀ ft + Jnᵀ fn (nv doubles; N or N·m; forces,
@@ -852,12 +764,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    // SAFETY: forwarded contract.
-    unsafe {
-        copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |r| {
-            r.generalized_contact_forces()
-        })
-    }
+    copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |h| {
+        Ok(h.results()?.generalized_contact_forces())
+    })
 }
 
 /// Copies the statistics of the last solve into `*out`.
@@ -869,17 +778,14 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_iteration_stats(
     s: *const cts_tamsi_solver,
     out: *mut cts_tamsi_iteration_stats,
 ) -> cts_status {
-    with_ref(s, "cts_tamsi_solver_get_iteration_stats", |h| {
-        // SAFETY: NULL or a writable struct (the contract).
-        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("out"))?;
+    get_struct(s, "cts_tamsi_solver_get_iteration_stats", out, |h| {
         let stats = h.results()?.iteration_stats();
         // NaN is the documented value of an empty history; a non-finite entry is not.
         finite_output("residuals", stats.residuals.last().map(std::slice::from_ref).unwrap_or(&[]))?;
-        *out = cts_tamsi_iteration_stats {
-            num_iterations: i32::try_from(stats.num_iterations).unwrap_or(i32::MAX),
+        Ok(cts_tamsi_iteration_stats {
+            num_iterations: saturating_i32(stats.num_iterations),
             vt_residual: stats.vt_residual(),
-        };
-        Ok(cts_status::Ok)
+        })
     })
 }
 
@@ -896,34 +802,21 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    with_ref(s, "cts_tamsi_solver_get_residuals", |h| {
-        if count.is_null() {
-            return Err(FfiError::null("count"));
-        }
-        let residuals = &h.results()?.iteration_stats().residuals;
-        let n = len.min(residuals.len());
-        finite_output("residuals", &residuals[..n])?;
-        // SAFETY: NULL only with len 0, else `len >= n` writable doubles (the contract).
-        let out = unsafe { output("out", out, n, n) }?;
-        out.copy_from_slice(&residuals[..n]);
-        // SAFETY: non-NULL and writable (the contract).
-        unsafe { *count = residuals.len() };
-        Ok(cts_status::Ok)
+    copy_history(s, "cts_tamsi_solver_get_residuals", "residuals", out, len, count, |h| {
+        Ok(&h.results()?.iteration_stats().residuals)
     })
 }
 
 /// Number of generalized velocities of the solver (0 for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_num_velocities(s: *const cts_tamsi_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.map_or(0, |h| h.inner.solver.num_velocities()))
+    read(s, 0, |h| h.solver.num_velocities())
 }
 
 /// Number of contacts of the current problem data (0 without data or for a NULL handle).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_num_contacts(s: *const cts_tamsi_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.and_then(|h| h.inner.data.as_ref()).map_or(0, |d| d.nc))
+    read(s, 0, |h| h.data.as_ref().map_or(0, |d| d.nc))
 }
 
 /// Contacts the solver's per-contact workspace holds (Drake's workspace capacity, which its
@@ -932,8 +825,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_num_contacts(s: *const cts_tamsi_solve
 /// at the solve that first needs it (Drake: at the set call). 0 for a NULL handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_contact_capacity(s: *const cts_tamsi_solver) -> usize {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(0, || unsafe { s.as_ref() }.map_or(0, |h| h.inner.solver.contact_capacity()))
+    read(s, 0, |h| h.solver.contact_capacity())
 }
 
 /// Detail of the last failing call on this handle (a usage error or a solver outcome, e.g.
@@ -945,8 +837,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_contact_capacity(s: *const cts_tamsi_s
 /// never NULL (also "" for a NULL handle); not to be freed.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_last_error(s: *const cts_tamsi_solver) -> *const c_char {
-    // SAFETY: NULL or a live handle (the contract).
-    guard_value(c"".as_ptr(), || unsafe { s.as_ref() }.map_or(c"".as_ptr(), |h| h.error.as_ptr()))
+    handle::last_error(s)
 }
 
 /// Drake's `internal::TalsLimiter::CalcAlpha` for one contact: the step factor α in (0, 1] for
@@ -1068,6 +959,60 @@ pub unsafe extern "C" fn cts_tamsi_solver_calc_jacobian(
         }
         Ok(cts_status::Ok)
     })
+}
+
+impl From<TamsiOutcome> for cts_status {
+    fn from(o: TamsiOutcome) -> Self {
+        match o {
+            TamsiOutcome::Success => cts_status::Ok,
+            TamsiOutcome::MaxIterationsReached => cts_status::MaxIterationsReached,
+            TamsiOutcome::LinearSolverFailed => cts_status::LinearSolverFailed,
+            TamsiOutcome::AlphaSolverFailed => cts_status::AlphaSolverFailed,
+        }
+    }
+}
+
+/// The one mapping from TAMSI usage errors to status codes and messages.
+impl From<TamsiError> for FfiError {
+    fn from(e: TamsiError) -> Self {
+        match e {
+            TamsiError::DimensionMismatch { what, rows, cols, got_rows, got_cols } => {
+                message::shape(what, (got_rows, got_cols), (rows, cols))
+            }
+            TamsiError::InvalidParameter { name, value, domain } => message::domain(name, g(value), domain),
+            TamsiError::InvalidTimeStep(dt) => message::domain("dt", g(dt), "finite and > 0 (s)"),
+            TamsiError::InvalidSize => message::domain("nv", 0, "nv > 0 (resize needs a velocity)"),
+            TamsiError::InvalidEntry { what, index: at, matrix, value, expected } => {
+                message::invalid_entry(what, Index::at(at, matrix), value, expected)
+            }
+            TamsiError::AllocationFailed { what, elements, element_size } => {
+                alloc::failed(what, elements, element_size)
+            }
+            TamsiError::TooLarge { what, limit } => alloc::too_large(
+                &format!("the problem ({what})"),
+                &format!("the solver's block indices support at most {limit}"),
+            ),
+            e @ TamsiError::WrongCouplingScheme { .. } => {
+                Self::new(cts_status::WrongCouplingScheme, e.to_string())
+            }
+            TamsiError::BlockSparse(e) => e.into(),
+            e @ (TamsiError::NoSensitivities { .. } | TamsiError::SingularNewtonMatrix) => {
+                Self::new(cts_status::NoSensitivities, e.to_string())
+            }
+            e @ TamsiError::SensitivitiesNotComputed => Self::new(cts_status::NoSolution, e.to_string()),
+            e @ (TamsiError::NotASensitivityParameter { .. } | TamsiError::NonFiniteGradient { .. }) => {
+                Self::new(cts_status::InvalidArgument, e.to_string())
+            }
+            TamsiError::SensitivityAllocation { elements }
+                if !alloc::addressable(elements, alloc::DOUBLE) =>
+            {
+                alloc::too_large("the TAMSI sensitivities", "fewer velocities or contacts would fit")
+            }
+            TamsiError::SensitivityAllocation { elements } => {
+                alloc::failed("TAMSI sensitivities", elements, alloc::DOUBLE)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -226,6 +226,32 @@ pub unsafe fn copy_out(
     Ok(cts_status::Ok)
 }
 
+/// The getters' copy of a matrix: checks `(out, ld)` for the shape of `values` and, with a
+/// `name`, that every value is finite, then copies the columns (rows `rows..ld` untouched).
+/// Nothing is written on error.
+///
+/// # Safety
+/// `out` must be NULL or point to `ld*(cols-1)+rows` writable doubles that overlap no input.
+pub unsafe fn copy_out_matrix(
+    name: Option<&str>,
+    out: *mut f64,
+    ld: usize,
+    values: &DMatrixView<'_, f64>,
+) -> Result<cts_status, FfiError> {
+    let (rows, cols) = values.shape();
+    // SAFETY: forwarded contract.
+    let out = unsafe { output_matrix("out", out, ld, rows, cols) }?;
+    if let Some(name) = name {
+        finite_output_matrix(name, values)?;
+    }
+    if rows > 0 {
+        for (j, column) in values.column_iter().enumerate() {
+            out[j * ld..j * ld + rows].copy_from_slice(column.as_slice());
+        }
+    }
+    Ok(cts_status::Ok)
+}
+
 /// Checks an output buffer `(out, len)` that must hold exactly `want` doubles and returns it as
 /// a slice. Nothing is written here.
 ///
@@ -237,17 +263,34 @@ pub unsafe fn output<'a>(
     len: usize,
     want: usize,
 ) -> Result<&'a mut [f64], FfiError> {
+    // SAFETY: forwarded contract.
+    unsafe { output_of(name, out, len, want, "writable doubles") }
+}
+
+/// As [`output`] for elements of type `T`, `unit` naming them in messages.
+///
+/// # Safety
+/// `out` must be NULL or point to `len` writable `T`s that overlap no input.
+unsafe fn output_of<'a, T>(
+    name: &str,
+    out: *mut T,
+    len: usize,
+    want: usize,
+    unit: &str,
+) -> Result<&'a mut [T], FfiError> {
     if len != want {
-        return Err(FfiError::length(name, len, want));
+        return Err(message::length(name, len, want));
     }
-    addressable(len).ok_or_else(|| too_large(name, len, 1, len))?;
+    if !fits(len, std::mem::size_of::<T>()) {
+        return Err(too_large(name, len, 1, len));
+    }
     if want == 0 {
         return Ok(&mut []);
     }
     if out.is_null() {
-        return Err(null_with_len(name, len, "writable doubles"));
+        return Err(null_with_len(name, len, unit));
     }
-    // SAFETY: non-NULL with `len` writable doubles, per the contract.
+    // SAFETY: non-NULL with `len` writable elements, per the contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
 }
 
@@ -336,20 +379,8 @@ pub unsafe fn output_int<'a>(
     len: usize,
     want: usize,
 ) -> Result<&'a mut [i32], FfiError> {
-    if len != want {
-        return Err(FfiError::length(name, len, want));
-    }
-    if !fits(len, std::mem::size_of::<i32>()) {
-        return Err(too_large(name, len, 1, len));
-    }
-    if want == 0 {
-        return Ok(&mut []);
-    }
-    if out.is_null() {
-        return Err(null_with_len(name, len, "writable int32_t values"));
-    }
-    // SAFETY: non-NULL with `len` writable int32_t values, per the contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
+    // SAFETY: forwarded contract.
+    unsafe { output_of(name, out, len, want, "writable int32_t values") }
 }
 
 #[cfg(test)]

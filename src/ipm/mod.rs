@@ -47,8 +47,10 @@
 mod cone;
 mod error;
 mod form;
+mod iteration;
 mod model;
 mod newton;
+mod outcome;
 mod parameters;
 mod problem;
 mod regularization;
@@ -56,8 +58,10 @@ mod sensitivity;
 mod solver;
 
 pub use error::IpmError;
+pub use iteration::IpmWorkspace;
 pub use model::ContactModel;
+pub use outcome::{IpmOutcome, IpmStats};
 pub use parameters::{IpmParameters, NewtonSolve};
 pub use problem::{IpmData, IpmProblem};
 pub use sensitivity::SensitivityParameter;
-pub use solver::{IpmOutcome, IpmSolver, IpmStats, IpmWorkspace};
+pub use solver::IpmSolver;

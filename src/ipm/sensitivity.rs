@@ -9,8 +9,8 @@
 use nalgebra::DMatrixView;
 
 use super::form::{BlockForm, DenseForm, Form};
+use super::iteration::{IpmWorkspace, check_block_newton_solve, system_data};
 use super::newton::SystemData;
-use super::solver::{IpmWorkspace, check_block_newton_solve, system_data};
 use super::{ContactModel, IpmData, IpmError, IpmProblem, IpmSolver, NewtonSolve};
 use crate::linalg::grow;
 
@@ -38,18 +38,6 @@ impl SensitivityParameter {
     pub fn from_code(code: i32) -> Option<Self> {
         Self::ALL.get(usize::try_from(code).ok()?).copied()
     }
-}
-
-/// Grow-only storage of the sensitivity matrices (column-major).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Sensitivities {
-    pub valid: bool,
-    /// `∂v/∂θ` per parameter: n × cols.
-    dv: [Vec<f64>; 4],
-    /// `∂λ/∂θ` per parameter (λ = local impulses, 3 per contact): 3nc × cols.
-    dl: [Vec<f64>; 4],
-    cols: [usize; 4],
-    rhs: Vec<f64>,
 }
 
 impl IpmSolver {

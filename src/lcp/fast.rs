@@ -13,7 +13,8 @@
 
 use crate::linalg::PartialPivLu;
 
-use super::problem::{LcpOutcome, above_neg_tol, argmin};
+use super::LcpOutcome;
+use super::problem::{above_neg_tol, argmin};
 
 /// Grow-only storage of the principal pivoting solver.
 #[derive(Debug, Clone, Default)]

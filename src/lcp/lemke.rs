@@ -55,7 +55,8 @@
 
 use crate::linalg::{BasisInverse, PartialPivLu};
 
-use super::problem::{EPS, LcpOutcome, argmin};
+use super::LcpOutcome;
+use super::problem::{EPS, argmin};
 
 /// Which pivoting rules [`crate::lcp::MobyLcpSolver`]'s Lemke follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

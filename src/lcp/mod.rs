@@ -28,20 +28,29 @@
 //!
 //! Outcomes are values ([`LcpOutcome`], C status codes 0, 10–16 and 27–28); usage errors are
 //! [`LcpError`]. Results stay in the solver and are read with `z()`, `w()`, `num_pivots()`.
+//!
+//! Files: `solver.rs` holds [`MobyLcpSolver`] (over `lemke.rs` and `fast.rs`);
+//! [`UnrevisedLemkeSolver`]'s methods are its algorithm, so it lives in its own `unrevised.rs`.
 
+mod error;
 mod fast;
 mod lemke;
-mod moby;
+mod outcome;
+mod parameters;
 mod problem;
+mod solver;
 mod unrevised;
 
+pub use error::LcpError;
 pub use lemke::LemkeVariant;
-pub use moby::{
-    MAX_REGULARIZATION_EXPONENT, MAX_REGULARIZATION_ROUNDS, MobyLcpParameters, MobyLcpSolver,
-    RegularizationSchedule,
+pub use outcome::LcpOutcome;
+pub use parameters::{
+    MAX_REGULARIZATION_EXPONENT, MAX_REGULARIZATION_ROUNDS, MobyLcpParameters, RegularizationSchedule,
+    UnrevisedLemkeParameters,
 };
 pub use problem::{
-    DEFAULT_RESIDUAL_TOLERANCE, LcpError, LcpOutcome, LcpProblem, LcpResidual, is_solution,
-    moby_pivot_tolerance, moby_zero_tolerance, residual_test, unrevised_zero_tolerance,
+    DEFAULT_RESIDUAL_TOLERANCE, LcpProblem, LcpResidual, is_solution, moby_pivot_tolerance,
+    moby_zero_tolerance, residual_test, unrevised_zero_tolerance,
 };
-pub use unrevised::{UnrevisedLemkeParameters, UnrevisedLemkeSolver};
+pub use solver::MobyLcpSolver;
+pub use unrevised::UnrevisedLemkeSolver;

@@ -1,8 +1,10 @@
-//! What every LCP solver of [`crate::lcp`] shares: the problem view, the usage-error enum, the
-//! outcome enum with its status codes, the residual test every answer passes before it is called
-//! solved, the tolerances of `docs/rigid.md` §8.1/§9.4 and the numerical helpers of §8.6.
+//! What every LCP solver of [`crate::lcp`] shares: the problem view, the residual test every
+//! answer passes before it is called solved, the tolerances of `docs/rigid.md` §8.1/§9.4 and the
+//! numerical helpers of §8.6.
 
 use nalgebra::{DMatrixView, DVectorView};
+
+use super::{LcpError, LcpOutcome};
 
 /// A linear complementarity problem `w = M z + q`, `z ≥ 0`, `w ≥ 0`, `zᵀw = 0`, borrowed.
 ///
@@ -46,128 +48,6 @@ impl<'a> LcpProblem<'a> {
     /// Problem size `n`.
     pub fn dim(&self) -> usize {
         self.q.len()
-    }
-}
-
-/// Usage errors of the LCP solvers (C ABI: status 101/102).
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum LcpError {
-    /// `M` is not `n×n` with `n = q.len()`.
-    #[error("M's dimensions ({rows}×{cols}) do not match that of q (length {q})")]
-    DimensionMismatch {
-        /// Rows of M.
-        rows: usize,
-        /// Columns of M.
-        cols: usize,
-        /// Length of q.
-        q: usize,
-    },
-    /// A warm-start vector whose length is not `n`.
-    #[error("warm-start z has length {got}, expected {expected}")]
-    WarmStartLength {
-        /// Given length.
-        got: usize,
-        /// Problem size.
-        expected: usize,
-    },
-    /// A solution vector (e.g. for [`residual_test`]) whose length is not `n`.
-    #[error("z has length {got}, expected {expected}")]
-    SolutionLength {
-        /// Given length.
-        got: usize,
-        /// Problem size.
-        expected: usize,
-    },
-    /// A parameter outside its domain (the message names it, its value and the domain).
-    #[error("invalid parameter: {0}")]
-    InvalidParameter(String),
-    /// A NaN or ±inf entry in the problem data (C ABI: `CTS_STATUS_INVALID_ARGUMENT`).
-    #[error("{argument}{} = {value}, expected a finite value", index(*row, *col))]
-    NonFinite {
-        /// `"M"` or `"q"`.
-        argument: &'static str,
-        /// Row of the entry.
-        row: usize,
-        /// Column of the entry (`None` for a vector).
-        col: Option<usize>,
-        /// The entry.
-        value: f64,
-    },
-}
-
-fn index(row: usize, col: Option<usize>) -> String {
-    match col {
-        Some(c) => format!("[{row}, {c}]"),
-        None => format!("[{row}]"),
-    }
-}
-
-/// How an LCP solve ended. A returned value, not an error: the solver's `z()` then holds the
-/// zero vector (Drake's convention, PR #6947) unless stated otherwise.
-///
-/// Status codes for the C ABI: `Solved` is `CTS_STATUS_OK` (0); the failures use the ranges
-/// 10–16 (Drake's failures) and 27–28 (answers that fail this crate's check), inside the 4–99
-/// range `docs/c_api.md` reserves for solver outcomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(i32)]
-pub enum LcpOutcome {
-    /// The algorithm reported success **and** the returned z passed the residual test
-    /// ([`LcpResidual`]); with `drake_compatible_verdict` set, only the former (Drake's verdict)
-    /// and a finite z.
-    Solved = 0,
-    /// Lemke: no blocking variable for the entering column (ray termination, §8.2 step 5.4,
-    /// §9.3 "unblocked").
-    RayTermination = 10,
-    /// Moby Lemke: the Harris ratio test left no candidate ("zero tolerance too low", §8.2 5.5).
-    ZeroToleranceTooLow = 11,
-    /// The pivot / iteration limit was reached (Moby Lemke: `min(1000, 50n)`, Fast: `2n`,
-    /// unrevised: `50n`).
-    PivotLimit = 12,
-    /// Unrevised Lemke: its cycling counter ran out of tied candidates (§9.3 step 3).
-    CyclingDetected = 13,
-    /// Unrevised Lemke: a basis solve failed its residual check (§9.2).
-    LinearSolveFailed = 14,
-    /// Unrevised Lemke: the artificial variable left but `IsSolution` rejected the result
-    /// (§9.4 step 7.3).
-    NotASolution = 15,
-    /// A regularized wrapper tried every shift without an accepted solution (§8.3 step 5).
-    /// Moby's regularized wrappers leave the last attempt's `z` in place.
-    RegularizationFailed = 16,
-    /// The algorithm reported success (Drake would return `true`) but the returned z failed the
-    /// residual test ([`LcpResidual`]); z and w stay readable. A regularized wrapper returns it
-    /// when the z it accepted for `M + 10ᵉ I` is not a solution of the LCP with `M`.
-    ResidualTestFailed = 27,
-    /// The algorithm reported success but z (or `w = M z + q`) has a NaN or ±inf entry (e.g.
-    /// "fast" on a singular principal block). Never `Solved`, whatever the verdict flag; z and w
-    /// stay readable.
-    NonFiniteSolution = 28,
-}
-
-impl LcpOutcome {
-    /// The C ABI status code (see the type's docs).
-    pub fn code(self) -> i32 {
-        self as i32
-    }
-
-    /// `true` for [`LcpOutcome::Solved`].
-    pub fn is_solved(self) -> bool {
-        self == LcpOutcome::Solved
-    }
-
-    /// A static description.
-    pub fn message(self) -> &'static str {
-        match self {
-            LcpOutcome::Solved => "LCP solved",
-            LcpOutcome::RayTermination => "LCP: ray termination (no blocking variable)",
-            LcpOutcome::ZeroToleranceTooLow => "LCP: ratio test found no candidate (zero tolerance too low)",
-            LcpOutcome::PivotLimit => "LCP: pivot limit reached",
-            LcpOutcome::CyclingDetected => "LCP: cycling detected",
-            LcpOutcome::LinearSolveFailed => "LCP: basis solve failed its residual check",
-            LcpOutcome::NotASolution => "LCP: terminated on a point that is not a solution",
-            LcpOutcome::RegularizationFailed => "LCP: every regularization shift failed",
-            LcpOutcome::ResidualTestFailed => "LCP: the solution failed the residual test",
-            LcpOutcome::NonFiniteSolution => "LCP: the solution is not finite",
-        }
     }
 }
 

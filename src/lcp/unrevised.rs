@@ -33,53 +33,12 @@ use nalgebra::DMatrixView;
 use crate::linalg::BasisInverse;
 
 use super::problem::{
-    DEFAULT_RESIDUAL_TOLERANCE, EPS, LcpOutcome, LcpProblem, LcpResidual, copy_matrix, is_solution,
-    is_solution_slice, mat_vec_plus, max_abs, verdict,
+    DEFAULT_RESIDUAL_TOLERANCE, EPS, LcpProblem, LcpResidual, copy_matrix, is_solution, is_solution_slice,
+    mat_vec_plus, max_abs, verdict,
 };
+use super::{LcpOutcome, UnrevisedLemkeParameters};
 
 const NONE: usize = usize::MAX;
-
-/// Parameters of [`UnrevisedLemkeSolver`]. `Default` = Drake's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UnrevisedLemkeParameters {
-    /// Zero tolerance; `≤ 0` means automatic, `n · max|Mᵢⱼ| · 2.2 eps` (§9.4). Default −1.
-    pub zero_tolerance: f64,
-    /// The basis inverse is refactored after this many updates; 0 = `max(2n, 50)`. Default 0.
-    pub refactor_interval: usize,
-    /// Relative tolerance `τ` of the residual test ([`LcpResidual`]); `≤ 0` means
-    /// [`DEFAULT_RESIDUAL_TOLERANCE`]. Default −1.
-    pub residual_tolerance: f64,
-    /// `true`: `Solved` on Drake's verdict alone (`IsSolution`, and a finite z); `false`
-    /// (default): z must also pass the residual test.
-    pub drake_compatible_verdict: bool,
-}
-
-impl Default for UnrevisedLemkeParameters {
-    fn default() -> Self {
-        Self {
-            zero_tolerance: -1.0,
-            refactor_interval: 0,
-            residual_tolerance: -1.0,
-            drake_compatible_verdict: false,
-        }
-    }
-}
-
-impl UnrevisedLemkeParameters {
-    /// Rejects non-finite tolerances.
-    pub fn validate(&self) -> Result<(), super::LcpError> {
-        for (name, x) in
-            [("zero_tolerance", self.zero_tolerance), ("residual_tolerance", self.residual_tolerance)]
-        {
-            if !x.is_finite() {
-                return Err(super::LcpError::InvalidParameter(format!(
-                    "{name} = {x}, expected a finite value (<= 0 means automatic)"
-                )));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Drake's `UnrevisedLemkeSolver<double>`.
 ///

@@ -31,7 +31,6 @@
 
 mod basis_inverse;
 mod block_lu;
-mod block_sparse;
 mod cholesky;
 mod cod;
 mod ldlt;
@@ -40,18 +39,19 @@ mod padded;
 mod qr_update;
 pub mod scalar;
 pub mod simd;
+mod sparse;
 
 pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
-pub use block_sparse::{
-    BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
-};
 pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::{BLOCKED_MIN_DIM, PartialPivLu, padded_dim};
 pub(crate) use padded::PaddedMatrix;
 pub use qr_update::UpdatableQr;
+pub use sparse::{
+    BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
+};
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {

@@ -7,8 +7,8 @@
 use crate::linalg::{Cod, Ldlt, grow};
 
 use super::RigidError;
-use super::data::{ConstraintAccelProblemData, ConstraintVelProblemData, Dims};
 use super::operator::{InertiaSolve, Operator};
+use super::problem::{ConstraintAccelProblemData, ConstraintVelProblemData, Dims};
 
 /// The operators of one problem, level-independent: `nt` is `(N − μQ)ᵀ` at the acceleration
 /// level and `Nᵀ` at the velocity level.

@@ -4,7 +4,7 @@
 use nalgebra::Matrix2;
 
 use super::RigidError;
-use super::data::{ConstraintAccelProblemData, ConstraintVelProblemData};
+use super::problem::{ConstraintAccelProblemData, ConstraintVelProblemData};
 
 /// Which problem the packed forces came from.
 #[derive(Debug, Clone, Copy)]

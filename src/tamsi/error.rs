@@ -1,34 +1,8 @@
-//! Usage errors and solver outcomes.
+//! Usage errors (`docs/tamsi.md` §10). Solver outcomes are not errors: see `outcome.rs`.
 
-use super::CouplingScheme;
+use super::outcome::TamsiOutcome;
+use super::scheme::CouplingScheme;
 use crate::block_sparse::BlockSparseError;
-
-/// How a solve ended (Drake `TamsiSolverResult`, same numeric values). These are results, not
-/// errors: on every outcome the solver's outputs are evaluated at the returned velocities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(i32)]
-pub enum TamsiOutcome {
-    /// Converged: `max(‖Δvt‖, ‖Δvn‖) < rtol·vs` (Drake `kSuccess`).
-    Success = 0,
-    /// `max_iterations` Newton updates done without meeting the tolerance; the velocities are
-    /// the last iterate (Drake `kMaxIterationsReached`).
-    MaxIterationsReached = 1,
-    /// The one-way Newton matrix could not be factored (Eigen LDLT `NumericalIssue`), or on the
-    /// no-contact path the mass matrix could not (a check Drake does not make). The velocities
-    /// are the iterate at which it happened (Drake `kLinearSolverFailed`).
-    LinearSolverFailed = 2,
-    /// The transition-aware limiter found no step for some contact, or the step factor left
-    /// `(0, 1]` (where Drake aborts the process). The velocities are the iterate at which it
-    /// happened (Drake `kAlphaSolverFailed`).
-    AlphaSolverFailed = 3,
-}
-
-impl TamsiOutcome {
-    /// `true` for [`TamsiOutcome::Success`].
-    pub fn is_success(self) -> bool {
-        self == TamsiOutcome::Success
-    }
-}
 
 /// A usage error: the call did nothing (where Drake throws or aborts, `docs/tamsi.md` §10).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

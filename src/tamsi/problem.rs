@@ -1,29 +1,9 @@
 //! Problem data: borrowed views of the caller's arrays (`docs/tamsi.md` §1.2).
 
-use std::fmt;
-
 use nalgebra::{DMatrixView, DVectorView};
 
-use super::TamsiError;
+use super::{CouplingScheme, TamsiError};
 use crate::block_sparse::BlockSparseSystem;
-
-/// How normal forces are coupled to the velocities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CouplingScheme {
-    /// Normal forces are given and held fixed (Drake Eq. 3).
-    OneWay,
-    /// Normal forces follow the compliant law `fn(vn)` (Drake Eq. 10).
-    TwoWay,
-}
-
-impl fmt::Display for CouplingScheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CouplingScheme::OneWay => "one-way coupled",
-            CouplingScheme::TwoWay => "two-way coupled",
-        })
-    }
-}
 
 /// The per-contact normal-force data of either scheme.
 #[derive(Debug, Clone, Copy)]

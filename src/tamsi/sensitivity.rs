@@ -13,119 +13,17 @@ use nalgebra::{DMatrixView, DVectorView};
 
 use super::form::Form;
 use super::friction::regularized_friction;
+use super::iteration::{
+    ContactPartials, ContactState, FormOp, IterationState, Sensitivities, dense_key, run_in_form,
+};
 use super::normal::normal_force_partials;
 use super::problem::{NormalForceData, ProblemData};
-use super::solver::{ContactState, FormOp, IterationState, run_in_form};
-use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiProblem, TamsiSolver};
+use super::scheme::PARAMETERS;
+use super::{
+    CouplingScheme, TamsiError, TamsiOutcome, TamsiProblem, TamsiSensitivityOutput,
+    TamsiSensitivityParameter, TamsiSolver,
+};
 use crate::linalg::simd::Simd;
-
-/// The problem data a sensitivity is taken with respect to (C: `CTS_TAMSI_SENSITIVITY_*`, the
-/// same codes). Column `j` of a sensitivity is the derivative with respect to entry `j` of the
-/// parameter; the other data are held fixed (in particular `p*` when `dt` changes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(i32)]
-pub enum TamsiSensitivityParameter {
-    /// `p*` (nv columns; N·s). `dv/dp* = J⁻¹`. Code 0.
-    PStar = 0,
-    /// One-way normal forces `fn` (nc columns; N). Code 1.
-    NormalForce = 1,
-    /// Two-way undamped normal forces `fn0` (nc columns; N). Code 2.
-    Fn0 = 2,
-    /// Two-way stiffness `k` (nc columns; N/m). Code 3.
-    Stiffness = 3,
-    /// Two-way dissipation `d` (nc columns; s/m). Code 4.
-    Dissipation = 4,
-    /// Friction coefficients `μ` (nc columns; dimensionless). Code 5.
-    Mu = 5,
-    /// Time step `dt` (1 column; s), with `p*` held fixed: for `p* = M v⁰ + dt·τ` add
-    /// `dv/dp* · τ`. Code 6.
-    TimeStep = 6,
-}
-
-/// Number of parameters.
-const PARAMETERS: usize = 7;
-
-impl TamsiSensitivityParameter {
-    /// All parameters in code order.
-    pub const ALL: [Self; PARAMETERS] = [
-        Self::PStar,
-        Self::NormalForce,
-        Self::Fn0,
-        Self::Stiffness,
-        Self::Dissipation,
-        Self::Mu,
-        Self::TimeStep,
-    ];
-
-    /// The parameter with C code `code`, if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        Self::ALL.get(usize::try_from(code).ok()?).copied()
-    }
-
-    /// Whether this is problem data of `scheme` (`NormalForce` is one-way only; `Fn0`,
-    /// `Stiffness` and `Dissipation` are two-way only).
-    pub fn applies_to(self, scheme: CouplingScheme) -> bool {
-        match self {
-            Self::NormalForce => scheme == CouplingScheme::OneWay,
-            Self::Fn0 | Self::Stiffness | Self::Dissipation => scheme == CouplingScheme::TwoWay,
-            Self::PStar | Self::Mu | Self::TimeStep => true,
-        }
-    }
-
-    /// Its number of entries (the columns of its sensitivities): nv, nc or 1.
-    pub fn columns(self, nv: usize, nc: usize) -> usize {
-        match self {
-            Self::PStar => nv,
-            Self::TimeStep => 1,
-            _ => nc,
-        }
-    }
-
-    /// Its name in the problem data.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::PStar => "p_star",
-            Self::NormalForce => "fn",
-            Self::Fn0 => "fn0",
-            Self::Stiffness => "stiffness",
-            Self::Dissipation => "dissipation",
-            Self::Mu => "mu",
-            Self::TimeStep => "dt",
-        }
-    }
-}
-
-/// A result whose sensitivities are available (C: one getter per output,
-/// `cts_tamsi_solver_get_{velocity,normal_force,friction_force}_sensitivity`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(i32)]
-pub enum TamsiSensitivityOutput {
-    /// Generalized velocities `v` (nv rows; m/s or rad/s). Code 0.
-    Velocities = 0,
-    /// Normal forces `fn` (nc rows; N): the law `fn(vn)` two-way, the input one-way. Code 1.
-    NormalForces = 1,
-    /// Friction forces `ft` (2nc rows, two per contact; N). Code 2.
-    FrictionForces = 2,
-}
-
-impl TamsiSensitivityOutput {
-    /// All outputs in code order.
-    pub const ALL: [Self; 3] = [Self::Velocities, Self::NormalForces, Self::FrictionForces];
-
-    /// The output with C code `code`, if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        Self::ALL.get(usize::try_from(code).ok()?).copied()
-    }
-
-    /// Its number of entries (the rows of its sensitivities): nv, nc or 2nc.
-    pub fn rows(self, nv: usize, nc: usize) -> usize {
-        match self {
-            Self::Velocities => nv,
-            Self::NormalForces => nc,
-            Self::FrictionForces => 2 * nc,
-        }
-    }
-}
 
 /// The gradient `∂L/∂θ` of a vector–Jacobian product ([`TamsiSolver::vjp`]), one slice per
 /// parameter of the solve's scheme, in the parameter's layout and in (unit of L)/(unit of θ).
@@ -161,25 +59,6 @@ impl<'a> TamsiGradient<'a> {
     }
 }
 
-/// What one contact contributes to `∂R/∂θ`, `∂R/∂v` and the force derivatives at the solution.
-#[derive(Debug, Clone, Copy, Default)]
-struct ContactPartials {
-    /// `μ_reg·t̂`: `∂ft/∂fn = −μ_reg·t̂` (§4).
-    mu_t: [f64; 2],
-    /// The soft slip direction `t̂` (§2.1).
-    t_hat: [f64; 2],
-    /// `μ_reg(x)/μ · fn`: `∂ft/∂μ = −(μ_reg/μ)·fn·t̂`, N.
-    rho_fn: f64,
-    fn_: f64,
-    ft: [f64; 2],
-    /// `dfn/dvn` (0 one-way), N·s/m.
-    g: f64,
-    /// `D = −∂ft/∂vt` at fixed fn as `[D00, D01, D11]`, N·s/m (§2.4).
-    d: [f64; 3],
-    /// `[∂fn/∂fn0, ∂fn/∂k, ∂fn/∂d, ∂fn/∂dt]` at fixed vn (two-way; 0 one-way).
-    explicit: [f64; 4],
-}
-
 impl ContactPartials {
     /// `ft` derivative from a tangential-velocity change `w`, a total normal-force change `dfn`
     /// and an explicit term `e`: `−D w − μ_reg t̂ dfn + e`.
@@ -191,55 +70,6 @@ impl ContactPartials {
             -(d01 * w[0] + d11 * w[1]) - self.mu_t[1] * dfn + e[1],
         ]
     }
-}
-
-/// Identity of dense problem data: the addresses and column strides of M, Jn and Jt.
-type DenseKey = [usize; 6];
-
-/// The [`DenseKey`] of `problem`, `None` for block-sparse data.
-fn dense_key(problem: &TamsiProblem<'_>) -> Option<DenseKey> {
-    match &problem.data {
-        ProblemData::Dense { m, jn, jt } => Some([
-            m.as_ptr() as usize,
-            m.strides().1,
-            jn.as_ptr() as usize,
-            jn.strides().1,
-            jt.as_ptr() as usize,
-            jt.strides().1,
-        ]),
-        ProblemData::Blocks(_) => None,
-    }
-}
-
-/// Sensitivity state and grow-only storage of a [`TamsiSolver`].
-#[derive(Debug, Clone, Default)]
-pub(super) struct Sensitivities {
-    /// The dense form's workspace (blocked Jacobian rows, assembly lists) was prepared by the
-    /// last solve for the arrays with this key, and nothing prepared it since.
-    prepared: Option<DenseKey>,
-    /// The workspace holds J factored at the last solve's solution, in the dense (`false`) or
-    /// the block (`true`) form.
-    factored: Option<bool>,
-    /// The full Jacobians of the last solve are in `jacobians`.
-    computed: bool,
-    scheme: Option<CouplingScheme>,
-    nv: usize,
-    nc: usize,
-    /// `[parameter][output]`: rows(output) × columns(parameter), column-major.
-    jacobians: [[Vec<f64>; 3]; PARAMETERS],
-    /// `∂L/∂θ` of the last vector–Jacobian product, per parameter.
-    gradient: [Vec<f64>; PARAMETERS],
-    partials: Vec<ContactPartials>,
-    /// A right-hand side, then its solution (the form's force length).
-    col: Vec<f64>,
-    tmp: Vec<f64>,
-    /// Contact velocities of `col`: `J_t col` (2nc) and `J_n col` (nc).
-    col_vt: Vec<f64>,
-    col_vn: Vec<f64>,
-    /// Force changes of one normal-force column before scaling (nc and 2nc); `∂L/∂fn` through ft.
-    unit_fn: Vec<f64>,
-    unit_ft: Vec<f64>,
-    gbar_fn: Vec<f64>,
 }
 
 /// Grows `v` to `len` zeros, reporting allocation failure.
@@ -258,24 +88,6 @@ fn product(a: usize, b: usize) -> Result<usize, TamsiError> {
 }
 
 impl Sensitivities {
-    /// Forgets everything of the last solve (a new solve, a resize).
-    pub(super) fn invalidate(&mut self) {
-        self.prepared = None;
-        self.factored = None;
-        self.computed = false;
-    }
-
-    /// Records that a solve of `problem` prepared the form's workspace.
-    pub(super) fn solved(&mut self, problem: &TamsiProblem<'_>) {
-        self.prepared = dense_key(problem);
-    }
-
-    /// Forgets the factorization and the preparation (an evaluation reused the form's storage).
-    pub(super) fn invalidate_factorization(&mut self) {
-        self.prepared = None;
-        self.factored = None;
-    }
-
     /// Scratch for one evaluation of `nv` velocities and `nc` contacts with force length
     /// `force_len`, plus the full Jacobians with `full`.
     fn reserve(

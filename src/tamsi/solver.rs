@@ -1,54 +1,19 @@
-//! The TAMSI solver: workspace, Newton iteration and results (`docs/tamsi.md` §4, §5, §7).
+//! The TAMSI solver: the solver type, the Newton iteration and its results (`docs/tamsi.md` §4,
+//! §5, §7). The iteration's state, which the sensitivities share, is in `iteration.rs`.
 
 use nalgebra::{DMatrixViewMut, DVectorView, DVectorViewMut};
 
-use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
-use super::friction::ContactFriction;
-use super::newton_matrix::UpdateCoefficients;
-use super::normal::normal_force;
-use super::problem::{NormalForceData, ProblemData, check_len};
-use super::sensitivity::Sensitivities;
-use super::{CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha};
+use super::form::Form;
+use super::iteration::{FormOp, IterationState, Sensitivities, Workspace, run_in_form};
+use super::problem::check_len;
+use super::{
+    CouplingScheme, TamsiError, TamsiIterationStats, TamsiOutcome, TamsiParameters, TamsiProblem, calc_alpha,
+};
 use crate::linalg::scalar::{cxx_max, cxx_min};
-use crate::linalg::simd::{self, Simd, WithSimd};
-
-/// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
-/// abort.
-fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T, what: &'static str) -> Result<(), TamsiError> {
-    if v.len() < len {
-        let failed =
-            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
-        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
-        v.resize(len, fill);
-    }
-    Ok(())
-}
+use crate::linalg::simd::Simd;
 
 /// Contacts the workspace has room for before any problem is seen (Drake's initial capacity).
 pub const INITIAL_CONTACT_CAPACITY: usize = 128;
-
-/// Statistics of the last solve (Drake `TamsiSolverIterationStats`, §8).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TamsiIterationStats {
-    /// Newton updates performed.
-    pub num_iterations: usize,
-    /// `‖Δvt‖₂` of the full (un-limited) Newton step, one per update, m/s. Despite Drake's name
-    /// these are not norms of the residual R. The no-contact path records `[0.0]`.
-    pub residuals: Vec<f64>,
-}
-
-impl TamsiIterationStats {
-    /// Last entry of [`residuals`](Self::residuals), m/s; NaN when there is none (where Drake's
-    /// behaviour is undefined).
-    pub fn vt_residual(&self) -> f64 {
-        self.residuals.last().copied().unwrap_or(f64::NAN)
-    }
-
-    fn reset(&mut self) {
-        self.num_iterations = 0;
-        self.residuals.clear();
-    }
-}
 
 /// Drake's `TamsiSolver` for `f64`: compliant contact with regularized friction, solved by Newton
 /// iterations with the transition-aware limiter.
@@ -94,41 +59,6 @@ impl Clone for TamsiSolver {
     }
 }
 
-/// Per-contact iteration state. Arrays have room for `capacity` contacts.
-#[derive(Debug, Clone, Default)]
-pub(super) struct ContactState {
-    capacity: usize,
-    pub(super) vn: Vec<f64>,
-    pub(super) vt: Vec<f64>,
-    pub(super) fn_: Vec<f64>,
-    /// `dfn/dvn` per contact (0 in the one-way scheme).
-    pub(super) g: Vec<f64>,
-    pub(super) friction: Vec<ContactFriction>,
-    pub(super) dvn: Vec<f64>,
-    pub(super) dvt: Vec<f64>,
-}
-
-/// Iteration state.
-#[derive(Debug, Clone)]
-pub(super) struct Workspace {
-    pub(super) iter: IterationState,
-    /// The data-form-dependent parts: one grows only when its form is used.
-    dense: DenseWorkspace,
-    block: BlockWorkspace,
-}
-
-/// The form-independent state of the Newton iteration.
-#[derive(Debug, Clone)]
-pub(super) struct IterationState {
-    pub(super) contacts: ContactState,
-    pub(super) v: Vec<f64>,
-    /// `−R`, then the Newton step Δv.
-    pub(super) rhs: Vec<f64>,
-    pub(super) tmp: Vec<f64>,
-    /// Two scratch vectors of the forms' force length (`Jnᵀ fn` and `Jtᵀ ft`).
-    pub(super) tmp2: Vec<f64>,
-}
-
 /// Outputs of the last solve, all evaluated at its returned `v`.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Results {
@@ -143,160 +73,6 @@ pub(super) struct Results {
     ft: Vec<f64>,
     tau_f: Vec<f64>,
     tau: Vec<f64>,
-}
-
-impl Workspace {
-    /// A workspace for `nv` velocities with room for `capacity` contacts (allocation failure of
-    /// the per-contact part is an error; the O(nv²) factorizations are probed by the C API).
-    fn new(nv: usize, capacity: usize) -> Result<Self, TamsiError> {
-        let mut contacts = ContactState::default();
-        contacts.reserve(capacity)?;
-        let force_len = DenseForm::force_len(nv).max(BlockForm::force_len(nv));
-        Ok(Self {
-            iter: IterationState {
-                contacts,
-                v: vec![0.0; nv],
-                rhs: vec![0.0; nv],
-                tmp: vec![0.0; nv],
-                tmp2: vec![0.0; 2 * force_len],
-            },
-            dense: DenseWorkspace::new(nv),
-            block: BlockWorkspace::default(),
-        })
-    }
-}
-
-impl IterationState {
-    /// `rhs = −R`, with `R = M v − p* − dt·Jnᵀ fn − dt·Jtᵀ ft` (§4) evaluated left to right as
-    /// Drake's Eigen expression is, so that rounding follows Drake's.
-    #[inline(always)]
-    fn negative_residual<S: Simd, F: Form>(&mut self, simd: S, form: &F, p_star: &[f64], dt: f64) {
-        let nv = self.v.len();
-        let half = self.tmp2.len() / 2;
-        let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
-        self.contacts.generalized_forces(simd, form, tau_n, tau_t);
-        // M v, column by column.
-        form.mul_mass(simd, &self.v, &mut self.rhs[..nv]);
-        for (((r, &p), &tn), &tt) in self.rhs.iter_mut().zip(p_star).zip(tau_n.iter()).zip(tau_t.iter()) {
-            *r = -(((*r - p) - dt * tn) - dt * tt);
-        }
-    }
-}
-
-impl ContactState {
-    /// Room for `nc` contacts; an allocation failure is an error (the capacity stays).
-    fn reserve(&mut self, nc: usize) -> Result<(), TamsiError> {
-        if nc <= self.capacity {
-            return Ok(());
-        }
-        let what = "TAMSI per-contact state";
-        let two_nc = nc.checked_mul(2).ok_or(TamsiError::AllocationFailed {
-            what,
-            elements: usize::MAX,
-            element_size: 8,
-        })?;
-        for v in [&mut self.vn, &mut self.fn_, &mut self.g, &mut self.dvn] {
-            grow(v, nc, 0.0, what)?;
-        }
-        for v in [&mut self.vt, &mut self.dvt] {
-            grow(v, two_nc, 0.0, what)?;
-        }
-        grow(&mut self.friction, nc, ContactFriction::default(), what)?;
-        self.capacity = nc;
-        Ok(())
-    }
-
-    /// vn, vt, fn (and its derivative g) and friction of every contact at velocities `v`
-    /// (§7.1 steps 1.1–1.3).
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn evaluate<S: Simd, F: Form>(
-        &mut self,
-        simd: S,
-        form: &F,
-        problem: &TamsiProblem<'_>,
-        v: &[f64],
-        dt: f64,
-        vs: f64,
-        eps_v: f64,
-    ) {
-        let nc = problem.num_contacts();
-        form.contact_velocities(simd, v, &mut self.vt[..2 * nc], &mut self.vn[..nc]);
-        let mu = problem.mu.as_slice();
-        for i in 0..nc {
-            let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
-            let (fn_, g) = match &problem.normal {
-                NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
-                NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
-                    normal_force(vn, fn0[i], stiffness[i], dissipation[i], dt)
-                }
-            };
-            self.fn_[i] = fn_;
-            self.g[i] = g;
-            self.friction[i] = ContactFriction::evaluate([vt0, vt1], fn_, mu[i], vs, eps_v);
-        }
-    }
-
-    /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have the form's force
-    /// length.
-    #[inline(always)]
-    pub(super) fn generalized_forces<S: Simd, F: Form>(
-        &self,
-        simd: S,
-        form: &F,
-        tau_n: &mut [f64],
-        tau_t: &mut [f64],
-    ) {
-        form.generalized_forces(simd, tau_n, tau_t, |i| {
-            let ft = self.friction[i].ft;
-            (ft[0], ft[1], self.fn_[i])
-        });
-    }
-
-    /// Contact i's coefficients `Cᵢ` of the Newton matrix at the current state (§4): the friction
-    /// gradient block and, in the two-way scheme only, the coupling column.
-    #[inline(always)]
-    pub(super) fn coefficients(&self, i: usize, two_way: bool) -> UpdateCoefficients {
-        let fr = &self.friction[i];
-        let coupling = if two_way {
-            let g = self.g[i];
-            [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g]
-        } else {
-            [0.0; 3]
-        };
-        UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
-    }
-}
-
-/// An operation on one problem that runs with the problem's data form bound to its workspace,
-/// inside the best instruction set (see [`run_in_form`]).
-pub(super) trait FormOp {
-    type Output;
-    fn run<S: Simd, F: Form>(self, simd: S, form: F, iter: &mut IterationState) -> Self::Output;
-}
-
-/// Runs `op` in the best instruction set available (see [`crate::linalg::simd`]) with the form of
-/// `problem` bound to its workspace: one match per call, then the code is generic over the form.
-pub(super) fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem<'_>, op: Op) -> Op::Output {
-    struct Dispatch<'a, 'p, Op> {
-        ws: &'a mut Workspace,
-        data: ProblemData<'p>,
-        op: Op,
-    }
-    impl<Op: FormOp> WithSimd for Dispatch<'_, '_, Op> {
-        type Output = Op::Output;
-        #[inline(always)]
-        fn with_simd<S: Simd>(self, simd: S) -> Op::Output {
-            let Workspace { iter, dense, block } = self.ws;
-            match self.data {
-                ProblemData::Dense { m, jn, jt } => {
-                    self.op.run(simd, DenseForm { ws: dense, m, jn, jt }, iter)
-                }
-                ProblemData::Blocks(system) => self.op.run(simd, BlockForm { ws: block, system }, iter),
-            }
-        }
-    }
-    simd::dispatch(Dispatch { ws, data: problem.data, op })
 }
 
 /// One solve (§7): setup, the no-contact path or the Newton iteration, then the results.

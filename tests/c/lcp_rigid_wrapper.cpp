@@ -121,9 +121,9 @@ static void TestLcp() {
   CHECK(unrevised.SolveLcpLemke(MC, vec({-2, -2, -2}), &z, &pivots));
   CHECK(vec_near(z, {2.0 / 3, 2.0 / 3, 2.0 / 3}, 5e-14));
   CHECK(pivots == 1);
-  CHECK(cts::UnrevisedLemkeSolver::IsSolution(MC, vec({-2, -2, -2}), z));
-  CHECK(!cts::UnrevisedLemkeSolver::IsSolution(MC, vec({-2, -2, -2}), vec({0, 0, 0})));
-  CHECK(near(cts::UnrevisedLemkeSolver::ComputeZeroTolerance(MC), 3 * 2 * 2.2 * 2.220446049250313e-16, 1e-30));
+  CHECK(cts::UnrevisedLemkeSolver<>::IsSolution(MC, vec({-2, -2, -2}), z));
+  CHECK(!cts::UnrevisedLemkeSolver<>::IsSolution(MC, vec({-2, -2, -2}), vec({0, 0, 0})));
+  CHECK(near(cts::UnrevisedLemkeSolver<>::ComputeZeroTolerance(MC), 3 * 2 * 2.2 * 2.220446049250313e-16, 1e-30));
   // Moby's Lemke with the lexicographic rule solves the cycling example too.
   cts::LcpSolverParameters lex;
   lex.lexicographic_lemke = true;

@@ -20,7 +20,7 @@ pub enum Link {
     None,
     /// Against `libcontact_solvers.so`, found at run time through an rpath.
     Shared,
-    /// Against `libcontact_solvers.a` plus the system libraries the README names.
+    /// Against `libcontact_solvers.a` plus the system libraries `docs/packaging.md` §4.1 names.
     Static,
 }
 

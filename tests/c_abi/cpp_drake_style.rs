@@ -6,6 +6,13 @@
 //! changed, warnings as errors, and runs (also under valgrind and ASan/UBSan) with every value
 //! checked: the README puck (v = 0.95 m/s), Drake's rolling cylinder, Drake's limiter cases.
 //! And what must not compile does not: another scalar type, a row-major matrix.
+//!
+//! The LCP wrapper the same way (`tests/c/lcp_drake_style.cpp`, with a second translation unit):
+//! code written as inside `drake::solvers` — `MobyLcpSolver` and `UnrevisedLemkeSolver<double>`
+//! called with fixed-size matrices, row vectors, Maps, blocks, row-major matrices and
+//! `Eigen::MatrixBase<Derived>` expressions, Drake's solve signatures and statics, usage errors
+//! caught as `std::logic_error` — compiles and runs with every value checked against answers
+//! worked by hand.
 
 use crate::c_support;
 
@@ -23,6 +30,21 @@ fn drake_style_code_compiles_and_runs() {
         "drake-style",
         &["-isystem", &isystem],
         "drake style: ",
+    );
+}
+
+#[test]
+fn lcp_drake_style_code_compiles_and_runs() {
+    let Some(eigen) = eigen_include() else {
+        return skipped("Eigen (libeigen3-dev) not installed");
+    };
+    let isystem = eigen.display().to_string();
+    c_support::run_cpp_wrapper(
+        "lcp_drake_style.cpp",
+        "lcp_drake_style_second.cpp",
+        "lcp-drake-style",
+        &["-isystem", &isystem],
+        "lcp drake style: ",
     );
 }
 
@@ -67,4 +89,20 @@ fn other_scalars_and_row_major_matrices_are_compile_errors() {
          solver.SetOneWayCoupledProblemData(&M, &Jn, &Jt, &p, &none, &none);",
     );
     assert!(err.contains("pass a column-major matrix"), "{err}");
+
+    let err = compile_error(
+        "lcp-drake-style-float",
+        "cts::UnrevisedLemkeSolver<float> solver;\nreturn solver.get_num_pivots();",
+    );
+    assert!(err.contains("cts::UnrevisedLemkeSolver<T> exists for T = double only"), "{err}");
+
+    // A fixed-size matrix given as q is refused by its type.
+    let err = compile_error(
+        "lcp-drake-style-matrix-q",
+        "const Eigen::Matrix2d M = Eigen::Matrix2d::Identity();\n\
+         Eigen::VectorXd z;\n\
+         cts::MobyLcpSolver solver;\n\
+         return solver.SolveLcpLemke(M, M, &z) ? 0 : 1;",
+    );
+    assert!(err.contains("static assert"), "{err}");
 }

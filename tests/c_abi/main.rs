@@ -28,6 +28,9 @@ mod cpp_wrapper_baraff;
 mod ipm_cpp_wrapper;
 mod lcp_rigid_cpp_wrapper;
 
+// Bullet as a C++ client (include/contact_solvers_bullet.hpp)
+mod bullet;
+
 // The C and C++ examples of `examples_c/`
 mod c_examples;
 mod point_mass_methods;

@@ -1,5 +1,5 @@
 //! The Octave/MATLAB MEX gateways (`examples_c/octave/cts_tamsi_mex.c`, `cts_lcp_mex.c`,
-//! `cts_ipm_mex.c`) built
+//! `cts_ipm_mex.c`, `cts_rigid_mex.c`, `cts_baraff_mex.c`) built
 //! with `mkoctfile --mex` against the library this test run built, once with the separate-complex
 //! API (`mxGetPr`, Octave's and MATLAB's default) and once with the interleaved one
 //! (`mxGetDoubles`, `-R2018a` as with MATLAB's `mex -R2018a`), each running its script in
@@ -7,7 +7,11 @@
 //! sliding cylinder, a non-success outcome and usage errors carrying the library's message) and
 //! `test_cts_lcp.m` (the README's LCP with every algorithm, Drake's Moby cases "trivial" and
 //! "problem 1", a ray termination, options, usage errors), `test_cts_ipm.m` (`docs/ipm.md` §9's
-//! point mass A2, sticking and slipping, an iteration cap, usage errors).
+//! point mass A2, sticking and slipping, an iteration cap, usage errors), `test_cts_rigid.m`
+//! (`docs/rigid_cases.md`'s Rod2D cases §2.1, §2.2, §2.5, §3.2, §3.7 and §4.4 with Drake's
+//! tolerances, LCP matrices and pivot counts, in the default mode and with Drake HEAD's
+//! switches; usage errors) and `test_cts_baraff.m` (`docs/baraff.md` §11's B1, B3–B7 with the
+//! spec's tolerances; usage errors).
 //!
 //! Needs `mkoctfile` and `octave-cli` (`.ci/install-deps tests` installs octave and octave-dev);
 //! without them the test prints `skipped: …`.
@@ -20,7 +24,8 @@ use std::process::Command;
 use c_support::{include_dir, lib_dir, out_dir, skipped};
 
 /// The gateways: (name, checks in its `test_<name>.m`, i.e. the length of its `checks` list).
-const GATEWAYS: [(&str, usize); 3] = [("cts_tamsi", 9), ("cts_lcp", 6), ("cts_ipm", 5)];
+const GATEWAYS: [(&str, usize); 5] =
+    [("cts_tamsi", 9), ("cts_lcp", 6), ("cts_ipm", 5), ("cts_rigid", 7), ("cts_baraff", 8)];
 
 fn have(tool: &str) -> bool {
     Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)

@@ -2,10 +2,11 @@
 //! converged solve's results by implicit differentiation, as full Jacobians and as
 //! vector–Jacobian products.
 
-use super::{NormalData, cts_tamsi_solver, with_mut, with_ref};
-use crate::ffi::guard::{Call, guard_value};
+use super::{NormalData, cts_tamsi_solver};
+use crate::ffi::handle::{Call, read, with_mut, with_ref};
+use crate::ffi::message;
 use crate::ffi::status::{FfiError, cts_status};
-use crate::ffi::view::{RawVector, output, output_matrix};
+use crate::ffi::view::{RawVector, copy_out_matrix, output};
 use crate::tamsi::{CouplingScheme, TamsiSensitivityOutput, TamsiSensitivityParameter};
 
 /// Sensitivity parameter θ = p* (nv columns; N·s).
@@ -35,14 +36,10 @@ pub const CTS_TAMSI_COUPLING_TWO_WAY: i32 = 2;
 /// _TWO_WAY, CTS_TAMSI_COUPLING_NONE without data or for a NULL handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_coupling_scheme(s: *const cts_tamsi_solver) -> i32 {
-    guard_value(CTS_TAMSI_COUPLING_NONE, || {
-        // SAFETY: NULL or a live handle (the contract).
-        let data = unsafe { s.as_ref() }.and_then(|h| h.inner.data.as_ref());
-        match data.map(|d| d.normal) {
-            None => CTS_TAMSI_COUPLING_NONE,
-            Some(NormalData::OneWay { .. }) => CTS_TAMSI_COUPLING_ONE_WAY,
-            Some(NormalData::TwoWay { .. }) => CTS_TAMSI_COUPLING_TWO_WAY,
-        }
+    read(s, CTS_TAMSI_COUPLING_NONE, |h| match h.data.map(|d| d.normal) {
+        None => CTS_TAMSI_COUPLING_NONE,
+        Some(NormalData::OneWay { .. }) => CTS_TAMSI_COUPLING_ONE_WAY,
+        Some(NormalData::TwoWay { .. }) => CTS_TAMSI_COUPLING_TWO_WAY,
     })
 }
 
@@ -81,11 +78,9 @@ fn parameter_of(parameter: i32) -> Result<TamsiSensitivityParameter, FfiError> {
     })
 }
 
-/// Copies one sensitivity matrix (rows × cols, column-major) into `(out, ld_out)`.
-///
-/// # Safety
-/// `out` NULL or `ld_out*(cols-1)+rows` writable doubles.
-unsafe fn copy_sensitivity(
+/// Copies one sensitivity matrix (rows × cols, column-major) into `(out, ld_out)`: the getters'
+/// body, with `out` as C passed it (NULL or `ld_out*(cols-1)+rows` writable doubles).
+fn copy_sensitivity(
     solver: *const cts_tamsi_solver,
     function: &str,
     output_kind: TamsiSensitivityOutput,
@@ -97,21 +92,15 @@ unsafe fn copy_sensitivity(
     with_ref(solver, function, |h| {
         let param = parameter_of(parameter)?;
         let matrix = h.results()?.sensitivity(output_kind, param)?;
-        let (rows, want) = (matrix.nrows(), matrix.ncols());
+        let want = matrix.ncols();
         if cols != want {
             return Err(FfiError::new(
                 cts_status::DimensionMismatch,
                 format!("cols = {cols}, expected {want} for parameter {}", param.name()),
             ));
         }
-        // SAFETY: NULL-checked output of the validated size (the contract).
-        let out = unsafe { output_matrix("out", out, ld_out, rows, cols) }?;
-        if rows > 0 {
-            for (j, column) in matrix.column_iter().enumerate() {
-                out[j * ld_out..j * ld_out + rows].copy_from_slice(column.as_slice());
-            }
-        }
-        Ok(cts_status::Ok)
+        // SAFETY: NULL or a writable buffer of the validated size (the contract).
+        unsafe { copy_out_matrix(None, out, ld_out, &matrix) }
     })
 }
 
@@ -135,9 +124,15 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_velocity_sensitivity(
     ld_out: usize,
     cols: usize,
 ) -> cts_status {
-    let name = "cts_tamsi_solver_get_velocity_sensitivity";
-    // SAFETY: forwarded contract.
-    unsafe { copy_sensitivity(s, name, TamsiSensitivityOutput::Velocities, parameter, out, ld_out, cols) }
+    copy_sensitivity(
+        s,
+        "cts_tamsi_solver_get_velocity_sensitivity",
+        TamsiSensitivityOutput::Velocities,
+        parameter,
+        out,
+        ld_out,
+        cols,
+    )
 }
 
 /// Copies ∂fn/∂θ (normal forces, N): an nc × cols column-major matrix into `out` with leading
@@ -152,9 +147,15 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_force_sensitivity(
     ld_out: usize,
     cols: usize,
 ) -> cts_status {
-    let name = "cts_tamsi_solver_get_normal_force_sensitivity";
-    // SAFETY: forwarded contract.
-    unsafe { copy_sensitivity(s, name, TamsiSensitivityOutput::NormalForces, parameter, out, ld_out, cols) }
+    copy_sensitivity(
+        s,
+        "cts_tamsi_solver_get_normal_force_sensitivity",
+        TamsiSensitivityOutput::NormalForces,
+        parameter,
+        out,
+        ld_out,
+        cols,
+    )
 }
 
 /// Copies ∂ft/∂θ (friction forces, N, two rows per contact as in
@@ -169,9 +170,15 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_force_sensitivity(
     ld_out: usize,
     cols: usize,
 ) -> cts_status {
-    let name = "cts_tamsi_solver_get_friction_force_sensitivity";
-    // SAFETY: forwarded contract.
-    unsafe { copy_sensitivity(s, name, TamsiSensitivityOutput::FrictionForces, parameter, out, ld_out, cols) }
+    copy_sensitivity(
+        s,
+        "cts_tamsi_solver_get_friction_force_sensitivity",
+        TamsiSensitivityOutput::FrictionForces,
+        parameter,
+        out,
+        ld_out,
+        cols,
+    )
 }
 
 /// Vector–Jacobian product at the last solve's solution: for a scalar L of the results with
@@ -212,13 +219,13 @@ pub unsafe extern "C" fn cts_tamsi_solver_vjp(
         let data = *h.data()?;
         let (n, m) = (h.solver.num_velocities(), data.nc);
         if nv != n {
-            return Err(FfiError::length("dl_dv", nv, n));
+            return Err(message::length("dl_dv", nv, n));
         }
         if nc != m {
-            return Err(FfiError::length("nc", nc, m));
+            return Err(message::length("nc", nc, m));
         }
         h.results()?;
-        let two_nc = nc.checked_mul(2).ok_or_else(|| FfiError::length("nc", nc, m))?;
+        let two_nc = nc.checked_mul(2).ok_or_else(|| message::length("nc", nc, m))?;
         let dl_dv = RawVector::new("dl_dv", dl_dv, nv)?;
         // NULL force gradients are zero (not read).
         let dl_dfn = (!dl_dfn.is_null()).then(|| RawVector::new("dl_dfn", dl_dfn, nc)).transpose()?;

@@ -27,12 +27,12 @@
 //!    `max(residual/tolerance, complementarity/complementarity_tolerance)` (the start included) is
 //!    returned.
 
-use super::{IpmOutcome, IpmParameters, IpmProblem, IpmStats, IpmWorkspace, Viol, build_rhs, duality};
-use crate::ipm::ContactModel;
 use crate::ipm::cone;
 use crate::ipm::form::Form;
+use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
+use crate::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
 const NEIGHBOURHOOD: f64 = 1e-4;
@@ -405,7 +405,7 @@ pub(super) fn iterate_engine<F: Form>(
             0.0
         };
         {
-            let mut data = super::system_data!(ws, &ws.nt[..21 * nc]);
+            let mut data = system_data!(ws, &ws.nt[..21 * nc]);
             data.shift_normal = prox;
             data.shift_tangent = prox;
             ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
@@ -415,7 +415,7 @@ pub(super) fn iterate_engine<F: Form>(
         let mut rhs = std::mem::take(&mut ws.daff);
         nt_complementarity_rhs(ws, 0.0, None, &mut rhs[..big]);
         ws.daff = rhs;
-        super::solve_newton(ws, form, super::NewtonBuf::Affine);
+        solve_newton(ws, form, NewtonBuf::Affine);
         if !ws.daff[..big].iter().all(|x| x.is_finite()) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
@@ -443,7 +443,7 @@ pub(super) fn iterate_engine<F: Form>(
         let mut rhs = std::mem::take(&mut ws.delta);
         nt_complementarity_rhs(ws, kappa, Some(&ws.daff[..big]), &mut rhs[..big]);
         ws.delta = rhs;
-        super::solve_newton(ws, form, super::NewtonBuf::Delta);
+        solve_newton(ws, form, NewtonBuf::Delta);
         if !ws.delta[..big].iter().all(|x| x.is_finite()) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
@@ -459,7 +459,7 @@ pub(super) fn iterate_engine<F: Form>(
                 break;
             }
             centrality_rhs(ws, kappa, (alpha + CORRECTOR_TRIAL).min(1.0));
-            super::solve_newton(ws, form, super::NewtonBuf::Affine);
+            solve_newton(ws, form, NewtonBuf::Affine);
             for ((c, &d), &dc) in ws.scratch[..big].iter_mut().zip(&ws.delta[..big]).zip(&ws.daff[..big]) {
                 *c = d + dc;
             }

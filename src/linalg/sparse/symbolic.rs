@@ -11,7 +11,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::SymbolicSparseColMatRef;
 use faer::sparse::linalg::amd;
 
-use super::{Kind, SparseError, try_filled};
+use super::shared::{Kind, SparseError, try_filled};
 
 /// A block pattern in canonical form: the block sizes and the coupled pairs `(a, b)`, `a < b`,
 /// sorted and without duplicates. Two patterns are the same matrix structure exactly when their

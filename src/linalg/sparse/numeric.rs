@@ -1,7 +1,7 @@
 //! Numeric factorization and solves on a [`Symbolic`] layout (see the module docs of
-//! `block_sparse` for the method and the pivoting rules).
+//! `linalg::sparse` for the method and the pivoting rules).
 
-use faer::dyn_stack::{MemStack, StackReq};
+use faer::dyn_stack::MemStack;
 use faer::linalg::lu::partial_pivoting::factor as faer_lu;
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{self as tri_matmul, BlockStructure};
@@ -9,18 +9,14 @@ use faer::linalg::triangular_solve as tri;
 use faer::reborrow::IntoConst;
 use faer::{Accum, MatMut, MatRef, Par, Spec};
 
+use super::Engine;
+use super::shared::{Kind, SparseError};
 use super::symbolic::Symbolic;
-use super::{Engine, Kind, SparseError};
 use crate::linalg::simd::{self, Simd, WithSimd};
 
 /// Diagonal blocks from this width on are factored by faer's blocked LU (as the dense
 /// [`PartialPivLu`](crate::linalg::PartialPivLu) does).
 const BLOCKED_MIN_W: usize = crate::linalg::BLOCKED_MIN_DIM;
-
-/// Scratch of faer's dense LU of a `w × w` diagonal block.
-pub(super) fn dense_lu_scratch(w: usize) -> StackReq {
-    faer_lu::lu_in_place_scratch::<usize, f64>(w, w, Par::Seq, Spec::default())
-}
 
 impl Engine {
     pub(super) fn factor(&mut self) -> Result<(), SparseError> {

@@ -1,0 +1,416 @@
+//! The state of a solve that the iterations (`solver.rs`: Dojo's, `solver/engine.rs`: the engine
+//! iteration) and the sensitivities (`sensitivity.rs`) share: the workspace with the iterate, the
+//! residual and its violation measures (§4), the Newton system's data and solves (§2), and the
+//! sensitivities' storage (§7).
+
+use super::form::Form;
+use super::newton::{NewtonSystem, SystemData};
+use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
+use crate::linalg::grow;
+
+/// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
+/// results, histories and sensitivities.
+#[derive(Debug, Clone, Default)]
+pub struct IpmWorkspace {
+    pub(crate) n: usize,
+    pub(crate) nc: usize,
+    pub(crate) k_total: usize,
+    pub(crate) models: Vec<ContactModel>,
+    pub(crate) offsets: Vec<usize>,
+    pub(crate) mu: Vec<f64>,
+    pub(crate) v: Vec<f64>,
+    pub(crate) s: Vec<f64>,
+    pub(crate) g: Vec<f64>,
+    pub(super) vc: Vec<f64>,
+    pub(super) sc: Vec<f64>,
+    pub(super) gc: Vec<f64>,
+    /// Residual `[r_dyn | γ∘s (raw) | r_eq]` at the iterate and at the candidate.
+    pub(super) r: Vec<f64>,
+    pub(super) rc: Vec<f64>,
+    pub(super) daff: Vec<f64>,
+    pub(super) delta: Vec<f64>,
+    pub(super) scratch: Vec<f64>,
+    pub(super) e: Vec<f64>,
+    pub(crate) newton: NewtonSystem,
+    /// Local impulses (normal, t1, t2) per contact, N·s.
+    pub(super) impulses: Vec<f64>,
+    pub(super) next_gaps: Vec<f64>,
+    pub(super) rvio_history: Vec<f64>,
+    pub(super) bvio_history: Vec<f64>,
+    pub(super) kappa_history: Vec<f64>,
+    pub(super) alpha_history: Vec<f64>,
+    pub(crate) stats: IpmStats,
+    /// The last engine solve's cone variables by contact id, for the next warm start.
+    pub(super) previous: PreviousSolution,
+    /// Whether the last engine solve had contact ids (`previous` holds its solution).
+    pub(super) previous_has_ids: bool,
+    pub(crate) has_solution: bool,
+    pub(crate) sens: Sensitivities,
+    /// Gap row `φ_i·phi_scale + gap_h·J_n,i v − s_n,i`: Dojo's `(1, h)` (gap in m) in the reference
+    /// iteration, `(1/h, 1)` (separating velocity in m/s) in the engine iteration.
+    pub(crate) phi_scale: f64,
+    pub(crate) gap_h: f64,
+    pub(crate) phi_eff: Vec<f64>,
+    /// Normal compliance `R_n,i` (1/kg) per contact of the engine iteration (§11.3, §11.7): the
+    /// gap rows read `φ/h + J_n v + R_n,i γ_n − s_n`. Empty for hard contact and for Dojo's
+    /// iteration; capacity nc once set up.
+    pub(crate) compliance: Vec<f64>,
+    /// Whether the last setup was for the engine iteration (warm start needs the same units).
+    pub(crate) engine: bool,
+    /// `p* = M v0 + hτ`, then the free velocity `M⁻¹p*` (engine scales).
+    pub(crate) p_star: Vec<f64>,
+    pub(crate) v_free: Vec<f64>,
+    /// Nesterov–Todd data per contact (21 numbers, see `SystemData::nt`).
+    pub(super) nt: Vec<f64>,
+    pub(super) best_v: Vec<f64>,
+    pub(super) best_s: Vec<f64>,
+    pub(super) best_g: Vec<f64>,
+}
+
+/// The cone variables of the last engine solve that had contact ids (`docs/ipm.md` §11.5),
+/// grow-only.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PreviousSolution {
+    pub(super) ids: Vec<u64>,
+    /// Contact indices sorted by id.
+    pub(super) order: Vec<usize>,
+    pub(super) models: Vec<ContactModel>,
+    pub(super) offsets: Vec<usize>,
+    pub(super) s: Vec<f64>,
+    pub(super) g: Vec<f64>,
+}
+
+impl PreviousSolution {
+    /// Records the solution `(s, g)` of contacts `ids`.
+    pub(super) fn record(
+        &mut self,
+        ids: &[u64],
+        models: &[ContactModel],
+        offsets: &[usize],
+        s: &[f64],
+        g: &[f64],
+    ) {
+        self.ids.clear();
+        self.ids.extend_from_slice(ids);
+        self.order.clear();
+        self.order.extend(0..ids.len());
+        let key = &self.ids;
+        self.order.sort_unstable_by_key(|&j| key[j]);
+        self.models.clear();
+        self.models.extend_from_slice(models);
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.s.clear();
+        self.s.extend_from_slice(s);
+        self.g.clear();
+        self.g.extend_from_slice(g);
+    }
+
+    /// Grows the storage for `nc` contacts of total dimension `k` (so that recording allocates
+    /// nothing once grown).
+    fn reserve(&mut self, nc: usize, k: usize) {
+        fn at_least<T>(v: &mut Vec<T>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        at_least(&mut self.ids, nc);
+        at_least(&mut self.order, nc);
+        at_least(&mut self.models, nc);
+        at_least(&mut self.offsets, nc);
+        at_least(&mut self.s, k);
+        at_least(&mut self.g, k);
+    }
+}
+
+/// Violation measures of one point.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Viol {
+    pub(super) rvio: f64,
+    pub(super) bvio: f64,
+    /// ∞-norm of γ∘s − κe (fixed-κ mode).
+    pub(super) cvio: f64,
+    /// Parts of `rvio`: momentum rows (N·s), velocity-unit equality rows (gap rows in the
+    /// engine's units, tangential rows), impulse-unit rows (`μγ_n − ξ_0`, linear model's ψ row).
+    pub(super) dyn_norm: f64,
+    pub(super) vel_norm: f64,
+    pub(super) imp_norm: f64,
+}
+
+impl Viol {
+    const NAN: Self = Self {
+        rvio: f64::NAN,
+        bvio: f64::NAN,
+        cvio: f64::NAN,
+        dyn_norm: f64::NAN,
+        vel_norm: f64::NAN,
+        imp_norm: f64::NAN,
+    };
+}
+
+impl IpmWorkspace {
+    /// Records the problem's layout and grows every buffer to its size.
+    pub(super) fn setup(
+        &mut self,
+        p: &IpmProblem<'_>,
+        max_iter: usize,
+        mode: super::NewtonSolve,
+        engine: bool,
+    ) {
+        let n = p.num_velocities();
+        let nc = p.num_contacts();
+        self.n = n;
+        self.nc = nc;
+        self.engine = engine;
+        self.compliance.clear();
+        if self.compliance.capacity() < nc {
+            self.compliance.reserve(nc);
+        }
+        (self.phi_scale, self.gap_h) = if engine { (1.0 / p.h, 1.0) } else { (1.0, p.h) };
+        self.phi_eff.clear();
+        self.phi_eff.extend(p.phi.iter().map(|&x| x * self.phi_scale));
+        grow(&mut self.nt, 21 * nc);
+        self.models.clear();
+        self.models.extend_from_slice(p.models);
+        self.offsets.clear();
+        let mut k = 0;
+        for m in p.models {
+            self.offsets.push(k);
+            k += m.dim();
+        }
+        self.k_total = k;
+        self.mu.clear();
+        self.mu.extend(p.mu.iter().copied());
+        let big = n + 2 * k;
+        for buf in [&mut self.v, &mut self.vc, &mut self.p_star, &mut self.v_free, &mut self.best_v] {
+            grow(buf, n);
+        }
+        for buf in [
+            &mut self.s,
+            &mut self.g,
+            &mut self.sc,
+            &mut self.gc,
+            &mut self.e,
+            &mut self.best_s,
+            &mut self.best_g,
+        ] {
+            grow(buf, k);
+        }
+        for buf in [&mut self.r, &mut self.rc, &mut self.daff, &mut self.delta, &mut self.scratch] {
+            grow(buf, big);
+        }
+        grow(&mut self.impulses, 3 * nc);
+        grow(&mut self.next_gaps, nc);
+        for h in
+            [&mut self.rvio_history, &mut self.bvio_history, &mut self.kappa_history, &mut self.alpha_history]
+        {
+            h.clear();
+            if h.capacity() < max_iter + 1 {
+                h.reserve(max_iter + 1);
+            }
+        }
+        for (i, m) in p.models.iter().enumerate() {
+            let off = self.offsets[i];
+            m.neutral(&mut self.e[off..off + m.dim()]);
+        }
+        self.newton.reserve(mode, n, nc, k);
+        if engine {
+            self.previous.reserve(nc, k);
+        }
+        self.newton.factored = false;
+    }
+}
+
+/// The Newton system's data from the workspace's fields (a macro so the borrows stay disjoint
+/// from `ws.newton` and the iterate buffers).
+macro_rules! system_data {
+    ($ws:expr) => {
+        system_data!($ws, &[])
+    };
+    ($ws:expr, $nt:expr) => {
+        SystemData {
+            h: $ws.gap_h,
+            mu: &$ws.mu,
+            models: &$ws.models,
+            offsets: &$ws.offsets,
+            n: $ws.n,
+            k_total: $ws.k_total,
+            nt: $nt,
+            shift_normal: 0.0,
+            shift_tangent: 0.0,
+            compliance: &$ws.compliance,
+        }
+    };
+}
+pub(crate) use system_data;
+
+/// Evaluates `r = [M(v − v0) − hτ − Jᵀb | γ∘s | r_eq]` (raw products in the middle block) and the
+/// violation measures (§4) with κ for the centred measure.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn residual<F: Form>(
+    form: &F,
+    p: &IpmProblem<'_>,
+    phi: &[f64],
+    gap_h: f64,
+    models: &[ContactModel],
+    offsets: &[usize],
+    mu: &[f64],
+    e: &[f64],
+    v: &[f64],
+    s: &[f64],
+    g: &[f64],
+    kappa: f64,
+    compliance: &[f64],
+    dv: &mut [f64],
+    r: &mut [f64],
+) -> Viol {
+    let n = v.len();
+    let kt = s.len();
+    let (rd, rk) = r.split_at_mut(n);
+    let (rc, re) = rk.split_at_mut(kt);
+    for ((d, &x), &x0) in dv.iter_mut().zip(v).zip(p.v0.iter()) {
+        *d = x - x0;
+    }
+    for (x, &t) in rd.iter_mut().zip(p.tau.iter()) {
+        *x = -p.h * t;
+    }
+    form.add_mass_product(dv, rd);
+    let mut nan = false;
+    let mut bvio: f64 = 0.0;
+    let mut cvio: f64 = 0.0;
+    let mut vel_norm: f64 = 0.0;
+    let mut imp_norm: f64 = 0.0;
+    for (i, (&model, &off)) in models.iter().zip(offsets).enumerate() {
+        let k = model.dim();
+        let (si, gi) = (&s[off..off + k], &g[off..off + k]);
+        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        let mut u = form.contact_velocity(i, dirs, v);
+        if let Some(o) = &p.vt_offset {
+            for (a, ua) in u.iter_mut().enumerate().take(dirs).skip(1) {
+                *ua += o[2 * i + a - 1];
+            }
+        }
+        let b = model.impulse(gi);
+        form.sub_contact_impulse(i, dirs, &b, rd);
+        model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
+        if let Some(&c) = compliance.get(i) {
+            re[off] += c * gi[0];
+        }
+        model.product(gi, si, &mut rc[off..off + k]);
+        for j in off..off + k {
+            nan |= rc[j].is_nan() || re[j].is_nan();
+            bvio = bvio.max(rc[j].abs());
+            cvio = cvio.max((rc[j] - kappa * e[j]).abs());
+            // Row 1 of the friction models is in impulse units (μγ_n − ξ_0, μγ_n − Σβ − s_ψ).
+            if j == off + 1 {
+                imp_norm = imp_norm.max(re[j].abs());
+            } else {
+                vel_norm = vel_norm.max(re[j].abs());
+            }
+        }
+    }
+    let mut dyn_norm: f64 = 0.0;
+    for &x in rd.iter() {
+        nan |= x.is_nan();
+        dyn_norm = dyn_norm.max(x.abs());
+    }
+    if nan {
+        return Viol::NAN;
+    }
+    Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
+}
+
+impl IpmWorkspace {
+    /// [`residual`] at the current iterate (v, s, g) into `r`, or with `candidate` at the line
+    /// search's candidate (vc, sc, gc) into `rc`, with `scratch` as the momentum buffer.
+    pub(super) fn residual_at<F: Form>(
+        &mut self,
+        form: &F,
+        p: &IpmProblem<'_>,
+        kappa: f64,
+        candidate: bool,
+    ) -> Viol {
+        let (n, kt) = (self.n, self.k_total);
+        let big = n + 2 * kt;
+        let (v, s, g, r) = if candidate {
+            (&self.vc, &self.sc, &self.gc, &mut self.rc)
+        } else {
+            (&self.v, &self.s, &self.g, &mut self.r)
+        };
+        residual(
+            form,
+            p,
+            &self.phi_eff,
+            self.gap_h,
+            &self.models,
+            &self.offsets,
+            &self.mu,
+            &self.e,
+            &v[..n],
+            &s[..kt],
+            &g[..kt],
+            kappa,
+            &self.compliance,
+            &mut self.scratch[..n],
+            &mut r[..big],
+        )
+    }
+}
+
+/// `Σ sᵀγ` over contacts for the point `(s + α ds, γ + α dg)`.
+pub(super) fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> f64 {
+    s.iter()
+        .zip(g)
+        .zip(ds.iter().zip(dg))
+        .map(|((&s, &g), (&ds, &dg))| (s + alpha * ds) * (g + alpha * dg))
+        .sum()
+}
+
+/// The block form has no full Newton matrix ([`NewtonSolve::Dense`] assembles the dense one).
+pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError> {
+    match mode {
+        NewtonSolve::Condensed => Ok(()),
+        NewtonSolve::Dense => Err(IpmError::OutOfRange {
+            what: "newton_solve",
+            value: NewtonSolve::Dense as i32 as f64,
+            requirement: "Condensed (0) for block-sparse data",
+        }),
+    }
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum NewtonBuf {
+    Affine,
+    Delta,
+}
+
+/// Solves the Newton system for the right-hand side held in `daff` or `delta`, in place.
+pub(super) fn solve_newton<F: Form>(ws: &mut IpmWorkspace, form: &mut F, which: NewtonBuf) {
+    let big = ws.n + 2 * ws.k_total;
+    let data = system_data!(ws);
+    let buf = match which {
+        NewtonBuf::Affine => &mut ws.daff[..big],
+        NewtonBuf::Delta => &mut ws.delta[..big],
+    };
+    ws.newton.solve_in_place(&data, form, buf);
+}
+
+/// `out = −r` with the complementarity block `−(γ∘s − κe)`.
+pub(super) fn build_rhs(r: &[f64], e: &[f64], n: usize, kt: usize, kappa: f64, out: &mut [f64]) {
+    for (o, &x) in out.iter_mut().zip(r) {
+        *o = -x;
+    }
+    for (o, &ej) in out[n..n + kt].iter_mut().zip(e) {
+        *o += kappa * ej;
+    }
+}
+
+/// Grow-only storage of the sensitivity matrices (column-major).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sensitivities {
+    pub valid: bool,
+    /// `∂v/∂θ` per parameter: n × cols.
+    pub(super) dv: [Vec<f64>; 4],
+    /// `∂λ/∂θ` per parameter (λ = local impulses, 3 per contact): 3nc × cols.
+    pub(super) dl: [Vec<f64>; 4],
+    pub(super) cols: [usize; 4],
+    pub(super) rhs: Vec<f64>,
+}

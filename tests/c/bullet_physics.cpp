@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+// Physics through the real Bullet (issue 32, docs/bullet.md): the scenes of
+// examples_c/bullet/scenes.hpp with the library's adapters. Run by tests/c_abi/bullet.rs, one
+// section per argument: slope, stack, stack-mlcp, pile, mlcp. Ends with "N failures".
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "scenes.hpp"
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char* what, double value, double limit) {
+  std::printf("%s %s: %.6g (limit %.6g)\n", ok ? "ok  " : "FAIL", what, value, limit);
+  if (!ok) ++failures;
+}
+
+const double kSteps[] = {1.0 / 240.0, 1.0 / 60.0};
+
+const scenes::Solver kOurs[] = {scenes::Solver::kBaraffMlcp, scenes::Solver::kLemkeMlcp, scenes::Solver::kTamsi,
+                                scenes::Solver::kInteriorPoint};
+
+std::string label(scenes::Solver s, double dt, const char* what) {
+  return std::string(scenes::name(s)) + " dt=1/" + std::to_string(std::lround(1.0 / dt)) + " " + what;
+}
+
+// μ = tan θ − 0.05 slides with a = g(sin θ − μ cos θ) within 1 %; μ = tan θ + 0.05 sticks.
+void Slope() {
+  const double t = std::tan(scenes::kSlopeTheta);
+  for (double dt : kSteps) {
+    for (scenes::Solver s : kOurs) {
+      const scenes::Result slide = scenes::Slope(s, dt, t - 0.05);
+      const double want = scenes::SlopeExpected(t - 0.05);
+      check(std::fabs(slide.metric / want - 1.0) < 0.01, label(s, dt, "slides: a/a_formula - 1").c_str(),
+            slide.metric / want - 1.0, 0.01);
+      const scenes::Result stick = scenes::Slope(s, dt, t + 0.05);
+      // Sticking: no acceleration beyond 1 % of the sliding one (TAMSI creeps below its stiction
+      // tolerance, 1e-4 m/s, at no acceleration).
+      check(std::fabs(stick.metric) < 0.01 * want, label(s, dt, "sticks: |a| (m/s^2)").c_str(), stick.metric,
+            0.01 * want);
+    }
+  }
+}
+
+// The ten-box stack stands for 10 s: top drift < 1 cm through ContactSolver.
+void Stack() {
+  for (double dt : kSteps) {
+    for (scenes::Solver s : {scenes::Solver::kTamsi, scenes::Solver::kInteriorPoint}) {
+      const scenes::Result r = scenes::Stack(s, dt, 10.0);
+      check(r.metric < 0.01, label(s, dt, "stack top drift (m)").c_str(), r.metric, 0.01);
+      check(r.fallbacks == 0, label(s, dt, "groups given to Bullet's solver").c_str(), double(r.fallbacks), 0);
+    }
+  }
+}
+
+// Through the MLCP adapters (Bullet's own MLCP): the stack stands, drift < 5 cm.
+void StackMlcp() {
+  for (double dt : kSteps) {
+    for (scenes::Solver s : {scenes::Solver::kBaraffMlcp, scenes::Solver::kLemkeMlcp}) {
+      const scenes::Result r = scenes::Stack(s, dt, 10.0);
+      check(r.metric < 0.05, label(s, dt, "stack top drift (m)").c_str(), r.metric, 0.05);
+    }
+  }
+}
+
+// The pile settles with no energy gain and comes to rest. The penetration at rest is printed
+// against Bullet's own solver's, not checked: none of the library's solvers meets "no deeper than
+// Bullet's sequential impulse" on this drop (docs/bullet.md §4 has the numbers). The Lemke adapter
+// is left out: its dense LCP of the pile (~900 variables) takes about a second per step.
+void Pile() {
+  for (double dt : kSteps) {
+    const scenes::Result si = scenes::Pile(scenes::Solver::kSequentialImpulse, dt, 2.0);
+    for (scenes::Solver s : {scenes::Solver::kBaraffMlcp, scenes::Solver::kTamsi, scenes::Solver::kInteriorPoint}) {
+      const scenes::Result r = scenes::Pile(s, dt, 2.0);
+      // 1 mJ: round-off of float positions for 50 boxes (E ≈ 100 J).
+      check(r.energy_gain <= 1e-3, label(s, dt, "pile energy gain (J)").c_str(), r.energy_gain, 1e-3);
+      check(r.metric < 0.5, label(s, dt, "pile kinetic energy at 2 s (J)").c_str(), r.metric, 0.5);
+      std::printf("info %s: penetration at rest %.4g m (Bullet SI %.4g m)\n", label(s, dt, "pile").c_str(),
+                  r.penetration, si.penetration);
+    }
+  }
+}
+
+// ---- The MLCP adapters against btDantzigSolver on Bullet's own MLCPs -------------------------
+
+struct Problem {
+  btMatrixXu A;
+  btVectorXu b, x0, lo, hi, x;
+  btAlignedObjectArray<int> dep;
+  bool ok{false};
+};
+
+// Records every MLCP btMLCPSolver poses, and answers it with btDantzigSolver.
+class Recorder : public btMLCPSolverInterface {
+ public:
+  bool solveMLCP(const btMatrixXu& A, const btVectorXu& b, btVectorXu& x, const btVectorXu& lo, const btVectorXu& hi,
+                 const btAlignedObjectArray<int>& dep, int numIterations, bool useSparsity) override {
+    Problem p;
+    p.A = A;
+    p.b = b;
+    p.x0 = x;
+    p.lo = lo;
+    p.hi = hi;
+    p.dep = dep;
+    p.ok = dantzig_.solveMLCP(A, b, x, lo, hi, dep, numIterations, useSparsity);
+    p.x = x;
+    // Up to 120 rows (Lemke's dense LCP on the larger pile MLCPs takes seconds each) and 300 problems.
+    if (b.rows() > 0 && b.rows() <= 120 && problems.size() < 300) problems.push_back(p);
+    return p.ok;
+  }
+  std::vector<Problem> problems;
+
+ private:
+  btDantzigSolver dantzig_;
+};
+
+// Worst violation of Bullet's conditions (btDantzigLCP.h) by x, relative to max|b| (velocities)
+// and max|b|/max A_ii (impulses); bounds of friction rows ±|hi_i x_j|.
+double Violation(const Problem& p, const btVectorXu& x) {
+  const int n = p.b.rows();
+  double sb = 1e-12, sa = 1e-12;
+  for (int i = 0; i < n; ++i) {
+    sb = std::max(sb, std::fabs(double(p.b[i])));
+    sa = std::max(sa, std::fabs(double(p.A(i, i))));
+  }
+  const double fs = sb / sa;
+  double worst = 0;
+  for (int i = 0; i < n; ++i) {
+    double w = -double(p.b[i]);
+    for (int j = 0; j < n; ++j) w += double(p.A(i, j)) * double(x[j]);
+    double lo = p.lo[i], hi = p.hi[i];
+    if (p.dep[i] >= 0) {
+      hi = std::fabs(double(p.hi[i]) * double(x[p.dep[i]]));
+      lo = -hi;
+    }
+    const double xi = x[i];
+    worst = std::max({worst, (lo - xi) / fs, (xi - hi) / fs});
+    const double tol = 1e-6 * fs;
+    if (xi <= lo + tol && xi >= hi - tol) continue;
+    if (xi <= lo + tol) {
+      worst = std::max(worst, -w / sb);
+    } else if (xi >= hi - tol) {
+      worst = std::max(worst, w / sb);
+    } else {
+      worst = std::max(worst, std::fabs(w) / sb);
+    }
+  }
+  return worst;
+}
+
+void Mlcp() {
+  Recorder rec;
+  for (double dt : kSteps) {
+    scenes::Stack(scenes::Solver::kDantzig, dt, 0.5, &rec);
+    scenes::Pile(scenes::Solver::kDantzig, dt, 0.75, &rec);
+  }
+  cts::bullet::BaraffMlcpSolver baraff;
+  cts::bullet::LemkeMlcpSolver lemke;
+  const double kValid = 1e-4;  // worst relative violation of a valid answer
+  int dantzig_valid = 0, dantzig_invalid = 0, dantzig_failed = 0;
+  const char* names[2] = {"Baraff", "Lemke"};
+  cts::bullet::internal::MlcpAdapterBase* adapters[2] = {&baraff, &lemke};
+  double worst_x[2] = {0, 0}, worst_valid[2] = {0, 0};
+  int failed[2] = {0, 0}, failed_where_dantzig_valid[2] = {0, 0}, compared[2] = {0, 0};
+  for (const Problem& p : rec.problems) {
+    double scale = 1e-12;
+    for (int i = 0; i < p.x.rows(); ++i) scale = std::max(scale, std::fabs(double(p.x[i])));
+    // Dantzig's "success" is not always a solution (its float pivoting, and its
+    // acceptable-magnitude check only): compare x only where its answer is valid.
+    const bool valid = p.ok && Violation(p, p.x) <= kValid;
+    (valid ? dantzig_valid : p.ok ? dantzig_invalid : dantzig_failed)++;
+    for (int k = 0; k < 2; ++k) {
+      btVectorXu x = p.x0;
+      if (!adapters[k]->solveMLCP(p.A, p.b, x, p.lo, p.hi, p.dep, 0, true)) {
+        ++failed[k];
+        if (valid) ++failed_where_dantzig_valid[k];
+        continue;
+      }
+      worst_valid[k] = std::max(worst_valid[k], Violation(p, x));
+      if (valid) {
+        double d = 0;
+        for (int i = 0; i < x.rows(); ++i) d = std::max(d, std::fabs(double(x[i]) - double(p.x[i])));
+        worst_x[k] = std::max(worst_x[k], d / scale);
+        ++compared[k];
+      }
+    }
+  }
+  std::printf("recorded %zu MLCPs (stack 0.5 s, pile 0.75 s, both steps, <= 120 rows): btDantzigSolver valid %d, "
+              "returned true with an invalid x %d, returned false %d\n",
+              rec.problems.size(), dantzig_valid, dantzig_invalid, dantzig_failed);
+  check(rec.problems.size() > 100 && dantzig_valid > 20, "MLCPs recorded / Dantzig valid on",
+        double(dantzig_valid), 20);
+  for (int k = 0; k < 2; ++k) {
+    const std::string n = names[k];
+    std::printf("info %s: returned false on %d of %zu (the last: %s)\n", n.c_str(), failed[k], rec.problems.size(),
+                adapters[k]->last_error().c_str());
+    check(failed_where_dantzig_valid[k] == 0, (n + " failures where Dantzig's x is valid").c_str(),
+          failed_where_dantzig_valid[k], 0);
+    check(compared[k] > 20 && worst_x[k] < 1e-3, (n + " max |x - x_Dantzig| / max|x_Dantzig| where Dantzig is valid").c_str(),
+          worst_x[k], 1e-3);
+    check(worst_valid[k] < kValid, (n + " worst relative violation of its answers (all problems)").c_str(),
+          worst_valid[k], kValid);
+  }
+  check(failed[0] <= int(rec.problems.size()) / 10, "Baraff returned false on at most 10 % of the MLCPs", failed[0],
+        double(rec.problems.size()) / 10);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "slope") == 0) Slope();
+    else if (std::strcmp(argv[i], "stack") == 0) Stack();
+    else if (std::strcmp(argv[i], "stack-mlcp") == 0) StackMlcp();
+    else if (std::strcmp(argv[i], "pile") == 0) Pile();
+    else if (std::strcmp(argv[i], "mlcp") == 0) Mlcp();
+    else {
+      std::printf("unknown section %s\n", argv[i]);
+      ++failures;
+    }
+  }
+  std::printf("\n%d failures\n", failures);
+  return failures == 0 ? 0 : 1;
+}
