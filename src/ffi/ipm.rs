@@ -253,6 +253,9 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             proximal_regularization: p.proximal_regularization,
             normal_compliance: p.normal_compliance,
             stall_iterations: count("stall_iterations", p.stall_iterations)?,
+            // Not in the C struct yet (issue 30 item 4 adds it with the engine preset's C call).
+            near_rigid_beta: 0.0,
+            natural_map_tolerance: IpmParameters::default().natural_map_tolerance,
         };
         params.validate()?;
         Ok(params)

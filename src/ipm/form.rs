@@ -6,6 +6,7 @@
 
 use nalgebra::DMatrixView;
 
+use super::regularization::{TreeContacts, dense_normal_delassus};
 use super::{ContactModel, IpmError};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
 use crate::linalg::simd::{self, Simd, WithSimd};
@@ -32,9 +33,11 @@ pub(crate) trait Form {
     /// writes nothing. `false` when such a solve failed (an M block not positive definite).
     fn start(&mut self, v0: &[f64], h_tau: &[f64], v: &mut [f64]) -> bool;
 
-    /// The free velocity `x = M⁻¹ b` in place (b = p*), for the engine's velocity scale.
+    /// The free velocity `x = M⁻¹ b` in place (b = p*), for the engine's velocity scale; with
+    /// `delassus`, also every contact's normal Delassus diagonal `J_n,i M⁻¹ J_n,iᵀ` (1/kg, NaN where
+    /// an M block is not positive definite) from the same factorization (`docs/ipm.md` §11.7).
     /// Invalidates the condensed factorization.
-    fn solve_mass_in_place(&mut self, b: &mut [f64]);
+    fn solve_mass_in_place(&mut self, b: &mut [f64], delassus: Option<&mut [f64]>);
 
     /// Assembles and factors `H = M + reg·I + Σᵢ Jᵢᵀ Dᵢ Jᵢ` with `d` = 3×3 column-major `Dᵢ` per
     /// contact (`9i..9i + 9`, rows and columns normal, tangent 1, tangent 2; only the (0, 0)
@@ -63,6 +66,8 @@ pub(crate) struct DenseWorkspace {
     pub jtr: Vec<f64>,
     pub lu: PartialPivLu,
     tmp: Vec<f64>,
+    /// Scratch of the Delassus diagonals (n).
+    col: Vec<f64>,
 }
 
 impl DenseWorkspace {
@@ -70,6 +75,7 @@ impl DenseWorkspace {
     pub fn reserve(&mut self, n: usize, nc: usize) {
         grow(&mut self.jtr, 3 * nc * n);
         grow(&mut self.tmp, n);
+        grow(&mut self.col, n);
         self.lu.reserve(n);
     }
 }
@@ -150,11 +156,15 @@ impl Form for DenseForm<'_, '_> {
         true
     }
 
-    fn solve_mass_in_place(&mut self, b: &mut [f64]) {
+    fn solve_mass_in_place(&mut self, b: &mut [f64], delassus: Option<&mut [f64]>) {
         let n = self.m.nrows();
         self.ws.lu.matrix_mut(n).copy_from(&self.m);
         self.ws.lu.factor();
         self.ws.lu.solve_in_place(b, &mut self.ws.tmp[..n]);
+        if let Some(w) = delassus {
+            let ws = &mut *self.ws;
+            dense_normal_delassus(&ws.lu, &ws.jtr, n, &mut ws.col, &mut ws.tmp, &mut w[..self.nc]);
+        }
     }
 
     fn factor_condensed(&mut self, reg: f64, models: &[ContactModel], d: &[f64]) {
@@ -224,6 +234,8 @@ pub(crate) struct BlockWorkspace {
     pub newton: BlockNewtonMatrix,
     /// One tree's M block at a time, for the free velocity.
     tree: Ldlt,
+    /// The contacts of every tree, for the Delassus diagonals (`docs/ipm.md` §11.7).
+    tree_contacts: TreeContacts,
 }
 
 /// The block-sparse form (`docs/block_sparse.md`): M by trees, J by contacts and trees, the
@@ -307,18 +319,26 @@ impl Form for BlockForm<'_, '_> {
         ok
     }
 
-    fn solve_mass_in_place(&mut self, b: &mut [f64]) {
+    fn solve_mass_in_place(&mut self, b: &mut [f64], mut delassus: Option<&mut [f64]>) {
         let layout = self.system.layout();
+        if let Some(w) = delassus.as_deref_mut() {
+            self.ws.tree_contacts.build(&self.system);
+            w[..layout.num_contacts()].fill(0.0);
+        }
         for t in 0..layout.num_trees() {
             let n = layout.tree_dofs(t);
             self.ws.tree.matrix_mut(n).copy_from(&self.system.m_block(t));
             let bt = &mut b[layout.tree_range(t)];
-            if self.ws.tree.factor().is_ok() {
+            let ok = self.ws.tree.factor().is_ok();
+            if ok {
                 self.ws.tree.solve_in_place(bt);
             } else {
                 // M_t is not positive definite: no free velocity (the caller skips non-finite
                 // values, as the dense LU's for a singular M).
                 bt.fill(f64::NAN);
+            }
+            if let Some(w) = delassus.as_deref_mut() {
+                self.ws.tree_contacts.add_tree(&self.system, t, &self.ws.tree, ok, w);
             }
         }
     }

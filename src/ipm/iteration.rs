@@ -51,9 +51,10 @@ pub struct IpmWorkspace {
     pub(crate) phi_scale: f64,
     pub(crate) gap_h: f64,
     pub(crate) phi_eff: Vec<f64>,
-    /// Normal compliance `R_n` (1/kg) of the engine iteration (§11.3): the gap rows read
-    /// `φ/h + J_n v + R_n γ_n − s_n`. 0 for hard contact and for Dojo's iteration.
-    pub(crate) compliance: f64,
+    /// Normal compliance `R_n,i` (1/kg) per contact of the engine iteration (§11.3, §11.7): the
+    /// gap rows read `φ/h + J_n v + R_n,i γ_n − s_n`. Empty for hard contact and for Dojo's
+    /// iteration; capacity nc once set up.
+    pub(crate) compliance: Vec<f64>,
     /// Whether the last setup was for the engine iteration (warm start needs the same units).
     pub(crate) engine: bool,
     /// `p* = M v0 + hτ`, then the free velocity `M⁻¹p*` (engine scales).
@@ -159,7 +160,10 @@ impl IpmWorkspace {
         self.n = n;
         self.nc = nc;
         self.engine = engine;
-        self.compliance = 0.0;
+        self.compliance.clear();
+        if self.compliance.capacity() < nc {
+            self.compliance.reserve(nc);
+        }
         (self.phi_scale, self.gap_h) = if engine { (1.0 / p.h, 1.0) } else { (1.0, p.h) };
         self.phi_eff.clear();
         self.phi_eff.extend(p.phi.iter().map(|&x| x * self.phi_scale));
@@ -232,6 +236,7 @@ macro_rules! system_data {
             nt: $nt,
             shift_normal: 0.0,
             shift_tangent: 0.0,
+            compliance: &$ws.compliance,
         }
     };
 }
@@ -253,7 +258,7 @@ pub(super) fn residual<F: Form>(
     s: &[f64],
     g: &[f64],
     kappa: f64,
-    compliance: f64,
+    compliance: &[f64],
     dv: &mut [f64],
     r: &mut [f64],
 ) -> Viol {
@@ -286,8 +291,8 @@ pub(super) fn residual<F: Form>(
         let b = model.impulse(gi);
         form.sub_contact_impulse(i, dirs, &b, rd);
         model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
-        if compliance > 0.0 {
-            re[off] += compliance * gi[0];
+        if let Some(&c) = compliance.get(i) {
+            re[off] += c * gi[0];
         }
         model.product(gi, si, &mut rc[off..off + k]);
         for j in off..off + k {
@@ -343,7 +348,7 @@ impl IpmWorkspace {
             &s[..kt],
             &g[..kt],
             kappa,
-            self.compliance,
+            &self.compliance,
             &mut self.scratch[..n],
             &mut r[..big],
         )

@@ -53,6 +53,7 @@ mod newton;
 mod outcome;
 mod parameters;
 mod problem;
+mod regularization;
 mod sensitivity;
 mod solver;
 

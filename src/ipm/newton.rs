@@ -58,6 +58,18 @@ pub(crate) struct SystemData<'a> {
     pub shift_normal: f64,
     /// The tangential rows' share: δ_k.
     pub shift_tangent: f64,
+    /// Per-contact normal compliance `R_n,i` (1/kg) of the gap rows, in the residual and here
+    /// (`docs/ipm.md` §11.3, §11.7), for both row kinds (the sensitivities factor Dojo's rows at an
+    /// engine solution). Empty: hard contact.
+    pub compliance: &'a [f64],
+}
+
+impl SystemData<'_> {
+    /// Contact i's normal compliance (0 for hard contact).
+    #[inline]
+    fn compliance_of(&self, i: usize) -> f64 {
+        self.compliance.get(i).copied().unwrap_or(0.0)
+    }
 }
 
 /// Factorization of the Newton matrix in owned, grow-only storage: the contacts' local blocks
@@ -96,12 +108,15 @@ fn write_local(data: &SystemData<'_>, i: usize, reg: f64, s: &[f64], g: &[f64], 
     let (si, gi) = (&s[off..off + k], &g[off..off + k]);
     if data.nt.is_empty() {
         model.write_local_block(data.mu[i], reg, si, gi, out);
+        if !data.compliance.is_empty() {
+            model.add_equality_shift(data.compliance_of(i), 0.0, out);
+        }
     } else {
         let nt = &data.nt[21 * i..21 * i + 21];
         let w: &[f64; 9] = nt[..9].try_into().expect("9 entries");
         let wi: &[f64; 9] = nt[9..18].try_into().expect("9 entries");
         model.write_local_block_nt(data.mu[i], si, gi, w, wi, out);
-        model.add_equality_shift(data.shift_normal, data.shift_tangent, out);
+        model.add_equality_shift(data.shift_normal + data.compliance_of(i), data.shift_tangent, out);
     }
 }
 
@@ -173,6 +188,7 @@ impl NewtonSystem {
             }
             self.block_of.push(usize::MAX);
             let c = &mut self.closed[CLOSED * i..CLOSED * (i + 1)];
+            let sn_shift = sn_shift + data.compliance_of(i);
             let a = 1.0 / (s[off] / g[off] + sn_shift);
             c[A] = a;
             c[GN] = g[off];

@@ -62,8 +62,9 @@ pub struct IpmStats {
     /// Reference iteration: 0.
     pub complementarity: f64,
     /// Engine iteration: merit of the returned iterate,
-    /// `max(residual/tolerance, complementarity/complementarity_tolerance)`; ≤ 1 exactly when
-    /// converged. Reference iteration: 0.
+    /// `max(residual/tolerance, complementarity/complementarity_tolerance,
+    /// natural_map/natural_map_tolerance)` (the last term only with a tolerance > 0); ≤ 1 exactly
+    /// when converged. Reference iteration: 0.
     pub merit: f64,
     /// Engine iteration: momentum scale `P` (N·s) of the problem (`docs/ipm.md` §11). Reference: 0.
     pub momentum_scale: f64,
@@ -71,4 +72,8 @@ pub struct IpmStats {
     pub velocity_scale: f64,
     /// Engine iteration: Gondzio centrality correctors kept, over all iterations (§11.2).
     pub centrality_correctors: usize,
+    /// Engine iteration: scaled natural-map error of the returned iterate (`docs/ipm.md` §11.8):
+    /// `max_i ‖r̃_i − Π_K(r̃_i − (u_n + μ‖u_t‖, u_t))‖∞ / V` with the impulses in velocity units
+    /// `r̃ = r·V/P`, over the second-order-cone and impact contacts. Reference iteration: 0.
+    pub natural_map: f64,
 }

@@ -574,7 +574,7 @@ mod tests {
                     &s,
                     &g,
                     0.0,
-                    0.0,
+                    &[],
                     &mut scratch,
                     &mut r,
                 );

@@ -196,9 +196,12 @@ fn assert_same(name: &str, p: &Both, params: IpmParameters, tol: f64) -> Run {
 fn block_iterates_equal_dense_on_every_engine_scene() {
     let names: Vec<String> = read_scenes().iter().map(|s| s.name.clone()).collect();
     assert!(names.len() >= 10, "{names:?}");
+    // Without the natural-map test of the defaults (`docs/ipm.md` §11.8): with it the resting piles
+    // run 37–56 iterations, past the point where round-off separates the two forms' step lengths.
+    let prm = IpmParameters { natural_map_tolerance: 0.0, ..IpmParameters::default() };
     for name in &names {
         let p = scene_problem(name);
-        let b = assert_same(name, &p, IpmParameters::default(), 1e-9);
+        let b = assert_same(name, &p, prm, 1e-9);
         // The three frictional resting piles the hard-contact defaults do not solve
         // (`tests/solvers/ipm_engine.rs`).
         if !["pile50_seed1_t3", "pile100_seed1_t3", "pile200_seed1_t3"].iter().any(|p| name.starts_with(p)) {

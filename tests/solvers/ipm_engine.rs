@@ -223,16 +223,17 @@ fn check_blocks(sc: &IpmScene, s: &IpmSolver, compliance: f64) -> [f64; 3] {
 /// hard contact at the defaults does not reach its tolerances, and says so. Redundant coplanar
 /// contacts leave the impulses non-unique and the one-step closing of the penetrations (gap rows
 /// `φ/h + J_n v ≥ 0`) jams the sliding corners (`docs/ipm.md` §11.2): on the 50- and 100-box
-/// piles the best iterate is feasible and meets 100× the complementarity tolerance
-/// (`AlmostConverged`, complementarity 3.3e-5 and 3.0e-5); the 200-box pile stalls far from it
-/// (`Stalled` after 19 iterations by the stall exit instead of running to `max_iter`). The
-/// frictionless model of the same states converges within 20 iterations.
+/// piles the best iterate is feasible and meets 100× the complementarity tolerance but not the
+/// natural-map test of §11.8 (scaled natural-map error 4.3e-4 and 1.7e-4 against 1e-6: `Stalled`
+/// after 37 and 46 iterations; before that test they were `AlmostConverged`); the 200-box pile
+/// stalls far from it (`Stalled` after 19 iterations by the stall exit instead of running to
+/// `max_iter`). The frictionless model of the same states converges within 20 iterations.
 #[test]
 fn resting_piles_report_failure_truthfully() {
     let prm = IpmParameters::default();
     for (name, expected) in [
-        ("pile50_seed1_t3.0", IpmOutcome::AlmostConverged),
-        ("pile100_seed1_t3.0", IpmOutcome::AlmostConverged),
+        ("pile50_seed1_t3.0", IpmOutcome::Stalled),
+        ("pile100_seed1_t3.0", IpmOutcome::Stalled),
         ("pile200_seed1_t3.0", IpmOutcome::Stalled),
     ] {
         let sc = IpmScene::new(&support::engine_scenes::scene(name));
@@ -272,7 +273,9 @@ fn resting_piles_report_failure_truthfully() {
 /// impulse outside its cone) and no contact penetrates beyond its compliance `h·Rn·γn`.
 #[test]
 fn normal_compliance_converges_on_every_engine_scene() {
-    let prm = IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() };
+    // Without the defaults' natural-map test (§11.8), as the engine preset.
+    let prm =
+        IpmParameters { normal_compliance: 0.1, natural_map_tolerance: 0.0, ..IpmParameters::default() };
     let scenes = read_scenes();
     assert!(scenes.len() >= 10);
     for scene in &scenes {

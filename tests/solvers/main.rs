@@ -30,6 +30,7 @@ mod baraff_random;
 mod ipm_block_sparse;
 mod ipm_cases;
 mod ipm_engine;
+mod ipm_engine_preset;
 mod ipm_sensitivity;
 mod ipm_siconos;
 

@@ -123,12 +123,25 @@ impl Scene {
     }
 }
 
+/// The generated pile states of `tools/make_engine_scenes.py piles` (48 states, seeds 7–14).
+pub const PILES_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/engine_piles.txt.gz");
+/// The stress states of `tools/make_engine_scenes.py stress` (a 300-box pile, tilted stacks, a
+/// 1:1000 mass-ratio stack).
+pub const STRESS_PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/engine_stress.txt.gz");
+
 /// Reads every scene of the repository's scene file.
 pub fn read_scenes() -> Vec<Scene> {
     let path = std::env::var("CTS_SCENES_FILE").unwrap_or_else(|_| SCENES_PATH.to_string());
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    read_scenes_file(&path)
+}
+
+/// Reads every scene of a gzip-compressed `CTS_SCENES 1` file.
+pub fn read_scenes_file(path: &str) -> Vec<Scene> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut text = String::new();
-    flate2::read::GzDecoder::new(file).read_to_string(&mut text).expect("engine_scenes.txt.gz: gzip");
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap_or_else(|e| panic!("{path}: gzip: {e}"));
     parse_scenes(&text)
 }
 

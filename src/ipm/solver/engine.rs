@@ -31,6 +31,7 @@ use crate::ipm::cone;
 use crate::ipm::form::Form;
 use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
 use crate::ipm::newton::SystemData;
+use crate::ipm::regularization::near_rigid_compliance;
 use crate::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
@@ -60,7 +61,10 @@ const ALMOST: f64 = 100.0;
 ///
 /// Both scale with the data (a problem whose units are changed by a factor gets the scales changed
 /// by that factor), so the tests on `‖·‖/P`, `‖·‖/V` and `‖γ∘s‖/(P·V)` are scale-invariant.
-fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F) -> (f64, f64) {
+///
+/// With `delassus`, `ws.compliance` receives every contact's normal Delassus diagonal (1/kg) from
+/// the same factorization of M (§11.7).
+fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F, delassus: bool) -> (f64, f64) {
     let n = ws.n;
     for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
         *x = p.h * t;
@@ -68,7 +72,14 @@ fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F) -> (
     form.add_mass_product(p.v0.as_slice(), &mut ws.p_star[..n]);
     ws.v_free[..n].copy_from_slice(&ws.p_star[..n]);
     if ws.nc > 0 {
-        form.solve_mass_in_place(&mut ws.v_free[..n]);
+        let w = if delassus {
+            ws.compliance.clear();
+            ws.compliance.resize(ws.nc, 0.0);
+            Some(&mut ws.compliance[..])
+        } else {
+            None
+        };
+        form.solve_mass_in_place(&mut ws.v_free[..n], w);
     }
     let free_ok = ws.v_free[..n].iter().all(|x| x.is_finite());
     let mut v: f64 = 0.0;
@@ -197,6 +208,47 @@ fn measures(viol: &Viol, pscale: f64, vscale: f64) -> (f64, f64) {
     (res, viol.bvio / (pscale * vscale))
 }
 
+/// Scaled natural-map error (`docs/ipm.md` §11.8) of the iterate whose residual is in `ws.r`:
+/// `max_i ‖r̃_i − Π_K(r̃_i − û_i)‖∞ / V` over the second-order-cone and impact contacts, with
+/// `r̃ = r·V/P` (impulses in velocity units, so the measure is scale-invariant like the others),
+/// `û = (u_n + μ‖u_t‖, u_t)` (De Saxcé's modified velocity), `u_n` the gap row's velocity (with
+/// the compliance `R γ_n` when there is one) and `u_t` the tangential velocity, both recovered
+/// from the equality residual as `r_eq + s`. `K` is the Coulomb cone `‖r_t‖ ≤ μ r_n`.
+fn natural_map(ws: &IpmWorkspace, pscale: f64, vscale: f64) -> f64 {
+    let (n, kt) = (ws.n, ws.k_total);
+    let re = &ws.r[n + kt..n + 2 * kt];
+    let c = vscale / pscale;
+    let mut worst: f64 = 0.0;
+    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
+        let (s, g) = (&ws.s[off..], &ws.g[off..]);
+        let un = re[off] + s[0];
+        let (r, ut, mu) = match m {
+            ContactModel::Impact => ([c * g[0], 0.0, 0.0], [0.0, 0.0], 0.0),
+            ContactModel::SecondOrderCone => {
+                ([c * g[0], c * g[2], c * g[3]], [re[off + 2] + s[2], re[off + 3] + s[3]], ws.mu[i])
+            }
+            ContactModel::Linear => continue,
+        };
+        let x = [r[0] - (un + mu * ut[0].hypot(ut[1])), r[1] - ut[0], r[2] - ut[1]];
+        let p = project_coulomb(x, mu);
+        worst = worst.max((r[0] - p[0]).abs()).max((r[1] - p[1]).abs()).max((r[2] - p[2]).abs());
+    }
+    worst / vscale
+}
+
+/// Projection of `x = (normal, t1, t2)` onto the Coulomb cone `‖x_t‖ ≤ μ x_n`.
+fn project_coulomb(x: [f64; 3], mu: f64) -> [f64; 3] {
+    let xt = x[1].hypot(x[2]);
+    if x[0] >= 0.0 && xt <= mu * x[0] {
+        x
+    } else if mu * xt <= -x[0] {
+        [0.0; 3]
+    } else {
+        let a = (x[0] + mu * xt) / (1.0 + mu * mu);
+        [a, mu * a * x[1] / xt, mu * a * x[2] / xt]
+    }
+}
+
 /// Nesterov–Todd data of every second-order-cone contact at the iterate (21 numbers per contact).
 fn nesterov_todd(ws: &mut IpmWorkspace) {
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
@@ -272,8 +324,20 @@ pub(super) fn iterate_engine<F: Form>(
 ) -> IpmOutcome {
     let (n, nc, kt) = (ws.n, ws.nc, ws.k_total);
     let big = n + 2 * kt;
-    let (pscale, vscale) = scales(ws, p, form);
-    ws.compliance = prm.normal_compliance * vscale / pscale;
+    let per_contact = prm.near_rigid_beta > 0.0;
+    let (pscale, vscale) = scales(ws, p, form, per_contact);
+    // §11.3 and §11.7: the gap rows' compliance, global (relative to V/P) plus per contact.
+    let global = prm.normal_compliance * vscale / pscale;
+    if per_contact {
+        for c in ws.compliance.iter_mut() {
+            *c = global + near_rigid_compliance(prm.near_rigid_beta, *c);
+        }
+    } else {
+        ws.compliance.clear();
+        if global > 0.0 {
+            ws.compliance.resize(nc, global);
+        }
+    }
     match warm {
         WarmStart::ByPosition => {
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
@@ -288,7 +352,12 @@ pub(super) fn iterate_engine<F: Form>(
         }
     }
     let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
-    let merit = |res: f64, comp: f64| (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
+    // §11.8: the natural-map term only with a tolerance.
+    let nm_tol = prm.natural_map_tolerance;
+    let merit = |res: f64, comp: f64, nm: f64| {
+        let m = (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
+        if nm_tol > 0.0 { m.max(nm / nm_tol) } else { m }
+    };
 
     let mut viol = ws.residual_at(form, p, 0.0, false);
     ws.stats = IpmStats {
@@ -306,8 +375,10 @@ pub(super) fn iterate_engine<F: Form>(
         ws.best_g[..kt].copy_from_slice(&ws.g[..kt]);
     };
     let (res0, comp0) = measures(&viol, pscale, vscale);
-    let mut best = if res0.is_finite() && comp0.is_finite() { merit(res0, comp0) } else { f64::INFINITY };
+    let mut nm = natural_map(ws, pscale, vscale);
+    let mut best = if res0.is_finite() && comp0.is_finite() { merit(res0, comp0, nm) } else { f64::INFINITY };
     let mut best_viol = viol;
+    let mut best_nm = nm;
     save_best(ws);
 
     let mut outcome = IpmOutcome::MaxIterationsReached;
@@ -315,7 +386,7 @@ pub(super) fn iterate_engine<F: Form>(
     let (mut progress_ref, mut progress_iter, mut small_steps, mut stalled) = (best, 0, 0, false);
     loop {
         let (res, comp) = measures(&viol, pscale, vscale);
-        if res <= prm.tolerance && comp <= prm.complementarity_tolerance {
+        if res <= prm.tolerance && comp <= prm.complementarity_tolerance && (nm_tol == 0.0 || nm <= nm_tol) {
             outcome = IpmOutcome::Converged;
             break;
         }
@@ -335,7 +406,7 @@ pub(super) fn iterate_engine<F: Form>(
         };
         {
             let mut data = system_data!(ws, &ws.nt[..21 * nc]);
-            data.shift_normal = prox + ws.compliance;
+            data.shift_normal = prox;
             data.shift_tangent = prox;
             ws.newton.factor(prm.newton_solve, &data, form, &ws.s[..kt], &ws.g[..kt], 0.0);
         }
@@ -447,10 +518,12 @@ pub(super) fn iterate_engine<F: Form>(
         ws.rvio_history.push(viol.rvio);
         ws.bvio_history.push(viol.bvio);
         let (res, comp) = measures(&viol, pscale, vscale);
-        let mt = merit(res, comp);
+        nm = natural_map(ws, pscale, vscale);
+        let mt = merit(res, comp, nm);
         if mt < best {
             best = mt;
             best_viol = viol;
+            best_nm = nm;
             save_best(ws);
         }
         // §11.2: the stall exit.
@@ -471,10 +544,11 @@ pub(super) fn iterate_engine<F: Form>(
         ws.s[..kt].copy_from_slice(&ws.best_s[..kt]);
         ws.g[..kt].copy_from_slice(&ws.best_g[..kt]);
         viol = best_viol;
+        nm = best_nm;
     }
     let (res, comp) = measures(&viol, pscale, vscale);
     if outcome != IpmOutcome::Converged {
-        if merit(res, comp) <= ALMOST {
+        if merit(res, comp, nm) <= ALMOST {
             outcome = IpmOutcome::AlmostConverged;
         } else if stalled {
             outcome = IpmOutcome::Stalled;
@@ -484,7 +558,8 @@ pub(super) fn iterate_engine<F: Form>(
     ws.stats.bvio = viol.bvio;
     ws.stats.residual = res;
     ws.stats.complementarity = comp;
-    ws.stats.merit = merit(res, comp);
+    ws.stats.merit = merit(res, comp, nm);
+    ws.stats.natural_map = nm;
     outcome
 }
 
