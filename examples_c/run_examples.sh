@@ -88,7 +88,7 @@ echo
 echo "== bullet/bullet_scenes.cpp (C++17: Bullet with every solver, docs/bullet.md; about 2 minutes) =="
 if pkg-config --exists bullet; then
   # Bullet's headers as system headers (pkg-config's -I as -isystem): they warn under -Wextra.
-  bullet_inc=$(pkg-config --cflags-only-I bullet | sed 's/-I/-isystem /g')
+  bullet_inc=$(pkg-config --cflags-only-I bullet | sed 's#-I#-isystem #g')
   # shellcheck disable=SC2086
   "$CXX" -std=c++17 -Wall -Wextra -Wpedantic -Werror -O2 -Iinclude $bullet_inc examples_c/bullet/bullet_scenes.cpp \
     -L"$lib" -lcontact_solvers $rpath -lBulletDynamics -lBulletCollision -lLinearMath -o "$out/bullet_scenes"
