@@ -828,6 +828,22 @@ typedef struct cts_ipm_parameters {
    * Default 20; in [0, 100000]; 0 turns the exit off.
    */
   int32_t stall_iterations;
+  /**
+   * Engine iteration: near-rigid regularization β of every contact's normal row (docs/ipm.md
+   * §11.7; unitless). 0 (default) is hard contact; with β > 0 contact i's gap row gets the
+   * compliance Rn,i = β²/(4π²)·wi (1/kg), wi = Jn,i M⁻¹ Jn,iᵀ its normal Delassus diagonal: the
+   * contact is a spring whose period on its effective mass is β·h; at rest a body sinks
+   * (β·h/2π)²·g (0.25 µm at h = 1 ms, β = 1). Friction stays exact Coulomb.
+   * cts_ipm_parameters_engine sets 1. Finite, >= 0.
+   */
+  double near_rigid_beta;
+  /**
+   * Engine iteration: tolerance of the scaled natural-map error that CTS_STATUS_OK also
+   * requires (docs/ipm.md §11.8): max over contacts of ‖r̃ − Π_K(r̃ − (un + μ‖ut‖, ut))‖∞ ≤
+   * natural_map_tolerance·V with the impulses in velocity units r̃ = r·V/P. Default 1e-6;
+   * cts_ipm_parameters_engine sets 0 (off); finite, >= 0.
+   */
+  double natural_map_tolerance;
 } cts_ipm_parameters;
 
 /**
@@ -1631,6 +1647,14 @@ const char *cts_last_error_message(void);
  * NULL-safe (does nothing).
  */
 void cts_ipm_parameters_default(struct cts_ipm_parameters *out);
+
+/**
+ * Fills `*out` with the engine preset (docs/ipm.md §11.7; Rust `IpmParameters::engine()`): the
+ * defaults with near_rigid_beta 1 (per-contact near-rigid normal regularization, exact Coulomb
+ * friction) and natural_map_tolerance 0. For an engine's contact step; the defaults stay exact
+ * hard contact. Returns CTS_STATUS_OK, or CTS_STATUS_NULL_POINTER when `out` is NULL.
+ */
+cts_status cts_ipm_parameters_engine(struct cts_ipm_parameters *out);
 
 /**
  * Creates an interior-point solver with default parameters and writes the handle to `*out`

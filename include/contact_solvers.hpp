@@ -2085,6 +2085,21 @@ struct IpmSolverParameters {
   /** Engine iteration: the stall exit after this many iterations without 10 % progress, in
    *  [0, 100000]; 0 turns it off. */
   int stall_iterations{20};
+  /** Engine iteration: near-rigid regularization β of every contact's normal row (docs/ipm.md
+   *  §11.7); 0 = hard contact (default); Engine() sets 1 (a body at rest sinks (β·h/2π)²·g). */
+  double near_rigid_beta{0.0};
+  /** Engine iteration: tolerance of the scaled natural-map error that kConverged also requires
+   *  (docs/ipm.md §11.8), >= 0; 0 turns the test off; Engine() sets 0. */
+  double natural_map_tolerance{1.0e-6};
+
+  /** The engine preset (cts_ipm_parameters_engine, docs/ipm.md §11.7): the defaults with
+   *  near_rigid_beta = 1 and natural_map_tolerance = 0. */
+  static IpmSolverParameters Engine() {
+    IpmSolverParameters p;
+    p.near_rigid_beta = 1.0;
+    p.natural_map_tolerance = 0.0;
+    return p;
+  }
 };
 
 /** Statistics of the last interior-point solve. */
@@ -2168,6 +2183,8 @@ class IpmSolver {
     c.proximal_regularization = p.proximal_regularization;
     c.normal_compliance = p.normal_compliance;
     c.stall_iterations = p.stall_iterations;
+    c.near_rigid_beta = p.near_rigid_beta;
+    c.natural_map_tolerance = p.natural_map_tolerance;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -2195,6 +2212,8 @@ class IpmSolver {
     p.proximal_regularization = c.proximal_regularization;
     p.normal_compliance = c.normal_compliance;
     p.stall_iterations = c.stall_iterations;
+    p.near_rigid_beta = c.near_rigid_beta;
+    p.natural_map_tolerance = c.natural_map_tolerance;
     return p;
   }
 

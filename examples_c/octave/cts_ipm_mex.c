@@ -3,6 +3,7 @@
  *
  *   r = cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models)
  *   r = cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models, params)
+ *   r = cts_ipm_mex(M, Jn, Jt, v0, tau, h, phi, mu, models, 'engine')
  *
  * With n = numel(v0) and nc = numel(phi): M is n x n (kg, kg m^2), Jn nc x n, Jt 2nc x n (rows
  * 2i-1, 2i: the two tangent directions of contact i), v0 n (pre-step velocity, m/s), tau n
@@ -10,7 +11,9 @@
  * the friction coefficients (nc), models a cell array of nc names ('impact',
  * 'second_order_cone', 'linear') or a numeric vector of CTS_IPM_MODEL_* codes. Real, full double
  * arrays, column-major as MATLAB stores them: nothing is copied. params is an optional struct with
- * any numeric field of cts_ipm_parameters (rtol, btol, max_iter, ..., dojo_compatible).
+ * any numeric field of cts_ipm_parameters (rtol, btol, max_iter, ..., dojo_compatible,
+ * near_rigid_beta, natural_map_tolerance); the string 'engine' selects the engine preset
+ * (cts_ipm_parameters_engine: per-contact near-rigid normal regularization, docs/ipm.md §11.7).
  *
  * r is a struct: outcome (the cts_status: 0 = converged, else an interior-point outcome such as
  * CTS_STATUS_IPM_MAX_ITERATIONS_REACHED; the fields then hold the last iterate), outcome_name
@@ -57,6 +60,8 @@ static const cts_mex_field parameter_fields[] = {
     CTS_IPM_FIELD(proximal_regularization, 0),
     CTS_IPM_FIELD(normal_compliance, 0),
     CTS_IPM_FIELD(stall_iterations, 1),
+    CTS_IPM_FIELD(near_rigid_beta, 0),
+    CTS_IPM_FIELD(natural_map_tolerance, 0),
 };
 
 static const cts_mex_name model_names[] = {
@@ -96,9 +101,17 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   phi = vector_arg(prhs[6], "phi", nc);
   mu = vector_arg(prhs[7], "mu", nc);
   models = codes_arg(prhs[8], nc, model_names, CTS_COUNT(model_names), "models");
-  cts_ipm_parameters_default(&params);
-  options_arg(nrhs == 10 ? prhs[9] : NULL, &params, parameter_fields, CTS_COUNT(parameter_fields), "params", NULL,
-              NULL);
+  if (nrhs == 10 && mxIsChar(prhs[9])) {
+    char preset[16];
+    if (mxGetString(prhs[9], preset, sizeof preset) != 0 || strcmp(preset, "engine") != 0) {
+      usage_error(CTS_STATUS_INVALID_ARGUMENT, "params: a struct, or the string 'engine' (the engine preset)");
+    }
+    cts_ipm_parameters_engine(&params);
+  } else {
+    cts_ipm_parameters_default(&params);
+    options_arg(nrhs == 10 ? prhs[9] : NULL, &params, parameter_fields, CTS_COUNT(parameter_fields), "params", NULL,
+                NULL);
+  }
 
   s = cts_ipm_solver_new(&solver);
   if (s != CTS_STATUS_OK) library_error(NULL, s);

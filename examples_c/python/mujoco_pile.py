@@ -13,9 +13,16 @@ scale, not a like-for-like comparison.
 Boxes: 0.2 m cubes of 1 kg, μ 0.5, in a 2 m × 2 m walled bin, dt = 1 ms (the setup of the
 engine scenes in ``tests/data/README.md``).
 
+``--ipm`` runs the interior point at its engine preset instead (``IpmSolverParameters.engine()``,
+docs/ipm.md §11.7: per-contact near-rigid normal regularization, exact Coulomb cone) on the same
+block data with every pair closer than 5 mm (geom margin 5 mm, so that contacts are seen a step
+before they close), warm-started by contact id (the geom pair and the contact's index in it), and
+prints the outcome, iterations and the largest penetration (−φ) per step.
+
 Usage (from this folder, with the library built and ``pip install mujoco numpy matplotlib``)::
 
     python mujoco_pile.py --boxes 50 --steps 300          # per-step printout
+    python mujoco_pile.py --ipm --boxes 200 --steps 3000  # the interior point, engine preset
     python mujoco_pile.py --scaling 10 25 50 100 200 --plot ../../docs/engine_scaling.png
 
 The library is found as ``contact_solvers.load_library`` says (``CONTACT_SOLVERS_LIB``, the
@@ -211,6 +218,60 @@ def simulate(n_boxes: int, steps: int, seed: int = 1, time_mujoco: bool = True, 
     return records
 
 
+@dataclasses.dataclass
+class IpmStepRecord:
+    step: int
+    nc: int
+    outcome: cts.IpmOutcome
+    iterations: int
+    seconds: float
+    penetration: float  # largest −φ at the start of the step, m
+    energy: float  # kinetic + potential, J, after the step
+
+
+def simulate_ipm(n_boxes: int, steps: int, seed: int = 1, library=None, report=None, margin: float = 0.005,
+                 warm_start: bool = True, **layout) -> list:
+    """Drops a pile with the interior point at its engine preset as the contact step (block data,
+    every pair closer than ``margin``, warm start by contact id); one :class:`IpmStepRecord` per
+    step."""
+    model, data = pile(n_boxes, seed, **layout)
+    model.geom_margin[:] = margin
+    records = []
+    params = cts.IpmSolverParameters.engine()
+    params.warm_start = warm_start
+    with cts.IpmSolver(library=library) as solver:
+        solver.set_parameters(params)
+        for k in range(steps):
+            step = bridge.contact_step(model, data)
+            nc = step.nc
+            phi = step.phi() if nc else np.zeros(0)
+            J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
+            trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
+            # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
+            ids, seen = [], {}
+            for i in range(data.ncon):
+                con = data.contact[i]
+                pair = (int(con.geom1), int(con.geom2))
+                seen[pair] = seen.get(pair, -1) + 1
+                ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
+            ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
+            solver.set_block_problem_data(
+                np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
+                step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
+                np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32))
+            solver.set_contact_ids(np.array(ids, dtype=np.uint64))
+            t0 = time.perf_counter()
+            outcome = solver.solve()
+            seconds = time.perf_counter() - t0
+            bridge.advance(model, data, solver.get_generalized_velocities())
+            r = IpmStepRecord(k, nc, outcome, solver.get_stats().iterations, seconds,
+                              float(max(0.0, -phi.min())) if nc else 0.0, bridge.energy(model, data))
+            records.append(r)
+            if report:
+                report(r)
+    return records
+
+
 def print_step(r: StepRecord) -> None:
     mj = f"{r.mujoco_seconds * 1e6:9.1f}" if r.mujoco_seconds is not None else "        -"
     print(f"{r.step:5d} {r.nc:5d} {r.outcome.name:>22} {r.iterations:4d} {r.tamsi_seconds * 1e6:10.1f} "
@@ -283,8 +344,22 @@ def main() -> None:
     ap.add_argument("--measure", type=int, default=20, help="timed steps per pile (--scaling)")
     ap.add_argument("--dense-steps", type=int, default=3, help="of those, dense TAMSI solves")
     ap.add_argument("--plot", help="where --scaling writes its plot (PNG)")
+    ap.add_argument("--ipm", action="store_true", help="the interior point at its engine preset")
     args = ap.parse_args()
     print(f"libcontact_solvers {cts.version()}, MuJoCo {mujoco.__version__}")
+    if args.ipm:
+        print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms, interior point (engine preset)")
+        print(" step    nc          outcome iter     IPM us  max pen mm   energy J")
+        recs = simulate_ipm(args.boxes, args.steps, args.seed, report=lambda r: print(
+            f"{r.step:5d} {r.nc:5d} {r.outcome.name:>16} {r.iterations:4d} {r.seconds * 1e6:10.1f} "
+            f"{r.penetration * 1e3:11.4f} {r.energy:10.4f}", flush=True))
+        failed = sum(r.outcome is not cts.IpmOutcome.kConverged for r in recs)
+        last = [r for r in recs if r.step >= len(recs) - 500]
+        print(f"failed solves {failed}; iterations mean {statistics.mean(r.iterations for r in recs):.2f}, "
+              f"max {max(r.iterations for r in recs)}; max penetration {max(r.penetration for r in recs) * 1e3:.3f} mm "
+              f"(last 0.5 s: {max(r.penetration for r in last) * 1e3:.3f} mm); energy max "
+              f"{max(r.energy for r in recs):.4f} J vs initial {recs[0].energy:.4f} J")
+        return
     if args.scaling:
         rows = scaling(args.scaling, args.settle, args.measure, args.dense_steps, args.seed)
         if args.plot:

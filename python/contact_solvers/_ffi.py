@@ -277,6 +277,8 @@ class cts_ipm_parameters(ctypes.Structure):
         ("proximal_regularization", ctypes.c_double),
         ("normal_compliance", ctypes.c_double),
         ("stall_iterations", ctypes.c_int32),
+        ("near_rigid_beta", ctypes.c_double),
+        ("natural_map_tolerance", ctypes.c_double),
     ]
 
 
@@ -434,6 +436,7 @@ FUNCTIONS = {
     "cts_baraff_solver_last_error": (ctypes.c_char_p, [ctypes.POINTER(cts_baraff_solver)]),
     "cts_last_error_message": (ctypes.c_char_p, []),
     "cts_ipm_parameters_default": (None, [ctypes.POINTER(cts_ipm_parameters)]),
+    "cts_ipm_parameters_engine": (ctypes.c_int32, [ctypes.POINTER(cts_ipm_parameters)]),
     "cts_ipm_solver_new": (ctypes.c_int32, [ctypes.POINTER(ctypes.POINTER(cts_ipm_solver))]),
     "cts_ipm_solver_free": (None, [ctypes.POINTER(cts_ipm_solver)]),
     "cts_ipm_solver_clone": (ctypes.c_int32, [ctypes.POINTER(cts_ipm_solver), ctypes.POINTER(ctypes.POINTER(cts_ipm_solver))]),

@@ -132,6 +132,19 @@ class IpmSolverParameters:
     normal_compliance: float = 0.0
     #: Engine iteration: stall exit after this many iterations without 10 % progress; 0 = off.
     stall_iterations: int = 20
+    #: Engine iteration: near-rigid regularization β of every contact's normal row
+    #: (docs/ipm.md §11.7); 0 = hard contact (default); :meth:`engine` sets 1.
+    near_rigid_beta: float = 0.0
+    #: Engine iteration: tolerance of the scaled natural-map error that kConverged also requires
+    #: (docs/ipm.md §11.8); 0 = off; :meth:`engine` sets 0.
+    natural_map_tolerance: float = 1.0e-6
+
+    @classmethod
+    def engine(cls) -> "IpmSolverParameters":
+        """The engine preset (``cts_ipm_parameters_engine``, docs/ipm.md §11.7): the defaults with
+        per-contact near-rigid normal regularization (``near_rigid_beta = 1``) and no natural-map
+        test; friction stays exact Coulomb."""
+        return cls(near_rigid_beta=1.0, natural_map_tolerance=0.0)
 
 
 @dataclasses.dataclass
@@ -222,6 +235,8 @@ class IpmSolver(_SolverHandle):
         c.proximal_regularization = float(p.proximal_regularization)
         c.normal_compliance = float(p.normal_compliance)
         c.stall_iterations = _int32("stall_iterations", p.stall_iterations)
+        c.near_rigid_beta = float(p.near_rigid_beta)
+        c.natural_map_tolerance = float(p.natural_map_tolerance)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -236,7 +251,7 @@ class IpmSolver(_SolverHandle):
             c.no_progress_undercut, bool(c.dojo_lagged_kappa), c.fixed_kappa, bool(c.warm_start),
             newton, bool(c.rvio_floor_in_backtracking), bool(c.dojo_compatible), c.tolerance,
             c.complementarity_tolerance, int(c.centrality_correctors), c.proximal_regularization,
-            c.normal_compliance, int(c.stall_iterations),
+            c.normal_compliance, int(c.stall_iterations), c.near_rigid_beta, c.natural_map_tolerance,
         )
 
     def set_contact_ids(self, ids) -> None:

@@ -13,7 +13,7 @@ use std::ffi::c_char;
 
 use super::alloc;
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard_value};
+use super::guard::{ErrorSlot, guard, guard_value};
 use super::handle::{
     self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
     solved, with_mut, with_ref,
@@ -149,6 +149,18 @@ pub struct cts_ipm_parameters {
     /// returned with CTS_STATUS_IPM_ALMOST_CONVERGED or CTS_STATUS_IPM_STALLED (docs/ipm.md §11.2).
     /// Default 20; in [0, 100000]; 0 turns the exit off.
     pub stall_iterations: i32,
+    /// Engine iteration: near-rigid regularization β of every contact's normal row (docs/ipm.md
+    /// §11.7; unitless). 0 (default) is hard contact; with β > 0 contact i's gap row gets the
+    /// compliance Rn,i = β²/(4π²)·wi (1/kg), wi = Jn,i M⁻¹ Jn,iᵀ its normal Delassus diagonal: the
+    /// contact is a spring whose period on its effective mass is β·h; at rest a body sinks
+    /// (β·h/2π)²·g (0.25 µm at h = 1 ms, β = 1). Friction stays exact Coulomb.
+    /// cts_ipm_parameters_engine sets 1. Finite, >= 0.
+    pub near_rigid_beta: f64,
+    /// Engine iteration: tolerance of the scaled natural-map error that CTS_STATUS_OK also
+    /// requires (docs/ipm.md §11.8): max over contacts of ‖r̃ − Π_K(r̃ − (un + μ‖ut‖, ut))‖∞ ≤
+    /// natural_map_tolerance·V with the impulses in velocity units r̃ = r·V/P. Default 1e-6;
+    /// cts_ipm_parameters_engine sets 0 (off); finite, >= 0.
+    pub natural_map_tolerance: f64,
 }
 
 /// Summary of the last solve.
@@ -211,6 +223,8 @@ impl From<IpmParameters> for cts_ipm_parameters {
             proximal_regularization: p.proximal_regularization,
             normal_compliance: p.normal_compliance,
             stall_iterations: saturating_i32(p.stall_iterations),
+            near_rigid_beta: p.near_rigid_beta,
+            natural_map_tolerance: p.natural_map_tolerance,
         }
     }
 }
@@ -253,9 +267,8 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             proximal_regularization: p.proximal_regularization,
             normal_compliance: p.normal_compliance,
             stall_iterations: count("stall_iterations", p.stall_iterations)?,
-            // Not in the C struct yet (issue 30 item 4 adds it with the engine preset's C call).
-            near_rigid_beta: 0.0,
-            natural_map_tolerance: IpmParameters::default().natural_map_tolerance,
+            near_rigid_beta: p.near_rigid_beta,
+            natural_map_tolerance: p.natural_map_tolerance,
         };
         params.validate()?;
         Ok(params)
@@ -603,6 +616,20 @@ pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters
         if let Some(out) = unsafe { out.as_mut() } {
             *out = IpmParameters::default().into();
         }
+    })
+}
+
+/// Fills `*out` with the engine preset (docs/ipm.md §11.7; Rust `IpmParameters::engine()`): the
+/// defaults with near_rigid_beta 1 (per-contact near-rigid normal regularization, exact Coulomb
+/// friction) and natural_map_tolerance 0. For an engine's contact step; the defaults stay exact
+/// hard contact. Returns CTS_STATUS_OK, or CTS_STATUS_NULL_POINTER when `out` is NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_parameters_engine(out: *mut cts_ipm_parameters) -> cts_status {
+    guard(None, || {
+        // SAFETY: NULL or a writable struct (the contract).
+        let out = unsafe { out.as_mut() }.ok_or_else(|| FfiError::null("cts_ipm_parameters_engine: out"))?;
+        *out = IpmParameters::engine().into();
+        Ok(cts_status::Ok)
     })
 }
 

@@ -632,3 +632,26 @@ fn engine_options_and_contact_ids_through_the_c_abi() {
     assert_eq!(cts_status::IpmAlmostConverged as i32, 43);
     assert_eq!(cts_status::IpmStalled as i32, 44);
 }
+
+/// `cts_ipm_parameters_engine` (issue 30, `docs/ipm.md` §11.7): the Rust preset field by field,
+/// NULL refused with CTS_STATUS_NULL_POINTER, and a solver accepts it and reads it back.
+#[test]
+fn engine_preset_through_the_c_abi() {
+    assert_eq!(unsafe { c::cts_ipm_parameters_engine(std::ptr::null_mut()) }, cts_status::NullPointer);
+    let mut cp = unsafe { std::mem::zeroed::<c::cts_ipm_parameters>() };
+    ok(unsafe { c::cts_ipm_parameters_engine(&mut cp) });
+    assert_eq!(cp, c::cts_ipm_parameters::from(IpmParameters::engine()));
+    assert_eq!((cp.near_rigid_beta, cp.natural_map_tolerance), (1.0, 0.0));
+    let mut d = unsafe { std::mem::zeroed::<c::cts_ipm_parameters>() };
+    unsafe { c::cts_ipm_parameters_default(&mut d) };
+    assert_eq!((d.near_rigid_beta, d.natural_map_tolerance), (0.0, 1e-6));
+    let mut handle = std::ptr::null_mut();
+    ok(unsafe { c::cts_ipm_solver_new(&mut handle) });
+    ok(unsafe { c::cts_ipm_solver_set_parameters(handle, &cp) });
+    let mut back = unsafe { std::mem::zeroed::<c::cts_ipm_parameters>() };
+    ok(unsafe { c::cts_ipm_solver_get_parameters(handle, &mut back) });
+    assert_eq!(back, cp);
+    cp.near_rigid_beta = -1.0;
+    assert_eq!(unsafe { c::cts_ipm_solver_set_parameters(handle, &cp) }, cts_status::InvalidArgument);
+    unsafe { c::cts_ipm_solver_free(handle) };
+}

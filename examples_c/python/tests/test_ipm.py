@@ -257,3 +257,14 @@ def test_ipm_max_iterations_is_an_outcome_and_clone_is_independent(lib):
             c.set_problem_data(*data)
             assert c.solve() is cts.IpmOutcome.kConverged
             assert abs(c.get_generalized_velocities()[0] - 0.1095) < 1e-6
+
+
+def test_engine_preset_round_trip(lib):
+    """``IpmSolverParameters.engine()`` is the C preset (``cts_ipm_parameters_engine``) and a
+    solver keeps it (issue 30, docs/ipm.md §11.7)."""
+    p = cts.IpmSolverParameters.engine()
+    assert p.near_rigid_beta == 1.0 and p.natural_map_tolerance == 0.0
+    assert cts.IpmSolverParameters().near_rigid_beta == 0.0
+    with cts.IpmSolver(library=lib) as s:
+        s.set_parameters(p)
+        assert s.get_parameters() == p

@@ -144,6 +144,8 @@ Base.@kwdef mutable struct CtsIpmParameters
     proximal_regularization::Cdouble = zero(Cdouble)
     normal_compliance::Cdouble = zero(Cdouble)
     stall_iterations::Int32 = zero(Int32)
+    near_rigid_beta::Cdouble = zero(Cdouble)
+    natural_map_tolerance::Cdouble = zero(Cdouble)
 end
 
 # `cts_block_sparse_data`
@@ -262,6 +264,7 @@ cts_baraff_solver_num_coordinates(solver) = ccall((:cts_baraff_solver_num_coordi
 cts_baraff_solver_last_error(solver) = ccall((:cts_baraff_solver_last_error, libcontact_solvers), Ptr{Cchar}, (Ptr{CtsBaraffSolver},), solver)
 cts_last_error_message() = ccall((:cts_last_error_message, libcontact_solvers), Ptr{Cchar}, ())
 cts_ipm_parameters_default(out) = ccall((:cts_ipm_parameters_default, libcontact_solvers), Cvoid, (Ref{CtsIpmParameters},), out)
+cts_ipm_parameters_engine(out) = ccall((:cts_ipm_parameters_engine, libcontact_solvers), Int32, (Ref{CtsIpmParameters},), out)
 cts_ipm_solver_new(out) = ccall((:cts_ipm_solver_new, libcontact_solvers), Int32, (Ptr{Ptr{CtsIpmSolver}},), out)
 cts_ipm_solver_free(solver) = ccall((:cts_ipm_solver_free, libcontact_solvers), Cvoid, (Ptr{CtsIpmSolver},), solver)
 cts_ipm_solver_clone(solver, out) = ccall((:cts_ipm_solver_clone, libcontact_solvers), Int32, (Ptr{CtsIpmSolver}, Ptr{Ptr{CtsIpmSolver}}), solver, out)
