@@ -13,10 +13,10 @@ use std::ffi::c_char;
 
 use super::alloc;
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard_value};
+use super::guard::ErrorSlot;
 use super::handle::{
-    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
-    solved, with_mut, with_ref,
+    self, Call, Results, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32,
+    set_parameters, solved, with_mut, with_ref,
 };
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
@@ -444,11 +444,16 @@ impl Inner {
         self.sensitivities = false;
         Ok(cts_status::Ok)
     }
+}
 
+impl Results for Inner {
+    type Solver = IpmSolver;
     fn results(&self) -> Result<&IpmSolver, FfiError> {
         solved(self.solved.then_some(&self.solver))
     }
+}
 
+impl Inner {
     /// The state of a clone (`cts_ipm_solver_clone`): parameters and workspace, no data and no
     /// results. The copy allocates as much as the original's workspace, at most the sizes probed
     /// for it.
@@ -595,12 +600,7 @@ fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String)
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = IpmParameters::default().into();
-        }
-    })
+    handle::write_default(out, || IpmParameters::default().into())
 }
 
 /// Creates an interior-point solver with default parameters and writes the handle to `*out`
@@ -648,9 +648,7 @@ pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
     solver: *mut cts_ipm_solver,
     p: *const cts_ipm_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_ipm_solver_set_parameters", p, |h, p| {
-        Ok(h.solver.set_parameters(IpmParameters::try_from(p)?)?)
-    })
+    set_parameters(solver, "cts_ipm_solver_set_parameters", p, |h, p, _| h.solver.set_parameters(p))
 }
 
 /// Sets the caller's contact ids for the following solves (copied; docs/ipm.md §11.5):
@@ -882,9 +880,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |h| {
-        Ok(h.results()?.velocities())
-    })
+    copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |r| r.velocities())
 }
 
 /// Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
@@ -897,7 +893,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_impulses(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |h| Ok(h.results()?.impulses()))
+    copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |r| r.impulses())
 }
 
 /// Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
@@ -908,7 +904,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |h| Ok(h.results()?.next_gaps()))
+    copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |r| r.next_gaps())
 }
 
 /// Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
@@ -930,7 +926,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_primal(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |h| Ok(h.results()?.primal()))
+    copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |r| r.primal())
 }
 
 /// Copies the raw dual cone variables s of the last solve (K doubles, layout of
@@ -943,7 +939,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_dual(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |h| Ok(h.results()?.dual()))
+    copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |r| r.dual())
 }
 
 /// Copies the statistics of the last solve into `*out`.
@@ -989,9 +985,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_rvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_rvio_history", "history", out, len, count, |h| {
-        Ok(h.results()?.rvio_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_rvio_history", "history", out, len, count, |r| r.rvio_history())
 }
 
 /// The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
@@ -1003,9 +997,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_bvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_bvio_history", "history", out, len, count, |h| {
-        Ok(h.results()?.bvio_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_bvio_history", "history", out, len, count, |r| r.bvio_history())
 }
 
 /// The κ target chosen in every iteration (N·s·m; iterations entries). As
@@ -1017,9 +1009,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_kappa_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_kappa_history", "history", out, len, count, |h| {
-        Ok(h.results()?.kappa_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_kappa_history", "history", out, len, count, |r| r.kappa_history())
 }
 
 /// The accepted step length α of every iteration (iterations entries). As
@@ -1031,9 +1021,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_alpha_history", "history", out, len, count, |h| {
-        Ok(h.results()?.alpha_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_alpha_history", "history", out, len, count, |r| r.alpha_history())
 }
 
 /// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by

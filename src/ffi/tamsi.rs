@@ -8,10 +8,10 @@ use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::alloc::{self, DOUBLE};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard, guard_value, prefix};
+use super::guard::{ErrorSlot, guard, prefix};
 use super::handle::{
-    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
-    solved, with_mut,
+    self, Call, Results, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32,
+    set_parameters, solved, with_mut,
 };
 use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
@@ -311,7 +311,10 @@ impl Inner {
         let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
         check_and_bind_problem(&mut self.solver, &problem)
     }
+}
 
+impl Results for Inner {
+    type Solver = TamsiSolver;
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
         solved(self.solved.then_some(&self.solver))
     }
@@ -341,12 +344,7 @@ fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiE
 /// relative_tolerance 1e-2, theta_max pi/3 rad. NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = TamsiParameters::default().into();
-        }
-    })
+    handle::write_default(out, || TamsiParameters::default().into())
 }
 
 /// Creates a solver for `nv` generalized velocities (0 is allowed) with default parameters and
@@ -426,9 +424,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_parameters(
     solver: *mut cts_tamsi_solver,
     p: *const cts_tamsi_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_tamsi_solver_set_parameters", p, |h, p| {
-        Ok(h.solver.set_parameters(TamsiParameters::try_from(p)?)?)
-    })
+    set_parameters(solver, "cts_tamsi_solver_set_parameters", p, |h, p, _| h.solver.set_parameters(p))
 }
 
 /// Copies the current parameters into `*out`.
@@ -687,8 +683,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |h| {
-        Ok(h.results()?.generalized_velocities())
+    copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |r| {
+        r.generalized_velocities()
     })
 }
 
@@ -700,9 +696,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |h| {
-        Ok(h.results()?.normal_velocities())
-    })
+    copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |r| r.normal_velocities())
 }
 
 /// Copies the tangential velocities vt = Jt v (2nc doubles, two per contact; m/s).
@@ -713,8 +707,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_tangential_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |h| {
-        Ok(h.results()?.tangential_velocities())
+    copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |r| {
+        r.tangential_velocities()
     })
 }
 
@@ -726,7 +720,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |h| Ok(h.results()?.normal_forces()))
+    copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |r| r.normal_forces())
 }
 
 /// Copies the friction forces ft (2nc doubles, two per contact; N).
@@ -737,9 +731,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |h| {
-        Ok(h.results()?.friction_forces())
-    })
+    copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |r| r.friction_forces())
 }
 
 /// Copies the generalized friction forces τ_f = Jtᵀ ft (nv doubles; N or N·m).
@@ -750,8 +742,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |h| {
-        Ok(h.results()?.generalized_friction_forces())
+    copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |r| {
+        r.generalized_friction_forces()
     })
 }
 
@@ -764,8 +756,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |h| {
-        Ok(h.results()?.generalized_contact_forces())
+    copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |r| {
+        r.generalized_contact_forces()
     })
 }
 
@@ -802,8 +794,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_tamsi_solver_get_residuals", "residuals", out, len, count, |h| {
-        Ok(&h.results()?.iteration_stats().residuals)
+    copy_history(s, "cts_tamsi_solver_get_residuals", "residuals", out, len, count, |r| {
+        &r.iteration_stats().residuals
     })
 }
 
