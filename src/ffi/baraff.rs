@@ -30,7 +30,9 @@ use super::handle::{
 };
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawIntVector, RawMatrix, RawVector, finite_output, finite_output_matrix, output};
+use super::view::{
+    RawIntVector, RawMatrix, RawVector, finite_output, finite_output_matrix, finite_outputs, output,
+};
 use crate::baraff::{
     BaraffError, BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, Level, MatrixProblem,
     ModelProblem, ROW_BILATERAL, ROW_BOXED, ROW_FRICTION, ROW_NORMAL, RowKind, RowSet, Rows, Sliding,
@@ -498,12 +500,14 @@ fn copy_model_result(
 /// The final check of a verified solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(m² + n), once per solve call.
 fn check_outputs(s: &BaraffSolver) -> Result<(), FfiError> {
-    finite_output("forces", s.forces())?;
-    finite_output("accelerations", s.accelerations())?;
-    finite_output("generalized result", s.generalized())?;
-    finite_output("generalized change", s.generalized_change())?;
-    finite_output("sliding friction forces", s.sliding_friction_forces())?;
-    finite_output("composed b", s.composed_b())?;
+    finite_outputs(&[
+        ("forces", s.forces()),
+        ("accelerations", s.accelerations()),
+        ("generalized result", s.generalized()),
+        ("generalized change", s.generalized_change()),
+        ("sliding friction forces", s.sliding_friction_forces()),
+        ("composed b", s.composed_b()),
+    ])?;
     finite_output_matrix("composed matrix A", &s.composed_matrix())?;
     finite_output("worst_violation", std::slice::from_ref(&s.stats().worst_violation))
 }

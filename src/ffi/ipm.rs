@@ -20,7 +20,9 @@ use super::handle::{
 };
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, int_slice};
+use super::view::{
+    RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, finite_outputs, int_slice,
+};
 use crate::block_sparse::BlockSparseLayout;
 use crate::ipm::{
     ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
@@ -567,16 +569,18 @@ fn sensitivity_workspace(n: usize, nc: usize) -> Option<usize> {
 /// The final check of a converged solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(outputs + iterations), once per solve.
 fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
-    finite_output("v (generalized velocities)", s.velocities())?;
-    finite_output("impulses", s.impulses())?;
-    finite_output("next gaps", s.next_gaps())?;
-    finite_output("primal", s.primal())?;
-    finite_output("dual", s.dual())?;
-    finite_output(STATS_NAME, &stats_values(s.stats()))?;
-    finite_output("rvio history", s.rvio_history())?;
-    finite_output("bvio history", s.bvio_history())?;
-    finite_output("kappa history", s.kappa_history())?;
-    finite_output("alpha history", s.alpha_history())
+    finite_outputs(&[
+        ("v (generalized velocities)", s.velocities()),
+        ("impulses", s.impulses()),
+        ("next gaps", s.next_gaps()),
+        ("primal", s.primal()),
+        ("dual", s.dual()),
+        (STATS_NAME, &stats_values(s.stats())),
+        ("rvio history", s.rvio_history()),
+        ("bvio history", s.bvio_history()),
+        ("kappa history", s.kappa_history()),
+        ("alpha history", s.alpha_history()),
+    ])
 }
 
 /// The floating-point fields of `cts_ipm_stats`, in the order [`STATS_NAME`] lists them.

@@ -15,7 +15,7 @@ use super::handle::{
 };
 use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, finite_output, output_matrix};
+use super::view::{RawMatrix, RawVector, finite_output, finite_outputs, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
 use crate::tamsi::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
@@ -660,14 +660,16 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
 /// The final check of a successful solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(outputs), once per solve.
 fn check_outputs(s: &TamsiSolver) -> Result<(), FfiError> {
-    finite_output("v", s.generalized_velocities())?;
-    finite_output("vn", s.normal_velocities())?;
-    finite_output("vt", s.tangential_velocities())?;
-    finite_output("fn", s.normal_forces())?;
-    finite_output("ft", s.friction_forces())?;
-    finite_output("tau_f", s.generalized_friction_forces())?;
-    finite_output("tau", s.generalized_contact_forces())?;
-    finite_output("residuals", &s.iteration_stats().residuals)
+    finite_outputs(&[
+        ("v", s.generalized_velocities()),
+        ("vn", s.normal_velocities()),
+        ("vt", s.tangential_velocities()),
+        ("fn", s.normal_forces()),
+        ("ft", s.friction_forces()),
+        ("tau_f", s.generalized_friction_forces()),
+        ("tau", s.generalized_contact_forces()),
+        ("residuals", &s.iteration_stats().residuals),
+    ])
 }
 
 /// Copies the generalized velocities v (nv doubles; m/s or rad/s) of the last solve into `out`;

@@ -223,6 +223,12 @@ pub fn finite_output(name: &str, values: &[f64]) -> Result<(), FfiError> {
     }
 }
 
+/// [`finite_output`] of each `(name, values)` in turn: the final check of a solve's outputs,
+/// naming the first that is not finite.
+pub fn finite_outputs(outputs: &[(&str, &[f64])]) -> Result<(), FfiError> {
+    outputs.iter().try_for_each(|&(name, values)| finite_output(name, values))
+}
+
 /// As [`finite_output`] for a matrix (the message names the row and column).
 pub fn finite_output_matrix(name: &str, m: &DMatrixView<'_, f64>) -> Result<(), FfiError> {
     for (c, column) in m.column_iter().enumerate() {
