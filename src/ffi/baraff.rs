@@ -23,15 +23,15 @@
 use std::ffi::c_char;
 
 use super::alloc;
-use super::guard::{ErrorSlot, guard_value};
+use super::guard::ErrorSlot;
 use super::handle::{
-    self, Call, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters, solved, with_mut,
-    with_ref,
+    self, Call, Results, copy_matrix, copy_result, copy_vector, get_struct, impl_handle, read,
+    saturating_i32, set_parameters, solved, with_mut, with_ref,
 };
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
 use super::view::{
-    RawIntVector, RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, output_int,
+    RawIntVector, RawMatrix, RawVector, finite_output, finite_output_matrix, finite_outputs, output,
 };
 use crate::baraff::{
     BaraffError, BaraffOutcome, BaraffParameters, BaraffSolver, CodedRows, Level, MatrixProblem,
@@ -404,8 +404,20 @@ impl Inner {
         Ok(cts_status::Ok)
     }
 
-    /// Replaces the current model data by `model` (an optional part changed).
-    fn set_model(&mut self, data: ProblemData, model: RawModel) -> Result<cts_status, FfiError> {
+    /// Sets an optional part of the current model data (bias, sliding friction, stabilisation):
+    /// checks that `len`, the length of the array `name`, is m, lets `add` fill the part in, and
+    /// replaces the model data. Nothing changes on error.
+    fn add_to_model(
+        &mut self,
+        name: &str,
+        len: usize,
+        add: impl FnOnce(&mut RawModel) -> Result<(), FfiError>,
+    ) -> Result<cts_status, FfiError> {
+        let (data, mut model) = self.model_data()?;
+        if len != data.m {
+            return Err(message::length(name, len, data.m));
+        }
+        add(&mut model)?;
         self.data = Some(ProblemData { problem: RawProblem::Model(model), ..data });
         self.solved = None;
         Ok(cts_status::Ok)
@@ -452,31 +464,50 @@ impl Inner {
         Ok(inner)
     }
 
-    fn results(&self) -> Result<(&BaraffSolver, Solved), FfiError> {
-        solved(self.solved.map(|kind| (&self.solver, kind)))
-    }
-
+    /// The results of a solve call on model data (the getters of the generalized results).
     fn model_results(&self) -> Result<&BaraffSolver, FfiError> {
-        match self.results()? {
-            (s, Solved::Model) => Ok(s),
-            (_, Solved::Matrix) => Err(FfiError::new(
+        match self.solved {
+            Some(Solved::Matrix) => Err(FfiError::new(
                 cts_status::NoSolution,
                 "no model result: the last solve was of matrix problem data",
             )),
+            _ => self.results(),
         }
     }
+}
+
+impl Results for Inner {
+    type Solver = BaraffSolver;
+    fn results(&self) -> Result<&BaraffSolver, FfiError> {
+        solved(self.solved.map(|_| &self.solver))
+    }
+}
+
+/// A getter of a vector of the last solve call on model data (`name` in messages), as
+/// [`copy_result`].
+fn copy_model_result(
+    solver: *const cts_baraff_solver,
+    function: &str,
+    name: &str,
+    out: *mut f64,
+    len: usize,
+    get: impl FnOnce(&BaraffSolver) -> &[f64],
+) -> cts_status {
+    copy_vector(solver, function, name, out, len, |h| h.model_results().map(get))
 }
 
 /// The workspace holds about 5m² + 2mn + n² doubles: refuse sizes that cannot be allocated.
 /// The final check of a verified solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(m² + n), once per solve call.
 fn check_outputs(s: &BaraffSolver) -> Result<(), FfiError> {
-    finite_output("forces", s.forces())?;
-    finite_output("accelerations", s.accelerations())?;
-    finite_output("generalized result", s.generalized())?;
-    finite_output("generalized change", s.generalized_change())?;
-    finite_output("sliding friction forces", s.sliding_friction_forces())?;
-    finite_output("composed b", s.composed_b())?;
+    finite_outputs(&[
+        ("forces", s.forces()),
+        ("accelerations", s.accelerations()),
+        ("generalized result", s.generalized()),
+        ("generalized change", s.generalized_change()),
+        ("sliding friction forces", s.sliding_friction_forces()),
+        ("composed b", s.composed_b()),
+    ])?;
     finite_output_matrix("composed matrix A", &s.composed_matrix())?;
     finite_output("worst_violation", std::slice::from_ref(&s.stats().worst_violation))
 }
@@ -507,12 +538,7 @@ fn check_allocatable(m: usize, n: usize) -> Result<(), FfiError> {
 /// (max(100, 4·m)), reverse_retry 1. NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_baraff_parameters_default(out: *mut cts_baraff_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = BaraffParameters::default().into();
-        }
-    })
+    handle::write_default(out, || BaraffParameters::default().into())
 }
 
 /// Creates a solver with default parameters and an empty workspace (it grows to the problem
@@ -577,9 +603,7 @@ pub unsafe extern "C" fn cts_baraff_solver_set_parameters(
     solver: *mut cts_baraff_solver,
     p: *const cts_baraff_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_baraff_solver_set_parameters", p, |h, p| {
-        Ok(h.solver.set_parameters(BaraffParameters::try_from(p)?)?)
-    })
+    set_parameters(solver, "cts_baraff_solver_set_parameters", p, |h, p, _| h.solver.set_parameters(p))
 }
 
 /// Copies the current parameters into `*out`.
@@ -725,12 +749,10 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_bias(
     len: usize,
 ) -> cts_status {
     with_mut(solver, "cts_baraff_solver_set_model_bias", Call::Starts, |h| {
-        let (data, mut model) = h.model_data()?;
-        if len != data.m {
-            return Err(message::length("bias", len, data.m));
-        }
-        model.bias = Some(RawVector::new("bias", bias, len)?);
-        h.set_model(data, model)
+        h.add_to_model("bias", len, |model| {
+            model.bias = Some(RawVector::new("bias", bias, len)?);
+            Ok(())
+        })
     })
 }
 
@@ -761,13 +783,11 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_sliding(
     len: usize,
 ) -> cts_status {
     with_mut(solver, "cts_baraff_solver_set_model_sliding", Call::Starts, |h| {
-        let (data, mut model) = h.model_data()?;
-        if len != data.m {
-            return Err(message::length("mu_d", len, data.m));
-        }
-        let q = RawMatrix::new("Q", Q, ld_Q, data.m, model.n)?;
-        model.sliding = Some((q, RawVector::new("mu_d", mu_d, len)?));
-        h.set_model(data, model)
+        h.add_to_model("mu_d", len, |model| {
+            let q = RawMatrix::new("Q", Q, ld_Q, len, model.n)?;
+            model.sliding = Some((q, RawVector::new("mu_d", mu_d, len)?));
+            Ok(())
+        })
     })
 }
 
@@ -798,23 +818,21 @@ pub unsafe extern "C" fn cts_baraff_solver_set_model_stabilization(
     len: usize,
 ) -> cts_status {
     with_mut(solver, "cts_baraff_solver_set_model_stabilization", Call::Starts, |h| {
-        let (data, mut model) = h.model_data()?;
-        if len != data.m {
-            return Err(message::length("position_error", len, data.m));
-        }
-        for (name, value) in [("kp", kp), ("kv", kv)] {
-            if !value.is_finite() {
-                return Err(message::domain(name, g(value), "finite"));
+        h.add_to_model("position_error", len, |model| {
+            for (name, value) in [("kp", kp), ("kv", kv)] {
+                if !value.is_finite() {
+                    return Err(message::domain(name, g(value), "finite"));
+                }
             }
-        }
-        let velocity_error = match include_velocity {
-            0 => None,
-            1 => Some(RawVector::new("velocity_error", velocity_error, len)?),
-            _ => return Err(message::code("include_velocity", include_velocity, "0 or 1")),
-        };
-        let position_error = RawVector::new("position_error", position_error, len)?;
-        model.stabilization = Some(RawStabilization { kp, kv, position_error, velocity_error });
-        h.set_model(data, model)
+            let velocity_error = match include_velocity {
+                0 => None,
+                1 => Some(RawVector::new("velocity_error", velocity_error, len)?),
+                _ => return Err(message::code("include_velocity", include_velocity, "0 or 1")),
+            };
+            let position_error = RawVector::new("position_error", position_error, len)?;
+            model.stabilization = Some(RawStabilization { kp, kv, position_error, velocity_error });
+            Ok(())
+        })
     })
 }
 
@@ -966,7 +984,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(solver, "cts_baraff_solver_get_forces", "forces", out, len, |h| Ok(h.results()?.0.forces()))
+    copy_result(solver, "cts_baraff_solver_get_forces", "forces", out, len, |r| r.forces())
 }
 
 /// Copies the row accelerations `a = A f + b` recomputed from the final forces (m doubles;
@@ -979,8 +997,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_accelerations(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(solver, "cts_baraff_solver_get_accelerations", "accelerations", out, len, |h| {
-        Ok(h.results()?.0.accelerations())
+    copy_result(solver, "cts_baraff_solver_get_accelerations", "accelerations", out, len, |r| {
+        r.accelerations()
     })
 }
 
@@ -995,9 +1013,9 @@ pub unsafe extern "C" fn cts_baraff_solver_get_row_sets(
     len: usize,
 ) -> cts_status {
     with_ref(solver, "cts_baraff_solver_get_row_sets", |h| {
-        let sets = h.results()?.0.row_sets();
+        let sets = h.results()?.row_sets();
         // SAFETY: NULL or `len` writable int32_t (the contract).
-        let out = unsafe { output_int("out", out, len, sets.len()) }?;
+        let out = unsafe { output("out", out, len, sets.len()) }?;
         for (o, s) in out.iter_mut().zip(sets) {
             *o = *s as i32;
         }
@@ -1018,9 +1036,14 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_result(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(solver, "cts_baraff_solver_get_generalized_result", "generalized result", out, len, |h| {
-        Ok(h.model_results()?.generalized())
-    })
+    copy_model_result(
+        solver,
+        "cts_baraff_solver_get_generalized_result",
+        "generalized result",
+        out,
+        len,
+        |r| r.generalized(),
+    )
 }
 
 /// Copies the constraint part of the generalized result (n doubles): `M⁻¹ J_fᵀ f` (m/s² or
@@ -1032,9 +1055,14 @@ pub unsafe extern "C" fn cts_baraff_solver_get_generalized_change(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(solver, "cts_baraff_solver_get_generalized_change", "generalized change", out, len, |h| {
-        Ok(h.model_results()?.generalized_change())
-    })
+    copy_model_result(
+        solver,
+        "cts_baraff_solver_get_generalized_change",
+        "generalized change",
+        out,
+        len,
+        |r| r.generalized_change(),
+    )
 }
 
 /// Copies the sliding friction per row (m doubles) of the last solve call on model data (§5):
@@ -1047,13 +1075,13 @@ pub unsafe extern "C" fn cts_baraff_solver_get_sliding_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(
+    copy_model_result(
         solver,
         "cts_baraff_solver_get_sliding_friction_forces",
         "sliding friction forces",
         out,
         len,
-        |h| Ok(h.model_results()?.sliding_friction_forces()),
+        |r| r.sliding_friction_forces(),
     )
 }
 
@@ -1066,9 +1094,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_b(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(solver, "cts_baraff_solver_get_composed_b", "composed b", out, len, |h| {
-        Ok(h.model_results()?.composed_b())
-    })
+    copy_model_result(solver, "cts_baraff_solver_get_composed_b", "composed b", out, len, |r| r.composed_b())
 }
 
 /// Copies `A = J M⁻¹ J_fᵀ` (m×m) as composed by the last solve call on model data into `out`,
@@ -1084,10 +1110,8 @@ pub unsafe extern "C" fn cts_baraff_solver_get_composed_matrix(
     out: *mut f64,
     ld: usize,
 ) -> cts_status {
-    with_ref(solver, "cts_baraff_solver_get_composed_matrix", |h| {
-        let a = h.model_results()?.composed_matrix();
-        // SAFETY: NULL or a writable buffer of the validated size (the contract).
-        unsafe { copy_out_matrix(Some("composed matrix A"), out, ld, &a) }
+    copy_matrix(solver, "cts_baraff_solver_get_composed_matrix", "composed matrix A", out, ld, |h| {
+        Ok(h.model_results()?.composed_matrix())
     })
 }
 
@@ -1101,7 +1125,7 @@ pub unsafe extern "C" fn cts_baraff_solver_get_stats(
     out: *mut cts_baraff_stats,
 ) -> cts_status {
     get_struct(solver, "cts_baraff_solver_get_stats", out, |h| {
-        let stats = h.results()?.0.stats();
+        let stats = h.results()?.stats();
         finite_output("worst_violation", std::slice::from_ref(&stats.worst_violation))?;
         let row = match stats.outcome {
             BaraffOutcome::UnboundedRay { row } | BaraffOutcome::FrictionlessFallback { row } => {

@@ -8,12 +8,10 @@
 //! The slot is errno-style: a successful call leaves it alone (a getter after a failed solve
 //! does not wipe the solve's detail); only a failing call replaces it, and a call that sets new
 //! problem data or solves clears it when it starts ([`Call::Starts`]). Every solver's exported
-//! functions go through the handle functions of [`super::handle`] ([`with_mut`], [`with_ref`],
-//! the lifecycle), which also prefix messages with the function's name ([`prefix`]).
+//! functions go through the handle functions of [`super::handle`] (`with_mut`, `with_ref`, the
+//! lifecycle), which also prefix messages with the function's name ([`prefix`]).
 //!
 //! [`Call::Starts`]: super::handle::Call::Starts
-//! [`with_mut`]: super::handle::with_mut
-//! [`with_ref`]: super::handle::with_ref
 
 use std::any::Any;
 use std::cell::RefCell;

@@ -1,16 +1,19 @@
 //! Opaque handles and their lifecycle, written once (`docs/packaging.md` §2.1–§2.3).
 //!
 //! A handle is a `Box` behind a typed pointer: `cts_<solver>` holds its last-error slot and the
-//! solver's state, and says so by implementing [`Handle`] (with [`impl_handle!`]). The type
+//! solver's state, and says so by implementing [`Handle`] (with `impl_handle!`). The type
 //! parameter makes sure only the right type is ever borrowed or freed. Every exported function
 //! of a handle is a call of one function here, which checks the pointers and runs the body
 //! inside the panic guard ([`super::guard`]):
 //!
-//! * lifecycle: [`new`], [`free`], [`clone`], [`last_error`];
-//! * calls: [`with_mut`] / [`with_ref`] (errno-style last error, messages prefixed with the
-//!   function's name, see [`Call`]); [`read`] for the infallible queries (`_num_*`);
-//! * parameters and results: [`set_parameters`], [`get_struct`] (`_get_parameters`, the stats),
-//!   [`copy_result`] (a `(out, len)` vector), [`copy_history`] (a `(out, len, count)` history).
+//! * lifecycle: `new`, `free`, `clone`, `last_error`;
+//! * calls: `with_mut` / `with_ref` (errno-style last error, messages prefixed with the
+//!   function's name, see [`Call`]); `read` for the infallible queries (`_num_*`);
+//! * parameters: `write_default` (`_parameters_default`), `set_parameters`, `get_struct`
+//!   (`_get_parameters`, also the stats of a solve);
+//! * results, for a state that declares them (`Results`): `copy_result` (a `(out, len)`
+//!   vector), `copy_history` (a `(out, len, count)` history); `copy_vector` and
+//!   `copy_matrix` for any vector or matrix of the state.
 //!
 //! These functions take the raw pointers exactly as C passed them: the handle is NULL or a live
 //! handle of this type used by one thread, and every other pointer is NULL or valid for what
@@ -19,9 +22,11 @@
 
 use std::ffi::c_char;
 
+use nalgebra::DMatrixView;
+
 use super::guard::{ErrorSlot, guard, guard_value, prefix};
 use super::status::{FfiError, cts_status};
-use super::view::{copy_out, finite_output, output};
+use super::view::{copy_out, copy_out_matrix, finite_output, output};
 
 /// An opaque C handle: its last-error slot and its state.
 pub trait Handle: Sized {
@@ -167,18 +172,33 @@ pub(crate) fn last_error<H: Handle>(handle: *const H) -> *const c_char {
     })
 }
 
-/// `cts_<solver>_set_parameters`: `set` the parameters `*p` (NULL-checked) on the handle's state.
-/// Keeps the last error on success.
-pub(crate) fn set_parameters<H: Handle, P>(
+/// `cts_<solver>_parameters_default`: writes `value()` to `*out`; NULL-safe (does nothing).
+pub(crate) fn write_default<T>(out: *mut T, value: impl FnOnce() -> T) {
+    guard_value((), || {
+        // SAFETY: NULL or a writable struct (the C contract).
+        if let Some(out) = unsafe { out.as_mut() } {
+            *out = value();
+        }
+    })
+}
+
+/// `cts_<solver>_set_parameters`: converts `*p` (NULL-checked) to the solver's parameters `R`,
+/// which validates them, and `set`s them on the handle's state (with `*p` itself, for a state
+/// that keeps it). Nothing changes on error; a success keeps the last error.
+pub(crate) fn set_parameters<H: Handle, P, R, E>(
     handle: *mut H,
     function: &str,
     p: *const P,
-    set: impl FnOnce(&mut H::Inner, &P) -> Result<(), FfiError>,
-) -> cts_status {
+    set: impl FnOnce(&mut H::Inner, R, &P) -> Result<(), E>,
+) -> cts_status
+where
+    R: for<'p> TryFrom<&'p P, Error = FfiError>,
+    FfiError: From<E>,
+{
     with_mut(handle, function, Call::Keeps, |h| {
         // SAFETY: NULL or a readable struct (the C contract).
         let p = unsafe { p.as_ref() }.ok_or_else(|| FfiError::null("p"))?;
-        set(h, p)?;
+        set(h, R::try_from(p)?, p)?;
         Ok(cts_status::Ok)
     })
 }
@@ -199,10 +219,34 @@ pub(crate) fn get_struct<H: Handle, T>(
     })
 }
 
-/// A getter of a result vector (`name` in messages): `get` of the handle's state (which fails
-/// without results), then `(out, len)` checked against its length and every value finite
-/// ([`copy_out`]). Nothing is written on error.
+/// A handle state whose getters read the results of its last solve.
+pub(crate) trait Results {
+    /// What the getters read: the solver, which keeps the results of its last solve.
+    type Solver;
+    /// The solver, or `CTS_STATUS_NO_SOLUTION` when the current problem data has no results.
+    fn results(&self) -> Result<&Self::Solver, FfiError>;
+}
+
+/// A getter of a result vector (`name` in messages): `get` of the last solve's results, then
+/// `(out, len)` checked against its length and every value finite ([`copy_out`]). Nothing is
+/// written on error.
 pub(crate) fn copy_result<H: Handle>(
+    handle: *const H,
+    function: &str,
+    name: &str,
+    out: *mut f64,
+    len: usize,
+    get: impl FnOnce(&<H::Inner as Results>::Solver) -> &[f64],
+) -> cts_status
+where
+    H::Inner: Results,
+{
+    copy_vector(handle, function, name, out, len, |h| h.results().map(get))
+}
+
+/// As [`copy_result`] for a vector `get` takes from the handle's state (and which fails without
+/// results).
+pub(crate) fn copy_vector<H: Handle>(
     handle: *const H,
     function: &str,
     name: &str,
@@ -217,8 +261,28 @@ pub(crate) fn copy_result<H: Handle>(
     })
 }
 
-/// A getter of a history (`name` in messages): writes `min(len, count)` entries of `get` to
-/// `out` (NULL when `len` is 0, to query the length) and the history's length to `*count`.
+/// A getter of a matrix (`name` in messages): `get` of the handle's state (which fails without
+/// results), copied into `(out, ld)` when every value is finite ([`copy_out_matrix`]). Nothing is
+/// written on error.
+pub(crate) fn copy_matrix<H: Handle>(
+    handle: *const H,
+    function: &str,
+    name: &str,
+    out: *mut f64,
+    ld: usize,
+    get: impl FnOnce(&H::Inner) -> Result<DMatrixView<'_, f64>, FfiError>,
+) -> cts_status {
+    with_ref(handle, function, |h| {
+        let values = get(h)?;
+        // SAFETY: `out` NULL or a writable buffer of the size `ld` and the shape imply (the C
+        // contract).
+        unsafe { copy_out_matrix(Some(name), out, ld, &values) }
+    })
+}
+
+/// A getter of a history of the last solve (`name` in messages): writes `min(len, count)`
+/// entries of `get` to `out` (NULL when `len` is 0, to query the length) and the history's
+/// length to `*count`.
 pub(crate) fn copy_history<H: Handle>(
     handle: *const H,
     function: &str,
@@ -226,13 +290,16 @@ pub(crate) fn copy_history<H: Handle>(
     out: *mut f64,
     len: usize,
     count: *mut usize,
-    get: impl FnOnce(&H::Inner) -> Result<&[f64], FfiError>,
-) -> cts_status {
+    get: impl FnOnce(&<H::Inner as Results>::Solver) -> &[f64],
+) -> cts_status
+where
+    H::Inner: Results,
+{
     with_ref(handle, function, |h| {
         if count.is_null() {
             return Err(FfiError::null("count"));
         }
-        let history = get(h)?;
+        let history = get(h.results()?);
         let k = len.min(history.len());
         finite_output(name, &history[..k])?;
         // SAFETY: NULL only with len 0, else `len >= k` writable doubles (the C contract).
@@ -244,7 +311,7 @@ pub(crate) fn copy_history<H: Handle>(
     })
 }
 
-/// The results of a solve for a getter: `results`, or `CTS_STATUS_NO_SOLUTION` when the current
+/// The usual [`Results::results`]: `results`, or `CTS_STATUS_NO_SOLUTION` when the current
 /// problem data has not been solved.
 pub(crate) fn solved<T>(results: Option<T>) -> Result<T, FfiError> {
     results.ok_or_else(|| {

@@ -13,14 +13,16 @@ use std::ffi::c_char;
 
 use super::alloc;
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard, guard_value};
+use super::guard::{ErrorSlot, guard};
 use super::handle::{
-    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
-    solved, with_mut, with_ref,
+    self, Call, Results, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32,
+    set_parameters, solved, with_mut, with_ref,
 };
 use super::message::{self, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, int_slice};
+use super::view::{
+    RawMatrix, RawVector, copy_out_matrix, finite_output, finite_output_matrix, finite_outputs, int_slice,
+};
 use crate::block_sparse::BlockSparseLayout;
 use crate::ipm::{
     ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
@@ -460,11 +462,16 @@ impl Inner {
         self.sensitivities = false;
         Ok(cts_status::Ok)
     }
+}
 
+impl Results for Inner {
+    type Solver = IpmSolver;
     fn results(&self) -> Result<&IpmSolver, FfiError> {
         solved(self.solved.then_some(&self.solver))
     }
+}
 
+impl Inner {
     /// The state of a clone (`cts_ipm_solver_clone`): parameters and workspace, no data and no
     /// results. The copy allocates as much as the original's workspace, at most the sizes probed
     /// for it.
@@ -578,16 +585,18 @@ fn sensitivity_workspace(n: usize, nc: usize) -> Option<usize> {
 /// The final check of a converged solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(outputs + iterations), once per solve.
 fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
-    finite_output("v (generalized velocities)", s.velocities())?;
-    finite_output("impulses", s.impulses())?;
-    finite_output("next gaps", s.next_gaps())?;
-    finite_output("primal", s.primal())?;
-    finite_output("dual", s.dual())?;
-    finite_output(STATS_NAME, &stats_values(s.stats()))?;
-    finite_output("rvio history", s.rvio_history())?;
-    finite_output("bvio history", s.bvio_history())?;
-    finite_output("kappa history", s.kappa_history())?;
-    finite_output("alpha history", s.alpha_history())
+    finite_outputs(&[
+        ("v (generalized velocities)", s.velocities()),
+        ("impulses", s.impulses()),
+        ("next gaps", s.next_gaps()),
+        ("primal", s.primal()),
+        ("dual", s.dual()),
+        (STATS_NAME, &stats_values(s.stats())),
+        ("rvio history", s.rvio_history()),
+        ("bvio history", s.bvio_history()),
+        ("kappa history", s.kappa_history()),
+        ("alpha history", s.alpha_history()),
+    ])
 }
 
 /// The floating-point fields of `cts_ipm_stats`, in the order [`STATS_NAME`] lists them.
@@ -611,12 +620,7 @@ fn probe(probed: &mut usize, need: Option<usize>, what: impl FnOnce() -> String)
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = IpmParameters::default().into();
-        }
-    })
+    handle::write_default(out, || IpmParameters::default().into())
 }
 
 /// Fills `*out` with the engine preset (docs/ipm.md §11.7; Rust `IpmParameters::engine()`): the
@@ -678,9 +682,7 @@ pub unsafe extern "C" fn cts_ipm_solver_set_parameters(
     solver: *mut cts_ipm_solver,
     p: *const cts_ipm_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_ipm_solver_set_parameters", p, |h, p| {
-        Ok(h.solver.set_parameters(IpmParameters::try_from(p)?)?)
-    })
+    set_parameters(solver, "cts_ipm_solver_set_parameters", p, |h, p, _| h.solver.set_parameters(p))
 }
 
 /// Sets the caller's contact ids for the following solves (copied; docs/ipm.md §11.5):
@@ -912,9 +914,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |h| {
-        Ok(h.results()?.velocities())
-    })
+    copy_result(s, "cts_ipm_solver_get_generalized_velocities", "v", out, len, |r| r.velocities())
 }
 
 /// Copies the contact impulses of the last solve (3nc doubles, N·s — impulses over the step, not
@@ -927,7 +927,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_impulses(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |h| Ok(h.results()?.impulses()))
+    copy_result(s, "cts_ipm_solver_get_impulses", "impulses", out, len, |r| r.impulses())
 }
 
 /// Copies the predicted next gaps φ + h·Jn v (nc doubles; m).
@@ -938,7 +938,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_next_gaps(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |h| Ok(h.results()?.next_gaps()))
+    copy_result(s, "cts_ipm_solver_get_next_gaps", "next gaps", out, len, |r| r.next_gaps())
 }
 
 /// Number of cone variables K = Σ k_i of the current problem data, the length of the primal and
@@ -960,7 +960,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_primal(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |h| Ok(h.results()?.primal()))
+    copy_result(s, "cts_ipm_solver_get_primal", "primal", out, len, |r| r.primal())
 }
 
 /// Copies the raw dual cone variables s of the last solve (K doubles, layout of
@@ -973,7 +973,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_dual(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |h| Ok(h.results()?.dual()))
+    copy_result(s, "cts_ipm_solver_get_dual", "dual", out, len, |r| r.dual())
 }
 
 /// Copies the statistics of the last solve into `*out`.
@@ -1019,9 +1019,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_rvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_rvio_history", "history", out, len, count, |h| {
-        Ok(h.results()?.rvio_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_rvio_history", "history", out, len, count, |r| r.rvio_history())
 }
 
 /// The bvio history (∞-norm of the raw products γ∘s; iterations + 1 entries). As
@@ -1033,9 +1031,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_bvio_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_bvio_history", "history", out, len, count, |h| {
-        Ok(h.results()?.bvio_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_bvio_history", "history", out, len, count, |r| r.bvio_history())
 }
 
 /// The κ target chosen in every iteration (N·s·m; iterations entries). As
@@ -1047,9 +1043,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_kappa_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_kappa_history", "history", out, len, count, |h| {
-        Ok(h.results()?.kappa_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_kappa_history", "history", out, len, count, |r| r.kappa_history())
 }
 
 /// The accepted step length α of every iteration (iterations entries). As
@@ -1061,9 +1055,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_alpha_history(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_ipm_solver_get_alpha_history", "history", out, len, count, |h| {
-        Ok(h.results()?.alpha_history())
-    })
+    copy_history(s, "cts_ipm_solver_get_alpha_history", "history", out, len, count, |r| r.alpha_history())
 }
 
 /// Computes the sensitivities of the last solve's solution with respect to v0, τ, φ and μ by

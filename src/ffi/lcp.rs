@@ -16,7 +16,7 @@
 use std::ffi::c_char;
 
 use super::alloc;
-use super::guard::{ErrorSlot, guard, guard_value, prefix};
+use super::guard::{ErrorSlot, guard, prefix};
 use super::handle::{self, Call, get_struct, impl_handle, read, set_parameters, with_mut, with_ref};
 use super::status::{FfiError, cts_status};
 use super::view::{RawMatrix, RawVector, finite_output, output};
@@ -343,12 +343,7 @@ impl LcpInner {
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_lcp_parameters_default(out: *mut cts_lcp_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = cts_lcp_parameters::default();
-        }
-    })
+    handle::write_default(out, cts_lcp_parameters::default)
 }
 
 /// Creates an LCP solver with default parameters and writes the handle to `*out` (only on
@@ -390,13 +385,12 @@ pub unsafe extern "C" fn cts_lcp_solver_set_parameters(
     solver: *mut cts_lcp_solver,
     p: *const cts_lcp_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_lcp_solver_set_parameters", p, |h, p| {
-        let params = Parameters::try_from(p)?;
+    set_parameters(solver, "cts_lcp_solver_set_parameters", p, |h, params: Parameters, p| {
         h.moby.set_parameters(params.moby)?;
         h.unrevised.set_parameters(params.unrevised)?;
         h.params = params;
         h.c_params = *p;
-        Ok(())
+        Ok::<(), FfiError>(())
     })
 }
 

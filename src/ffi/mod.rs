@@ -1,7 +1,7 @@
 //! The C ABI: the only `unsafe` and `extern "C"` code of the crate.
 //!
 //! `include/contact_solvers.h` is generated from this module by cbindgen (see `cbindgen.toml`
-//! and `tests/header.rs`). The contract (`docs/c_api.md` §1), in short:
+//! and `tests/c_abi/header.rs`). The contract (`docs/c_api.md` §1), in short:
 //!
 //! * Every function and type starts with `cts_`, every macro and enumerator with `CTS_`.
 //! * Handles are opaque: `cts_<thing>_new(..., &out)` writes `*out` only on success,
@@ -25,12 +25,15 @@
 //!   so it must stay allocated and unchanged until the next set call, resize or free. Results are
 //!   copied out into caller buffers with an explicit length.
 //!
-//! Layout of this module: [`status`] (codes and the error type), [`message`] (wording and number
-//! formatting of messages), [`guard`] (panic guard and error channels), [`handle`] (boxed
-//! handles), [`view`] (raw pointers to validated views, finite checks of inputs and outputs),
-//! [`alloc`] (size checks and allocation probes), [`version`], [`block_sparse`] (the
-//! block-sparse problem form shared by the solvers that take it), and one file per solver
-//! ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]).
+//! Layout of this module, each part importing only the ones before it: [`status`] (codes and the
+//! error type; a leaf), [`message`] (wording and number formatting of messages), [`alloc`] (size
+//! checks and allocation probes), [`view`] (raw pointers to validated views, finite checks of
+//! inputs and outputs), [`guard`] (panic guard and error channels), [`handle`] (the handles and
+//! their lifecycle, parameters and result getters, written once), [`version`], [`block_sparse`]
+//! (the block-sparse problem form shared by the solvers that take it), and one file per solver
+//! ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]): its handle, parameter and result structs,
+//! its setters and solves, each a call of the [`handle`] functions, and the mapping of its
+//! outcomes and errors to status codes.
 
 #![allow(unsafe_code)]
 #![allow(non_camel_case_types)] // C type names: cts_tamsi_solver, cts_status, ...

@@ -15,15 +15,14 @@ use std::cell::Cell;
 use std::ffi::{c_char, c_void};
 
 use super::alloc;
-use super::guard::{ErrorSlot, guard_value};
+use super::guard::ErrorSlot;
 use super::handle::{
-    self, Call, copy_result, get_struct, impl_handle, read, set_parameters, with_mut, with_ref,
+    self, Call, Results, copy_matrix, copy_result, copy_vector, get_struct, impl_handle, read,
+    set_parameters, with_mut,
 };
 use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
-use super::view::{
-    RawMatrix, RawVector, copy_out_matrix, finite_input, finite_output, finite_output_matrix, output,
-};
+use super::view::{RawMatrix, RawVector, finite_input, finite_output, finite_output_matrix, output};
 use crate::rigid::{
     ConstraintAccelProblemData, ConstraintSolver, ConstraintSolverParameters, ConstraintVelProblemData, Dims,
     InertiaSolve, Operator, RigidError, RigidOutcome,
@@ -527,12 +526,6 @@ impl RigidInner {
         Ok(RigidInner { checked: self.checked, ..RigidInner::new(self.solver.clone()) })
     }
 
-    fn results(&self) -> Result<Level, FfiError> {
-        self.results.ok_or_else(|| {
-            FfiError::new(cts_status::NoSolution, "no solution: no solve has completed on this handle")
-        })
-    }
-
     /// Refuses problems whose workspace (inertia factorization, Delassus and `M⁻¹Jᵀ` blocks,
     /// the LCP and its solvers' factors: `ConstraintSolver::workspace_bound`) cannot be allocated,
     /// instead of letting the allocation abort the host. Probes only when the size grows. `n_lcp`
@@ -568,6 +561,24 @@ impl RigidInner {
         let n_lcp =
             if vel { vel_lcp_size(&d) } else { s.nc.checked_add(s.nr).and_then(|x| x.checked_add(s.nu)) };
         self.check_allocatable(&d, n_lcp)
+    }
+
+    /// The checks of a set call before its data is read: the sizes `s` (without friction
+    /// directions), then `r` (`n` entries) and the sizes again with nr = Σ r.
+    fn check_sizes_and_r(
+        &mut self,
+        s: Sizes,
+        r: *const usize,
+        n: usize,
+        vel: bool,
+    ) -> Result<(Sizes, RawIndex), FfiError> {
+        self.check_sizes(s, vel)?;
+        let r = RawIndex::new("r", r, n)?;
+        // SAFETY: the set call's arrays are valid during the call (the contract).
+        let nr = unsafe { sum_r(&r) }?;
+        let s = Sizes { nr, ..s };
+        self.check_sizes(s, vel)?;
+        Ok((s, r))
     }
 
     /// Records the results of a solve that returned `outcome` (or failed).
@@ -636,12 +647,7 @@ fn vel_lcp_size(d: &Dims) -> Option<usize> {
 /// NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_rigid_parameters_default(out: *mut cts_rigid_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = ConstraintSolverParameters::default().into();
-        }
-    })
+    handle::write_default(out, || ConstraintSolverParameters::default().into())
 }
 
 /// Creates a constraint solver with default parameters and writes the handle to `*out` (only on
@@ -684,9 +690,9 @@ pub unsafe extern "C" fn cts_rigid_solver_set_parameters(
     solver: *mut cts_rigid_solver,
     p: *const cts_rigid_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_rigid_solver_set_parameters", p, |h, p| {
-        h.solver.set_parameters(ConstraintSolverParameters::try_from(p)?);
-        Ok(())
+    set_parameters(solver, "cts_rigid_solver_set_parameters", p, |h, p: ConstraintSolverParameters, _| {
+        h.solver.set_parameters(p);
+        Ok::<(), FfiError>(())
     })
 }
 
@@ -760,14 +766,10 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_problem_data(
         let nc = ns
             .checked_add(nns)
             .ok_or_else(|| alloc::too_large("nc = ns + nns", "ns + nns must fit a size_t"))?;
-        // Sizes first, then the data (r's sum, then the values).
-        h.check_sizes(Sizes { nv, nc, nr: 0, nu, nb }, false)?;
-        let r = RawIndex::new("r", r, nns)?;
-        // SAFETY: the set call's arrays are valid during the call (the contract).
-        let nr = unsafe { sum_r(&r) }?;
-        h.check_sizes(Sizes { nv, nc, nr, nu, nb }, false)?;
+        let (sizes, r) = h.check_sizes_and_r(Sizes { nv, nc, nr: 0, nu, nb }, r, nns, false)?;
+        let nr = sizes.nr;
         let slot = AccelSlot {
-            sizes: Sizes { nv, nc, nr, nu, nb },
+            sizes,
             use_lcp,
             sliding: RawIndex::new("sliding_contacts", sliding_contacts, ns)?,
             non_sliding: RawIndex::new("non_sliding_contacts", non_sliding_contacts, nns)?,
@@ -839,14 +841,10 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_problem_data(
     Mv: *const f64,
 ) -> cts_status {
     with_mut(solver, "cts_rigid_solver_set_vel_problem_data", Call::Starts, |h| {
-        // Sizes first, then the data (r's sum, then the values).
-        h.check_sizes(Sizes { nv, nc, nr: 0, nu, nb }, true)?;
-        let r = RawIndex::new("r", r, nc)?;
-        // SAFETY: the set call's arrays are valid during the call (the contract).
-        let nr = unsafe { sum_r(&r) }?;
-        h.check_sizes(Sizes { nv, nc, nr, nu, nb }, true)?;
+        let (sizes, r) = h.check_sizes_and_r(Sizes { nv, nc, nr: 0, nu, nb }, r, nc, true)?;
+        let nr = sizes.nr;
         let slot = VelSlot {
-            sizes: Sizes { nv, nc, nr, nu, nb },
+            sizes,
             r,
             mu: RawVector::new("mu", mu, nc)?,
             k_n: RawVector::new("kN", kN, nc)?,
@@ -919,59 +917,71 @@ fn level_ops(h: &mut RigidInner, accel: bool) -> Result<(Sizes, &mut Operators),
     }
 }
 
+/// The body of `cts_rigid_solver_set_{accel,vel}_operator_matrix` (`accel`: the level).
 fn set_operator_matrix(
-    h: &mut RigidInner,
+    solver: *mut cts_rigid_solver,
+    function: &str,
     accel: bool,
     op: i32,
     A: *const f64,
     ld_A: usize,
-) -> Result<cts_status, FfiError> {
-    check_op(op, accel, false)?;
-    let (sizes, ops) = level_ops(h, accel)?;
-    ops.ops[op as usize] = op_matrix(&sizes, op, A, ld_A)?;
-    Ok(cts_status::Ok)
+) -> cts_status {
+    with_mut(solver, function, Call::Keeps, |h| {
+        check_op(op, accel, false)?;
+        let (sizes, ops) = level_ops(h, accel)?;
+        ops.ops[op as usize] = op_matrix(&sizes, op, A, ld_A)?;
+        Ok(cts_status::Ok)
+    })
 }
 
+/// The body of `cts_rigid_solver_set_{accel,vel}_operator_callback`.
 fn set_operator_callback(
-    h: &mut RigidInner,
+    solver: *mut cts_rigid_solver,
+    function: &str,
     accel: bool,
     op: i32,
     f: cts_rigid_operator_fn,
     user_data: *mut c_void,
-) -> Result<cts_status, FfiError> {
-    check_op(op, accel, true)?;
-    let f = f.ok_or_else(|| FfiError::null("fn"))?;
-    let (_, ops) = level_ops(h, accel)?;
-    let cb = Callback { f, user_data };
-    if op == CTS_RIGID_OPERATOR_SOLVE_INERTIA {
-        ops.inertia = InertiaSlot::Callback(cb);
-    } else {
-        ops.ops[op as usize] = OpSlot::Callback(cb);
-    }
-    Ok(cts_status::Ok)
+) -> cts_status {
+    with_mut(solver, function, Call::Keeps, |h| {
+        check_op(op, accel, true)?;
+        let f = f.ok_or_else(|| FfiError::null("fn"))?;
+        let (_, ops) = level_ops(h, accel)?;
+        let cb = Callback { f, user_data };
+        if op == CTS_RIGID_OPERATOR_SOLVE_INERTIA {
+            ops.inertia = InertiaSlot::Callback(cb);
+        } else {
+            ops.ops[op as usize] = OpSlot::Callback(cb);
+        }
+        Ok(cts_status::Ok)
+    })
 }
 
+/// The body of `cts_rigid_solver_set_{accel,vel}_inertia_matrix`.
 fn set_inertia_matrix(
-    h: &mut RigidInner,
+    solver: *mut cts_rigid_solver,
+    function: &str,
     accel: bool,
     form: i32,
     A: *const f64,
     ld_A: usize,
-) -> Result<cts_status, FfiError> {
-    let (sizes, ops) = level_ops(h, accel)?;
-    let nv = sizes.nv;
-    ops.inertia = match form {
-        CTS_RIGID_INERTIA_MATRIX => InertiaSlot::Matrix(RawMatrix::new("M", A, ld_A, nv, nv)?),
-        CTS_RIGID_INERTIA_INVERSE => InertiaSlot::Inverse(RawMatrix::new("M_inverse", A, ld_A, nv, nv)?),
-        f => {
-            return Err(message::code(
-                "form",
-                f,
-                "CTS_RIGID_INERTIA_MATRIX (0) or CTS_RIGID_INERTIA_INVERSE (1)",
-            ));
-        }
-    };
-    Ok(cts_status::Ok)
+) -> cts_status {
+    with_mut(solver, function, Call::Keeps, |h| {
+        let (sizes, ops) = level_ops(h, accel)?;
+        let nv = sizes.nv;
+        ops.inertia = match form {
+            CTS_RIGID_INERTIA_MATRIX => InertiaSlot::Matrix(RawMatrix::new("M", A, ld_A, nv, nv)?),
+            CTS_RIGID_INERTIA_INVERSE => InertiaSlot::Inverse(RawMatrix::new("M_inverse", A, ld_A, nv, nv)?),
+            f => {
+                return Err(message::code(
+                    "form",
+                    f,
+                    "CTS_RIGID_INERTIA_MATRIX (0) or CTS_RIGID_INERTIA_INVERSE (1)",
+                ));
+            }
+        };
+        Ok(cts_status::Ok)
+    })
 }
 
 /// Sets one operator of the acceleration-level problem from a dense column-major Jacobian `A`
@@ -993,9 +1003,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_operator_matrix", Call::Keeps, |h| {
-        set_operator_matrix(h, true, op, A, ld_A)
-    })
+    set_operator_matrix(solver, "cts_rigid_solver_set_accel_operator_matrix", true, op, A, ld_A)
 }
 
 /// Sets one operator of the acceleration-level problem, or `solve_inertia`
@@ -1013,9 +1021,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_operator_callback(
     r#fn: cts_rigid_operator_fn,
     user_data: *mut c_void,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_operator_callback", Call::Keeps, |h| {
-        set_operator_callback(h, true, op, r#fn, user_data)
-    })
+    set_operator_callback(solver, "cts_rigid_solver_set_accel_operator_callback", true, op, r#fn, user_data)
 }
 
 /// Sets `solve_inertia` of the acceleration-level problem from a dense nv×nv column-major matrix
@@ -1033,9 +1039,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_accel_inertia_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_accel_inertia_matrix", Call::Keeps, |h| {
-        set_inertia_matrix(h, true, form, A, ld_A)
-    })
+    set_inertia_matrix(solver, "cts_rigid_solver_set_accel_inertia_matrix", true, form, A, ld_A)
 }
 
 /// As `cts_rigid_solver_set_accel_operator_matrix`, for the velocity-level problem: `op` is one
@@ -1049,9 +1053,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_operator_matrix", Call::Keeps, |h| {
-        set_operator_matrix(h, false, op, A, ld_A)
-    })
+    set_operator_matrix(solver, "cts_rigid_solver_set_vel_operator_matrix", false, op, A, ld_A)
 }
 
 /// As `cts_rigid_solver_set_accel_operator_callback`, for the velocity-level problem (e.g.
@@ -1063,9 +1065,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_operator_callback(
     r#fn: cts_rigid_operator_fn,
     user_data: *mut c_void,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_operator_callback", Call::Keeps, |h| {
-        set_operator_callback(h, false, op, r#fn, user_data)
-    })
+    set_operator_callback(solver, "cts_rigid_solver_set_vel_operator_callback", false, op, r#fn, user_data)
 }
 
 /// As `cts_rigid_solver_set_accel_inertia_matrix`, for the velocity-level problem.
@@ -1076,9 +1076,7 @@ pub unsafe extern "C" fn cts_rigid_solver_set_vel_inertia_matrix(
     A: *const f64,
     ld_A: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_set_vel_inertia_matrix", Call::Keeps, |h| {
-        set_inertia_matrix(h, false, form, A, ld_A)
-    })
+    set_inertia_matrix(solver, "cts_rigid_solver_set_vel_inertia_matrix", false, form, A, ld_A)
 }
 
 /// Drake's `SolveConstraintProblem`: contact, friction, limit and bilateral **forces** (N, N·m)
@@ -1208,7 +1206,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_constraint_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_rigid_solver_get_constraint_forces", "cf (packed constraint forces)", out, len, |h| {
+    copy_vector(s, "cts_rigid_solver_get_constraint_forces", "cf (packed constraint forces)", out, len, |h| {
         h.results().map(|_| &h.cf[..])
     })
 }
@@ -1249,10 +1247,8 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_matrix(
     out: *mut f64,
     ld: usize,
 ) -> cts_status {
-    with_ref(s, "cts_rigid_solver_get_lcp_matrix", |h| {
-        h.results()?;
-        // SAFETY: NULL or a writable buffer of the validated size (the contract).
-        unsafe { copy_out_matrix(Some("the LCP matrix MM"), out, ld, &h.solver.lcp_matrix()) }
+    copy_matrix(s, "cts_rigid_solver_get_lcp_matrix", "the LCP matrix MM", out, ld, |h| {
+        Ok(h.results()?.lcp_matrix())
     })
 }
 
@@ -1264,9 +1260,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_vector(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_rigid_solver_get_lcp_vector", "the LCP vector qq", out, len, |h| {
-        h.results().map(|_| h.solver.lcp_vector())
-    })
+    copy_result(s, "cts_rigid_solver_get_lcp_vector", "the LCP vector qq", out, len, |r| r.lcp_vector())
 }
 
 /// Copies the last solve's LCP solution z (n doubles; after CTS_STATUS_RIGID_LCP_UNSOLVABLE the
@@ -1279,9 +1273,7 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_z(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_rigid_solver_get_lcp_z", "the LCP solution z", out, len, |h| {
-        h.results().map(|_| h.solver.lcp_z())
-    })
+    copy_result(s, "cts_rigid_solver_get_lcp_z", "the LCP solution z", out, len, |r| r.lcp_z())
 }
 
 /// Copies the last solve's `w = MM z + qq` (n doubles). Statuses as for
@@ -1292,9 +1284,16 @@ pub unsafe extern "C" fn cts_rigid_solver_get_lcp_w(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_rigid_solver_get_lcp_w", "the LCP slack w", out, len, |h| {
-        h.results().map(|_| h.solver.lcp_w())
-    })
+    copy_result(s, "cts_rigid_solver_get_lcp_w", "the LCP slack w", out, len, |r| r.lcp_w())
+}
+
+impl Results for RigidInner {
+    type Solver = ConstraintSolver;
+    fn results(&self) -> Result<&ConstraintSolver, FfiError> {
+        self.results.map(|_| &self.solver).ok_or_else(|| {
+            FfiError::new(cts_status::NoSolution, "no solution: no solve has completed on this handle")
+        })
+    }
 }
 
 /// Runs a post-processing computation on the data of one level: validates `cf` and `out`, runs

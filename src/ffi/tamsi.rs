@@ -8,14 +8,14 @@ use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::alloc::{self, DOUBLE};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
-use super::guard::{ErrorSlot, guard, guard_value, prefix};
+use super::guard::{ErrorSlot, guard, prefix};
 use super::handle::{
-    self, Call, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32, set_parameters,
-    solved, with_mut,
+    self, Call, Results, copy_history, copy_result, get_struct, impl_handle, read, saturating_i32,
+    set_parameters, solved, with_mut,
 };
 use super::message::{self, Index, g};
 use super::status::{FfiError, cts_status};
-use super::view::{RawMatrix, RawVector, finite_output, output_matrix};
+use super::view::{RawMatrix, RawVector, finite_output, finite_outputs, output_matrix};
 use crate::block_sparse::{BlockSparseLayout, BlockSparseSystem};
 use crate::tamsi::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSolver, calc_alpha,
@@ -311,7 +311,10 @@ impl Inner {
         let problem = unsafe { data.problem_with(Some(blocks.system(&self.layout)?)) }?;
         check_and_bind_problem(&mut self.solver, &problem)
     }
+}
 
+impl Results for Inner {
+    type Solver = TamsiSolver;
     fn results(&self) -> Result<&TamsiSolver, FfiError> {
         solved(self.solved.then_some(&self.solver))
     }
@@ -341,12 +344,7 @@ fn check_scheme(solver: &TamsiSolver, scheme: CouplingScheme) -> Result<(), FfiE
 /// relative_tolerance 1e-2, theta_max pi/3 rad. NULL-safe (does nothing).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_parameters_default(out: *mut cts_tamsi_parameters) {
-    guard_value((), || {
-        // SAFETY: NULL or a writable struct (the contract).
-        if let Some(out) = unsafe { out.as_mut() } {
-            *out = TamsiParameters::default().into();
-        }
-    })
+    handle::write_default(out, || TamsiParameters::default().into())
 }
 
 /// Creates a solver for `nv` generalized velocities (0 is allowed) with default parameters and
@@ -426,9 +424,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_parameters(
     solver: *mut cts_tamsi_solver,
     p: *const cts_tamsi_parameters,
 ) -> cts_status {
-    set_parameters(solver, "cts_tamsi_solver_set_parameters", p, |h, p| {
-        Ok(h.solver.set_parameters(TamsiParameters::try_from(p)?)?)
-    })
+    set_parameters(solver, "cts_tamsi_solver_set_parameters", p, |h, p, _| h.solver.set_parameters(p))
 }
 
 /// Copies the current parameters into `*out`.
@@ -664,14 +660,16 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
 /// The final check of a successful solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`
 /// naming the first that is not). O(outputs), once per solve.
 fn check_outputs(s: &TamsiSolver) -> Result<(), FfiError> {
-    finite_output("v", s.generalized_velocities())?;
-    finite_output("vn", s.normal_velocities())?;
-    finite_output("vt", s.tangential_velocities())?;
-    finite_output("fn", s.normal_forces())?;
-    finite_output("ft", s.friction_forces())?;
-    finite_output("tau_f", s.generalized_friction_forces())?;
-    finite_output("tau", s.generalized_contact_forces())?;
-    finite_output("residuals", &s.iteration_stats().residuals)
+    finite_outputs(&[
+        ("v", s.generalized_velocities()),
+        ("vn", s.normal_velocities()),
+        ("vt", s.tangential_velocities()),
+        ("fn", s.normal_forces()),
+        ("ft", s.friction_forces()),
+        ("tau_f", s.generalized_friction_forces()),
+        ("tau", s.generalized_contact_forces()),
+        ("residuals", &s.iteration_stats().residuals),
+    ])
 }
 
 /// Copies the generalized velocities v (nv doubles; m/s or rad/s) of the last solve into `out`;
@@ -687,8 +685,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |h| {
-        Ok(h.results()?.generalized_velocities())
+    copy_result(s, "cts_tamsi_solver_get_generalized_velocities", "v", out, len, |r| {
+        r.generalized_velocities()
     })
 }
 
@@ -700,9 +698,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |h| {
-        Ok(h.results()?.normal_velocities())
-    })
+    copy_result(s, "cts_tamsi_solver_get_normal_velocities", "vn", out, len, |r| r.normal_velocities())
 }
 
 /// Copies the tangential velocities vt = Jt v (2nc doubles, two per contact; m/s).
@@ -713,8 +709,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_tangential_velocities(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |h| {
-        Ok(h.results()?.tangential_velocities())
+    copy_result(s, "cts_tamsi_solver_get_tangential_velocities", "vt", out, len, |r| {
+        r.tangential_velocities()
     })
 }
 
@@ -726,7 +722,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_normal_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |h| Ok(h.results()?.normal_forces()))
+    copy_result(s, "cts_tamsi_solver_get_normal_forces", "fn", out, len, |r| r.normal_forces())
 }
 
 /// Copies the friction forces ft (2nc doubles, two per contact; N).
@@ -737,9 +733,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |h| {
-        Ok(h.results()?.friction_forces())
-    })
+    copy_result(s, "cts_tamsi_solver_get_friction_forces", "ft", out, len, |r| r.friction_forces())
 }
 
 /// Copies the generalized friction forces τ_f = Jtᵀ ft (nv doubles; N or N·m).
@@ -750,8 +744,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_friction_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |h| {
-        Ok(h.results()?.generalized_friction_forces())
+    copy_result(s, "cts_tamsi_solver_get_generalized_friction_forces", "tau_f", out, len, |r| {
+        r.generalized_friction_forces()
     })
 }
 
@@ -764,8 +758,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_generalized_contact_forces(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |h| {
-        Ok(h.results()?.generalized_contact_forces())
+    copy_result(s, "cts_tamsi_solver_get_generalized_contact_forces", "tau", out, len, |r| {
+        r.generalized_contact_forces()
     })
 }
 
@@ -802,8 +796,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_residuals(
     len: usize,
     count: *mut usize,
 ) -> cts_status {
-    copy_history(s, "cts_tamsi_solver_get_residuals", "residuals", out, len, count, |h| {
-        Ok(&h.results()?.iteration_stats().residuals)
+    copy_history(s, "cts_tamsi_solver_get_residuals", "residuals", out, len, count, |r| {
+        &r.iteration_stats().residuals
     })
 }
 

@@ -96,33 +96,71 @@ impl RawMatrix {
     }
 }
 
-/// A borrowed contiguous vector, validated.
+/// An element type of the C arrays, named in messages: `double` or `int32_t` (enumerated codes,
+/// row indices).
+pub trait Element: Copy {
+    /// The elements, plural, as messages name them ("doubles").
+    const UNIT: &'static str;
+}
+
+impl Element for f64 {
+    const UNIT: &'static str = "doubles";
+}
+
+impl Element for i32 {
+    const UNIT: &'static str = "int32_t values";
+}
+
+/// A borrowed contiguous array of `T`, validated (its values are validated by the caller).
 #[derive(Debug, Clone, Copy)]
-pub struct RawVector {
-    ptr: *const f64,
+pub struct RawSlice<T> {
+    ptr: *const T,
     len: usize,
 }
 
-impl RawVector {
-    /// Validates a vector named `name` of `len` doubles.
-    pub fn new(name: &str, ptr: *const f64, len: usize) -> Result<Self, FfiError> {
-        addressable(len).ok_or_else(|| too_large(name, len, 1, len))?;
+/// A borrowed contiguous vector of doubles, validated.
+pub type RawVector = RawSlice<f64>;
+
+/// A borrowed contiguous `int32_t` array (enumerated codes, row indices), validated.
+pub type RawIntVector = RawSlice<i32>;
+
+impl<T: Element> RawSlice<T> {
+    /// Validates an array named `name` of `len` elements.
+    pub fn new(name: &str, ptr: *const T, len: usize) -> Result<Self, FfiError> {
+        if !fits(len, std::mem::size_of::<T>()) {
+            return Err(too_large(name, len, 1, len));
+        }
         if ptr.is_null() && len > 0 {
-            return Err(null_with_len(name, len, "doubles"));
+            return Err(null_with_len(name, len, T::UNIT));
         }
         Ok(Self { ptr, len })
     }
 
-    /// Length in doubles.
+    /// Length in elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether the vector is empty.
+    /// Whether the array is empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The array as a slice.
+    ///
+    /// # Safety
+    /// As [`RawMatrix::view`].
+    pub unsafe fn slice<'a>(&self) -> &'a [T] {
+        if self.len == 0 {
+            &[]
+        } else {
+            // SAFETY: validated non-NULL with `len` readable elements, per the contract.
+            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+        }
+    }
+}
+
+impl RawVector {
     /// Checks that every entry is finite (`CTS_STATUS_INVALID_ARGUMENT` naming the first that is
     /// not).
     ///
@@ -131,19 +169,6 @@ impl RawVector {
     pub unsafe fn check_finite(&self, name: &str) -> Result<(), FfiError> {
         // SAFETY: forwarded contract.
         finite_input(name, unsafe { self.slice() })
-    }
-
-    /// The vector as a slice.
-    ///
-    /// # Safety
-    /// As [`RawMatrix::view`].
-    pub unsafe fn slice<'a>(&self) -> &'a [f64] {
-        if self.len == 0 {
-            &[]
-        } else {
-            // SAFETY: validated non-NULL with `len` readable doubles, per the contract.
-            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-        }
     }
 
     /// The vector as a view.
@@ -196,6 +221,12 @@ pub fn finite_output(name: &str, values: &[f64]) -> Result<(), FfiError> {
         None => Ok(()),
         Some(i) => Err(message::non_finite_output(name, Index::Vector(i), values[i])),
     }
+}
+
+/// [`finite_output`] of each `(name, values)` in turn: the final check of a solve's outputs,
+/// naming the first that is not finite.
+pub fn finite_outputs(outputs: &[(&str, &[f64])]) -> Result<(), FfiError> {
+    outputs.iter().try_for_each(|&(name, values)| finite_output(name, values))
 }
 
 /// As [`finite_output`] for a matrix (the message names the row and column).
@@ -252,31 +283,16 @@ pub unsafe fn copy_out_matrix(
     Ok(cts_status::Ok)
 }
 
-/// Checks an output buffer `(out, len)` that must hold exactly `want` doubles and returns it as
+/// Checks an output buffer `(out, len)` that must hold exactly `want` elements and returns it as
 /// a slice. Nothing is written here.
 ///
 /// # Safety
 /// `out` must be NULL or point to `len` writable doubles that overlap no input.
-pub unsafe fn output<'a>(
-    name: &str,
-    out: *mut f64,
-    len: usize,
-    want: usize,
-) -> Result<&'a mut [f64], FfiError> {
-    // SAFETY: forwarded contract.
-    unsafe { output_of(name, out, len, want, "writable doubles") }
-}
-
-/// As [`output`] for elements of type `T`, `unit` naming them in messages.
-///
-/// # Safety
-/// `out` must be NULL or point to `len` writable `T`s that overlap no input.
-unsafe fn output_of<'a, T>(
+pub unsafe fn output<'a, T: Element>(
     name: &str,
     out: *mut T,
     len: usize,
     want: usize,
-    unit: &str,
 ) -> Result<&'a mut [T], FfiError> {
     if len != want {
         return Err(message::length(name, len, want));
@@ -288,7 +304,7 @@ unsafe fn output_of<'a, T>(
         return Ok(&mut []);
     }
     if out.is_null() {
-        return Err(null_with_len(name, len, unit));
+        return Err(null_with_len(name, len, &format!("writable {}", T::UNIT)));
     }
     // SAFETY: non-NULL with `len` writable elements, per the contract.
     Ok(unsafe { std::slice::from_raw_parts_mut(out, len) })
@@ -322,65 +338,8 @@ pub unsafe fn output_matrix<'a>(
 /// # Safety
 /// `ptr` must be NULL or point to `len` readable `int32_t`s that stay unchanged during `'a`.
 pub unsafe fn int_slice<'a>(name: &str, ptr: *const i32, len: usize) -> Result<&'a [i32], FfiError> {
-    if !fits(len, std::mem::size_of::<i32>()) {
-        return Err(too_large(name, len, 1, len));
-    }
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(null_with_len(name, len, "int32_t values"));
-    }
-    // SAFETY: non-NULL with `len` readable int32_t values, per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
-}
-
-/// A borrowed contiguous `int32_t` array (enumerated codes, row indices), validated. The values
-/// are validated by the caller.
-#[derive(Debug, Clone, Copy)]
-pub struct RawIntVector {
-    ptr: *const i32,
-    len: usize,
-}
-
-impl RawIntVector {
-    /// Validates an array named `name` of `len` `int32_t`s.
-    pub fn new(name: &str, ptr: *const i32, len: usize) -> Result<Self, FfiError> {
-        if !fits(len, std::mem::size_of::<i32>()) {
-            return Err(too_large(name, len, 1, len));
-        }
-        if ptr.is_null() && len > 0 {
-            return Err(null_with_len(name, len, "int32_t values"));
-        }
-        Ok(Self { ptr, len })
-    }
-
-    /// The array as a slice.
-    ///
-    /// # Safety
-    /// As [`RawMatrix::view`].
-    pub unsafe fn slice<'a>(&self) -> &'a [i32] {
-        if self.len == 0 {
-            &[]
-        } else {
-            // SAFETY: validated non-NULL with `len` readable int32_t values, per the contract.
-            unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
-        }
-    }
-}
-
-/// As [`output`] for an `int32_t` output buffer (enumerated codes).
-///
-/// # Safety
-/// `out` must be NULL or point to `len` writable `int32_t`s that overlap no input.
-pub unsafe fn output_int<'a>(
-    name: &str,
-    out: *mut i32,
-    len: usize,
-    want: usize,
-) -> Result<&'a mut [i32], FfiError> {
     // SAFETY: forwarded contract.
-    unsafe { output_of(name, out, len, want, "writable int32_t values") }
+    Ok(unsafe { RawIntVector::new(name, ptr, len)?.slice() })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! vector–Jacobian products.
 
 use super::{NormalData, cts_tamsi_solver};
-use crate::ffi::handle::{Call, read, with_mut, with_ref};
+use crate::ffi::handle::{Call, Results, read, with_mut, with_ref};
 use crate::ffi::message;
 use crate::ffi::status::{FfiError, cts_status};
 use crate::ffi::view::{RawVector, copy_out_matrix, output};
