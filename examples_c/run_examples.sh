@@ -85,6 +85,20 @@ else
 fi
 
 echo
+echo "== bullet/bullet_scenes.cpp (C++17: Bullet with every solver, docs/bullet.md; about 2 minutes) =="
+if pkg-config --exists bullet; then
+  # Bullet's headers as system headers (pkg-config's -I as -isystem): they warn under -Wextra.
+  bullet_inc=$(pkg-config --cflags-only-I bullet | sed 's#-I#-isystem #g')
+  # shellcheck disable=SC2086
+  "$CXX" -std=c++17 -Wall -Wextra -Wpedantic -Werror -O2 -Iinclude $bullet_inc examples_c/bullet/bullet_scenes.cpp \
+    -L"$lib" -lcontact_solvers $rpath -lBulletDynamics -lBulletCollision -lLinearMath -o "$out/bullet_scenes"
+  "$out/bullet_scenes"
+else
+  echo "Bullet is not installed (apt-get install libbullet-dev, or .ci/install-deps examples)" >&2
+  exit 1
+fi
+
+echo
 echo "== Python: pip install . (the package contact_solvers), python/rolling_cylinder.py =="
 # The venv `.ci/install-deps examples` (or `tests`) creates with numpy and the build backend; the
 # package goes into it, its library the release build above (cargo finds it up to date).

@@ -306,7 +306,8 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
  * normal rows, rows with limitDependency[i] = j are friction rows tied to normal j with μ = |hi_i|
  * (Bullet's |hi_i · x_j| bound), rows with both bounds unbounded bilateral rows, the rest boxed
  * rows [lo, hi]. Returns true with x = the verified answer; false (x untouched, last_error() says
- * why) for an unbounded ray, cycling, a pivot limit or an answer that does not verify, and
+ * why) for an unbounded ray, cycling, a pivot limit or an answer that does not verify (an
+ * answer Baraff calls inexact is kept when it meets MlcpOptions::acceptance_tolerance), and
  * btMLCPSolver then uses its sequential impulse iterations (its fallback counter counts them).
  */
 class BaraffMlcpSolver : public internal::MlcpAdapterBase {
@@ -330,7 +331,9 @@ class BaraffMlcpSolver : public internal::MlcpAdapterBase {
                                                              data_.lo_.data(), data_.hi_.data());
     if (s != CTS_STATUS_OK) return Fail(std::string("Baraff: ") + cts_baraff_solver_last_error(h)) > 0;
     s = cts_baraff_solver_solve(h);
-    if (s != CTS_STATUS_OK) {
+    // kInexact: finished above Baraff's own tolerance (1e-8); Finish() still accepts the forces
+    // when they meet MlcpOptions::acceptance_tolerance on Bullet's MLCP.
+    if (s != CTS_STATUS_OK && s != CTS_STATUS_BARAFF_INEXACT) {
       return Fail(std::string("Baraff: ") + cts_status_string(s) + ": " + cts_baraff_solver_last_error(h)) > 0;
     }
     s = cts_baraff_solver_get_forces(h, f_.data(), m);

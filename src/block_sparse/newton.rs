@@ -4,7 +4,7 @@
 use nalgebra::DMatrixViewMut;
 
 use super::{BlockSparseError, BlockSparseSystem, ContactRows, Islands, Rows, try_grow};
-use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu};
+use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu, padded_dim};
 
 /// Which factorization the Newton matrices get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +93,36 @@ pub struct BlockNewtonMatrix {
     /// Scratch of the sparse analysis: an island's tree sizes and coupled tree pairs (local).
     dims: Vec<usize>,
     pairs: Vec<(usize, usize)>,
+    /// Per contact, where each of its `G_pᵀ Y_q` blocks goes in its island's storage, found once
+    /// at [`prepare`](Self::prepare) (the lookups cost as much as the arithmetic on 6-dof trees).
+    scatter: Vec<Scatter>,
+}
+
+/// Value array of a [`Dst`]: the dense matrix or the L panels.
+const LOWER: u8 = 0;
+/// The U panels of a sparse factorization.
+const UPPER: u8 = 1;
+/// No block (a symmetric factorization stores each off-diagonal pair once).
+const SKIP: u8 = 2;
+
+/// Where one block of a contact's terms is added: entry (r, c) at `off + r·rs + c·cs` of value
+/// array `array` ([`LOWER`], [`UPPER`] or [`SKIP`]).
+#[derive(Debug, Clone, Copy)]
+struct Dst {
+    array: u8,
+    off: usize,
+    rs: usize,
+    cs: usize,
+}
+
+/// A contact's destinations: block (p, q) of its trees (in its listed order) at `2p + q`.
+#[derive(Debug, Clone, Copy)]
+struct Scatter([Dst; 4]);
+
+impl Default for Scatter {
+    fn default() -> Self {
+        Self([Dst { array: SKIP, off: 0, rs: 0, cs: 0 }; 4])
+    }
 }
 
 impl BlockNewtonMatrix {
@@ -125,6 +155,7 @@ impl BlockNewtonMatrix {
         try_grow(&mut self.local, n, 0.0, "island right-hand side")?;
         try_grow(&mut self.tmp, n, 0.0, "island right-hand side")?;
         try_grow(&mut self.wg, 3 * largest_tree, 0.0, "contact weights")?;
+        try_grow(&mut self.scatter, layout.num_contacts(), Scatter::default(), "contact destinations")?;
         let failed = |len| BlockSparseError::Allocation { what: "a Newton matrix", len };
         self.free.try_reserve(largest_tree).map_err(|_| failed(largest_tree.saturating_mul(largest_tree)))?;
         for k in 0..count {
@@ -166,7 +197,59 @@ impl BlockNewtonMatrix {
             };
             analysis.map_err(|_| failed(d))?;
         }
+        self.map_contacts(system, kind)
+            .map_err(|_| BlockSparseError::Allocation { what: "a Newton matrix", len: 0 })?;
         self.kind = None;
+        Ok(())
+    }
+
+    /// Fills [`Self::scatter`]: for every contact and pair (p, q) of its trees, where `G_pᵀ Y_q`
+    /// goes in its island's storage for factorizations of `kind` (dense: the padded LU storage
+    /// or the LDLᵀ's, column-major; sparse: the analysed panels).
+    fn map_contacts(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        kind: Factorization,
+    ) -> Result<(), crate::linalg::SparseError> {
+        let layout = system.layout();
+        for k in 0..self.islands.count() {
+            let n = self.islands.dofs(k);
+            let f = &self.factors[k];
+            for &i in self.islands.contacts(k) {
+                let i = i as usize;
+                let (a, b) = layout.contact_trees(i);
+                let trees = [Some(a), b];
+                let mut sc = Scatter::default();
+                for (q, tq) in trees.iter().enumerate() {
+                    let Some(tq) = *tq else { continue };
+                    for (p, tp) in trees.iter().enumerate() {
+                        let Some(tp) = *tp else { continue };
+                        let (lp, lq) = (self.islands.local_index(tp), self.islands.local_index(tq));
+                        sc.0[2 * p + q] = match (f.backend, kind) {
+                            (Backend::Dense, _) => {
+                                let ld = if kind == Factorization::Lu { padded_dim(n) } else { n };
+                                let (op, oq) = (self.islands.local_offset(tp), self.islands.local_offset(tq));
+                                Dst { array: LOWER, off: oq * ld + op, rs: 1, cs: ld }
+                            }
+                            (Backend::Sparse, Factorization::Ldlt) if lp < lq => sc.0[2 * p + q],
+                            (Backend::Sparse, _) => {
+                                let loc = match kind {
+                                    Factorization::Lu => {
+                                        f.sparse_lu.as_deref().expect("analysed").block_location(lp, lq)
+                                    }
+                                    Factorization::Ldlt => {
+                                        f.sparse_ldlt.as_deref().expect("analysed").block_location(lp, lq)
+                                    }
+                                }?;
+                                let array = if loc.upper_panel { UPPER } else { LOWER };
+                                Dst { array, off: loc.offset, rs: loc.rs, cs: loc.cs }
+                            }
+                        };
+                    }
+                }
+                self.scatter[i] = sc;
+            }
+        }
         Ok(())
     }
 
@@ -212,21 +295,41 @@ impl BlockNewtonMatrix {
         let mut ok = true;
         for k in 0..self.islands.count() {
             let n = self.islands.dofs(k);
-            let Self { islands, factors, rows, wg, .. } = self;
+            let Self { islands, factors, rows, wg, scatter, .. } = self;
             let f = &mut factors[k];
             f.dense_fallback = false;
+            let contacts = islands.contacts(k);
             let sparse_factored = match (f.backend, kind) {
-                (Backend::Dense, _) => false,
+                (Backend::Dense, _) => {
+                    // The mapped path: the contacts' destinations were found at `prepare`.
+                    let (a, ld) = match kind {
+                        Factorization::Lu => (f.lu.padded_storage_mut(n), padded_dim(n)),
+                        Factorization::Ldlt => (f.ldlt.storage_mut(n), n),
+                    };
+                    a.fill(0.0);
+                    let mut target = DenseTarget { a, ld, islands, k };
+                    assemble_mass(&mut target, islands, k, system, shift);
+                    assemble_contacts([target.a, &mut []], contacts, scatter, rows, wg, scale, &weight);
+                    match kind {
+                        Factorization::Lu => f.lu.factor(),
+                        Factorization::Ldlt => ok &= f.ldlt.factor().is_ok(),
+                    }
+                    continue;
+                }
                 (Backend::Sparse, Factorization::Lu) => {
                     let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
                     lu.clear_values();
-                    assemble_island(lu, islands, k, system, rows, wg, scale, shift, false, &weight);
+                    assemble_mass(lu, islands, k, system, shift);
+                    let (l, u) = lu.values_mut();
+                    assemble_contacts([l, u], contacts, scatter, rows, wg, scale, &weight);
                     lu.factor().is_ok()
                 }
                 (Backend::Sparse, Factorization::Ldlt) => {
                     let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
                     ldlt.clear_values();
-                    assemble_island(ldlt, islands, k, system, rows, wg, scale, shift, true, &weight);
+                    assemble_mass(ldlt, islands, k, system, shift);
+                    let (l, u) = ldlt.values_mut();
+                    assemble_contacts([l, u], contacts, scatter, rows, wg, scale, &weight);
                     ldlt.factor().is_ok()
                 }
             };
@@ -250,7 +353,7 @@ impl BlockNewtonMatrix {
                 Factorization::Ldlt => f.ldlt.storage_mut(n),
             };
             a.fill(0.0);
-            let mut target = DenseTarget { a, n, islands, k };
+            let mut target = DenseTarget { a, ld: n, islands, k };
             assemble_island(&mut target, islands, k, system, rows, wg, scale, shift, false, &weight);
             match kind {
                 Factorization::Lu => f.lu.factor(),
@@ -283,7 +386,7 @@ impl BlockNewtonMatrix {
             })?;
             let a = lu.storage_mut(n);
             a.fill(0.0);
-            let mut target = DenseTarget { a, n, islands, k };
+            let mut target = DenseTarget { a, ld: n, islands, k };
             assemble_island(&mut target, islands, k, system, rows, wg, scale, 0.0, false, &weight);
             let a = target.a;
             for &tq in islands.trees(k) {
@@ -412,10 +515,10 @@ trait BlockTarget {
     fn block(&mut self, p: usize, q: usize) -> (&mut [f64], usize, usize);
 }
 
-/// A dense column-major island matrix (leading dimension `n`).
+/// A dense column-major island matrix (leading dimension `ld`).
 struct DenseTarget<'a> {
     a: &'a mut [f64],
-    n: usize,
+    ld: usize,
     islands: &'a Islands,
     k: usize,
 }
@@ -426,7 +529,7 @@ impl BlockTarget for DenseTarget<'_> {
         let trees = self.islands.trees(self.k);
         let p_off = self.islands.local_offset(trees[p] as usize);
         let q_off = self.islands.local_offset(trees[q] as usize);
-        (&mut self.a[q_off * self.n + p_off..], 1, self.n)
+        (&mut self.a[q_off * self.ld + p_off..], 1, self.ld)
     }
 }
 
@@ -461,34 +564,13 @@ fn assemble_island(
     lower_only: bool,
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
 ) {
-    let layout = system.layout();
-    for &t in islands.trees(k) {
-        let t = t as usize;
-        let p = islands.local_index(t);
-        let (a, rs, cs) = target.block(p, p);
-        let m = system.m_block(t);
-        let nt = layout.tree_dofs(t);
-        for c in 0..nt {
-            for (r, &x) in m.column(c).iter().enumerate() {
-                a[r * rs + c * cs] += x;
-            }
-            a[c * rs + c * cs] += shift;
-        }
-    }
+    assemble_mass(target, islands, k, system, shift);
     for &i in islands.contacts(k) {
         let i = i as usize;
         let w = weight(i);
         let blocks = rows.blocks(system, i);
         for (q, gq) in blocks.into_iter().flatten() {
-            // Y = scale·W·G_q, three rows of n_q values.
-            let nq = gq.len();
-            let (y0, rest) = wg[..3 * nq].split_at_mut(nq);
-            let (y1, y2) = rest.split_at_mut(nq);
-            for c in 0..nq {
-                let g = [gq.n[c], gq.t1[c], gq.t2[c]];
-                let row = |k: usize| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
-                (y0[c], y1[c], y2[c]) = (row(0), row(1), row(2));
-            }
+            let (y0, y1, y2) = weigh(wg, gq, &w, scale);
             let qi = islands.local_index(q);
             for (p, gp) in blocks.into_iter().flatten() {
                 let pi = islands.local_index(p);
@@ -497,6 +579,115 @@ fn assemble_island(
                 }
                 let (a, rs, cs) = target.block(pi, qi);
                 add_block(a, rs, cs, gp, [y0, y1, y2]);
+            }
+        }
+    }
+}
+
+/// Adds `M_t + shift·I` of island k's trees into their diagonal blocks of `target`.
+#[inline(always)]
+fn assemble_mass(
+    target: &mut impl BlockTarget,
+    islands: &Islands,
+    k: usize,
+    system: &BlockSparseSystem<'_>,
+    shift: f64,
+) {
+    let layout = system.layout();
+    for &t in islands.trees(k) {
+        let t = t as usize;
+        let p = islands.local_index(t);
+        let (a, rs, cs) = target.block(p, p);
+        let m = system.m_values(t);
+        let nt = layout.tree_dofs(t);
+        if let (6, 1, Ok(m)) = (nt, rs, <&[f64; 36]>::try_from(m)) {
+            // A free body into a column-major block: whole columns (vectorized).
+            for c in 0..6 {
+                let col: &mut [f64; 6] = (&mut a[c * cs..c * cs + 6]).try_into().unwrap();
+                for r in 0..6 {
+                    col[r] += m[6 * c + r];
+                }
+                col[c] += shift;
+            }
+            continue;
+        }
+        for c in 0..nt {
+            for (r, &x) in m[c * nt..(c + 1) * nt].iter().enumerate() {
+                a[r * rs + c * cs] += x;
+            }
+            a[c * rs + c * cs] += shift;
+        }
+    }
+}
+
+/// `Y = scale·W·G_q` into `wg`: three rows of n_q values (the same expression, term by term, on
+/// every path).
+#[inline(always)]
+fn weigh<'w>(
+    wg: &'w mut [f64],
+    gq: Rows<'_>,
+    w: &[[f64; 3]; 3],
+    scale: f64,
+) -> (&'w mut [f64], &'w mut [f64], &'w mut [f64]) {
+    let nq = gq.len();
+    let (y0, rest) = wg[..3 * nq].split_at_mut(nq);
+    let (y1, y2) = rest.split_at_mut(nq);
+    let row = |k: usize, g: [f64; 3]| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
+    if let (Some([n, t1, t2]), Ok(o0), Ok(o1), Ok(o2)) = (
+        gq.fixed::<6>(),
+        <&mut [f64; 6]>::try_from(&mut *y0),
+        <&mut [f64; 6]>::try_from(&mut *y1),
+        <&mut [f64; 6]>::try_from(&mut *y2),
+    ) {
+        // A free body: fixed-length rows, one output row at a time (vectorized).
+        for (k, o) in [o0, o1, o2].into_iter().enumerate() {
+            for c in 0..6 {
+                o[c] = row(k, [n[c], t1[c], t2[c]]);
+            }
+        }
+    } else {
+        for c in 0..nq {
+            let g = [gq.n[c], gq.t1[c], gq.t2[c]];
+            (y0[c], y1[c], y2[c]) = (row(0, g), row(1, g), row(2, g));
+        }
+    }
+    (y0, y1, y2)
+}
+
+/// Adds `scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ` of `contacts` into the value arrays `vals` (the dense matrix, or the
+/// sparse L and U panels) at the destinations [`BlockNewtonMatrix::prepare`] found: the same
+/// operations in the same order as [`assemble_island`], without its lookups.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn assemble_contacts(
+    vals: [&mut [f64]; 2],
+    contacts: &[u32],
+    scatter: &[Scatter],
+    rows: &ContactRows,
+    wg: &mut [f64],
+    scale: f64,
+    weight: &impl Fn(usize) -> [[f64; 3]; 3],
+) {
+    for &i in contacts {
+        let i = i as usize;
+        let w = weight(i);
+        let d = rows.desc(i);
+        let sc = &scatter[i];
+        let nb = if d.n[1] > 0 { 2 } else { 1 };
+        // (offset, dofs) of the contact's blocks in the transposed rows.
+        let blocks = [(d.off, d.n[0]), (d.off + 3 * d.n[0], d.n[1])];
+        let blocks = &blocks[..nb];
+        for (q, &(oq, nq)) in blocks.iter().enumerate() {
+            let gq = rows.rows_at(oq, nq);
+            let (y0, y1, y2) = weigh(wg, gq, &w, scale);
+            for (p, &(op, np)) in blocks.iter().enumerate() {
+                let dst = sc.0[2 * p + q];
+                if dst.array == SKIP {
+                    continue;
+                }
+                let gp = rows.rows_at(op, np);
+                let a = &mut vals[dst.array as usize][dst.off..];
+                add_block(a, dst.rs, dst.cs, gp, [&mut *y0, &mut *y1, &mut *y2]);
             }
         }
     }
@@ -533,6 +724,21 @@ fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&mut [f64]; 
             }
         }
     } else if cs == 1 {
+        if let (Some([g0, g1, g2]), Ok(y0), Ok(y1), Ok(y2)) = (
+            gp.fixed::<6>(),
+            <&[f64; 6]>::try_from(&*y[0]),
+            <&[f64; 6]>::try_from(&*y[1]),
+            <&[f64; 6]>::try_from(&*y[2]),
+        ) {
+            // 6×6 row-major (a sparse factorization's U panels): fixed-length rows.
+            for r in 0..6 {
+                let row: &mut [f64; 6] = (&mut a[r * rs..r * rs + 6]).try_into().unwrap();
+                for c in 0..6 {
+                    row[c] = g2[r].mul_add(y2[c], g1[r].mul_add(y1[c], g0[r].mul_add(y0[c], row[c])));
+                }
+            }
+            return;
+        }
         for r in 0..np {
             let row = &mut a[r * rs..r * rs + nq];
             let (g0, g1, g2) = (gp.n[r], gp.t1[r], gp.t2[r]);

@@ -15,6 +15,19 @@ use super::{BlockSparseError, BlockSparseSystem, try_grow};
 #[derive(Debug, Clone, Default)]
 pub struct ContactRows {
     rows: Vec<f64>,
+    /// Per contact, where its blocks are: read once per solve from the layout so that the
+    /// per-iteration kernels look nothing up (issue 29: the layout's lookups cost as much as the
+    /// arithmetic on 6-dof trees).
+    desc: Vec<ContactDesc>,
+}
+
+/// One contact's blocks: offset of its first transposed block in the packed rows, and for each
+/// tree it touches the tree's first dof and dof count (`n[1] = 0`: one tree).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ContactDesc {
+    pub off: usize,
+    pub first: [usize; 2],
+    pub n: [usize; 2],
 }
 
 impl ContactRows {
@@ -23,7 +36,13 @@ impl ContactRows {
     pub fn prepare(&mut self, system: &BlockSparseSystem<'_>) -> Result<(), BlockSparseError> {
         let layout = system.layout();
         try_grow(&mut self.rows, layout.j_len(), 0.0, "transposed Jacobian blocks")?;
+        try_grow(&mut self.desc, layout.num_contacts(), ContactDesc::default(), "contact descriptors")?;
         for i in 0..layout.num_contacts() {
+            let (a, b) = layout.contact_trees(i);
+            let ra = layout.tree_range(a);
+            let rb = b.map_or(0..0, |b| layout.tree_range(b));
+            self.desc[i] =
+                ContactDesc { off: layout.j_offset(i), first: [ra.start, rb.start], n: [ra.len(), rb.len()] };
             let mut off = layout.j_offset(i);
             for (_, g) in system.j_blocks(i).into_iter().flatten() {
                 let n = g.len() / 3;
@@ -43,24 +62,42 @@ impl ContactRows {
     /// and the three rows (normal, tangent 1, tangent 2) over the tree's dofs.
     #[inline(always)]
     pub fn blocks<'s>(&'s self, system: &BlockSparseSystem<'_>, i: usize) -> [Option<(usize, Rows<'s>)>; 2] {
-        let layout = system.layout();
-        let (a, b) = layout.contact_trees(i);
-        let off = layout.j_offset(i);
-        let na = layout.tree_dofs(a);
-        let rows = |off: usize, n: usize| {
-            let r = &self.rows[off..off + 3 * n];
-            Rows { n: &r[..n], t1: &r[n..2 * n], t2: &r[2 * n..] }
-        };
-        [Some((a, rows(off, na))), b.map(|b| (b, rows(off + 3 * na, layout.tree_dofs(b))))]
+        let (a, b) = system.layout().contact_trees(i);
+        let d = &self.desc[i];
+        [Some((a, self.rows_at(d.off, d.n[0]))), b.map(|b| (b, self.rows_at(d.off + 3 * d.n[0], d.n[1])))]
+    }
+
+    /// Contact i's descriptor (offsets read from the layout at [`prepare`](Self::prepare)).
+    #[inline(always)]
+    pub(crate) fn desc(&self, i: usize) -> &ContactDesc {
+        &self.desc[i]
+    }
+
+    /// The three transposed rows of `n` values stored from `off`.
+    #[inline(always)]
+    pub(crate) fn rows_at(&self, off: usize, n: usize) -> Rows<'_> {
+        let r = &self.rows[off..off + 3 * n];
+        let (n0, rest) = r.split_at(n);
+        let (t1, t2) = rest.split_at(n);
+        Rows { n: n0, t1, t2 }
+    }
+
+    /// Contact i's blocks as (first dof of the tree, rows); the second is `None` for a
+    /// one-tree contact.
+    #[inline(always)]
+    fn dof_blocks(&self, i: usize) -> [Option<(usize, Rows<'_>)>; 2] {
+        let d = &self.desc[i];
+        let first = Some((d.first[0], self.rows_at(d.off, d.n[0])));
+        let second = (d.n[1] > 0).then(|| (d.first[1], self.rows_at(d.off + 3 * d.n[0], d.n[1])));
+        [first, second]
     }
 
     /// Contact i's relative velocity `J_i v` (normal, tangent 1, tangent 2).
     #[inline(always)]
-    pub fn velocity(&self, system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
-        let layout = system.layout();
+    pub fn velocity(&self, _system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
         let mut u = [0.0; 3];
-        for (t, r) in self.blocks(system, i).into_iter().flatten() {
-            let vt = &v[layout.tree_range(t)];
+        for (first, r) in self.dof_blocks(i).into_iter().flatten() {
+            let vt = &v[first..first + r.len()];
             if let (Ok(vt), Some(r)) = (<&[f64; 6]>::try_from(vt), r.fixed::<6>()) {
                 // A free body: fixed-length rows, unrolled.
                 for k in 0..6 {
@@ -81,10 +118,16 @@ impl ContactRows {
 
     /// `out += J_iᵀ f` with `f` = (normal, tangent 1, tangent 2); `out` has nv entries.
     #[inline(always)]
-    pub fn add_force(&self, system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
-        let layout = system.layout();
-        for (t, r) in self.blocks(system, i).into_iter().flatten() {
-            let o = &mut out[layout.tree_range(t)];
+    pub fn add_force(&self, _system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
+        for (first, r) in self.dof_blocks(i).into_iter().flatten() {
+            let o = &mut out[first..first + r.len()];
+            if let (Ok(o), Some([n, t1, t2])) = (<&mut [f64; 6]>::try_from(&mut *o), r.fixed::<6>()) {
+                // A free body: fixed-length rows, the same operations unrolled.
+                for k in 0..6 {
+                    o[k] = t2[k].mul_add(f[2], t1[k].mul_add(f[1], n[k].mul_add(f[0], o[k])));
+                }
+                continue;
+            }
             for (((o, &n), &t1), &t2) in o.iter_mut().zip(r.n).zip(r.t1).zip(r.t2) {
                 *o = t2.mul_add(f[2], t1.mul_add(f[1], n.mul_add(f[0], *o)));
             }
@@ -96,17 +139,26 @@ impl ContactRows {
     #[inline(always)]
     pub fn add_split_force(
         &self,
-        system: &BlockSparseSystem<'_>,
+        _system: &BlockSparseSystem<'_>,
         i: usize,
         ft: [f64; 2],
         fn_: f64,
         tau_t: &mut [f64],
         tau_n: &mut [f64],
     ) {
-        let layout = system.layout();
-        for (t, r) in self.blocks(system, i).into_iter().flatten() {
-            let range = layout.tree_range(t);
+        for (first, r) in self.dof_blocks(i).into_iter().flatten() {
+            let range = first..first + r.len();
             let (ot, on) = (&mut tau_t[range.clone()], &mut tau_n[range]);
+            if let (Ok(ot), Ok(on), Some([n, t1, t2])) =
+                (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), r.fixed::<6>())
+            {
+                // A free body: fixed-length rows, the same operations unrolled.
+                for k in 0..6 {
+                    ot[k] = t2[k].mul_add(ft[1], t1[k].mul_add(ft[0], ot[k]));
+                    on[k] = n[k].mul_add(fn_, on[k]);
+                }
+                continue;
+            }
             for ((((ot, on), &n), &t1), &t2) in ot.iter_mut().zip(on.iter_mut()).zip(r.n).zip(r.t1).zip(r.t2)
             {
                 *ot = t2.mul_add(ft[1], t1.mul_add(ft[0], *ot));

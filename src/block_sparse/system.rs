@@ -94,6 +94,14 @@ impl<'a> BlockSparseSystem<'a> {
         DMatrixView::from_slice(&self.m[k..k + n * n], n, n)
     }
 
+    /// Tree t's diagonal block of M as its packed values (`n_t²`, column-major).
+    #[inline]
+    pub fn m_values(&self, t: usize) -> &'a [f64] {
+        let n = self.layout.tree_dofs(t);
+        let k = self.layout.m_offset(t);
+        &self.m[k..k + n * n]
+    }
+
     /// Contact i's Jacobian blocks: its first tree and `3×n_a` block, and, if it touches two
     /// trees, the second tree and its `3×n_b` block.
     #[inline]

@@ -40,6 +40,57 @@ impl BlockProblem {
         self.mu.len()
     }
 
+    /// The two-way TAMSI problem on the block data.
+    pub fn two_way(&self) -> contact_solvers::tamsi::TamsiProblem<'_> {
+        contact_solvers::tamsi::TamsiProblem::two_way_blocks(
+            self.system(),
+            self.p_star.as_view(),
+            self.fn0.as_view(),
+            self.stiffness.as_view(),
+            self.dissipation.as_view(),
+            self.mu.as_view(),
+        )
+        .expect("valid two-way block problem")
+    }
+
+    /// The structure in the C ABI's encoding (`docs/block_sparse.md` §5): tree dofs and two tree
+    /// indices per contact (−1: static side).
+    pub fn c_structure(&self) -> CStructure {
+        let l = &self.layout;
+        let tree_dofs = (0..l.num_trees()).map(|t| l.tree_dofs(t) as i32).collect();
+        let contact_trees = (0..self.nc())
+            .flat_map(|i| {
+                let (a, b) = l.contact_trees(i);
+                [a as i32, b.map_or(-1, |b| b as i32)]
+            })
+            .collect();
+        CStructure { tree_dofs, contact_trees }
+    }
+}
+
+/// A block problem's structure as the C ABI takes it.
+pub struct CStructure {
+    pub tree_dofs: Vec<i32>,
+    pub contact_trees: Vec<i32>,
+}
+
+impl CStructure {
+    /// `cts_block_sparse_data` borrowing these arrays and `p`'s packed values.
+    pub fn data(&self, p: &BlockProblem) -> contact_solvers::ffi::block_sparse::cts_block_sparse_data {
+        contact_solvers::ffi::block_sparse::cts_block_sparse_data {
+            num_trees: self.tree_dofs.len(),
+            tree_dofs: self.tree_dofs.as_ptr(),
+            M_len: p.m_packed.len(),
+            M: p.m_packed.as_ptr(),
+            num_contacts: p.nc(),
+            contact_trees: self.contact_trees.as_ptr(),
+            J_len: p.j_packed.len(),
+            J: p.j_packed.as_ptr(),
+        }
+    }
+}
+
+impl BlockProblem {
     /// Builds the dense matrices from the packed values.
     fn with_dense(mut self) -> Self {
         let (m, j) = self.system().to_dense();

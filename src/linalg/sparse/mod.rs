@@ -123,6 +123,22 @@ pub type BlockViewMut<'a> = MatrixViewMut<'a, f64, Dyn, Dyn, Dyn, Dyn>;
 /// 3.4× at 132, 18× at 600 dofs; LDLᵀ 1.5×, 2.7×, 8×, 59×).
 pub const BLOCK_SPARSE_MIN_DIM: usize = 30;
 
+/// Where a stored block lives in the value arrays of the current analysis
+/// ([`BlockSparseLu::block_location`]): entry (r, c) of block (a, b) is
+/// `values[offset + r·rs + c·cs]`, `values` the U panels when `upper_panel`, else the L panels
+/// (the two arrays of [`BlockSparseLu::values_mut`]). Valid until the next analysis.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockLocation {
+    /// In the U panels (else the L panels).
+    pub upper_panel: bool,
+    /// Offset of entry (0, 0).
+    pub offset: usize,
+    /// Row stride.
+    pub rs: usize,
+    /// Column stride.
+    pub cs: usize,
+}
+
 /// Default number of analyses kept.
 const DEFAULT_CACHE: usize = 4;
 
@@ -286,6 +302,17 @@ impl Engine {
         Ok((&mut values[loc.offset..loc.offset + len], loc.rs, loc.cs))
     }
 
+    fn block_location(&self, a: usize, b: usize) -> Result<BlockLocation, SparseError> {
+        let s = self.symbolic()?;
+        let loc = s.block_loc(a, b).ok_or(SparseError::NotInPattern { a, b })?;
+        Ok(BlockLocation { upper_panel: loc.upper_panel, offset: loc.offset, rs: loc.rs, cs: loc.cs })
+    }
+
+    fn values_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        self.factored = false;
+        (&mut self.lval, &mut self.uval)
+    }
+
     fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
         self.factored = false;
         let s = self.symbolic()?;
@@ -373,6 +400,19 @@ macro_rules! shared_api {
                 b: usize,
             ) -> Result<(&mut [f64], usize, usize), SparseError> {
                 self.0.block_slice_mut(a, b)
+            }
+
+            /// Where block (a, b) (original block indices) is stored, for assembly kernels that
+            /// precompute their destinations once per analysis and then write through
+            /// [`Self::values_mut`].
+            pub fn block_location(&self, a: usize, b: usize) -> Result<BlockLocation, SparseError> {
+                self.0.block_location(a, b)
+            }
+
+            /// The value arrays (L panels, U panels) of the current analysis, written at the
+            /// offsets of [`Self::block_location`]; marks the factorization stale.
+            pub fn values_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+                self.0.values_mut()
             }
 
             /// Factors the assembled matrix. On error the factorization is unusable until the

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Phase split of a callgrind profile (--dump-instr=yes --compress-pos=no --compress-strings=no).
+Each instruction's self cost goes to the phase named by its inline stack (addr2line -i, innermost
+frame first, first frame matching a rule); a function whose instructions match no rule inherits its
+callers' phases in proportion to the inclusive cost of each call edge (gprof style).
+Usage: cgphase2.py callgrind.out binary"""
+import sys, re, subprocess, collections, os
+out, binary = sys.argv[1], sys.argv[2]
+selfc = collections.defaultdict(collections.Counter)  # fn -> addr -> Ir
+edges = collections.defaultdict(list)  # callee -> [(caller, addr, incl)]
+fn = None; cfn = None; pending_call = False; in_main = True
+for raw in open(out, errors='replace'):
+    if raw.startswith('ob='): in_main = 'profile_step' in raw; continue
+    if raw.startswith('fn='): fn = raw[3:].strip(); continue
+    if raw.startswith('cfn='): cfn = raw[4:].strip(); continue
+    if raw.startswith('calls='): pending_call = True; continue
+    if raw.startswith('0x'):
+        p = raw.split()
+        if len(p) < 3: continue
+        a, c = int(p[0], 16), int(p[2])
+        if pending_call:
+            edges[cfn].append((fn, a, c, in_main)); pending_call = False
+        else:
+            selfc[fn][(a, in_main)] += c
+addrs = sorted({a for f in selfc for (a, m) in selfc[f] if m} | {a for e in edges.values() for (_, a, _, m) in e if m})
+res = subprocess.run(['addr2line', '-i', '-f', '-C', '-a', '-e', binary], input='\n'.join(hex(a) for a in addrs) + '\n',
+                     capture_output=True, text=True).stdout.splitlines()
+stacks = {}; cur = None; i = 0
+while i < len(res):
+    l = res[i]
+    if l.startswith('0x'): cur = int(l, 16); stacks[cur] = []; i += 1; continue
+    stacks[cur].append((l, res[i + 1] if i + 1 < len(res) else '?')); i += 2
+RULES = [
+    ('setter', ['::ffi::', 'BlockSparseSystem::new', 'set_indices', 'set_from', 'first_non_finite', 'validate', 'two_way_blocks', 'TamsiProblem']),
+    ('limiter / line search', ['calc_alpha', 'smallest_positive_root', 'limiter', 'line_search', 'step_length', 'max_step', 'neighbourhood']),
+    ('solves', ['solve_small', 'solve_kernel', 'back_substitute', 'axpy_rows', 'solve_in_place', 'solve_transposed', 'solve_condensed', 'triangular_solve', 'Solve>', 'solve_local', 'back_substitut']),
+    ('factorization', ['linalg::lu', 'block_sparse::numeric', 'linalg::ldlt', 'BlockSparseLu::factor', 'BlockSparseLdlt::factor', 'faer::linalg::lu', 'BlockDiagLu', 'block_lu', 'Ldlt::factor', 'PartialPivLu::factor', 'factor_closed_form', 'tangent_elimination', 'factor_condensed']),
+    ('assembly', ['assemble_island', 'add_block', 'coefficients', 'block_weight', 'gradient_block', 'assemble', 'write_local', 'DenseTarget', 'block_slice_mut']),
+    ('residuals', ['negative_residual', 'generalized_forces', 'add_split_force', 'mul_m', 'mul_mass', 'residual', 'add_mass_product', 'sub_contact_impulse', 'add_force', 'build_rhs', 'rhs']),
+    ('velocities + friction', ['contact_velocities', 'contact_velocity', 'ContactRows::velocity', 'ContactFriction', 'normal_force', 'evaluate']),
+    ('cone algebra', ['ipm::cone', 'nesterov', 'nt_scaling', 'cone::', 'duality', 'central']),
+    ('island bookkeeping / per-solve setup', ['prepare', 'partition', 'analyze', 'islands::', 'Islands', 'start', 'solve_free_trees', 'symbolic', 'reserve', 'try_grow', 'scales']),
+    ('results', ['store_results']),
+    ('iteration loop (norms, steps)', ['tamsi::solver::newton', 'ipm::solver', 'engine::']),
+]
+def phase_of_addr(a):
+    for f, loc in stacks.get(a, []):
+        for ph, keys in RULES:
+            if any(k in f for k in keys): return ph
+    return None
+memo = {}
+def dist(f, depth=0):
+    if f in memo: return memo[f]
+    if 'measured' in f or depth > 60: return {'other': 1.0}
+    memo[f] = {'other': 1.0}  # recursion guard
+    acc = collections.Counter()
+    for (g, a, c, m) in edges.get(f, []):
+        p = phase_of_addr(a) if m else None
+        if p: acc[p] += c
+        else:
+            for k, v in dist(g, depth + 1).items(): acc[k] += c * v
+    tot = sum(acc.values())
+    d = {k: v / tot for k, v in acc.items()} if tot else {'other': 1.0}
+    memo[f] = d
+    return d
+phase = collections.Counter()
+for f, ac in selfc.items():
+    for (a, m), c in ac.items():
+        p = phase_of_addr(a) if m else None
+        if p: phase[p] += c
+        else:
+            for k, v in dist(f).items(): phase[k] += c * v
+total = sum(phase.values())
+print(f"total Ir {total:,.0f}")
+for k, v in phase.most_common():
+    print(f"{100*v/total:6.1f}%  {v:14,.0f}  {k}")

@@ -1,0 +1,162 @@
+//! Development aid (issue 29): one engine step on the scenes of `tests/data/engine_scenes.txt.gz`,
+//! cold from each scene's v0, for profiling under callgrind and for a quick per-iteration time.
+//!
+//! `cargo run --release --example profile_step -- <mode> [scene-name-substring] [repetitions]`
+//!
+//! * `tamsi`: block-form TAMSI, two-way, the scene's touching contacts (phi < 0), as
+//!   `benches/tamsi_engine.rs`;
+//! * `tamsi_c`: the same through the C ABI, set + solve every repetition (the setter's share);
+//! * `ipm`: the interior point, block form, `normal_compliance = 0.1`, every contact with its gap,
+//!   as `benches/ipm_engine.rs` (group `block-compliance0.1`).
+//!
+//! After one solve that grows the workspaces, `measured` runs the repetitions: profile it alone
+//! with `valgrind --tool=callgrind --toggle-collect='*profile_step*measured*' …`. Prints per
+//! scene the iterations, the median thread CPU time per solve and per iteration, and MuJoCo's cold
+//! per-iteration time (`tests/data/README.md`).
+#![allow(unsafe_code)]
+
+use contact_solvers::ffi::cts_status;
+use contact_solvers::ffi::tamsi::*;
+use contact_solvers::ipm::{IpmParameters, IpmSolver};
+use contact_solvers::tamsi::TamsiSolver;
+
+use support::engine_scenes::{self, Scene};
+use support::ipm_blocks::IpmScene;
+use support::tamsi_blocks;
+
+/// MuJoCo's cold solve (µs) and cold Newton iterations per scene (`/work/shared` engine-scenes
+/// README, "cold µs" and "Newton iters warm/cold").
+fn mujoco_cold(name: &str) -> Option<(f64, usize)> {
+    let table = [
+        ("pile50_seed1_t0.3", 57.49, 7),
+        ("pile50_seed1_t1.0", 109.3, 7),
+        ("pile50_seed1_t3.0", 102.9, 4),
+        ("pile100_seed1_t1.0", 527.8, 8),
+        ("pile100_seed1_t3.0", 1763.0, 5),
+        ("pile200_seed1_t3.0", 36435.0, 5),
+        ("slide_box_v2.0_t0.001", 1.686, 2),
+        ("stack5_jitter_seed1_t1.0", 10.20, 1),
+        ("arm7_pile30_seed1_t1.0", 47.07, 4),
+    ];
+    table.iter().find(|t| t.0 == name).map(|t| (t.1, t.2))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).cloned().unwrap_or_else(|| "tamsi".into());
+    let filter = args.get(2).cloned().unwrap_or_default();
+    let reps: usize = args.get(3).map_or(50, |s| s.parse().unwrap());
+    for s in engine_scenes::read_scenes().into_iter().filter(|s| s.name.contains(&filter)) {
+        let (its, times) = match mode.as_str() {
+            "tamsi" => tamsi(&s, reps),
+            "tamsi_c" => tamsi_c(&s, reps),
+            "ipm" => ipm(&s, reps),
+            _ => panic!("mode: tamsi, tamsi_c or ipm"),
+        };
+        let med = median(times);
+        let per_it = med / its.max(1) as f64;
+        let mj = mujoco_cold(&s.name).map_or(f64::NAN, |(us, it)| us / it.max(1) as f64);
+        println!(
+            "{mode:8} {:26} {:3} it {:10.1} us/solve {:8.2} us/it  MuJoCo cold {:8.2} us/it  ratio {:5.2}",
+            s.name,
+            its,
+            med,
+            per_it,
+            mj,
+            per_it / mj
+        );
+    }
+}
+
+fn median(mut t: Vec<f64>) -> f64 {
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+fn tamsi(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
+    let p = tamsi_blocks::from_scene_touching(s);
+    let problem = p.two_way();
+    if std::env::var_os("ISLANDS").is_some() {
+        let mut islands = contact_solvers::block_sparse::Islands::new();
+        islands.partition(&p.layout).unwrap();
+        let sizes: Vec<(usize, usize)> =
+            (0..islands.count()).map(|k| (islands.dofs(k), islands.contacts(k).len())).collect();
+        eprintln!(
+            "{}: nc {} free trees {}, islands (dofs, contacts) {sizes:?}",
+            s.name,
+            p.nc(),
+            islands.free_trees().len()
+        );
+    }
+    let mut solver = TamsiSolver::new(p.nv());
+    solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
+    let times = measured(reps, &mut || {
+        solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
+    });
+    (solver.iteration_stats().num_iterations, times)
+}
+
+fn tamsi_c(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
+    let p = tamsi_blocks::from_scene_touching(s);
+    let nv = p.nv();
+    let structure = p.c_structure();
+    let data = structure.data(&p);
+    let mut h = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the lengths passed; `h` is freed below.
+    unsafe {
+        assert_eq!(cts_tamsi_solver_new(nv, &mut h), cts_status::Ok);
+        let mut step = || {
+            let st = cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+                h,
+                &data,
+                p.p_star.as_ptr(),
+                p.fn0.as_ptr(),
+                p.stiffness.as_ptr(),
+                p.dissipation.as_ptr(),
+                p.mu.as_ptr(),
+            );
+            assert_eq!(st, cts_status::Ok);
+            assert_eq!(cts_tamsi_solver_solve_with_guess(h, p.dt, p.v0.as_ptr(), nv), cts_status::Ok);
+        };
+        step();
+        step();
+        let times = measured(reps, &mut step);
+        let mut st = cts_tamsi_iteration_stats { num_iterations: 0, vt_residual: 0.0 };
+        assert_eq!(cts_tamsi_solver_get_iteration_stats(h, &mut st), cts_status::Ok);
+        cts_tamsi_solver_free(h);
+        (st.num_iterations as usize, times)
+    }
+}
+
+fn ipm(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
+    let scene = IpmScene::new(s);
+    let problem = scene.problem(true);
+    let params = IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() };
+    let mut solver = IpmSolver::new(params).unwrap();
+    solver.solve(&problem).unwrap();
+    let times = measured(reps, &mut || {
+        solver.solve(&problem).unwrap();
+    });
+    (solver.stats().iterations, times)
+}
+
+/// The repetitions, each timed (thread CPU time, µs). Not inlined: callgrind's collection is
+/// toggled on this function.
+#[inline(never)]
+fn measured(reps: usize, step: &mut dyn FnMut()) -> Vec<f64> {
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let t = thread_cpu_us();
+        step();
+        times.push(thread_cpu_us() - t);
+    }
+    times
+}
+
+/// CPU time of the calling thread, µs.
+fn thread_cpu_us() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e6 + ts.tv_nsec as f64 * 1e-3
+}
