@@ -130,7 +130,11 @@ fn repeated_solves_allocate_nothing() {
 fn repeated_block_solves_allocate_nothing() {
     // stack5: one island of 5 trees, 30 dofs (the sparse factorization starts at 30 dofs and
     // two trees); pile50 t1.0: islands of up to 300 dofs; slide_box: a one-tree island (dense).
-    for name in ["stack5_jitter_seed1_t1.0", "pile50_seed1_t1.0", "slide_box_v2.0_t0.001"] {
+    // At the defaults and at the engine preset (its per-tree Delassus diagonals, §11.7).
+    for (name, prm) in ["stack5_jitter_seed1_t1.0", "pile50_seed1_t1.0", "slide_box_v2.0_t0.001"]
+        .into_iter()
+        .flat_map(|n| [(n, IpmParameters::default()), (n, IpmParameters::engine())])
+    {
         let sc = scene(name);
         let b = from_scene(&sc);
         let phi = DVector::from_iterator(sc.nc(), sc.contacts.iter().map(|c| c.phi));
@@ -146,7 +150,7 @@ fn repeated_block_solves_allocate_nothing() {
             models: &models,
             vt_offset: None,
         };
-        let mut s = IpmSolver::new(IpmParameters::default()).unwrap();
+        let mut s = IpmSolver::new(prm).unwrap();
         let mut outcome = None;
         let first = allocations_during(|| outcome = Some(s.solve(&problem).unwrap()));
         assert_eq!(outcome, Some(IpmOutcome::Converged), "{name}");
