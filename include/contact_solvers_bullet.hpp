@@ -703,8 +703,8 @@ class ContactSolver : public btConstraintSolver {
 
   void init_tamsi(const TamsiSolverParameters& p, TamsiContactParameters contact) {
     if (!(contact.penetration_allowance > 0.0) || !(contact.damping_ratio >= 0.0)) {
-      throw Error(CTS_STATUS_INVALID_ARGUMENT,
-                  "TamsiContactParameters: penetration_allowance must be > 0 and damping_ratio >= 0");
+      throw UsageError(CTS_STATUS_INVALID_ARGUMENT,
+                       "TamsiContactParameters: penetration_allowance must be > 0 and damping_ratio >= 0");
     }
     tamsi_.reset(new TamsiSolver<double>(0));
     tamsi_->set_solver_parameters(p);
