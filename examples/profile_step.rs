@@ -24,8 +24,8 @@ use support::engine_scenes::{self, Scene};
 use support::ipm_blocks::IpmScene;
 use support::tamsi_blocks;
 
-/// MuJoCo's cold solve (µs) and cold Newton iterations per scene (`/work/shared` engine-scenes
-/// README, "cold µs" and "Newton iters warm/cold").
+/// MuJoCo's cold solve (µs) and cold Newton iterations per scene, as measured with the engine
+/// scenes ("cold µs" and "Newton iters warm/cold"; `tests/data/README.md`).
 fn mujoco_cold(name: &str) -> Option<(f64, usize)> {
     let table = [
         ("pile50_seed1_t0.3", 57.49, 7),
