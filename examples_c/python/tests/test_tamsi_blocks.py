@@ -115,6 +115,30 @@ def test_block_data_solves_as_the_dense_data(lib, seed, scheme):
                                                      solve(lib, p, "lists", scheme)[2].values()))
 
 
+def test_lists_of_equal_blocks_solve_as_packed(lib):
+    """Trees of one size (boxes): the M list is packed side by side too, and blocks given as
+    nested Python lists or C-ordered arrays are the same numbers as the packed form."""
+    q = block_problem(3)
+    dofs = np.full(q["tree_dofs"].shape, 6, dtype=np.int32)
+    rng = np.random.default_rng(3)
+    M_list = [np.eye(6) * rng.uniform(0.5, 2.0) for _ in dofs]
+    J_list = [rng.uniform(-1, 1, size=(3, 6)) for a, b in q["contact_trees"] for t in (a, b)
+              if t >= 0]
+    nv = 6 * len(dofs)
+    v0 = rng.uniform(-0.05, 0.05, size=nv)
+    per_contact = two_way_per_contact(q)
+    runs = []
+    for m, j in [(np.concatenate([b.ravel(order="F") for b in M_list]),
+                  np.concatenate([b.ravel(order="F") for b in J_list])),
+                 ([b.tolist() for b in M_list], [np.ascontiguousarray(b) for b in J_list])]:
+        with cts.TamsiSolver(nv, library=lib) as s:
+            s.set_two_way_coupled_block_problem_data(dofs.tolist(), m, q["contact_trees"].tolist(),
+                                                     j, v0, *per_contact)
+            assert s.solve_with_guess(DT, v0) == cts.TamsiSolverResult.kSuccess
+            runs.append(results(s))
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0].values(), runs[1].values()))
+
+
 def test_contiguous_arrays_are_borrowed_without_a_copy(lib):
     p = block_problem(1)
     with cts.TamsiSolver(p["nv"], library=lib) as s:
@@ -187,6 +211,15 @@ def test_bad_block_data_raises_and_keeps_the_previous_data(lib):
         j[-1] = np.inf
         bad(3, j, S.INVALID_ARGUMENT, r"data->J\[\d+\] = inf")
         bad(0, np.append(p["tree_dofs"], 1), S.DIMENSION_MISMATCH, "expected the solver's nv")
+        # Lists of blocks: packed side by side when their row counts agree (J), block by block
+        # otherwise; either way a bad block is named and nothing is cast silently.
+        bad(3, p["J_list"][:-1] + [p["J_list"][-1] * 1j], S.INVALID_ARGUMENT, "dtype complex")
+        bad(3, p["J_list"][:-1] + [p["J_list"][-1][0]], S.DIMENSION_MISMATCH,
+            r"J_blocks\[\d+\]: shape \(\d+,\), expected a 2-D block")
+        bad(1, [m[None] for m in p["M_list"]], S.DIMENSION_MISMATCH,
+            r"M_blocks\[0\]: shape \(1, \d+, \d+\), expected a 2-D block")
+        bad(2, [(int(a), 2**40) for a, _ in p["contact_trees"]], S.INVALID_ARGUMENT,
+            "entries must fit in int32")
         mu = p["mu"].copy()
         mu[2] = -0.1
         bad(8, mu, S.INVALID_ARGUMENT, r"mu\[2\] = -0.1 is outside its domain")
