@@ -629,16 +629,14 @@ class ContactSolver : public btConstraintSolver {
   explicit ContactSolver(const IpmSolverParameters& p) : method_(Method::kInteriorPoint) { init_ipm(p); }
 
   /**
-   * The interior point's parameters of the default constructor: the library's defaults with
-   * normal_compliance = 0.1 (docs/ipm.md §11.3: slightly soft normal contact; resting piles
-   * converge in about ten iterations) and warm_start on.
-   *
-   * SWITCH TO THE ENGINE PRESET HERE: when cts_ipm_parameters_engine exists, start from it
-   * instead of the defaults (this is the only place the class chooses interior-point parameters).
+   * The interior point's parameters of the default constructor: the engine preset
+   * (IpmSolverParameters::Engine(), docs/ipm.md §11.7: per-contact normal compliance
+   * β²/(4π²)·Jn M⁻¹ Jnᵀ with β = 1, so a contact resolves motions slower than one step rigidly
+   * and a resting body sinks (h/2π)²·g, 0.2 µm at 1/240 s; exact Coulomb friction) with
+   * warm_start on (the contact ids need it).
    */
   static IpmSolverParameters DefaultIpmParameters() {
-    IpmSolverParameters p;
-    p.normal_compliance = 0.1;
+    IpmSolverParameters p = IpmSolverParameters::Engine();
     p.warm_start = true;
     return p;
   }
