@@ -23,6 +23,7 @@ Usage (from this folder, with the library built and ``pip install mujoco numpy m
 
     python mujoco_pile.py --boxes 50 --steps 300          # per-step printout
     python mujoco_pile.py --ipm --boxes 200 --steps 3000  # the interior point, engine preset
+    python mujoco_pile.py --compare 50 200 --steps 3000   # beside MuJoCo's own drop (a table)
     python mujoco_pile.py --scaling 10 25 50 100 200 --plot ../../docs/engine_scaling.png
 
 The library is found as ``contact_solvers.load_library`` says (``CONTACT_SOLVERS_LIB``, the
@@ -272,6 +273,42 @@ def simulate_ipm(n_boxes: int, steps: int, seed: int = 1, library=None, report=N
     return records
 
 
+def simulate_mujoco(n_boxes: int, steps: int, seed: int = 1, **layout) -> list:
+    """Drops the same pile with MuJoCo's own ``mj_step`` at its defaults (soft pyramidal contact,
+    Newton, warm start); one ``(penetration m, energy J)`` per step: the largest −φ of the
+    contacts MuJoCo found at the start of the step, and the energy after it."""
+    model, data = pile(n_boxes, seed, **layout)
+    records = []
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+        dist = [data.contact[i].dist for i in range(data.ncon)]
+        records.append((max(0.0, -min(dist)) if dist else 0.0, bridge.energy(model, data)))
+    return records
+
+
+def compare(boxes, steps: int, seed: int = 1) -> None:
+    """The interior point's engine preset beside MuJoCo's own step on the same drops, in this
+    process (issue 30): failed solves, mean iterations, largest penetration over the drop and in
+    its last 0.5 s, and the largest energy rise over the first step's energy."""
+    print("| boxes | steps | solver | failed | mean it. | max pen. drop, mm | max pen. last 0.5 s, mm "
+          "| energy rise, J |")
+    print("|---|---|---|---|---|---|---|---|")
+    last = min(500, steps)
+    for n in boxes:
+        ipm = simulate_ipm(n, steps, seed)
+        failed = sum(r.outcome is not cts.IpmOutcome.kConverged for r in ipm)
+        pen = [r.penetration for r in ipm]
+        rise = max(r.energy for r in ipm) - ipm[0].energy
+        print(f"| {n} | {steps} | interior point, engine preset | {failed} | "
+              f"{statistics.mean(r.iterations for r in ipm):.2f} | {max(pen) * 1e3:.3f} | "
+              f"{max(pen[-last:]) * 1e3:.3f} | {rise:.4f} |", flush=True)
+        mj = simulate_mujoco(n, steps, seed)
+        pen = [p for p, _ in mj]
+        rise = max(e for _, e in mj) - mj[0][1]
+        print(f"| {n} | {steps} | MuJoCo {mujoco.__version__} mj_step | - | - | {max(pen) * 1e3:.3f} | "
+              f"{max(pen[-last:]) * 1e3:.3f} | {rise:.4f} |", flush=True)
+
+
 def print_step(r: StepRecord) -> None:
     mj = f"{r.mujoco_seconds * 1e6:9.1f}" if r.mujoco_seconds is not None else "        -"
     print(f"{r.step:5d} {r.nc:5d} {r.outcome.name:>22} {r.iterations:4d} {r.tamsi_seconds * 1e6:10.1f} "
@@ -345,8 +382,13 @@ def main() -> None:
     ap.add_argument("--dense-steps", type=int, default=3, help="of those, dense TAMSI solves")
     ap.add_argument("--plot", help="where --scaling writes its plot (PNG)")
     ap.add_argument("--ipm", action="store_true", help="the interior point at its engine preset")
+    ap.add_argument("--compare", type=int, nargs="*",
+                    help="pile sizes: the interior point's drop beside MuJoCo's own, one table")
     args = ap.parse_args()
     print(f"libcontact_solvers {cts.version()}, MuJoCo {mujoco.__version__}")
+    if args.compare:
+        compare(args.compare, args.steps, args.seed)
+        return
     if args.ipm:
         print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms, interior point (engine preset)")
         print(" step    nc          outcome iter     IPM us  max pen mm   energy J")
