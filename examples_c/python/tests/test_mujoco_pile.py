@@ -25,3 +25,16 @@ def test_small_pile_settles_without_energy_gain(lib):
     # took up the weight (the boxes sink about 1-2 mm at several cm/s first).
     assert max(r.max_speed for r in records[:30]) > 0.03
     assert max(r.max_speed for r in records[-10:]) < 0.01
+
+
+def test_engine_preset_drop_penetrates_less_than_mujocos_own(lib):
+    # The --compare table's two runs on a 10-box layered drop (0.3 s): the interior point at its
+    # engine preset (0 failed solves, sub-0.1 mm penetration: docs/ipm.md §11.7) and MuJoCo's own
+    # mj_step on the same model (soft contact: its boxes sink millimetres at the impacts).
+    ipm = mujoco_pile.simulate_ipm(10, 300, seed=1, library=lib)
+    assert all(r.outcome is cts.IpmOutcome.kConverged for r in ipm)
+    ours = max(r.penetration for r in ipm)
+    assert ours < 1e-4
+    assert max(r.energy for r in ipm) <= ipm[0].energy + 1e-6 * abs(ipm[0].energy)
+    theirs = max(p for p, _ in mujoco_pile.simulate_mujoco(10, 300, seed=1))
+    assert theirs > 1e-3 and theirs > 10 * ours
