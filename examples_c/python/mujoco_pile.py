@@ -149,13 +149,15 @@ def block_step(model, data) -> BlockStep:
 
 
 def solve_blocks(solver: cts.TamsiSolver, s: BlockStep):
-    """Sets ``s`` as two-way block data and solves; ``(outcome, solve seconds)``."""
+    """Sets ``s`` as two-way block data and solves from the step's velocities (the previous
+    step's answer); ``(outcome, solve seconds, set seconds)``."""
+    t0 = time.perf_counter()
     solver.set_two_way_coupled_block_problem_data(
         s.tree_dofs, s.M, s.contact_trees, s.J, s.p_star, s.fn0, s.stiffness, s.dissipation, s.mu
     )
-    t0 = time.perf_counter()
+    t1 = time.perf_counter()
     outcome = solver.solve_with_guess(DT, s.v0)
-    return outcome, time.perf_counter() - t0
+    return outcome, time.perf_counter() - t1, t1 - t0
 
 
 def solve_dense(solver: cts.TamsiSolver, s: BlockStep):
@@ -206,7 +208,7 @@ def simulate(n_boxes: int, steps: int, seed: int = 1, time_mujoco: bool = True, 
         for k in range(steps):
             s = block_step(model, data)
             mj = mujoco_constraint_seconds(model, data) if time_mujoco else None
-            outcome, seconds = solve_blocks(solver, s)
+            outcome, seconds, _ = solve_blocks(solver, s)
             iterations = solver.get_iteration_statistics().num_iterations
             v = solver.get_generalized_velocities()
             bridge.advance(model, data, v)
@@ -318,12 +320,12 @@ def print_step(r: StepRecord) -> None:
 def scaling(boxes, settle_steps: int, measure_steps: int, dense_steps: int, seed: int = 1, library=None):
     """Per pile size: the pile dropped and stepped ``settle_steps`` times with block TAMSI, then
     ``measure_steps`` steps timed (block TAMSI, MuJoCo), the dense TAMSI solve timed on the first
-    ``dense_steps`` of them. Returns rows ``(n, nv, median nc, block µs, dense µs, MuJoCo µs)``
-    of medians."""
+    ``dense_steps`` of them. Returns rows ``(n, nv, median nc, block µs, dense µs, MuJoCo µs,
+    block set + solve µs)`` of medians."""
     rows = []
     for n in boxes:
         model, data = pile(n, seed)
-        block, dense, mj, ncs = [], [], [], []
+        block, block_set, dense, mj, ncs = [], [], [], [], []
         with cts.TamsiSolver(model.nv, library=library) as solver, \
                 cts.TamsiSolver(model.nv, library=library) as dense_solver:
             for k in range(settle_steps + measure_steps):
@@ -334,17 +336,20 @@ def scaling(boxes, settle_steps: int, measure_steps: int, dense_steps: int, seed
                     if len(dense) < dense_steps:
                         outcome, seconds = solve_dense(dense_solver, s)
                         dense.append(seconds)
-                outcome, seconds = solve_blocks(solver, s)
+                outcome, seconds, set_seconds = solve_blocks(solver, s)
                 if outcome != cts.TamsiSolverResult.kSuccess:
                     raise RuntimeError(f"{n} boxes, step {k}: {outcome.name}")
                 if measuring:
                     block.append(seconds)
+                    block_set.append(set_seconds + seconds)
                     ncs.append(s.nc)
                 bridge.advance(model, data, solver.get_generalized_velocities())
         row = (n, model.nv, int(statistics.median(ncs)), statistics.median(block) * 1e6,
-               statistics.median(dense) * 1e6, statistics.median(mj) * 1e6)
+               statistics.median(dense) * 1e6 if dense else float("nan"),
+               statistics.median(mj) * 1e6, statistics.median(block_set) * 1e6)
         print(f"{row[0]:4d} boxes  nv {row[1]:5d}  nc {row[2]:5d}  block TAMSI {row[3]:10.1f} us  "
-              f"dense TAMSI {row[4]:12.1f} us  MuJoCo {row[5]:9.1f} us", flush=True)
+              f"(set + solve {row[6]:10.1f} us)  dense TAMSI {row[4]:12.1f} us  MuJoCo {row[5]:9.1f} us"
+              f"  set+solve/MuJoCo {row[6] / row[5]:.2f}", flush=True)
         rows.append(row)
     return rows
 
