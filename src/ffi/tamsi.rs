@@ -49,11 +49,32 @@ pub struct Inner {
     /// check of the set call fails, the previous structure is swapped back, so a failed set keeps
     /// the previous data usable. Its storage only grows.
     layout: BlockSparseLayout,
+    /// Largest solve workspace (bytes) probed to be allocatable by a set call.
+    probed: usize,
 }
 
 impl Inner {
     fn new(solver: TamsiSolver) -> Self {
-        Self { solver, data: None, solved: false, jacobian: Vec::new(), layout: BlockSparseLayout::new() }
+        Self {
+            solver,
+            data: None,
+            solved: false,
+            jacobian: Vec::new(),
+            layout: BlockSparseLayout::new(),
+            probed: 0,
+        }
+    }
+
+    /// Sizes before data (`docs/c_api.md` §1.11, issue 33): refuses `nc` contacts whose solve
+    /// could never be addressed (INVALID_ARGUMENT) or whose workspace the system refuses now
+    /// (ALLOCATION_FAILED), from the sizes alone, before a set call reads any array. Without it
+    /// a set call with nc = 2³³ scanned terabytes of data for minutes and only then accepted it.
+    fn check_sizes(&mut self, nc: usize, blocks: bool) -> Result<(), FfiError> {
+        let nv = self.solver.num_velocities();
+        let need = TamsiSolver::solve_workspace(nv, nc, blocks)?;
+        let what = || format!("nv = {nv}, nc = {nc}: the solve's workspace of {need} doubles");
+        let limit = "it needs about 21·nc doubles, plus 9·nc·nv for dense data";
+        alloc::probe_doubles(Some(need), &mut self.probed, what, limit)
     }
 }
 
@@ -474,6 +495,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
         let nv = h.solver.num_velocities();
         let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
         let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.check_sizes(nc, false)?;
         h.set_data(data)
     })
 }
@@ -514,6 +536,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
             dissipation: RawVector::new("dissipation", dissipation, nc)?,
         };
         let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.check_sizes(nc, false)?;
         h.set_data(data)
     })
 }
@@ -561,6 +584,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
         let nc = blocks.num_contacts();
         let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
         let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.check_sizes(nc, true)?;
         h.set_block_data(data)
     })
 }
@@ -600,6 +624,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data
             dissipation: RawVector::new("dissipation", dissipation, nc)?,
         };
         let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.check_sizes(nc, true)?;
         h.set_block_data(data)
     })
 }
@@ -982,9 +1007,11 @@ impl From<TamsiError> for FfiError {
             TamsiError::AllocationFailed { what, elements, element_size } => {
                 alloc::failed(what, elements, element_size)
             }
-            TamsiError::TooLarge { what, limit } => alloc::too_large(
-                &format!("the problem ({what})"),
-                &format!("the solver's block indices support at most {limit}"),
+            TamsiError::TooLarge { what, limit } => Self::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "the problem is too large: {what} exceeds {limit}, the most the solver's 32-bit block indices address"
+                ),
             ),
             e @ TamsiError::WrongCouplingScheme { .. } => {
                 Self::new(cts_status::WrongCouplingScheme, e.to_string())
