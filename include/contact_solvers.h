@@ -2743,11 +2743,16 @@ cts_status cts_tamsi_solver_get_parameters(const struct cts_tamsi_solver *solver
  * allocated and unchanged until the next set call, `cts_tamsi_solver_resize` or
  * `cts_tamsi_solver_free`. Setting data drops the previous results.
  *
+ * Sizes before data: nv and nc are checked before any array is read (`docs/c_api.md` §1.11):
+ * nc·ceil(nv/4) must stay below 2^32 − 1 (the solve's contact block indices), and the solve's
+ * workspace (about 21·nc + 9·nc·nv doubles) is probed.
+ *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
- * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; a NaN or infinite entry anywhere;
- * `mu` or `fn` negative; the message names the argument and its first bad entry);
- * CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; resize or clone it
- * first). On error the previous data stays set.
+ * CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; sizes no solve could address; a NaN
+ * or infinite entry anywhere; `mu` or `fn` negative; the message names the argument and its
+ * first bad entry); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data;
+ * resize or clone it first); CTS_STATUS_ALLOCATION_FAILED (the solve's workspace was refused).
+ * On error the previous data stays set.
  */
 cts_status cts_tamsi_solver_set_one_way_coupled_problem_data(struct cts_tamsi_solver *solver,
                                                              size_t nc,
@@ -2771,9 +2776,11 @@ cts_status cts_tamsi_solver_set_one_way_coupled_problem_data(struct cts_tamsi_so
  * (d, Hunt–Crossley, s/m), `mu` nc. Borrowed under the same rule.
  *
  * Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below
- * its row count; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
- * CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data). On error the
- * previous data stays set.
+ * its row count; sizes no solve could address, checked before any array is read as for the
+ * one-way call; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
+ * CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data);
+ * CTS_STATUS_ALLOCATION_FAILED (the solve's workspace was refused). On error the previous data
+ * stays set.
  */
 cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_solver *solver,
                                                              size_t nc,
@@ -2815,7 +2822,8 @@ cts_status cts_tamsi_solver_set_two_way_coupled_problem_data(struct cts_tamsi_so
  * a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
  * both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
  * finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
- * before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+ * before the values); CTS_STATUS_ALLOCATION_FAILED (the solve's per-contact workspace, about
+ * 21·nc doubles, probed before any array is read, or the structure's tables could not be
  * allocated; the message names the size). The message
  * names the argument, its first bad entry, the value and what was expected. On error the
  * previous data (dense or block, with its structure) stays set and usable.

@@ -104,6 +104,11 @@ impl RawBlockSparse {
         self.num_contacts
     }
 
+    /// Number of trees (a lower bound of nv: every tree has at least one dof).
+    pub(crate) fn num_trees(&self) -> usize {
+        self.tree_dofs.len()
+    }
+
     /// Validates the structure (tree sizes, contact trees) and sets it into `layout`, which is
     /// left as it was on error.
     ///

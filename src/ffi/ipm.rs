@@ -427,20 +427,25 @@ impl Inner {
 
     /// Converts the model codes, validates `data` (on `self.layout` for block data) and keeps it;
     /// on error the previous data and results stay.
-    fn set(&mut self, data: ProblemData, models: *const i32) -> Result<cts_status, FfiError> {
-        // SAFETY: NULL or nc readable int32_t during this call (the contract).
-        let codes = unsafe { int_slice("models", models, data.nc) }?;
-        // Sizes before copying anything: the solve's workspace (with at most 6 cone variables
-        // per contact), then room for the decoded model codes.
-        let (n, nc) = (data.n, data.nc);
+    /// Sizes before data (`docs/c_api.md` §1.11): probes the workspace of a solve of `n`
+    /// velocities and `nc` contacts with at most 6 cone variables per contact, before any of the
+    /// caller's arrays is read.
+    fn check_sizes(&mut self, n: usize, nc: usize, blocks: bool) -> Result<(), FfiError> {
         let params = self.solver.parameters();
-        let blocks = matches!(data.matrices, Matrices::Blocks(_));
         let kt_max = nc.checked_mul(6);
         let need =
             kt_max.and_then(|kt| solve_workspace(n, nc, kt, params.max_iter, params.newton_solve, blocks));
-        probe(&mut self.probed_solve, need, || solve_workspace_name(n, nc, kt_max.unwrap_or(usize::MAX)))?;
+        probe(&mut self.probed_solve, need, || solve_workspace_name(n, nc, kt_max.unwrap_or(usize::MAX)))
+    }
+
+    fn set(&mut self, data: ProblemData, models: *const i32) -> Result<cts_status, FfiError> {
+        // SAFETY: NULL or nc readable int32_t during this call (the contract).
+        let codes = unsafe { int_slice("models", models, data.nc) }?;
+        // Sizes before copying anything: the solve's workspace, then room for the decoded model
+        // codes.
+        self.check_sizes(data.n, data.nc, matches!(data.matrices, Matrices::Blocks(_)))?;
         let scratch = &mut self.models_scratch;
-        alloc::try_reserve(scratch, nc, "the contact model codes (nc entries)")?;
+        alloc::try_reserve(scratch, data.nc, "the contact model codes (nc entries)")?;
         scratch.clear();
         for (i, &code) in codes.iter().enumerate() {
             let model = ContactModel::from_code(code).ok_or_else(|| {
@@ -848,6 +853,8 @@ pub unsafe extern "C" fn cts_ipm_solver_set_block_problem_data(
     with_mut(solver, "cts_ipm_solver_set_block_problem_data", Call::Starts, |inner| {
         // SAFETY: NULL or a readable struct (the contract).
         let blocks = unsafe { RawBlockSparse::new(data) }?;
+        // Sizes before the structure is read: n is at least num_trees (every tree has a dof).
+        inner.check_sizes(blocks.num_trees(), blocks.num_contacts(), true)?;
         // SAFETY: the set call's arrays are valid during the call. A structure error leaves the
         // layout as it was.
         unsafe { blocks.set_layout(&mut inner.layout) }?;

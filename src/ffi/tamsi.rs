@@ -49,11 +49,32 @@ pub struct Inner {
     /// check of the set call fails, the previous structure is swapped back, so a failed set keeps
     /// the previous data usable. Its storage only grows.
     layout: BlockSparseLayout,
+    /// Largest solve workspace (bytes) probed to be allocatable by a set call.
+    probed: usize,
 }
 
 impl Inner {
     fn new(solver: TamsiSolver) -> Self {
-        Self { solver, data: None, solved: false, jacobian: Vec::new(), layout: BlockSparseLayout::new() }
+        Self {
+            solver,
+            data: None,
+            solved: false,
+            jacobian: Vec::new(),
+            layout: BlockSparseLayout::new(),
+            probed: 0,
+        }
+    }
+
+    /// Sizes before data (`docs/c_api.md` §1.11, issue 33): refuses `nc` contacts whose solve
+    /// could never be addressed (INVALID_ARGUMENT) or whose workspace the system refuses now
+    /// (ALLOCATION_FAILED), from the sizes alone, before a set call reads any array. Without it
+    /// a set call with nc = 2³³ scanned terabytes of data for minutes and only then accepted it.
+    fn check_sizes(&mut self, nc: usize, blocks: bool) -> Result<(), FfiError> {
+        let nv = self.solver.num_velocities();
+        let need = TamsiSolver::solve_workspace(nv, nc, blocks)?;
+        let what = || format!("nv = {nv}, nc = {nc}: the solve's workspace of {need} doubles");
+        let limit = "it needs about 21·nc doubles, plus 9·nc·nv for dense data";
+        alloc::probe_doubles(Some(need), &mut self.probed, what, limit)
     }
 }
 
@@ -451,11 +472,16 @@ pub unsafe extern "C" fn cts_tamsi_solver_get_parameters(
 /// allocated and unchanged until the next set call, `cts_tamsi_solver_resize` or
 /// `cts_tamsi_solver_free`. Setting data drops the previous results.
 ///
+/// Sizes before data: nv and nc are checked before any array is read (`docs/c_api.md` §1.11):
+/// nc·ceil(nv/4) must stay below 2^32 − 1 (the solve's contact block indices), and the solve's
+/// workspace (about 21·nc + 9·nc·nv doubles) is probed.
+///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER (a non-empty array is NULL);
-/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; a NaN or infinite entry anywhere;
-/// `mu` or `fn` negative; the message names the argument and its first bad entry);
-/// CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; resize or clone it
-/// first). On error the previous data stays set.
+/// CTS_STATUS_INVALID_ARGUMENT (an `ld` below its row count; sizes no solve could address; a NaN
+/// or infinite entry anywhere; `mu` or `fn` negative; the message names the argument and its
+/// first bad entry); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data;
+/// resize or clone it first); CTS_STATUS_ALLOCATION_FAILED (the solve's workspace was refused).
+/// On error the previous data stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
     solver: *mut cts_tamsi_solver,
@@ -474,6 +500,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
         let nv = h.solver.num_velocities();
         let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
         let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.check_sizes(nc, false)?;
         h.set_data(data)
     })
 }
@@ -487,9 +514,11 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
 /// (d, Hunt–Crossley, s/m), `mu` nc. Borrowed under the same rule.
 ///
 /// Returns CTS_STATUS_OK; CTS_STATUS_NULL_POINTER; CTS_STATUS_INVALID_ARGUMENT (an `ld` below
-/// its row count; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
-/// CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data). On error the
-/// previous data stays set.
+/// its row count; sizes no solve could address, checked before any array is read as for the
+/// one-way call; a NaN or infinite entry; `fn0`, `stiffness`, `dissipation` or `mu` negative);
+/// CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with one-way data);
+/// CTS_STATUS_ALLOCATION_FAILED (the solve's workspace was refused). On error the previous data
+/// stays set.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
     solver: *mut cts_tamsi_solver,
@@ -514,6 +543,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
             dissipation: RawVector::new("dissipation", dissipation, nc)?,
         };
         let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
+        h.check_sizes(nc, false)?;
         h.set_data(data)
     })
 }
@@ -543,7 +573,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
 /// a contact tree index outside -1..num_trees-1, a contact listing the same tree twice or with
 /// both sides -1; a NaN or infinite value in M, J or p_star; `fn` or `mu` negative or not
 /// finite); CTS_STATUS_WRONG_COUPLING_SCHEME (the solver was used with two-way data; checked
-/// before the values); CTS_STATUS_ALLOCATION_FAILED (the structure's tables could not be
+/// before the values); CTS_STATUS_ALLOCATION_FAILED (the solve's per-contact workspace, about
+/// 21·nc doubles, probed before any array is read, or the structure's tables could not be
 /// allocated; the message names the size). The message
 /// names the argument, its first bad entry, the value and what was expected. On error the
 /// previous data (dense or block, with its structure) stays set and usable.
@@ -561,6 +592,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
         let nc = blocks.num_contacts();
         let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
         let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.check_sizes(nc, true)?;
         h.set_block_data(data)
     })
 }
@@ -600,6 +632,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data
             dissipation: RawVector::new("dissipation", dissipation, nc)?,
         };
         let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
+        h.check_sizes(nc, true)?;
         h.set_block_data(data)
     })
 }
@@ -982,9 +1015,11 @@ impl From<TamsiError> for FfiError {
             TamsiError::AllocationFailed { what, elements, element_size } => {
                 alloc::failed(what, elements, element_size)
             }
-            TamsiError::TooLarge { what, limit } => alloc::too_large(
-                &format!("the problem ({what})"),
-                &format!("the solver's block indices support at most {limit}"),
+            TamsiError::TooLarge { what, limit } => Self::new(
+                cts_status::InvalidArgument,
+                format!(
+                    "the problem is too large: {what} exceeds {limit}, the most the solver's 32-bit block indices address"
+                ),
             ),
             e @ TamsiError::WrongCouplingScheme { .. } => {
                 Self::new(cts_status::WrongCouplingScheme, e.to_string())

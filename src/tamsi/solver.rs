@@ -331,6 +331,41 @@ impl TamsiSolver {
         self.ws.iter.contacts.capacity
     }
 
+    /// Doubles a solve of `nc` contacts on `nv` velocities grows its workspace to, at least
+    /// (`blocks`: block-sparse data, whose per-island storage is not counted), computed from the
+    /// sizes alone: the per-contact state and results (21·nc), and for dense data the padded
+    /// copies of Jn and Jt, the blocked contact rows and the Newton matrix's contact rows (about
+    /// 9·nc·nv). Saturates at `usize::MAX` when the count overflows. Layers that accept data
+    /// before solving (the C API's setters) probe it before they read any array: a problem whose
+    /// workspace could never be allocated is refused at once (`docs/c_api.md` §1.11).
+    ///
+    /// Errors: [`TamsiError::TooLarge`] when dense data has more contact column blocks
+    /// (nc·⌈nv/4⌉) than the workspace's 32-bit indices address, which no solve could handle.
+    pub fn solve_workspace(nv: usize, nc: usize, blocks: bool) -> Result<usize, TamsiError> {
+        // ContactState: vn, fn, g, dvn, vt, dvt (8 per contact) and the friction state; Results:
+        // vn, fn, vt, ft (6 per contact).
+        let per_contact = 14 + std::mem::size_of::<super::friction::ContactFriction>() / 8;
+        let state = nc.saturating_mul(per_contact);
+        if blocks {
+            return Ok(state);
+        }
+        let column_blocks = nv.div_ceil(super::contact_blocks::BLOCK);
+        if nc.checked_mul(column_blocks).is_none_or(|cells| cells >= u32::MAX as usize) {
+            return Err(TamsiError::TooLarge {
+                what: "contact column blocks nc·ceil(nv/4)",
+                limit: u32::MAX as usize - 1,
+            });
+        }
+        // Padded Jt and Jn (3·nc rows), blocked rows (BLOCK_LEN per contact and column block),
+        // Newton-matrix contact rows (3 per contact and velocity).
+        let dense = nc
+            .saturating_mul(3)
+            .saturating_mul(nv)
+            .saturating_add(nc.saturating_mul(column_blocks).saturating_mul(super::contact_blocks::BLOCK_LEN))
+            .saturating_add(nc.saturating_mul(3).saturating_mul(nv));
+        Ok(state.saturating_add(dense))
+    }
+
     /// The current parameters.
     pub fn parameters(&self) -> &TamsiParameters {
         &self.params

@@ -13,6 +13,7 @@ mod ipm_blocks_c_abi;
 mod ipm_c_abi;
 mod lcp_c_abi;
 mod rigid_c_abi;
+mod sizes_before_data;
 mod tamsi_blocks_c_abi;
 mod tamsi_sensitivities_c_abi;
 

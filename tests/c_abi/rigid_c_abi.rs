@@ -621,27 +621,8 @@ fn sizes_are_checked_before_data_is_read() {
     for (nb, status) in
         [(1usize << 36, cts_status::InvalidArgument), (1usize << 28, cts_status::AllocationFailed)]
     {
-        let bytes = nb * 8;
-        // SAFETY: a fresh private read-only mapping of /dev/zero, unmapped below.
-        let map = unsafe {
-            let fd = libc::open(c"/dev/zero".as_ptr(), libc::O_RDONLY);
-            assert!(fd >= 0);
-            let p = libc::mmap(
-                std::ptr::null_mut(),
-                bytes,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE | libc::MAP_NORESERVE,
-                fd,
-                0,
-            );
-            libc::close(fd);
-            p
-        };
-        if map == libc::MAP_FAILED {
-            println!("skipped: no address space for a {bytes}-byte mapping");
-            continue;
-        }
-        let kg = map as *const f64;
+        let Some(map) = crate::sizes_before_data::ZeroMap::doubles(nb) else { continue };
+        let kg = map.f64();
         let mut h: *mut cts_rigid_solver = std::ptr::null_mut();
         let start = std::time::Instant::now();
         // SAFETY: valid handle and arrays of the stated lengths (kG: the mapping).
@@ -694,7 +675,6 @@ fn sizes_are_checked_before_data_is_read() {
             // Nothing was set: the solves report no data.
             assert_eq!(cts_rigid_solver_solve_impact_problem(h), cts_status::NoProblemData);
             cts_rigid_solver_free(h);
-            libc::munmap(map, bytes);
         }
         assert!(start.elapsed().as_secs_f64() < 1.0, "nb = {nb}: {:?}", start.elapsed());
     }
