@@ -7,25 +7,24 @@
 
 #![allow(unsafe_code)]
 
-use std::ptr::{null, null_mut};
+use std::ptr::null;
 
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::ipm::*;
 use contact_solvers::ffi::tamsi::*;
 use criterion::{Criterion, criterion_group, criterion_main};
-use nalgebra::DVector;
-use support::tamsi_blocks::{BlockProblem, random};
+use support::batch_worlds::World;
 
 const WORLDS: usize = 256;
 
 /// Candidate `k`: 2–11 trees of 1–9 dofs, 2–13 contacts; the first 256 with 6 <= nv <= 60.
-fn worlds() -> Vec<BlockProblem> {
-    let ws: Vec<BlockProblem> = (0..)
-        .map(|k: usize| random(7000 + k as u64, 2 + k % 10, 2 + (3 * k) % 12))
-        .filter(|p| (6..=60).contains(&p.nv()))
+fn worlds() -> Vec<World> {
+    let ws: Vec<World> = (0..)
+        .map(|k: usize| World::random(7000 + k as u64, 2 + k % 10, 2 + (3 * k) % 12))
+        .filter(|w| (6..=60).contains(&w.p.nv()))
         .take(WORLDS)
         .collect();
-    let nv: Vec<usize> = ws.iter().map(BlockProblem::nv).collect();
+    let nv: Vec<usize> = ws.iter().map(|w| w.p.nv()).collect();
     eprintln!(
         "{WORLDS} worlds, nv {}..{} (mean {:.1})",
         nv.iter().min().unwrap(),
@@ -37,36 +36,10 @@ fn worlds() -> Vec<BlockProblem> {
 
 fn tamsi(c: &mut Criterion) {
     let ws = worlds();
-    let handles: Vec<*mut cts_tamsi_solver> = ws
-        .iter()
-        .map(|p| {
-            let mut h = null_mut();
-            unsafe {
-                assert_eq!(cts_tamsi_solver_new(p.nv(), &mut h), cts_status::Ok);
-                let (nv, nc) = (p.nv(), p.nc());
-                let s = cts_tamsi_solver_set_two_way_coupled_problem_data(
-                    h,
-                    nc,
-                    p.m.as_ptr(),
-                    nv,
-                    p.jn.as_ptr(),
-                    nc.max(1),
-                    p.jt.as_ptr(),
-                    (2 * nc).max(1),
-                    p.p_star.as_ptr(),
-                    p.fn0.as_ptr(),
-                    p.stiffness.as_ptr(),
-                    p.dissipation.as_ptr(),
-                    p.mu.as_ptr(),
-                );
-                assert_eq!(s, cts_status::Ok);
-            }
-            h
-        })
-        .collect();
-    let dts: Vec<f64> = ws.iter().map(|p| p.dt).collect();
-    let guesses: Vec<*const f64> = ws.iter().map(|p| p.v0.as_ptr()).collect();
-    let nvs: Vec<usize> = ws.iter().map(BlockProblem::nv).collect();
+    let handles: Vec<*mut cts_tamsi_solver> = ws.iter().map(World::tamsi_handle).collect();
+    let dts: Vec<f64> = ws.iter().map(|w| w.p.dt).collect();
+    let guesses: Vec<*const f64> = ws.iter().map(|w| w.p.v0.as_ptr()).collect();
+    let nvs: Vec<usize> = ws.iter().map(|w| w.p.nv()).collect();
     let mut statuses = vec![cts_status::Panic; WORLDS];
     let batch = |threads: usize, statuses: &mut [cts_status]| unsafe {
         let s = cts_tamsi_solver_solve_batch(
@@ -102,46 +75,7 @@ fn tamsi(c: &mut Criterion) {
 
 fn ipm(c: &mut Criterion) {
     let ws = worlds();
-    let extra: Vec<(DVector<f64>, DVector<f64>, Vec<i32>)> = ws
-        .iter()
-        .map(|p| {
-            let tau = DVector::from_fn(p.nv(), |i, _| -9.81 * (1.0 + (i % 3) as f64));
-            let phi = DVector::from_fn(p.nc(), |i, _| 1e-3 * ((i % 4) as f64 - 1.0));
-            (tau, phi, vec![CTS_IPM_MODEL_SECOND_ORDER_CONE; p.nc()])
-        })
-        .collect();
-    let handles: Vec<*mut cts_ipm_solver> = ws
-        .iter()
-        .zip(&extra)
-        .map(|(p, (tau, phi, models))| {
-            let mut h = null_mut();
-            unsafe {
-                assert_eq!(cts_ipm_solver_new(&mut h), cts_status::Ok);
-                let (n, nc) = (p.nv(), p.nc());
-                let s = cts_ipm_solver_set_problem_data(
-                    h,
-                    n,
-                    nc,
-                    p.m.as_ptr(),
-                    n,
-                    p.jn.as_ptr(),
-                    nc.max(1),
-                    p.jt.as_ptr(),
-                    (2 * nc).max(1),
-                    p.v0.as_ptr(),
-                    tau.as_ptr(),
-                    p.dt,
-                    phi.as_ptr(),
-                    p.mu.as_ptr(),
-                    models.as_ptr(),
-                    null(),
-                    0,
-                );
-                assert_eq!(s, cts_status::Ok);
-            }
-            h
-        })
-        .collect();
+    let handles: Vec<*mut cts_ipm_solver> = ws.iter().map(World::ipm_handle).collect();
     let mut statuses = vec![cts_status::Panic; WORLDS];
     let batch = |threads: usize, statuses: &mut [cts_status]| unsafe {
         let s = cts_ipm_solver_solve_batch(

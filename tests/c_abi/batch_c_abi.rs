@@ -12,32 +12,13 @@ use contact_solvers::ffi::block_sparse::cts_block_sparse_data;
 use contact_solvers::ffi::cts_status;
 use contact_solvers::ffi::ipm::*;
 use contact_solvers::ffi::tamsi::*;
-use nalgebra::DVector;
-use support::tamsi_blocks::{BlockProblem, CStructure, random};
+use support::batch_worlds::World;
 
 const THREADS: [usize; 4] = [0, 1, 2, 4];
 
-/// One world's problem, its C structure and its interior-point vectors.
-struct World {
-    p: BlockProblem,
-    c: CStructure,
-    tau: DVector<f64>,
-    phi: DVector<f64>,
-    models: Vec<i32>,
-}
-
 /// `n` worlds of different sizes (4–13 trees, 3–21 contacts).
 fn worlds(n: usize) -> Vec<World> {
-    (0..n)
-        .map(|k| {
-            let p = random(100 + k as u64, 4 + k % 10, 3 + (2 * k) % 19);
-            let c = p.c_structure();
-            let tau = DVector::from_fn(p.nv(), |i, _| -9.81 * (1.0 + (i % 3) as f64));
-            let phi = DVector::from_fn(p.nc(), |i, _| 1e-3 * ((i % 4) as f64 - 1.0));
-            let models = vec![CTS_IPM_MODEL_SECOND_ORDER_CONE; p.nc()];
-            World { p, c, tau, phi, models }
-        })
-        .collect()
+    (0..n).map(|k| World::random(100 + k as u64, 4 + k % 10, 3 + (2 * k) % 19)).collect()
 }
 
 fn bits(v: &[f64]) -> Vec<u64> {
@@ -65,36 +46,7 @@ impl Tamsi {
 
     /// Sets `w`'s two-way data, dense or in block form (`data` must outlive the solves).
     fn set(&self, w: &World, data: Option<&cts_block_sparse_data>) {
-        let p = &w.p;
-        let s = unsafe {
-            match data {
-                Some(d) => cts_tamsi_solver_set_two_way_coupled_block_problem_data(
-                    self.0,
-                    d,
-                    p.p_star.as_ptr(),
-                    p.fn0.as_ptr(),
-                    p.stiffness.as_ptr(),
-                    p.dissipation.as_ptr(),
-                    p.mu.as_ptr(),
-                ),
-                None => cts_tamsi_solver_set_two_way_coupled_problem_data(
-                    self.0,
-                    p.nc(),
-                    p.m.as_ptr(),
-                    p.nv(),
-                    p.jn.as_ptr(),
-                    p.nc().max(1),
-                    p.jt.as_ptr(),
-                    (2 * p.nc()).max(1),
-                    p.p_star.as_ptr(),
-                    p.fn0.as_ptr(),
-                    p.stiffness.as_ptr(),
-                    p.dissipation.as_ptr(),
-                    p.mu.as_ptr(),
-                ),
-            }
-        };
-        assert_eq!(s, cts_status::Ok);
+        assert_eq!(unsafe { w.set_tamsi(self.0, data) }, cts_status::Ok);
     }
 
     fn last_error(&self) -> String {
@@ -138,7 +90,7 @@ fn tamsi_batch_equals_loop(
     guesses: &[Vec<f64>],
     dts: &[f64],
 ) -> Vec<cts_status> {
-    let data: Vec<cts_block_sparse_data> = ws.iter().map(|w| w.c.data(&w.p)).collect();
+    let data: Vec<cts_block_sparse_data> = ws.iter().map(World::blocks).collect();
     let make = || {
         let hs: Vec<Tamsi> = ws.iter().map(Tamsi::new).collect();
         for (i, (h, w)) in hs.iter().zip(ws).enumerate() {
@@ -215,7 +167,7 @@ fn tamsi_failing_worlds_leave_the_others_exact() {
 #[test]
 fn tamsi_null_duplicated_and_unset_handles_are_per_world_statuses() {
     let ws = worlds(5);
-    let data: Vec<cts_block_sparse_data> = ws.iter().map(|w| w.c.data(&w.p)).collect();
+    let data: Vec<cts_block_sparse_data> = ws.iter().map(World::blocks).collect();
     let hs: Vec<Tamsi> = ws.iter().map(Tamsi::new).collect();
     for (i, h) in hs.iter().enumerate().skip(1) {
         h.set(&ws[i], Some(&data[i]));
@@ -365,43 +317,7 @@ impl Ipm {
     }
 
     fn set(&self, w: &World, data: Option<&cts_block_sparse_data>) {
-        let p = &w.p;
-        let s = unsafe {
-            match data {
-                Some(d) => cts_ipm_solver_set_block_problem_data(
-                    self.0,
-                    d,
-                    p.v0.as_ptr(),
-                    w.tau.as_ptr(),
-                    p.dt,
-                    w.phi.as_ptr(),
-                    p.mu.as_ptr(),
-                    w.models.as_ptr(),
-                    null(),
-                    0,
-                ),
-                None => cts_ipm_solver_set_problem_data(
-                    self.0,
-                    p.nv(),
-                    p.nc(),
-                    p.m.as_ptr(),
-                    p.nv(),
-                    p.jn.as_ptr(),
-                    p.nc().max(1),
-                    p.jt.as_ptr(),
-                    (2 * p.nc()).max(1),
-                    p.v0.as_ptr(),
-                    w.tau.as_ptr(),
-                    p.dt,
-                    w.phi.as_ptr(),
-                    p.mu.as_ptr(),
-                    w.models.as_ptr(),
-                    null(),
-                    0,
-                ),
-            }
-        };
-        assert_eq!(s, cts_status::Ok);
+        assert_eq!(unsafe { w.set_ipm(self.0, data) }, cts_status::Ok);
     }
 
     fn last_error(&self) -> String {
@@ -439,7 +355,7 @@ fn ipm_batch_equals_loop(
     threads: usize,
     guesses: Option<&[Vec<f64>]>,
 ) -> Vec<cts_status> {
-    let data: Vec<cts_block_sparse_data> = ws.iter().map(|w| w.c.data(&w.p)).collect();
+    let data: Vec<cts_block_sparse_data> = ws.iter().map(World::blocks).collect();
     let make = || {
         let hs: Vec<Ipm> = ws.iter().map(|_| Ipm::new()).collect();
         for (i, (h, w)) in hs.iter().zip(ws).enumerate() {
