@@ -1854,6 +1854,36 @@ cts_status cts_ipm_solver_solve_with_guess(struct cts_ipm_solver *solver,
                                            size_t n);
 
 /**
+ * Many worlds in one call (`docs/c_api.md` §1.10): world `i` is exactly
+ * `cts_ipm_solver_solve(solvers[i])` when `v_guesses` is NULL or `v_guesses[i]` is NULL, else
+ * `cts_ipm_solver_solve_with_guess(solvers[i], v_guesses[i], ns[i])` (same status in
+ * `statuses[i]`, same last error on the handle, bit-identical results, read afterwards with the
+ * usual getters), whatever `num_threads`. Each handle must have its problem data set; the
+ * worlds are independent and one failing world does not stop the others.
+ *
+ * `solvers` and `statuses` are arrays of `count` elements; `v_guesses` and `ns` are both NULL
+ * (every world from its v0) or both arrays of `count` elements. All may be NULL when `count` is
+ * 0 (nothing is done). `num_threads` 0 or 1 solves in order on the calling thread; more uses
+ * `min(num_threads, count, 256)` threads, spawned for this call and joined before it returns.
+ *
+ * Per world: a NULL `solvers[i]` gives CTS_STATUS_NULL_POINTER; a handle that appears more than
+ * once gives CTS_STATUS_INVALID_ARGUMENT to every world that names it (none of them is solved;
+ * detail in its last error); any other world gets the single call's status.
+ *
+ * Returns CTS_STATUS_OK when the call was valid (even if worlds failed: read `statuses`),
+ * CTS_STATUS_INVALID_ARGUMENT (`count` above 2^32 - 1; nothing is read) or
+ * CTS_STATUS_NULL_POINTER (`solvers`, `statuses`, or `ns` with `v_guesses` non-NULL, NULL while
+ * `count > 0`); on those nothing is written and the detail is in `cts_last_error_message()`.
+ * Allocates nothing besides the worker threads and the messages of failing worlds.
+ */
+cts_status cts_ipm_solver_solve_batch(struct cts_ipm_solver *const *solvers,
+                                      const double *const *v_guesses,
+                                      const size_t *ns,
+                                      size_t count,
+                                      size_t num_threads,
+                                      cts_status *statuses);
+
+/**
  * Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;
  * `len` must be n.
  *
@@ -2879,6 +2909,36 @@ cts_status cts_tamsi_solver_solve_with_guess(struct cts_tamsi_solver *solver,
                                              double dt,
                                              const double *v_guess,
                                              size_t nv);
+
+/**
+ * Many worlds in one call (`docs/c_api.md` §1.10): world `i` is exactly
+ * `cts_tamsi_solver_solve_with_guess(solvers[i], dts[i], v_guesses[i], nvs[i])` (same status in
+ * `statuses[i]`, same last error on the handle, bit-identical results, read afterwards with the
+ * usual getters), whatever `num_threads`. Each handle must have its problem data set; the
+ * worlds are independent and one failing world does not stop the others.
+ *
+ * `solvers`, `dts` (s), `v_guesses` (each NULL only where its `nvs[i]` is 0, as in the single
+ * call), `nvs` and `statuses` are arrays of `count` elements; they may be NULL when `count` is
+ * 0 (nothing is done). `num_threads` 0 or 1 solves in order on the calling thread; more uses
+ * `min(num_threads, count, 256)` threads, spawned for this call and joined before it returns.
+ *
+ * Per world: a NULL `solvers[i]` gives CTS_STATUS_NULL_POINTER; a handle that appears more than
+ * once gives CTS_STATUS_INVALID_ARGUMENT to every world that names it (none of them is solved;
+ * detail in its last error); any other world gets the single call's status.
+ *
+ * Returns CTS_STATUS_OK when the call was valid (even if worlds failed: read `statuses`),
+ * CTS_STATUS_INVALID_ARGUMENT (`count` above 2^32 - 1; nothing is read) or
+ * CTS_STATUS_NULL_POINTER (an array NULL while `count > 0`); on those nothing is written and
+ * the detail is in `cts_last_error_message()`. Allocates nothing besides the worker threads
+ * and the messages of failing worlds.
+ */
+cts_status cts_tamsi_solver_solve_batch(struct cts_tamsi_solver *const *solvers,
+                                        const double *dts,
+                                        const double *const *v_guesses,
+                                        const size_t *nvs,
+                                        size_t count,
+                                        size_t num_threads,
+                                        cts_status *statuses);
 
 /**
  * Copies the generalized velocities v (nv doubles; m/s or rad/s) of the last solve into `out`;

@@ -756,6 +756,43 @@ class TamsiSolver {
     internal::throw_error(s, cts_tamsi_solver_last_error(handle_));
   }
 
+  /**
+   * Many worlds in one call (cts_tamsi_solver_solve_batch, docs/c_api.md §1.10): world i is
+   * solvers[i]->SolveWithGuess(dts[i], v_guesses[i]), with bit-identical results, run on
+   * num_threads threads (0 or 1: in order on this thread). Each solver needs its problem data and
+   * may appear once. Returns one status per world: an outcome (CTS_STATUS_OK ... 3, the world's
+   * getters then hold its results, as after SolveWithGuess) or that world's usage error (a null
+   * solver, a solver listed twice, no data, a bad dt or guess: its results are unchanged and the
+   * detail is in its c_handle()'s last error). Throws cts::UsageError when the vectors' sizes
+   * differ or the library refuses the call.
+   */
+  static std::vector<cts_status> SolveBatch(const std::vector<TamsiSolver*>& solvers, const std::vector<double>& dts,
+                                            const std::vector<ResultVector>& v_guesses, std::size_t num_threads = 0) {
+    const std::size_t n = solvers.size();
+    if (dts.size() != n || v_guesses.size() != n) {
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "SolveBatch: " + std::to_string(n) + " solvers, " +
+                                                               std::to_string(dts.size()) + " dts, " +
+                                                               std::to_string(v_guesses.size()) + " guesses");
+    }
+    std::vector<cts_tamsi_solver*> handles(n, nullptr);
+    std::vector<const double*> guesses(n, nullptr);
+    std::vector<std::size_t> nvs(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      handles[i] = solvers[i] != nullptr ? solvers[i]->handle_ : nullptr;
+      guesses[i] = v_guesses[i].data();
+      nvs[i] = static_cast<std::size_t>(v_guesses[i].size());
+    }
+    std::vector<cts_status> statuses(n, CTS_STATUS_PANIC);
+    check_global(cts_tamsi_solver_solve_batch(handles.data(), dts.data(), guesses.data(), nvs.data(), n, num_threads,
+                                              statuses.data()));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (solvers[i] != nullptr && statuses[i] >= CTS_STATUS_OK && statuses[i] <= CTS_STATUS_ALPHA_SOLVER_FAILED) {
+        solvers[i]->fetch_results();
+      }
+    }
+    return statuses;
+  }
+
   /** Sets (and validates) the parameters; keeps the problem data and results. */
   void set_solver_parameters(const TamsiSolverParameters& p) {
     cts_tamsi_parameters c;
@@ -2330,6 +2367,40 @@ class IpmSolver {
   /** Solves from a raw guess of n doubles. */
   IpmOutcome SolveWithGuess(const double* v_guess, std::size_t n) {
     return outcome(cts_ipm_solver_solve_with_guess(handle_, v_guess, n));
+  }
+
+  /**
+   * Many worlds in one call (cts_ipm_solver_solve_batch, docs/c_api.md §1.10): world i is
+   * solvers[i]->Solve(), or solvers[i]->SolveWithGuess(*v_guesses[i]) when v_guesses is given
+   * (one entry per world) and its entry is not null; bit-identical results, run on num_threads
+   * threads (0 or 1: in order on this thread). Each solver needs its problem data and may appear
+   * once. Returns one status per world: an outcome (see IpmOutcome; the getters then read the
+   * world's results) or that world's usage error (a null solver, a solver listed twice, no data,
+   * a bad guess; detail in its c_handle()'s last error). Throws cts::UsageError when v_guesses
+   * has another size or the library refuses the call.
+   */
+  static std::vector<cts_status> SolveBatch(const std::vector<IpmSolver*>& solvers, std::size_t num_threads = 0,
+                                            const std::vector<const Vector*>* v_guesses = nullptr) {
+    const std::size_t n = solvers.size();
+    if (v_guesses != nullptr && v_guesses->size() != n) {
+      internal::throw_error(CTS_STATUS_DIMENSION_MISMATCH, "SolveBatch: " + std::to_string(n) + " solvers, " +
+                                                               std::to_string(v_guesses->size()) + " guesses");
+    }
+    std::vector<cts_ipm_solver*> handles(n, nullptr);
+    std::vector<const double*> guesses(v_guesses != nullptr ? n : 0, nullptr);
+    std::vector<std::size_t> ns(guesses.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      handles[i] = solvers[i] != nullptr ? solvers[i]->handle_ : nullptr;
+      if (v_guesses != nullptr && (*v_guesses)[i] != nullptr) {
+        guesses[i] = (*v_guesses)[i]->data();
+        ns[i] = internal::vector_size(*(*v_guesses)[i]);
+      }
+    }
+    std::vector<cts_status> statuses(n, CTS_STATUS_PANIC);
+    check_global(cts_ipm_solver_solve_batch(handles.data(), v_guesses != nullptr ? guesses.data() : nullptr,
+                                            v_guesses != nullptr ? ns.data() : nullptr, n, num_threads,
+                                            statuses.data()));
+    return statuses;
   }
 
   /** Number of generalized velocities of the current problem data. */

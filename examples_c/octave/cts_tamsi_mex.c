@@ -5,6 +5,7 @@
  *   r = cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, dt, v_guess, params)
  *   r = cts_tamsi_mex('two_way', M, Jn, Jt, p_star, fn0, stiffness, dissipation, mu, dt, v_guess)
  *   r = cts_tamsi_mex('two_way', ..., v_guess, params)
+ *   r = cts_tamsi_mex('batch', problems, num_threads)
  *   s = cts_tamsi_mex('version')
  *
  * Inputs are real, full double arrays. With nv = numel(p_star) and nc = numel(fn) (or
@@ -18,6 +19,14 @@
  * 3 = kAlphaSolverFailed: Drake's TamsiSolverResult; after a failure the fields hold the last
  * iterate), outcome_name, iterations, residuals (the ‖Δvt‖ history), vt_residual, and the column
  * vectors v, vn, vt, fn, ft, tau_f (Jtᵀ ft), tau (Jtᵀ ft + Jnᵀ fn). SI units, forces in N.
+ *
+ * 'batch' solves many worlds in one library call (cts_tamsi_solver_solve_batch, docs/c_api.md
+ * §1.10) on num_threads threads (0 or 1: in order): problems is a cell array of structs, each with
+ * the fields M, Jn, Jt, p_star, mu, dt, v_guess, and fn (one-way) or fn0, stiffness, dissipation
+ * (two-way), and optionally params. r is a cell array of the same size: r{i} is world i's result
+ * struct, equal bit for bit to the single call's, or, when world i failed with a usage error
+ * (its data or dt rejected), a struct with the fields status and message; the other worlds are
+ * solved. A problem that is not a struct with those fields raises before anything is solved.
  *
  * Usage errors raise an error with identifier contact_solvers:<status> (e.g.
  * contact_solvers:invalidArgument) and the library's message; catch it with try/catch.
@@ -147,6 +156,130 @@ static mxArray *results(cts_tamsi_solver *solver, cts_status outcome, size_t nv,
   return r;
 }
 
+/* The arrays of one world of a batch, read from its problem struct (raises on a bad one). */
+typedef struct {
+  size_t nv, nc;
+  int two_way;
+  const double *M, *Jn, *Jt, *p_star, *per_contact[4], *v_guess;
+  double dt;
+  cts_tamsi_parameters params;
+} world;
+
+static const mxArray *field_arg(const mxArray *problem, size_t i, const char *name) {
+  const mxArray *f = mxGetField(problem, 0, name);
+  if (f == NULL) {
+    char message[160];
+    snprintf(message, sizeof message, "problems{%zu} has no field %s", i + 1, name);
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
+  }
+  return f;
+}
+
+static void world_arg(const mxArray *problem, size_t i, world *w) {
+  static const char *one_way_names[] = {"fn", "mu"};
+  static const char *two_way_names[] = {"fn0", "stiffness", "dissipation", "mu"};
+  const char **names;
+  const mxArray *params;
+  int k, n;
+  if (problem == NULL || !mxIsStruct(problem) || mxGetNumberOfElements(problem) != 1) {
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, "problems must be a cell array of 1x1 structs");
+  }
+  w->two_way = mxGetField(problem, 0, "fn0") != NULL;
+  names = w->two_way ? two_way_names : one_way_names;
+  n = w->two_way ? 4 : 2;
+  w->nv = mxGetNumberOfElements(field_arg(problem, i, "p_star"));
+  w->nc = mxGetNumberOfElements(field_arg(problem, i, names[0]));
+  w->M = matrix_arg(field_arg(problem, i, "M"), "M", w->nv, w->nv);
+  w->Jn = matrix_arg(field_arg(problem, i, "Jn"), "Jn", w->nc, w->nv);
+  w->Jt = matrix_arg(field_arg(problem, i, "Jt"), "Jt", 2 * w->nc, w->nv);
+  w->p_star = vector_arg(field_arg(problem, i, "p_star"), "p_star", w->nv);
+  for (k = 0; k < n; ++k) w->per_contact[k] = vector_arg(field_arg(problem, i, names[k]), names[k], w->nc);
+  w->dt = scalar_arg(field_arg(problem, i, "dt"), "dt");
+  w->v_guess = vector_arg(field_arg(problem, i, "v_guess"), "v_guess", w->nv);
+  params = mxGetField(problem, 0, "params");
+  parameters_arg(params, &w->params);
+}
+
+/* Sets a world's parameters and data on its solver; the status of the first call that fails. */
+static cts_status world_set(cts_tamsi_solver *solver, const world *w) {
+  const size_t ldm = w->nv > 0 ? w->nv : 1, ldn = w->nc > 0 ? w->nc : 1, ldt = w->nc > 0 ? 2 * w->nc : 1;
+  cts_status s = cts_tamsi_solver_set_parameters(solver, &w->params);
+  if (s != CTS_STATUS_OK) return s;
+  if (w->two_way) {
+    return cts_tamsi_solver_set_two_way_coupled_problem_data(solver, w->nc, w->M, ldm, w->Jn, ldn, w->Jt, ldt,
+                                                             w->p_star, w->per_contact[0], w->per_contact[1],
+                                                             w->per_contact[2], w->per_contact[3]);
+  }
+  return cts_tamsi_solver_set_one_way_coupled_problem_data(solver, w->nc, w->M, ldm, w->Jn, ldn, w->Jt, ldt,
+                                                           w->p_star, w->per_contact[0], w->per_contact[1]);
+}
+
+static mxArray *world_error(cts_status s, const char *message) {
+  static const char *fields[] = {"status", "message"};
+  mxArray *r = mxCreateStructMatrix(1, 1, 2, fields);
+  mxSetField(r, 0, "status", mxCreateDoubleScalar((double)s));
+  mxSetField(r, 0, "message", mxCreateString(message));
+  return r;
+}
+
+/* cts_tamsi_mex('batch', problems, num_threads). Every problem is read (and a bad one raises)
+ * before any solver exists; the solvers are freed before anything can raise again. */
+static void batch(mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
+  size_t n, i, created = 0;
+  world *worlds;
+  cts_tamsi_solver **solvers, **run;
+  double *dts, threads;
+  const double **guesses;
+  size_t *nvs;
+  cts_status *statuses, *set, s = CTS_STATUS_OK;
+  mxArray *out;
+  if (nrhs != 3 || !mxIsCell(prhs[1])) {
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, "usage: cts_tamsi_mex('batch', problems (a cell array), num_threads)");
+  }
+  threads = scalar_arg(prhs[2], "num_threads");
+  if (!(threads >= 0.0 && threads <= 1024.0 && threads == floor(threads))) {
+    usage_error(CTS_STATUS_INVALID_ARGUMENT, "num_threads must be an integer in [0, 1024]");
+  }
+  n = mxGetNumberOfElements(prhs[1]);
+  worlds = mxCalloc(n > 0 ? n : 1, sizeof *worlds);
+  for (i = 0; i < n; ++i) world_arg(mxGetCell(prhs[1], i), i, &worlds[i]);
+  solvers = mxCalloc(n > 0 ? n : 1, sizeof *solvers);
+  run = mxCalloc(n > 0 ? n : 1, sizeof *run);
+  set = mxCalloc(n > 0 ? n : 1, sizeof *set);
+  dts = mxCalloc(n > 0 ? n : 1, sizeof *dts);
+  guesses = mxCalloc(n > 0 ? n : 1, sizeof *guesses);
+  nvs = mxCalloc(n > 0 ? n : 1, sizeof *nvs);
+  statuses = mxCalloc(n > 0 ? n : 1, sizeof *statuses);
+  for (i = 0; i < n && s == CTS_STATUS_OK; ++i, ++created) s = cts_tamsi_solver_new(worlds[i].nv, &solvers[i]);
+  if (s == CTS_STATUS_OK) {
+    for (i = 0; i < n; ++i) {
+      dts[i] = worlds[i].dt;
+      guesses[i] = worlds[i].v_guess;
+      nvs[i] = worlds[i].nv;
+      /* A world whose data is refused takes part as a NULL handle: its result is the set
+       * call's status and message, which the batch leaves on its handle. */
+      set[i] = world_set(solvers[i], &worlds[i]);
+      run[i] = set[i] == CTS_STATUS_OK ? solvers[i] : NULL;
+    }
+    s = cts_tamsi_solver_solve_batch(run, dts, guesses, nvs, n, (size_t)threads, statuses);
+  }
+  out = mxCreateCellMatrix(1, n);
+  for (i = 0; i < n && s == CTS_STATUS_OK; ++i) {
+    cts_status w = set[i] != CTS_STATUS_OK ? set[i] : statuses[i];
+    if (w >= CTS_STATUS_NULL_POINTER || w == CTS_STATUS_NON_FINITE_RESULT) {
+      mxSetCell(out, i, world_error(w, cts_tamsi_solver_last_error(solvers[i])));
+    } else {
+      mxSetCell(out, i, results(solvers[i], w, worlds[i].nv, worlds[i].nc));
+    }
+  }
+  for (i = 0; i < created; ++i) cts_tamsi_solver_free(solvers[i]);
+  if (s != CTS_STATUS_OK) {
+    mxDestroyArray(out);
+    usage_error(s, cts_last_error_message());
+  }
+  plhs[0] = out;
+}
+
 void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   char command[16];
   int two_way, n_per_contact, nargs;
@@ -167,6 +300,10 @@ void mexFunction(int nlhs, mxArray *plhs[], int nrhs, const mxArray *prhs[]) {
   }
   if (strcmp(command, "version") == 0) {
     plhs[0] = mxCreateString(cts_version());
+    return;
+  }
+  if (strcmp(command, "batch") == 0) {
+    batch(plhs, nrhs, prhs);
     return;
   }
   if (strcmp(command, "one_way") == 0) {

@@ -7,7 +7,7 @@ function test_cts_ipm()
   %
   % Run: octave-cli --eval "addpath('<folder of cts_ipm_mex.mex>'); test_cts_ipm"
   checks = {@a2_stick, @a2_slip, @model_codes_and_names_agree, @max_iterations_is_an_outcome, ...
-            @usage_errors};
+            @usage_errors, @batch_equals_single_calls};
   cts_run_checks(checks);
 end
 
@@ -77,4 +77,27 @@ function usage_errors()
   cts_expect_error('contact_solvers:dimensionMismatch', 'Jt is 1x3, expected 2x3', ...
                @() cts_ipm_mex(eye(3), [0 0 1], [1 0 0], zeros(3, 1), zeros(3, 1), 0.1, 0, 0.5, {'linear'}));
   cts_expect_error('contact_solvers:invalidArgument', 'usage', @() cts_ipm_mex(eye(3)));
+end
+
+function batch_equals_single_calls()
+  % cts_ipm_mex('batch', ...) (docs/c_api.md §1.10): each world's result is the single call's bit
+  % for bit, on 0 and 2 threads; a world with bad data (h < 0) is a status struct, the others
+  % are solved.
+  problem = @(force, params) struct('M', eye(3), 'Jn', [0 0 1], 'Jt', [1 0 0; 0 1 0], 'v0', zeros(3, 1), ...
+                                    'tau', [force; 0; -9.81], 'h', 0.1, 'phi', 0, 'mu', 0.5, ...
+                                    'models', {{'second_order_cone'}}, 'params', params);
+  stick = problem(3, spec_params());
+  slip = problem(6, 'engine');
+  bad = stick;
+  bad.h = -0.1;
+  want = {point_mass(3, {'second_order_cone'}, spec_params()), point_mass(6, {'second_order_cone'}, 'engine')};
+  for threads = [0, 2]
+    r = cts_ipm_mex('batch', {stick, bad, slip}, threads);
+    cts_equal_to('batch size', size(r), [1, 3]);
+    cts_equal_to('stick', r{1}, want{1});
+    cts_equal_to('slip', r{3}, want{2});
+    cts_equal_to('bad h status', r{2}.status, 101);
+  end
+  cts_expect_error('contact_solvers:invalidArgument', 'problems\{1\} has no field h', ...
+                   @() cts_ipm_mex('batch', {rmfield(stick, 'h')}, 0));
 end

@@ -10,7 +10,7 @@ function test_cts_tamsi()
   checks = {@pizza_small_moment, @pizza_large_moment, @pizza_no_contact, ...
             @cylinder_sliding_two_way, @max_iterations_is_an_outcome, ...
             @library_error_has_id_and_message, @bad_parameter_is_rejected, ...
-            @gateway_checks_sizes, @version_string};
+            @gateway_checks_sizes, @version_string, @batch_equals_single_calls};
   cts_run_checks(checks);
 end
 
@@ -198,4 +198,36 @@ function version_string()
   if isempty(regexp(v, '^0\.2\.\d+$', 'once'))
     error('version "%s"', v);
   end
+end
+
+function batch_equals_single_calls()
+  % cts_tamsi_mex('batch', ...) (docs/c_api.md §1.10): every world's result is the single call's
+  % bit for bit, on 0 and 2 threads; a world with a bad dt or bad data is a status struct and the
+  % others are solved.
+  [M, Jn, Jt, p_star, fn, mu] = pizza_saver(-1.0);
+  pizza = struct('M', M, 'Jn', Jn, 'Jt', Jt, 'p_star', p_star, 'fn', fn, 'mu', mu, 'dt', 1e-3, ...
+                 'v_guess', zeros(3, 1), 'params', pizza_params());
+  [args, v0] = cylinder(0.7);
+  cyl = struct('M', args{1}, 'Jn', args{2}, 'Jt', args{3}, 'p_star', args{4}, 'fn0', args{5}, ...
+               'stiffness', args{6}, 'dissipation', args{7}, 'mu', args{8}, 'dt', 1e-3, 'v_guess', v0);
+  bad_dt = cyl;
+  bad_dt.dt = -1;
+  bad_mu = pizza;
+  bad_mu.mu = -mu;
+  single = {cts_tamsi_mex('one_way', M, Jn, Jt, p_star, fn, mu, 1e-3, zeros(3, 1), pizza_params()), ...
+            cts_tamsi_mex('two_way', args{:}, 1e-3, v0)};
+  for threads = [0, 2]
+    r = cts_tamsi_mex('batch', {pizza, bad_dt, cyl, bad_mu}, threads);
+    cts_equal_to('batch size', size(r), [1, 4]);
+    cts_equal_to('pizza', r{1}, single{1});
+    cts_equal_to('cylinder', r{3}, single{2});
+    cts_equal_to('bad dt status', r{2}.status, 101);
+    if isempty(strfind(r{2}.message, 'dt'))
+      error('bad dt message: %s', r{2}.message);
+    end
+    cts_equal_to('bad mu status', r{4}.status, 101);
+  end
+  cts_equal_to('empty batch', cts_tamsi_mex('batch', {}, 2), cell(1, 0));
+  cts_expect_error('contact_solvers:invalidArgument', 'problems\{2\} has no field dt', ...
+                   @() cts_tamsi_mex('batch', {pizza, rmfield(cyl, 'dt')}, 0));
 end

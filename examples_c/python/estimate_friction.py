@@ -124,6 +124,13 @@ def estimate(mu_start=0.7, steps=300, noise=1e-4, iterations=40, tolerance=1e-10
     (μ, L, dL/dμ), simulation, recording)."""
     sim = Simulation(steps)
     recorded = record(sim, noise)
+    mu, history = fit(sim, recorded, mu_start, iterations, tolerance)
+    return mu, history, sim, recorded
+
+
+def fit(sim: Simulation, recorded, mu_start=0.7, iterations=40, tolerance=1e-10):
+    """The μ that fits ``recorded`` (steps×6 velocities) by gradient descent with
+    Barzilai–Borwein steps; returns (μ estimate, history of (μ, L, dL/dμ))."""
     mu = mu_start
     loss, grad = sim.loss_and_gradient(mu, recorded)
     history = [(mu, loss, grad)]
@@ -139,7 +146,7 @@ def estimate(mu_start=0.7, steps=300, noise=1e-4, iterations=40, tolerance=1e-10
         denominator = grad_next - grad
         step = abs((mu_next - mu) / denominator) if denominator != 0.0 else step
         mu, grad = mu_next, grad_next
-    return mu, history, sim, recorded
+    return mu, history
 
 
 def plot(path, history, sim, recorded):

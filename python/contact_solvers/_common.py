@@ -455,3 +455,85 @@ class _SolverHandle:
             raise ContactSolversError(status, self._lib.last_error_message())
         return type(self)._adopt(self._lib, out)
 
+
+
+class _Batch:
+    """The C arrays of one ``cts_<name>_solver_solve_batch`` call (``docs/c_api.md`` §1.10),
+    built from Python lists with one numpy array each, and the reading of its statuses.
+
+    ``solvers``: solver objects of one class (``None`` or a closed solver is a NULL handle: that
+    world's status is ``NULL_POINTER``). ``v_guesses``: ``None`` (no guesses), a 2-D array (one
+    row per world, same n) or a sequence of 1-D arrays (``None`` entries are NULL pointers); it
+    must have one entry per world. The arrays stay referenced by this object for the call.
+    """
+
+    def __init__(self, cls, solvers, v_guesses, allow_null_guess: bool):
+        self.solvers = list(solvers)
+        n = self.count = len(self.solvers)
+        for i, s in enumerate(self.solvers):
+            if s is not None and not isinstance(s, cls):
+                raise TypeError(f"solvers[{i}] is a {type(s).__name__}, expected a {cls.__name__}")
+        live = [s for s in self.solvers if s is not None]
+        self.lib = live[0]._lib if live else _library(None)
+        self.handle_p = cls._handle_p
+        self.handles = np.fromiter(
+            (ctypes.cast(s._handle, ctypes.c_void_p).value or 0 if s is not None and s._handle else 0
+             for s in self.solvers),
+            dtype=np.uintp, count=n,
+        )
+        self.guesses = self.ns = self._keep = None
+        if v_guesses is None:
+            return
+        if isinstance(v_guesses, np.ndarray) and v_guesses.ndim == 2:
+            g = np.ascontiguousarray(v_guesses, dtype=np.float64)
+            if g.shape[0] != n:
+                raise ContactSolversError(
+                    Status.DIMENSION_MISMATCH, f"v_guesses: {g.shape[0]} rows for {n} solvers"
+                )
+            self._keep = g
+            self.guesses = g.ctypes.data + np.arange(n, dtype=np.uintp) * np.uintp(g.strides[0])
+            self.ns = np.full(n, g.shape[1], dtype=np.uintp)
+            return
+        rows = list(v_guesses)
+        if len(rows) != n:
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"v_guesses: {len(rows)} guesses for {n} solvers"
+            )
+        self._keep = [None if r is None else np.ascontiguousarray(r, dtype=np.float64) for r in rows]
+        for i, r in enumerate(self._keep):
+            if r is None and not allow_null_guess:
+                raise ContactSolversError(Status.NULL_POINTER, f"v_guesses[{i}] is None")
+            if r is not None and r.ndim != 1:
+                raise ContactSolversError(
+                    Status.DIMENSION_MISMATCH, f"v_guesses[{i}]: shape {r.shape}, expected (n,)"
+                )
+        self.guesses = np.fromiter(
+            (0 if r is None or not r.size else r.ctypes.data for r in self._keep), dtype=np.uintp, count=n
+        )
+        self.ns = np.fromiter((0 if r is None else r.shape[0] for r in self._keep), dtype=np.uintp, count=n)
+
+    @staticmethod
+    def pointer(a, ctype):
+        """``a`` (a numpy array of addresses or sizes, or None) as a ``ctype *`` argument."""
+        return None if a is None else ctypes.cast(a.ctypes.data, ctypes.POINTER(ctype))
+
+    def run(self, function: str, *per_world, num_threads: int) -> list:
+        """Calls ``function(handles, *per_world, count, num_threads, statuses)``; raises when the
+        call itself is refused, else returns each world's status (an int)."""
+        statuses = np.full(self.count, Status.PANIC, dtype=np.int32)
+        status = getattr(self.lib, function)(
+            ctypes.cast(self.handles.ctypes.data, ctypes.POINTER(self.handle_p)),
+            *per_world,
+            self.count,
+            max(0, int(num_threads)),
+            ctypes.cast(statuses.ctypes.data, ctypes.POINTER(ctypes.c_int32)),
+        )
+        if status != Status.OK:
+            raise ContactSolversError(status, self.lib.last_error_message())
+        return statuses.tolist()
+
+    def error(self, i: int, status: int):
+        """The :class:`ContactSolversError` of world ``i`` (not raised)."""
+        s = self.solvers[i]
+        message = s.last_error() if s is not None and s._handle else f"solvers[{i}] is None or closed"
+        return ContactSolversError(status, message)

@@ -18,6 +18,7 @@ from ._common import (
     _int32,
     _library,
     _ptr,
+    _Batch,
     _SolverHandle,
     _vector,
 )
@@ -377,6 +378,30 @@ class IpmSolver(_SolverHandle):
         if g.ndim != 1:
             raise ContactSolversError(Status.DIMENSION_MISMATCH, f"v_guess: shape {g.shape}, expected (n,)")
         return self._outcome(self._lib.cts_ipm_solver_solve_with_guess(self._h(), _ptr(g), g.shape[0]))
+
+    @staticmethod
+    def solve_batch(solvers, num_threads: int = 0, v_guesses=None) -> list:
+        """Many worlds in one call (``cts_ipm_solver_solve_batch``, ``docs/c_api.md`` §1.10):
+        world ``i`` is ``solvers[i].solve()``, or ``solvers[i].solve_with_guess(v_guesses[i])``
+        when ``v_guesses`` is given and its entry is not None; results bit-identical to that
+        loop, read afterwards with each solver's getters. One ctypes call, run without the GIL on
+        ``num_threads`` threads (0 or 1: in order on the calling thread).
+
+        Returns one entry per world: an :class:`IpmOutcome`, or a :class:`ContactSolversError`
+        (not raised) for a usage error of that world (``None``/closed solver, a solver listed
+        twice, no data, a bad guess). Raises when the call itself is refused.
+        """
+        batch = _Batch(IpmSolver, solvers, v_guesses, allow_null_guess=True)
+        statuses = batch.run(
+            "cts_ipm_solver_solve_batch",
+            _Batch.pointer(batch.guesses, ctypes.POINTER(ctypes.c_double)),
+            _Batch.pointer(batch.ns, ctypes.c_size_t),
+            num_threads=num_threads,
+        )
+        return [
+            IpmOutcome(s) if s < Status.NULL_POINTER else batch.error(i, s)
+            for i, s in enumerate(statuses)
+        ]
 
     def _get(self, what: str, n: int) -> np.ndarray:
         out = np.empty(n, dtype=np.float64)

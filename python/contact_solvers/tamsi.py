@@ -18,6 +18,7 @@ from ._common import (
     _int32,
     _library,
     _ptr,
+    _Batch,
     _SolverHandle,
     _vector,
 )
@@ -316,6 +317,39 @@ class TamsiSolver(_SolverHandle):
         if Status.OK <= status <= Status.ALPHA_SOLVER_FAILED:
             return TamsiSolverResult(status)
         raise ContactSolversError(status, self.last_error())
+
+    @staticmethod
+    def solve_batch(solvers, dts, v_guesses, num_threads: int = 0) -> list:
+        """Many worlds in one call (``cts_tamsi_solver_solve_batch``, ``docs/c_api.md`` §1.10):
+        world ``i`` is ``solvers[i].solve_with_guess(dts[i], v_guesses[i])``, with results
+        bit-identical to that loop, read afterwards with each solver's getters. One ctypes call
+        for the whole batch, which runs without the GIL on ``num_threads`` threads (0 or 1: in
+        order on the calling thread).
+
+        ``solvers``: TamsiSolver objects, each with its problem data set, each at most once;
+        ``dts``: one time step per world (s); ``v_guesses``: one guess per world (an (n, nv) array
+        when the worlds have one size, else a sequence of 1-D arrays). Returns one entry per
+        world: a :class:`TamsiSolverResult`, or a :class:`ContactSolversError` (not raised) for a
+        usage error of that world (``None``/closed solver, a solver listed twice, no data, a bad
+        guess or dt). Raises when the call itself is refused (lengths that do not match).
+        """
+        batch = _Batch(TamsiSolver, solvers, v_guesses, allow_null_guess=True)
+        d = np.ascontiguousarray(dts, dtype=np.float64)
+        if d.shape != (batch.count,):
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"dts: shape {d.shape}, expected ({batch.count},)"
+            )
+        statuses = batch.run(
+            "cts_tamsi_solver_solve_batch",
+            d.ctypes.data,
+            _Batch.pointer(batch.guesses, ctypes.POINTER(ctypes.c_double)),
+            _Batch.pointer(batch.ns, ctypes.c_size_t),
+            num_threads=num_threads,
+        )
+        return [
+            TamsiSolverResult(s) if Status.OK <= s <= Status.ALPHA_SOLVER_FAILED else batch.error(i, s)
+            for i, s in enumerate(statuses)
+        ]
 
     def _get(self, what: str, n: int) -> np.ndarray:
         out = np.empty(n, dtype=np.float64)

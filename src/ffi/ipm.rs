@@ -12,6 +12,7 @@
 use std::ffi::c_char;
 
 use super::alloc;
+use super::batch::{self, BatchMark, Batched};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
 use super::guard::{ErrorSlot, guard};
 use super::handle::{
@@ -403,6 +404,14 @@ pub struct Inner {
     /// Largest workspaces (in doubles) known to be allocatable, for solves and sensitivities.
     probed_solve: usize,
     probed_sensitivities: usize,
+    /// Occurrences in the batch being set up (`ffi/batch.rs`); zero outside a batch call.
+    batch: BatchMark,
+}
+
+impl Batched for cts_ipm_solver {
+    fn mark(inner: &mut Inner) -> &mut BatchMark {
+        &mut inner.batch
+    }
 }
 
 impl Inner {
@@ -418,6 +427,7 @@ impl Inner {
             sensitivities: false,
             probed_solve: 0,
             probed_sensitivities: 0,
+            batch: BatchMark::default(),
         }
     }
 
@@ -907,6 +917,51 @@ pub unsafe extern "C" fn cts_ipm_solver_solve_with_guess(
         let guess = RawVector::new("v_guess", v_guess, n)?;
         h.solve(Some(guess))
     })
+}
+
+/// Many worlds in one call (`docs/c_api.md` §1.10): world `i` is exactly
+/// `cts_ipm_solver_solve(solvers[i])` when `v_guesses` is NULL or `v_guesses[i]` is NULL, else
+/// `cts_ipm_solver_solve_with_guess(solvers[i], v_guesses[i], ns[i])` (same status in
+/// `statuses[i]`, same last error on the handle, bit-identical results, read afterwards with the
+/// usual getters), whatever `num_threads`. Each handle must have its problem data set; the
+/// worlds are independent and one failing world does not stop the others.
+///
+/// `solvers` and `statuses` are arrays of `count` elements; `v_guesses` and `ns` are both NULL
+/// (every world from its v0) or both arrays of `count` elements. All may be NULL when `count` is
+/// 0 (nothing is done). `num_threads` 0 or 1 solves in order on the calling thread; more uses
+/// `min(num_threads, count, 256)` threads, spawned for this call and joined before it returns.
+///
+/// Per world: a NULL `solvers[i]` gives CTS_STATUS_NULL_POINTER; a handle that appears more than
+/// once gives CTS_STATUS_INVALID_ARGUMENT to every world that names it (none of them is solved;
+/// detail in its last error); any other world gets the single call's status.
+///
+/// Returns CTS_STATUS_OK when the call was valid (even if worlds failed: read `statuses`),
+/// CTS_STATUS_INVALID_ARGUMENT (`count` above 2^32 - 1; nothing is read) or
+/// CTS_STATUS_NULL_POINTER (`solvers`, `statuses`, or `ns` with `v_guesses` non-NULL, NULL while
+/// `count > 0`); on those nothing is written and the detail is in `cts_last_error_message()`.
+/// Allocates nothing besides the worker threads and the messages of failing worlds.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_ipm_solver_solve_batch(
+    solvers: *const *mut cts_ipm_solver,
+    v_guesses: *const *const f64,
+    ns: *const usize,
+    count: usize,
+    num_threads: usize,
+    statuses: *mut cts_status,
+) -> cts_status {
+    let required = [("ns", !v_guesses.is_null() && ns.is_null())];
+    // SAFETY: the arrays hold `count` elements (the C contract, checked non-NULL by `run`).
+    unsafe {
+        batch::run("cts_ipm_solver_solve_batch", solvers, count, &required, num_threads, statuses, |s, i| {
+            match v_guesses.is_null() {
+                true => cts_ipm_solver_solve(s),
+                false => match *v_guesses.add(i) {
+                    g if g.is_null() => cts_ipm_solver_solve(s),
+                    g => cts_ipm_solver_solve_with_guess(s, g, *ns.add(i)),
+                },
+            }
+        })
+    }
 }
 
 /// Copies the generalized velocities v (n doubles; m/s or rad/s) of the last solve into `out`;

@@ -29,7 +29,8 @@
 //! error type; a leaf), [`message`] (wording and number formatting of messages), [`alloc`] (size
 //! checks and allocation probes), [`view`] (raw pointers to validated views, finite checks of
 //! inputs and outputs), [`guard`] (panic guard and error channels), [`handle`] (the handles and
-//! their lifecycle, parameters and result getters, written once), [`version`], [`block_sparse`]
+//! their lifecycle, parameters and result getters, written once), [`batch`] (many worlds in one
+//! call, over the handles), [`version`], [`block_sparse`]
 //! (the block-sparse problem form shared by the solvers that take it), and one file per solver
 //! ([`tamsi`], [`lcp`], [`rigid`], [`baraff`], [`ipm`]): its handle, parameter and result structs,
 //! its setters and solves, each a call of the [`handle`] functions, and the mapping of its
@@ -41,6 +42,7 @@
 
 pub mod alloc;
 pub mod baraff;
+pub mod batch;
 pub mod block_sparse;
 pub mod guard;
 pub mod handle;

@@ -7,6 +7,7 @@ use std::ffi::c_char;
 use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::alloc::{self, DOUBLE};
+use super::batch::{self, BatchMark, Batched};
 use super::block_sparse::{RawBlockSparse, cts_block_sparse_data};
 use super::guard::{ErrorSlot, guard, prefix};
 use super::handle::{
@@ -51,6 +52,8 @@ pub struct Inner {
     layout: BlockSparseLayout,
     /// Largest solve workspace (bytes) probed to be allocatable by a set call.
     probed: usize,
+    /// Occurrences in the batch being set up (`ffi/batch.rs`); zero outside a batch call.
+    batch: BatchMark,
 }
 
 impl Inner {
@@ -62,6 +65,7 @@ impl Inner {
             jacobian: Vec::new(),
             layout: BlockSparseLayout::new(),
             probed: 0,
+            batch: BatchMark::default(),
         }
     }
 
@@ -75,6 +79,12 @@ impl Inner {
         let what = || format!("nv = {nv}, nc = {nc}: the solve's workspace of {need} doubles");
         let limit = "it needs about 21·nc doubles, plus 9·nc·nv for dense data";
         alloc::probe_doubles(Some(need), &mut self.probed, what, limit)
+    }
+}
+
+impl Batched for cts_tamsi_solver {
+    fn mark(inner: &mut Inner) -> &mut BatchMark {
+        &mut inner.batch
     }
 }
 
@@ -688,6 +698,51 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
             ))
         }
     })
+}
+
+/// Many worlds in one call (`docs/c_api.md` §1.10): world `i` is exactly
+/// `cts_tamsi_solver_solve_with_guess(solvers[i], dts[i], v_guesses[i], nvs[i])` (same status in
+/// `statuses[i]`, same last error on the handle, bit-identical results, read afterwards with the
+/// usual getters), whatever `num_threads`. Each handle must have its problem data set; the
+/// worlds are independent and one failing world does not stop the others.
+///
+/// `solvers`, `dts` (s), `v_guesses` (each NULL only where its `nvs[i]` is 0, as in the single
+/// call), `nvs` and `statuses` are arrays of `count` elements; they may be NULL when `count` is
+/// 0 (nothing is done). `num_threads` 0 or 1 solves in order on the calling thread; more uses
+/// `min(num_threads, count, 256)` threads, spawned for this call and joined before it returns.
+///
+/// Per world: a NULL `solvers[i]` gives CTS_STATUS_NULL_POINTER; a handle that appears more than
+/// once gives CTS_STATUS_INVALID_ARGUMENT to every world that names it (none of them is solved;
+/// detail in its last error); any other world gets the single call's status.
+///
+/// Returns CTS_STATUS_OK when the call was valid (even if worlds failed: read `statuses`),
+/// CTS_STATUS_INVALID_ARGUMENT (`count` above 2^32 - 1; nothing is read) or
+/// CTS_STATUS_NULL_POINTER (an array NULL while `count > 0`); on those nothing is written and
+/// the detail is in `cts_last_error_message()`. Allocates nothing besides the worker threads
+/// and the messages of failing worlds.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cts_tamsi_solver_solve_batch(
+    solvers: *const *mut cts_tamsi_solver,
+    dts: *const f64,
+    v_guesses: *const *const f64,
+    nvs: *const usize,
+    count: usize,
+    num_threads: usize,
+    statuses: *mut cts_status,
+) -> cts_status {
+    let required = [("dts", dts.is_null()), ("v_guesses", v_guesses.is_null()), ("nvs", nvs.is_null())];
+    // SAFETY: the arrays hold `count` elements (the C contract, checked non-NULL by `run`).
+    unsafe {
+        batch::run(
+            "cts_tamsi_solver_solve_batch",
+            solvers,
+            count,
+            &required,
+            num_threads,
+            statuses,
+            |s, i| cts_tamsi_solver_solve_with_guess(s, *dts.add(i), *v_guesses.add(i), *nvs.add(i)),
+        )
+    }
 }
 
 /// The final check of a successful solve: every output finite (`CTS_STATUS_NON_FINITE_RESULT`

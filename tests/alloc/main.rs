@@ -10,6 +10,7 @@ static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 // Through the Rust API
 mod baraff_alloc;
+mod batch_alloc;
 mod block_sparse_alloc;
 mod ipm_alloc;
 mod lcp_alloc;

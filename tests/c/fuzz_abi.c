@@ -1,7 +1,8 @@
 /* A seeded random fuzzer of the whole C ABI (issue 13): random call sequences on all five
  * solvers (TAMSI, LCP, rigid, Baraff, interior point) with random sizes (huge ones included),
  * NULL pointers, NaN, infinite and huge values, random parameter structs, and a random order
- * of new / clone / free / set / solve / get. Built with AddressSanitizer and UBSan, so a memory
+ * of new / clone / free / set / solve / get, and batches of solves over the live handles (NULL
+ * and repeated handles, counts of 0 and 2^36, 0-4 threads; issue 31). Built with AddressSanitizer and UBSan, so a memory
  * error or undefined behaviour ends the run. After every call it checks:
  *   * the status is a known one (a caught panic, 199, counts as a failure);
  *   * a failing call left a non-empty message (the handle's, or the thread-local one);
@@ -500,6 +501,49 @@ static void tamsi_solve(tamsi_slot *s) {
   bundle_free(&tmp);
 }
 
+/* The checks of one batch's per-world statuses (`docs/c_api.md` §1.10): each is a known status,
+ * a failed world of a live handle has its message there. */
+static void batch_world(const char *call, cts_status s, const char *message) {
+  after(call, s, message != NULL ? message : "a NULL handle (no message channel)");
+}
+
+/* Many worlds in one call: 0-5 worlds drawn from the slots (NULL and repeated handles included),
+ * random dt and guesses (sometimes of the wrong length), 0-4 threads. An OK world reads back
+ * finite; a count beyond 2^32 - 1 is refused before its arrays are read; a NULL array too. */
+static void tamsi_batch(void) {
+  bundle tmp = {{0}, 0};
+  cts_tamsi_solver *hs[5];
+  tamsi_slot *slots[5];
+  double dts[5];
+  const double *guesses[5];
+  size_t nvs[5], count = below(6), threads = below(5), i;
+  cts_status statuses[5];
+  for (i = 0; i < count; ++i) {
+    slots[i] = &tamsi[below(SLOTS)];
+    hs[i] = slots[i]->h;
+    nvs[i] = (hs[i] != NULL ? cts_tamsi_solver_num_velocities(hs[i]) : below(3)) + (one_in(10) ? 1 : 0);
+    guesses[i] = darr(&tmp, nvs[i], ANY);
+    dts[i] = rand_dt();
+  }
+  if (one_in(10) &&
+      CHECKED(cts_tamsi_solver_solve_batch(hs, dts, guesses, nvs, (size_t)1 << 36, threads, statuses),
+              cts_last_error_message()) != CTS_STATUS_INVALID_ARGUMENT)
+    violation(&bad_status, "a batch of 2^36 worlds not refused", current, st_, "");
+  if (CHECKED(cts_tamsi_solver_solve_batch(hs, one_in(20) ? NULL : dts, guesses, nvs, count, threads, statuses),
+              cts_last_error_message()) == CTS_STATUS_OK) {
+    for (i = 0; i < count; ++i) {
+      batch_world("cts_tamsi_solver_solve_batch: a world", statuses[i],
+                  hs[i] != NULL ? cts_tamsi_solver_last_error(hs[i]) : NULL);
+      if (statuses[i] == CTS_STATUS_OK) {
+        ++ok_solves;
+        ++ok_per_solver[0];
+        tamsi_read_all(slots[i], 1);
+      }
+    }
+  }
+  bundle_free(&tmp);
+}
+
 static void tamsi_jacobian(tamsi_slot *s) {
   bundle tmp = {{0}, 0};
   size_t nv = cts_tamsi_solver_num_velocities(s->h), ld = rand_ld(nv);
@@ -560,7 +604,12 @@ static void tamsi_step(void) {
     case 5: tamsi_set(s, 0); break;
     case 6: tamsi_set(s, 1); break;
     case 7:
-    case 8: tamsi_solve(s); break;
+    case 8:
+      if (one_in(4))
+        tamsi_batch();
+      else
+        tamsi_solve(s);
+      break;
     case 9: tamsi_read_all(s, 0); break;
     case 10: tamsi_jacobian(s); break;
     case 11: tamsi_set_blocks(s, 0); break;
@@ -1245,6 +1294,42 @@ static void ipm_sensitivities(ipm_slot *s) {
   }
 }
 
+/* As tamsi_batch for the interior point: no guesses (every world from its v0), or one per
+ * world, NULL entries included. */
+static void ipm_batch(void) {
+  bundle tmp = {{0}, 0};
+  cts_ipm_solver *hs[5];
+  ipm_slot *slots[5];
+  const double *guesses[5];
+  size_t ns[5], count = below(6), threads = below(5), i;
+  int with_guesses = one_in(2);
+  cts_status statuses[5];
+  for (i = 0; i < count; ++i) {
+    slots[i] = &ipm[below(SLOTS)];
+    hs[i] = slots[i]->h;
+    ns[i] = (hs[i] != NULL ? cts_ipm_solver_num_velocities(hs[i]) : below(3)) + (one_in(10) ? 1 : 0);
+    guesses[i] = one_in(4) ? NULL : darr(&tmp, ns[i], ANY);
+  }
+  if (one_in(10) &&
+      CHECKED(cts_ipm_solver_solve_batch(hs, NULL, NULL, (size_t)1 << 36, threads, statuses),
+              cts_last_error_message()) != CTS_STATUS_INVALID_ARGUMENT)
+    violation(&bad_status, "a batch of 2^36 worlds not refused", current, st_, "");
+  if (CHECKED(cts_ipm_solver_solve_batch(hs, with_guesses ? guesses : NULL, with_guesses ? ns : NULL, count, threads,
+                                         statuses),
+              cts_last_error_message()) == CTS_STATUS_OK) {
+    for (i = 0; i < count; ++i) {
+      batch_world("cts_ipm_solver_solve_batch: a world", statuses[i],
+                  hs[i] != NULL ? cts_ipm_solver_last_error(hs[i]) : NULL);
+      if (statuses[i] == CTS_STATUS_OK) {
+        ++ok_solves;
+        ++ok_per_solver[4];
+        ipm_read_all(slots[i], 1);
+      }
+    }
+  }
+  bundle_free(&tmp);
+}
+
 static void ipm_free_slot(ipm_slot *s) {
   cts_ipm_solver_free(s->h);
   s->h = NULL;
@@ -1302,6 +1387,10 @@ static void ipm_step(void) {
     case 6:
     case 7: {
       cts_status r;
+      if (one_in(4)) {
+        ipm_batch();
+        break;
+      }
       if (one_in(2)) {
         bundle tmp = {{0}, 0};
         size_t n = cts_ipm_solver_num_velocities(s->h) + (one_in(10) ? 1 : 0);

@@ -168,6 +168,25 @@ static void BlockProblemData() {
   CHECK(blocks.num_contacts() == TwoBoxes::kNc);
   CHECK(blocks.Solve() == cts::IpmOutcome::kConverged);
   for (int r = 0; r < TwoBoxes::kNv; ++r) CHECK(blocks.get_generalized_velocities()[r] == v[r]);
+
+  // SolveBatch (docs/c_api.md §1.10): each world is its Solve (or SolveWithGuess), bit for bit,
+  // on two threads; a world without data and a null solver are per-world statuses.
+  cts::IpmSolver b1, b2, empty;
+  b1.SetBlockProblemData(data, &p.v0, &p.tau, TwoBoxes::kH, &p.phi, &p.mu, p.models);
+  b2.SetProblemData(TwoBoxes::kNv, TwoBoxes::kNc, p.M_dense.data(), TwoBoxes::kNv, p.Jn.data(), TwoBoxes::kNc,
+                    p.Jt.data(), 2 * TwoBoxes::kNc, p.v0.data(), p.tau.data(), TwoBoxes::kH, p.phi.data(),
+                    p.mu.data(), p.models.data());
+  const std::vector<cts_status> st = cts::IpmSolver::SolveBatch({&b1, &b2, &empty, nullptr}, 2);
+  CHECK(st.size() == 4 && st[0] == CTS_STATUS_OK && st[1] == CTS_STATUS_OK);
+  CHECK(st[2] == CTS_STATUS_NO_PROBLEM_DATA && st[3] == CTS_STATUS_NULL_POINTER);
+  for (int r = 0; r < TwoBoxes::kNv; ++r) CHECK(b1.get_generalized_velocities()[r] == v[r]);
+  for (int r = 0; r < TwoBoxes::kNv; ++r) {
+    CHECK(b2.get_generalized_velocities()[r] == dense.get_generalized_velocities()[r]);
+  }
+  const std::vector<const cts::Vector*> guesses{&p.v0, nullptr};
+  const std::vector<cts_status> warm = cts::IpmSolver::SolveBatch({&b1, &b2}, 0, &guesses);
+  CHECK(warm[0] == CTS_STATUS_OK && warm[1] == CTS_STATUS_OK);
+  ExpectError(CTS_STATUS_DIMENSION_MISMATCH, [&] { cts::IpmSolver::SolveBatch({&b1}, 0, &guesses); });
 }
 
 int main() {

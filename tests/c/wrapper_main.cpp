@@ -101,6 +101,31 @@ int main() {
     CHECK(one.get_iteration_statistics().num_iterations == 1);
   }
 
+  // SolveBatch (docs/c_api.md §1.10): each world is its SolveWithGuess, bit for bit, on two
+  // threads; a world without data, a null solver and a solver listed twice are per-world statuses.
+  {
+    cts::TamsiSolver a(nv), limited(nv), empty(nv);
+    a.set_solver_parameters(p);
+    cts::TamsiSolverParameters q;
+    q.max_iterations = 1;
+    limited.set_solver_parameters(q);
+    a.SetTwoWayCoupledProblemData(1, M, 3, Jn, 1, Jt, 2, p_star, fn0, k, d, mu);
+    limited.SetTwoWayCoupledProblemData(1, M, 3, Jn, 1, Jt, 2, p_star, fn0, k, d, mu);
+    cts::Vector g = cts::internal::make_vector(3);
+    for (int i = 0; i < 3; ++i) g[i] = v0_std[static_cast<std::size_t>(i)];
+    const std::vector<cts_status> st =
+        cts::TamsiSolver<>::SolveBatch({&a, &limited, &empty, nullptr}, {1e-3, 1e-3, 1e-3, 1e-3}, {g, g, g, g}, 2);
+    CHECK(st.size() == 4 && st[0] == CTS_STATUS_OK && st[1] == CTS_STATUS_MAX_ITERATIONS_REACHED);
+    CHECK(st[2] == CTS_STATUS_NO_PROBLEM_DATA && st[3] == CTS_STATUS_NULL_POINTER);
+    for (int i = 0; i < 3; ++i) CHECK(a.get_generalized_velocities()[i] == v[i]);
+    CHECK(a.get_normal_forces()[0] == solver.get_normal_forces()[0]);
+    CHECK(limited.get_iteration_statistics().num_iterations == 1);
+    const std::vector<cts_status> dup = cts::TamsiSolver<>::SolveBatch({&a, &a}, {1e-3, 1e-3}, {g, g});
+    CHECK(dup[0] == CTS_STATUS_INVALID_ARGUMENT && dup[1] == CTS_STATUS_INVALID_ARGUMENT);
+    ExpectError(CTS_STATUS_DIMENSION_MISMATCH, [&] { cts::TamsiSolver<>::SolveBatch({&a}, {1e-3, 1e-3}, {g}); });
+    CHECK(cts::TamsiSolver<>::SolveBatch({}, {}, {}).empty());
+  }
+
   // Clone: parameters, no data; move: the handle moves.
   std::unique_ptr<cts::TamsiSolver<double>> copy = solver.Clone();
   CHECK(copy->get_solver_parameters().stiction_tolerance == 1.0e-6);

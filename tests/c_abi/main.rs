@@ -9,6 +9,7 @@ mod c_support;
 
 // Solvers through the C ABI, from Rust
 mod baraff_c_abi;
+mod batch_c_abi;
 mod ipm_blocks_c_abi;
 mod ipm_c_abi;
 mod lcp_c_abi;

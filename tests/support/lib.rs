@@ -14,6 +14,7 @@
 // the names the tests call them by.
 #![allow(clippy::should_implement_trait, clippy::new_without_default)]
 
+pub mod batch_worlds;
 pub mod engine_scenes;
 pub mod ipm_blocks;
 pub mod ipm_common;

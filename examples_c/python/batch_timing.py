@@ -1,0 +1,89 @@
+"""Times one ``TamsiSolver.solve_batch`` call against a Python loop of ``solve_with_guess`` on the
+same 256 worlds (``docs/performance.md`` §7; a measurement, not a test).
+
+Each world is a random two-way TAMSI problem of nv 6–60 and 2–12 contacts (SPD M, random Jn,
+Jt, pressed contacts), its data set once; every repetition solves every world from the same
+guess, so each does the same work. The loop pays one ctypes call per world and holds the GIL;
+the batch pays one call and runs on ``num_threads`` threads. The results are checked equal bit
+for bit before timing.
+
+Run with a release library: ``cargo build --release --lib`` and
+``CONTACT_SOLVERS_LIB=target/release/libcontact_solvers.so python batch_timing.py``.
+"""
+
+import argparse
+import time
+
+import numpy as np
+
+import contact_solvers as cts
+
+
+def worlds(count, seed=1):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        nv, nc = int(rng.integers(6, 61)), int(rng.integers(2, 13))
+        a = rng.uniform(-0.5, 0.5, (nv, nv))
+        out.append(dict(
+            M=np.asfortranarray(a @ a.T + np.eye(nv)), Jn=np.asfortranarray(rng.uniform(-1, 1, (nc, nv))),
+            Jt=np.asfortranarray(rng.uniform(-1, 1, (2 * nc, nv))), p_star=rng.uniform(-0.1, 0.1, nv),
+            fn0=rng.uniform(1, 20, nc), k=rng.uniform(1e3, 1e5, nc), d=rng.uniform(0, 5, nc),
+            mu=rng.uniform(0.2, 0.9, nc), v0=rng.uniform(-0.05, 0.05, nv), dt=1e-3,
+        ))
+    return out
+
+
+def solvers(ws):
+    out = []
+    for w in ws:
+        s = cts.TamsiSolver(w["M"].shape[0])
+        s.set_two_way_coupled_problem_data(w["M"], w["Jn"], w["Jt"], w["p_star"], w["fn0"], w["k"],
+                                           w["d"], w["mu"])
+        out.append(s)
+    return out
+
+
+def best(f, repeats):
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--worlds", type=int, default=256)
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    ws = worlds(args.worlds)
+    loop_solvers, batch_solvers = solvers(ws), solvers(ws)
+    dts = np.array([w["dt"] for w in ws])
+    guesses = [w["v0"] for w in ws]
+
+    def loop():
+        for s, w in zip(loop_solvers, ws):
+            s.solve_with_guess(w["dt"], w["v0"])
+
+    def batch(threads):
+        return lambda: cts.TamsiSolver.solve_batch(batch_solvers, dts, guesses, num_threads=threads)
+
+    loop()
+    results = batch(2)()
+    same = all(a.get_generalized_velocities().tobytes() == b.get_generalized_velocities().tobytes()
+               for a, b in zip(loop_solvers, batch_solvers))
+    nv = [w["M"].shape[0] for w in ws]
+    print(f"{len(ws)} worlds, nv {min(nv)}..{max(nv)} (mean {np.mean(nv):.1f}); "
+          f"{sum(r is cts.TamsiSolverResult.kSuccess for r in results)} converge; "
+          f"batch == loop bit for bit: {same}")
+    t_loop = best(loop, args.repeats)
+    print(f"python loop of solve_with_guess: {1e3 * t_loop:8.3f} ms")
+    for threads in (0, 2):
+        t = best(batch(threads), args.repeats)
+        print(f"solve_batch, num_threads={threads}:   {1e3 * t:8.3f} ms  ({t_loop / t:.2f}x the loop)")
+
+
+if __name__ == "__main__":
+    main()
