@@ -45,6 +45,8 @@ struct Shared {
     shutdown: AtomicBool,
     /// A worker's share of the last run panicked.
     panicked: AtomicBool,
+    /// A run is in progress (a second, concurrent or nested, run goes sequential).
+    busy: AtomicBool,
 }
 
 /// Locks `m`, ignoring poisoning (nothing panics while holding these locks).
@@ -57,8 +59,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 /// all have returned; it allocates nothing. Workers spin briefly between runs, then sleep.
 /// Dropping the pool stops and joins its workers.
 ///
-/// `run` takes `&mut self`: one caller at a time, as a solver object is used by one thread at a
-/// time. The workers are internal; nothing of a solve is visible from them outside a run.
+/// One run at a time: a solver object is used by one thread at a time, and a run started while
+/// another is in progress (from a job, or from a second thread) calls every participant's share
+/// on its own thread instead. The workers are internal; nothing of a solve is visible from them
+/// outside a run.
 pub struct WorkerPool {
     threads: usize,
     shared: Arc<Shared>,
@@ -99,6 +103,7 @@ impl WorkerPool {
             wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
             panicked: AtomicBool::new(false),
+            busy: AtomicBool::new(false),
         });
         let mut pool = Self { threads, shared, workers: Vec::new() };
         pool.workers.try_reserve_exact(threads - 1).map_err(|_| PoolError::Spawn(1))?;
@@ -124,12 +129,14 @@ impl WorkerPool {
     /// Calls `f(p)` once for every participant `p` in `0..threads()`: `f(0)` on the caller's
     /// thread, the others on the workers; returns when every call has returned. A panic in any
     /// call is raised again here, after all calls have ended.
-    pub fn run(&mut self, f: &(dyn Fn(usize) + Sync)) {
-        if self.workers.is_empty() {
-            f(0);
+    pub fn run(&self, f: &(dyn Fn(usize) + Sync)) {
+        let s = &*self.shared;
+        if self.workers.is_empty() || s.busy.swap(true, Ordering::Acquire) {
+            for p in 0..self.threads {
+                f(p);
+            }
             return;
         }
-        let s = &*self.shared;
         let ptr: *const (dyn Fn(usize) + Sync + '_) = f;
         // SAFETY: only the lifetime of the trait object is erased (same layout). The workers call
         // the job only between the `epoch` increment below and their decrement of `remaining`, and
@@ -157,6 +164,7 @@ impl WorkerPool {
             }
         }
         *lock(&s.job) = None;
+        s.busy.store(false, Ordering::Release);
         if let Err(payload) = mine {
             resume_unwind(payload);
         }
@@ -247,7 +255,7 @@ impl Clone for PoolSlot {
 impl PoolSlot {
     /// The pool for `threads` participants, `None` for 0 or 1 (sequential). When a worker thread
     /// cannot be started the solve runs sequentially, with the same results.
-    pub fn get(&mut self, threads: usize) -> Option<&mut WorkerPool> {
+    pub fn get(&mut self, threads: usize) -> Option<&WorkerPool> {
         let threads = threads.min(MAX_THREADS);
         if threads <= 1 {
             self.pool = None;
@@ -258,7 +266,7 @@ impl PoolSlot {
             self.pool = None;
             self.pool = WorkerPool::new(threads).ok();
         }
-        self.pool.as_mut()
+        self.pool.as_ref()
     }
 }
 
@@ -332,7 +340,7 @@ mod tests {
 
     #[test]
     fn every_participant_runs_once_per_run_and_writes_its_part() {
-        let mut pool = WorkerPool::new(4).unwrap();
+        let pool = WorkerPool::new(4).unwrap();
         assert_eq!(pool.threads(), 4);
         let mut out = vec![0usize; 40];
         let bounds = [0, 7, 20, 21, 40];
@@ -351,7 +359,7 @@ mod tests {
 
     #[test]
     fn a_panic_in_a_worker_reaches_the_caller_and_the_pool_still_works() {
-        let mut pool = WorkerPool::new(3).unwrap();
+        let pool = WorkerPool::new(3).unwrap();
         let hit = std::panic::catch_unwind(AssertUnwindSafe(|| {
             pool.run(&|p| assert!(p != 2, "worker 2 fails"));
         }));
@@ -361,6 +369,14 @@ mod tests {
             count.fetch_add(1, Ordering::Relaxed);
         });
         assert_eq!(count.load(Ordering::Relaxed), 3);
+        // A run from inside a run calls every share on its own thread.
+        let nested = AtomicUsize::new(0);
+        pool.run(&|_| {
+            pool.run(&|_| {
+                nested.fetch_add(1, Ordering::Relaxed);
+            })
+        });
+        assert_eq!(nested.load(Ordering::Relaxed), 9);
     }
 
     #[test]
