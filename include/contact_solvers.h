@@ -844,6 +844,15 @@ typedef struct cts_ipm_parameters {
    * cts_ipm_parameters_engine sets 0 (off); finite, >= 0.
    */
   double natural_map_tolerance;
+  /**
+   * Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+   * on the calling thread; n >= 2 assembles, factors and solves the islands' Newton matrices on
+   * the caller and n - 1 worker threads the handle owns (started by the first such solve, kept
+   * until the count changes or the handle is freed; a handle is still used by one thread at a
+   * time). Results are bit-identical to the sequential solve. Dense data ignores it. In
+   * [0, 256].
+   */
+  int32_t num_threads;
 } cts_ipm_parameters;
 
 /**
@@ -1195,6 +1204,15 @@ typedef struct cts_tamsi_parameters {
    * in (0, pi/2).
    */
   double theta_max;
+  /**
+   * Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+   * on the calling thread; n >= 2 splits the per-contact, per-tree and per-island work over the
+   * caller and n - 1 worker threads the handle owns (started by the first such solve, kept
+   * until the count changes or the handle is freed; a handle is still used by one thread at a
+   * time). The limiter's alpha and the convergence test stay global, so iterations and results
+   * are bit-identical to the sequential solve. Dense data ignores it. In [0, 256].
+   */
+  int32_t num_threads;
 } cts_tamsi_parameters;
 
 /**

@@ -370,6 +370,9 @@ struct TamsiSolverParameters {
   double relative_tolerance{1.0e-2};
   /** Largest change of slip direction per iteration, rad, in (0, pi/2). */
   double theta_max{3.14159265358979323846 / 3.0};
+  /** Not Drake's: threads of a solve on block-sparse data, in [0, 256]; 0 or 1 (default) =
+   *  sequential. The solver owns the worker threads; results are the sequential bits. */
+  int num_threads{0};
 };
 
 /** Drake's TamsiSolverIterationStats, with Drake's members. */
@@ -801,6 +804,7 @@ class TamsiSolver {
     c.max_iterations = p.max_iterations;
     c.relative_tolerance = p.relative_tolerance;
     c.theta_max = p.theta_max;
+    c.num_threads = p.num_threads;
     check(cts_tamsi_solver_set_parameters(handle_, &c));
     parameters_ = p;
   }
@@ -2128,6 +2132,9 @@ struct IpmSolverParameters {
   /** Engine iteration: tolerance of the scaled natural-map error that kConverged also requires
    *  (docs/ipm.md §11.8), >= 0; 0 turns the test off; Engine() sets 0. */
   double natural_map_tolerance{1.0e-6};
+  /** Threads of a solve on block-sparse data, in [0, 256]; 0 or 1 (default) = sequential. The
+   *  solver owns the worker threads (docs/performance.md §7); results are the sequential bits. */
+  int num_threads{0};
 
   /** The engine preset (cts_ipm_parameters_engine, docs/ipm.md §11.7): the defaults with
    *  near_rigid_beta = 1 and natural_map_tolerance = 0. */
@@ -2222,6 +2229,7 @@ class IpmSolver {
     c.stall_iterations = p.stall_iterations;
     c.near_rigid_beta = p.near_rigid_beta;
     c.natural_map_tolerance = p.natural_map_tolerance;
+    c.num_threads = p.num_threads;
     check(cts_ipm_solver_set_parameters(handle_, &c));
   }
 
@@ -2251,6 +2259,7 @@ class IpmSolver {
     p.stall_iterations = c.stall_iterations;
     p.near_rigid_beta = c.near_rigid_beta;
     p.natural_map_tolerance = c.natural_map_tolerance;
+    p.num_threads = c.num_threads;
     return p;
   }
 

@@ -14,6 +14,7 @@
 //! | [`rigid`] | rigid contact/friction/limit/bilateral constraint forces and impulses as LCPs, discretized time stepping | Drake `ConstraintSolver` |
 //! | [`block_sparse`] | the block-sparse (per-tree) form of (M, J) and its islands, which TAMSI and the interior point take for large problems | MuJoCo trees, Drake SAP cliques |
 //! | [`linalg`] | the dense kernels the solvers share (Eigen-compatible LDLᵀ, partial-pivot LU) and a block-sparse supernodal LU / LDLᵀ for large islands | Eigen; supernodal factorization |
+//! | [`parallel`] | the worker pool a solver object owns for islands in parallel (`num_threads`) | – |
 //!
 //! ## Conventions (all modules)
 //!
@@ -27,7 +28,8 @@
 //! * Usage errors are `thiserror` enums; solver outcomes (converged, iteration limit, …) are
 //!   returned values, never errors.
 //!
-//! The only `unsafe` code of the crate lives in [`ffi`], the C ABI layer.
+//! The only `unsafe` code of the crate lives in [`ffi`], the C ABI layer, and in [`parallel`]'s
+//! worker pool (a borrowed job on long-lived threads, disjoint parts of a slice).
 
 #![deny(unsafe_code)]
 // `!(x > 0.0)` is true for NaN; the reference implementations rely on exactly that, so the
@@ -41,5 +43,6 @@ pub mod ffi;
 pub mod ipm;
 pub mod lcp;
 pub mod linalg;
+pub mod parallel;
 pub mod rigid;
 pub mod tamsi;

@@ -248,6 +248,8 @@ Base.@kwdef struct TamsiSolverParameters
     relative_tolerance::Cdouble = 1.0e-2
     # Largest change of a slip direction per iteration, rad, in (0, π/2).
     theta_max::Cdouble = π / 3
+    # Not Drake's: threads of a solve on block-sparse data, in [0, 256]; 0 or 1 = sequential.
+    num_threads::Int32 = 0
 end
 
 # cts_tamsi_iteration_stats
@@ -568,6 +570,9 @@ Base.@kwdef struct IpmSolverParameters
     proximal_regularization::Cdouble = 1.0e-2
     normal_compliance::Cdouble = 0.0
     stall_iterations::Int32 = 20
+    near_rigid_beta::Cdouble = 0.0
+    natural_map_tolerance::Cdouble = 1.0e-6
+    num_threads::Int32 = 0
 end
 
 "`cts_ipm_stats` (same layout): `status` is 0, 41, 42, 43 or 44 (`IpmOutcome(stats.status)`)."

@@ -13,7 +13,8 @@
  * 'second_order_cone', 'linear') or a numeric vector of CTS_IPM_MODEL_* codes. Real, full double
  * arrays, column-major as MATLAB stores them: nothing is copied. params is an optional struct with
  * any numeric field of cts_ipm_parameters (rtol, btol, max_iter, ..., dojo_compatible,
- * near_rigid_beta, natural_map_tolerance); the string 'engine' selects the engine preset
+ * near_rigid_beta, natural_map_tolerance, num_threads: block data only, no effect here); the
+ * string 'engine' selects the engine preset
  * (cts_ipm_parameters_engine: per-contact near-rigid normal regularization, docs/ipm.md §11.7).
  *
  * r is a struct: outcome (the cts_status: 0 = converged, else an interior-point outcome such as
@@ -71,6 +72,7 @@ static const cts_mex_field parameter_fields[] = {
     CTS_IPM_FIELD(stall_iterations, 1),
     CTS_IPM_FIELD(near_rigid_beta, 0),
     CTS_IPM_FIELD(natural_map_tolerance, 0),
+    CTS_IPM_FIELD(num_threads, 1),
 };
 
 static const cts_mex_name model_names[] = {

@@ -13,7 +13,8 @@
  * contact i), the per-contact vectors have nc entries (rows or columns); for nc = 0, Jn and Jt may
  * be any empty array. MATLAB and Octave store matrices column-major, the library's layout, so
  * nothing is copied. params is an optional struct with any of the fields stiction_tolerance (m/s),
- * max_iterations, relative_tolerance, theta_max (rad); the others keep Drake's defaults.
+ * max_iterations, relative_tolerance, theta_max (rad), num_threads (block data only: no effect
+ * here); the others keep Drake's defaults.
  *
  * r is a struct: outcome (0 = kSuccess, 1 = kMaxIterationsReached, 2 = kLinearSolverFailed,
  * 3 = kAlphaSolverFailed: Drake's TamsiSolverResult; after a failure the fields hold the last
@@ -87,11 +88,17 @@ static void parameters_arg(const mxArray *a, cts_tamsi_parameters *p) {
         usage_error(CTS_STATUS_INVALID_ARGUMENT, "params.max_iterations must be an int32 integer");
       }
       p->max_iterations = (int32_t)value;
+    } else if (strcmp(field, "num_threads") == 0) {
+      /* Block data only (docs/performance.md §7): accepted and validated, no effect on M, Jn, Jt. */
+      if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
+        usage_error(CTS_STATUS_INVALID_ARGUMENT, "params.num_threads must be an int32 integer");
+      }
+      p->num_threads = (int32_t)value;
     } else {
       char message[256];
       snprintf(message, sizeof message,
                "params.%s is not a TAMSI parameter (stiction_tolerance, max_iterations, "
-               "relative_tolerance, theta_max)",
+               "relative_tolerance, theta_max, num_threads)",
                field);
       usage_error(CTS_STATUS_INVALID_ARGUMENT, message);
     }

@@ -279,6 +279,7 @@ class cts_ipm_parameters(ctypes.Structure):
         ("stall_iterations", ctypes.c_int32),
         ("near_rigid_beta", ctypes.c_double),
         ("natural_map_tolerance", ctypes.c_double),
+        ("num_threads", ctypes.c_int32),
     ]
 
 
@@ -376,6 +377,7 @@ class cts_tamsi_parameters(ctypes.Structure):
         ("max_iterations", ctypes.c_int32),
         ("relative_tolerance", ctypes.c_double),
         ("theta_max", ctypes.c_double),
+        ("num_threads", ctypes.c_int32),
     ]
 
 

@@ -139,6 +139,9 @@ class IpmSolverParameters:
     #: Engine iteration: tolerance of the scaled natural-map error that kConverged also requires
     #: (docs/ipm.md §11.8); 0 = off; :meth:`engine` sets 0.
     natural_map_tolerance: float = 1.0e-6
+    #: Threads of a solve on block-sparse data, in [0, 256]; 0 or 1 = sequential. The solver owns
+    #: its worker threads; results are the sequential bits (docs/performance.md §7).
+    num_threads: int = 0
 
     @classmethod
     def engine(cls) -> "IpmSolverParameters":
@@ -238,6 +241,7 @@ class IpmSolver(_SolverHandle):
         c.stall_iterations = _int32("stall_iterations", p.stall_iterations)
         c.near_rigid_beta = float(p.near_rigid_beta)
         c.natural_map_tolerance = float(p.natural_map_tolerance)
+        c.num_threads = _int32("num_threads", p.num_threads)
         self._check(self._lib.cts_ipm_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_parameters(self) -> IpmSolverParameters:
@@ -253,6 +257,7 @@ class IpmSolver(_SolverHandle):
             newton, bool(c.rvio_floor_in_backtracking), bool(c.dojo_compatible), c.tolerance,
             c.complementarity_tolerance, int(c.centrality_correctors), c.proximal_regularization,
             c.normal_compliance, int(c.stall_iterations), c.near_rigid_beta, c.natural_map_tolerance,
+            int(c.num_threads),
         )
 
     def set_contact_ids(self, ids) -> None:

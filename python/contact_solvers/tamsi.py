@@ -108,6 +108,9 @@ class TamsiSolverParameters:
     relative_tolerance: float = 1.0e-2
     #: Largest change of a slip direction per iteration, rad, in (0, pi/2).
     theta_max: float = math.pi / 3.0
+    #: Not Drake's: threads of a solve on block-sparse data, in [0, 256]; 0 or 1 = sequential. The
+    #: solver owns its worker threads; results are the sequential bits (docs/performance.md §7).
+    num_threads: int = 0
 
 
 @dataclasses.dataclass
@@ -178,13 +181,15 @@ class TamsiSolver(_SolverHandle):
         c.max_iterations = _int32("max_iterations", parameters.max_iterations)
         c.relative_tolerance = float(parameters.relative_tolerance)
         c.theta_max = float(parameters.theta_max)
+        c.num_threads = _int32("num_threads", parameters.num_threads)
         self._check(self._lib.cts_tamsi_solver_set_parameters(self._h(), ctypes.byref(c)))
 
     def get_solver_parameters(self) -> TamsiSolverParameters:
         c = _TamsiParameters()
         self._check(self._lib.cts_tamsi_solver_get_parameters(self._h(), ctypes.byref(c)))
         return TamsiSolverParameters(
-            c.stiction_tolerance, int(c.max_iterations), c.relative_tolerance, c.theta_max
+            c.stiction_tolerance, int(c.max_iterations), c.relative_tolerance, c.theta_max,
+            int(c.num_threads),
         )
 
     # -- problem data (borrowed) --------------------------------------------------------------

@@ -15,12 +15,15 @@
 //!   touches.
 //! * [`BlockNewtonMatrix`]: per island, the Newton matrix `M + s·Σᵢ Jᵢᵀ Wᵢ Jᵢ` with a 3×3 weight
 //!   `Wᵢ` per contact, assembled in place, factored (dense LU or LDLᵀ) and solved; the trees no
-//!   contact touches are solved with their own M block.
+//!   contact touches are solved with their own M block; with a worker pool the islands are
+//!   assembled, factored and solved in parallel.
+//! * [`WorkSplit`]: the contacts and trees cut into ranges for the participants of a pool.
 
 mod islands;
 mod layout;
 mod newton;
 mod rows;
+mod split;
 mod system;
 
 pub use islands::Islands;
@@ -28,6 +31,7 @@ pub(crate) use layout::try_grow;
 pub use layout::{BlockSparseLayout, MAX_BLOCK_INDEX};
 pub use newton::{BlockNewtonMatrix, Factorization};
 pub use rows::{ContactRows, Rows};
+pub use split::WorkSplit;
 pub use system::BlockSparseSystem;
 
 /// A block-sparse structure or value array that cannot be used.

@@ -3,8 +3,12 @@
 
 use nalgebra::DMatrixViewMut;
 
-use super::{BlockSparseError, BlockSparseSystem, ContactRows, Islands, Rows, try_grow};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::{BlockSparseError, BlockSparseLayout, BlockSparseSystem, ContactRows, Islands, Rows, try_grow};
+use crate::linalg::simd::dispatch_fn;
 use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu, padded_dim};
+use crate::parallel::{Parts, WorkerPool, balanced_cuts};
 
 /// Which factorization the Newton matrices get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +42,9 @@ struct IslandFactor {
     ldlt: Ldlt,
     sparse_lu: Option<Box<BlockSparseLu>>,
     sparse_ldlt: Option<Box<BlockSparseLdlt>>,
+    /// The island's right-hand side and solution in local numbering, for parallel solves (grown
+    /// by [`BlockNewtonMatrix::prepare_parallel`]).
+    x: Vec<f64>,
 }
 
 impl Clone for IslandFactor {
@@ -51,8 +58,38 @@ impl Clone for IslandFactor {
             ldlt: self.ldlt.clone(),
             sparse_lu: None,
             sparse_ldlt: None,
+            x: Vec::new(),
         }
     }
+}
+
+/// One participant's scratch in a parallel island phase.
+#[derive(Debug, Clone, Default)]
+struct PartScratch {
+    wg: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+/// How one island's factorization went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Factored {
+    Ok,
+    /// The LDLᵀ reported failure (its factors are still usable).
+    Failed,
+    /// The dense storage of a fallback could not be grown: the island is not factored.
+    NoMemory,
+}
+
+/// What every island's assembly reads.
+struct AssemblyInput<'s, 'a, W> {
+    islands: &'s Islands,
+    rows: &'s ContactRows,
+    scatter: &'s [Scatter],
+    system: &'s BlockSparseSystem<'a>,
+    scale: f64,
+    shift: f64,
+    kind: Factorization,
+    weight: &'s W,
 }
 
 /// The Newton matrix `A = M + s·Σᵢ Jᵢᵀ Wᵢ Jᵢ` of a [`BlockSparseSystem`], block diagonal by
@@ -96,6 +133,13 @@ pub struct BlockNewtonMatrix {
     /// Per contact, where each of its `G_pᵀ Y_q` blocks goes in its island's storage, found once
     /// at [`prepare`](Self::prepare) (the lookups cost as much as the arithmetic on 6-dof trees).
     scatter: Vec<Scatter>,
+    /// Parallel island phases ([`prepare_parallel`](Self::prepare_parallel)): the number of
+    /// participants (0: not prepared), their consecutive island ranges (`island_cuts[p]..
+    /// island_cuts[p + 1]`), `0..=parts` and their scratch.
+    parts: usize,
+    island_cuts: Vec<usize>,
+    part_index: Vec<usize>,
+    part_scratch: Vec<PartScratch>,
 }
 
 /// Value array of a [`Dst`]: the dense matrix or the L panels.
@@ -140,6 +184,7 @@ impl BlockNewtonMatrix {
         kind: Factorization,
     ) -> Result<(), BlockSparseError> {
         let layout = system.layout();
+        self.parts = 0;
         self.islands.partition(layout)?;
         self.rows.prepare(system)?;
         let count = self.islands.count();
@@ -292,76 +337,211 @@ impl BlockNewtonMatrix {
         kind: Factorization,
         weight: impl Fn(usize) -> [[f64; 3]; 3],
     ) -> bool {
+        let Self { islands, factors, rows, wg, scatter, .. } = self;
+        let input = AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight: &weight };
         let mut ok = true;
-        for k in 0..self.islands.count() {
-            let n = self.islands.dofs(k);
-            let Self { islands, factors, rows, wg, scatter, .. } = self;
-            let f = &mut factors[k];
-            f.dense_fallback = false;
-            let contacts = islands.contacts(k);
-            let sparse_factored = match (f.backend, kind) {
-                (Backend::Dense, _) => {
-                    // The mapped path: the contacts' destinations were found at `prepare`.
-                    let (a, ld) = match kind {
-                        Factorization::Lu => (f.lu.padded_storage_mut(n), padded_dim(n)),
-                        Factorization::Ldlt => (f.ldlt.storage_mut(n), n),
-                    };
-                    a.fill(0.0);
-                    let mut target = DenseTarget { a, ld, islands, k };
-                    assemble_mass(&mut target, islands, k, system, shift);
-                    assemble_contacts([target.a, &mut []], contacts, scatter, rows, wg, scale, &weight);
-                    match kind {
-                        Factorization::Lu => f.lu.factor(),
-                        Factorization::Ldlt => ok &= f.ldlt.factor().is_ok(),
-                    }
-                    continue;
-                }
-                (Backend::Sparse, Factorization::Lu) => {
-                    let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
-                    lu.clear_values();
-                    assemble_mass(lu, islands, k, system, shift);
-                    let (l, u) = lu.values_mut();
-                    assemble_contacts([l, u], contacts, scatter, rows, wg, scale, &weight);
-                    lu.factor().is_ok()
-                }
-                (Backend::Sparse, Factorization::Ldlt) => {
-                    let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
-                    ldlt.clear_values();
-                    assemble_mass(ldlt, islands, k, system, shift);
-                    let (l, u) = ldlt.values_mut();
-                    assemble_contacts([l, u], contacts, scatter, rows, wg, scale, &weight);
-                    ldlt.factor().is_ok()
-                }
-            };
-            if sparse_factored {
-                continue;
-            }
-            if f.backend == Backend::Sparse {
-                // The restricted pivoting of the sparse factorization failed: factor this island
-                // dense (the dense storage is grown here, the first time only).
-                f.dense_fallback = true;
-                let grown = match kind {
-                    Factorization::Lu => f.lu.try_reserve(n),
-                    Factorization::Ldlt => f.ldlt.try_reserve(n),
-                };
-                if grown.is_err() {
-                    return false;
-                }
-            }
-            let a = match kind {
-                Factorization::Lu => f.lu.storage_mut(n),
-                Factorization::Ldlt => f.ldlt.storage_mut(n),
-            };
-            a.fill(0.0);
-            let mut target = DenseTarget { a, ld: n, islands, k };
-            assemble_island(&mut target, islands, k, system, rows, wg, scale, shift, false, &weight);
-            match kind {
-                Factorization::Lu => f.lu.factor(),
-                Factorization::Ldlt => ok &= f.ldlt.factor().is_ok(),
+        for (k, f) in factors[..islands.count()].iter_mut().enumerate() {
+            match factor_island(f, k, &input, wg) {
+                Factored::Ok => {}
+                Factored::Failed => ok = false,
+                Factored::NoMemory => return false,
             }
         }
         self.kind = Some(kind);
         ok
+    }
+
+    /// Makes room for parallel island phases with `parts` participants (call after
+    /// [`prepare`](Self::prepare), which forgets it): cuts the islands into `parts` consecutive
+    /// ranges of about equal work (assembly `∝ Σ (n_a + n_b)²` over contacts; factorization `∝ d³`
+    /// dense, `∝ Σ n_t³` plus the coupled pairs sparse) and grows every island's solution vector
+    /// and every participant's scratch. Nothing is allocated for a problem no larger than one
+    /// seen before.
+    pub fn prepare_parallel(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        parts: usize,
+    ) -> Result<(), BlockSparseError> {
+        let layout = system.layout();
+        let parts = parts.max(1);
+        let count = self.islands.count();
+        let what = "parallel island scratch";
+        try_grow(&mut self.island_cuts, parts + 1, 0, what)?;
+        try_grow(&mut self.part_index, parts + 1, 0, what)?;
+        try_grow(&mut self.part_scratch, parts, PartScratch::default(), what)?;
+        let largest_tree = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
+        let largest_island = (0..count).map(|k| self.islands.dofs(k)).max().unwrap_or(0);
+        for sc in &mut self.part_scratch[..parts] {
+            try_grow(&mut sc.wg, 3 * largest_tree, 0.0, what)?;
+            try_grow(&mut sc.tmp, largest_island, 0.0, what)?;
+        }
+        for (k, f) in self.factors[..count].iter_mut().enumerate() {
+            try_grow(&mut f.x, self.islands.dofs(k), 0.0, what)?;
+        }
+        for (p, x) in self.part_index[..parts + 1].iter_mut().enumerate() {
+            *x = p;
+        }
+        let (islands, factors) = (&self.islands, &self.factors);
+        let cost = |k: usize| {
+            let d = islands.dofs(k) as f64;
+            let assembly: f64 = islands
+                .contacts(k)
+                .iter()
+                .map(|&i| {
+                    let (a, b) = layout.contact_trees(i as usize);
+                    let n = layout.tree_dofs(a) + b.map_or(0, |b| layout.tree_dofs(b));
+                    (n * n) as f64
+                })
+                .sum();
+            let factor = if factors[k].backend == Backend::Sparse {
+                let trees: f64 =
+                    islands.trees(k).iter().map(|&t| (layout.tree_dofs(t as usize) as f64).powi(3)).sum();
+                trees + assembly * 6.0
+            } else {
+                d * d * d / 3.0
+            };
+            3.0 * assembly + factor + 2.0 * d * d
+        };
+        balanced_cuts(count, cost, &mut self.island_cuts[..parts + 1]);
+        self.parts = parts;
+        Ok(())
+    }
+
+    /// [`assemble_shifted_and_factor`](Self::assemble_shifted_and_factor) on the participants of
+    /// `pool` (the islands of one participant's range one after another), when
+    /// [`prepare_parallel`](Self::prepare_parallel) was called for them and there are at least two
+    /// islands; else on this thread. Every island gets the same operations either way, so the
+    /// factors are the same bits.
+    pub fn assemble_shifted_and_factor_on(
+        &mut self,
+        pool: Option<&WorkerPool>,
+        system: &BlockSparseSystem<'_>,
+        scale: f64,
+        shift: f64,
+        kind: Factorization,
+        weight: impl Fn(usize) -> [[f64; 3]; 3] + Sync,
+    ) -> bool {
+        match pool.filter(|p| self.runs_parallel(p)) {
+            Some(pool) => self.island_phase(pool, system, Some((scale, shift, kind, &weight)), None),
+            None => self.assemble_shifted_and_factor(system, scale, shift, kind, weight),
+        }
+    }
+
+    /// [`assemble_and_factor`](Self::assemble_and_factor) then [`solve_in_place`](Self::solve_in_place)
+    /// in one parallel phase when `pool` serves (see
+    /// [`assemble_shifted_and_factor_on`](Self::assemble_shifted_and_factor_on)).
+    pub fn factor_and_solve_on(
+        &mut self,
+        pool: Option<&WorkerPool>,
+        system: &BlockSparseSystem<'_>,
+        scale: f64,
+        kind: Factorization,
+        weight: impl Fn(usize) -> [[f64; 3]; 3] + Sync,
+        b: &mut [f64],
+    ) -> bool {
+        match pool.filter(|p| self.runs_parallel(p)) {
+            Some(pool) => self.island_phase(pool, system, Some((scale, 0.0, kind, &weight)), Some(b)),
+            None => {
+                let factored = self.assemble_and_factor(system, scale, kind, weight);
+                self.solve_in_place(system, b);
+                factored
+            }
+        }
+    }
+
+    /// [`solve_in_place`](Self::solve_in_place) on the participants of `pool` when it serves (see
+    /// [`assemble_shifted_and_factor_on`](Self::assemble_shifted_and_factor_on)).
+    pub fn solve_in_place_on(
+        &mut self,
+        pool: Option<&WorkerPool>,
+        system: &BlockSparseSystem<'_>,
+        b: &mut [f64],
+    ) {
+        match pool.filter(|p| self.runs_parallel(p)) {
+            Some(pool) => {
+                self.island_phase::<fn(usize) -> [[f64; 3]; 3]>(pool, system, None, Some(b));
+            }
+            None => self.solve_in_place(system, b),
+        }
+    }
+
+    /// Whether the island phases run on `pool`: prepared for its participants, two islands or more.
+    fn runs_parallel(&self, pool: &WorkerPool) -> bool {
+        self.parts >= 2 && self.parts == pool.threads() && self.islands.count() >= 2
+    }
+
+    /// One parallel phase over the islands: each participant factors (with `factor`) and/or solves
+    /// (with `b`, gathered into the islands' own vectors) its range of islands; then this thread
+    /// writes the solutions into `b` and zeros the free trees' entries. Returns what
+    /// [`assemble_shifted_and_factor`](Self::assemble_shifted_and_factor) returns (`true` without
+    /// `factor`).
+    fn island_phase<W: Fn(usize) -> [[f64; 3]; 3] + Sync>(
+        &mut self,
+        pool: &WorkerPool,
+        system: &BlockSparseSystem<'_>,
+        factor: Option<(f64, f64, Factorization, &W)>,
+        b: Option<&mut [f64]>,
+    ) -> bool {
+        let layout = system.layout();
+        let parts = self.parts;
+        let count = self.islands.count();
+        let kind = match factor {
+            Some((_, _, kind, _)) => kind,
+            None => self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor"),
+        };
+        let failed = AtomicBool::new(false);
+        let no_memory = AtomicBool::new(false);
+        {
+            let Self { islands, factors, rows, scatter, island_cuts, part_index, part_scratch, .. } = self;
+            let cuts = &island_cuts[..parts + 1];
+            let factors = Parts::new(&mut factors[..count], cuts, 1);
+            let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
+            let rhs = b.as_deref();
+            let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
+            pool.run(&|p| {
+                let fs = factors.take(p);
+                let sc = &mut scratch.take(p)[0];
+                dispatch_fn(|| {
+                    for (j, f) in fs.iter_mut().enumerate() {
+                        let k = cuts[p] + j;
+                        if let Some((scale, shift, kind, weight)) = factor {
+                            let input =
+                                AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight };
+                            match factor_island(f, k, &input, &mut sc.wg) {
+                                Factored::Ok => {}
+                                Factored::Failed => failed.store(true, Ordering::Relaxed),
+                                Factored::NoMemory => {
+                                    no_memory.store(true, Ordering::Relaxed);
+                                    return;
+                                }
+                            }
+                        }
+                        if let Some(b) = rhs {
+                            let n = islands.dofs(k);
+                            let mut x = std::mem::take(&mut f.x);
+                            gather(islands, layout, k, b, &mut x[..n]);
+                            solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
+                            f.x = x;
+                        }
+                    }
+                });
+            });
+        }
+        if no_memory.load(Ordering::Relaxed) {
+            return false;
+        }
+        if factor.is_some() {
+            self.kind = Some(kind);
+        }
+        if let Some(b) = b {
+            for (k, f) in self.factors[..count].iter().enumerate() {
+                scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
+            }
+            for &t in self.islands.free_trees() {
+                b[layout.tree_range(t as usize)].fill(0.0);
+            }
+        }
+        !failed.load(Ordering::Relaxed)
     }
 
     /// Assembles the matrix of [`assemble_and_factor`](Self::assemble_and_factor) without
@@ -413,78 +593,28 @@ impl BlockNewtonMatrix {
     /// `b` has nv entries.
     #[inline(always)]
     pub fn solve_in_place(&mut self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
-        let layout = system.layout();
-        let kind = self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor");
-        for k in 0..self.islands.count() {
-            let n = self.islands.dofs(k);
-            let local = &mut self.local[..n];
-            for &t in self.islands.trees(k) {
-                let t = t as usize;
-                let off = self.islands.local_offset(t);
-                let r = layout.tree_range(t);
-                local[off..off + r.len()].copy_from_slice(&b[r]);
-            }
-            let f = &mut self.factors[k];
-            let sparse = f.backend == Backend::Sparse && !f.dense_fallback;
-            match (sparse, kind) {
-                (false, Factorization::Lu) => f.lu.solve_in_place(local, &mut self.tmp[..n]),
-                (false, Factorization::Ldlt) => f.ldlt.solve_in_place(local),
-                (true, Factorization::Lu) => {
-                    let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
-                    lu.solve_in_place(local).expect("a factored island of the right size")
-                }
-                (true, Factorization::Ldlt) => {
-                    let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
-                    ldlt.solve_in_place(local).expect("a factored island of the right size")
-                }
-            }
-            for &t in self.islands.trees(k) {
-                let t = t as usize;
-                let off = self.islands.local_offset(t);
-                let r = layout.tree_range(t);
-                let len = r.len();
-                b[r].copy_from_slice(&local[off..off + len]);
-            }
-        }
-        for &t in self.islands.free_trees() {
-            b[layout.tree_range(t as usize)].fill(0.0);
-        }
+        self.solve_islands(system, b, false);
     }
 
     /// Solves `Aᵀ x = b` in place on the islands' dofs with the same factors as
     /// [`solve_in_place`](Self::solve_in_place) (adjoint solves); the entries of free trees are
     /// set to 0. `b` has nv entries.
     pub fn solve_transposed_in_place(&mut self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
+        self.solve_islands(system, b, true);
+    }
+
+    /// The islands' solves of [`solve_in_place`](Self::solve_in_place) (`transposed`: of
+    /// [`solve_transposed_in_place`](Self::solve_transposed_in_place)) on this thread.
+    #[inline(always)]
+    fn solve_islands(&mut self, system: &BlockSparseSystem<'_>, b: &mut [f64], transposed: bool) {
         let layout = system.layout();
-        let kind = self.kind.expect("BlockNewtonMatrix::solve_transposed_in_place before assemble");
+        let kind = self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor");
         for k in 0..self.islands.count() {
             let n = self.islands.dofs(k);
             let local = &mut self.local[..n];
-            for &t in self.islands.trees(k) {
-                let off = self.islands.local_offset(t as usize);
-                let r = layout.tree_range(t as usize);
-                local[off..off + r.len()].copy_from_slice(&b[r]);
-            }
-            let f = &mut self.factors[k];
-            let sparse = f.backend == Backend::Sparse && !f.dense_fallback;
-            match (sparse, kind) {
-                (false, Factorization::Lu) => f.lu.solve_transposed_in_place(local, &mut self.tmp[..n]),
-                (false, Factorization::Ldlt) => f.ldlt.solve_transposed_in_place(local),
-                (true, Factorization::Lu) => {
-                    let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
-                    lu.solve_transposed_in_place(local).expect("a factored island of the right size")
-                }
-                (true, Factorization::Ldlt) => {
-                    let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
-                    ldlt.solve_transposed_in_place(local).expect("a factored island of the right size")
-                }
-            }
-            for &t in self.islands.trees(k) {
-                let off = self.islands.local_offset(t as usize);
-                let r = layout.tree_range(t as usize);
-                let len = r.len();
-                b[r].copy_from_slice(&local[off..off + len]);
-            }
+            gather(&self.islands, layout, k, b, local);
+            solve_island(&mut self.factors[k], kind, local, &mut self.tmp[..n], transposed);
+            scatter_back(&self.islands, layout, k, local, b);
         }
         for &t in self.islands.free_trees() {
             b[layout.tree_range(t as usize)].fill(0.0);
@@ -544,6 +674,130 @@ impl BlockTarget for BlockSparseLdlt {
     #[inline(always)]
     fn block(&mut self, p: usize, q: usize) -> (&mut [f64], usize, usize) {
         self.block_slice_mut(p, q).expect("every contact's tree pair is in the analysed pattern")
+    }
+}
+
+/// Assembles island k's Newton matrix into its storage and factors it (the body of
+/// [`BlockNewtonMatrix::assemble_shifted_and_factor`] for one island; `wg`: the contact-weight
+/// scratch).
+#[inline(always)]
+fn factor_island<W: Fn(usize) -> [[f64; 3]; 3]>(
+    f: &mut IslandFactor,
+    k: usize,
+    input: &AssemblyInput<'_, '_, W>,
+    wg: &mut [f64],
+) -> Factored {
+    let AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight } = *input;
+    let n = islands.dofs(k);
+    let checked = |ok: bool| if ok { Factored::Ok } else { Factored::Failed };
+    f.dense_fallback = false;
+    let contacts = islands.contacts(k);
+    let sparse_factored = match (f.backend, kind) {
+        (Backend::Dense, _) => {
+            // The mapped path: the contacts' destinations were found at `prepare`.
+            let (a, ld) = match kind {
+                Factorization::Lu => (f.lu.padded_storage_mut(n), padded_dim(n)),
+                Factorization::Ldlt => (f.ldlt.storage_mut(n), n),
+            };
+            a.fill(0.0);
+            let mut target = DenseTarget { a, ld, islands, k };
+            assemble_mass(&mut target, islands, k, system, shift);
+            assemble_contacts([target.a, &mut []], contacts, scatter, rows, wg, scale, weight);
+            return match kind {
+                Factorization::Lu => {
+                    f.lu.factor();
+                    Factored::Ok
+                }
+                Factorization::Ldlt => checked(f.ldlt.factor().is_ok()),
+            };
+        }
+        (Backend::Sparse, Factorization::Lu) => {
+            let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
+            lu.clear_values();
+            assemble_mass(lu, islands, k, system, shift);
+            let (l, u) = lu.values_mut();
+            assemble_contacts([l, u], contacts, scatter, rows, wg, scale, weight);
+            lu.factor().is_ok()
+        }
+        (Backend::Sparse, Factorization::Ldlt) => {
+            let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
+            ldlt.clear_values();
+            assemble_mass(ldlt, islands, k, system, shift);
+            let (l, u) = ldlt.values_mut();
+            assemble_contacts([l, u], contacts, scatter, rows, wg, scale, weight);
+            ldlt.factor().is_ok()
+        }
+    };
+    if sparse_factored {
+        return Factored::Ok;
+    }
+    // The restricted pivoting of the sparse factorization failed: factor this island dense (the
+    // dense storage is grown here, the first time only).
+    f.dense_fallback = true;
+    let grown = match kind {
+        Factorization::Lu => f.lu.try_reserve(n),
+        Factorization::Ldlt => f.ldlt.try_reserve(n),
+    };
+    if grown.is_err() {
+        return Factored::NoMemory;
+    }
+    let a = match kind {
+        Factorization::Lu => f.lu.storage_mut(n),
+        Factorization::Ldlt => f.ldlt.storage_mut(n),
+    };
+    a.fill(0.0);
+    let mut target = DenseTarget { a, ld: n, islands, k };
+    assemble_island(&mut target, islands, k, system, rows, wg, scale, shift, false, weight);
+    match kind {
+        Factorization::Lu => {
+            f.lu.factor();
+            Factored::Ok
+        }
+        Factorization::Ldlt => checked(f.ldlt.factor().is_ok()),
+    }
+}
+
+/// Island k's entries of `b` (nv) into `local` (its local numbering).
+#[inline(always)]
+fn gather(islands: &Islands, layout: &BlockSparseLayout, k: usize, b: &[f64], local: &mut [f64]) {
+    for &t in islands.trees(k) {
+        let off = islands.local_offset(t as usize);
+        let r = layout.tree_range(t as usize);
+        local[off..off + r.len()].copy_from_slice(&b[r]);
+    }
+}
+
+/// `local` (island k's local numbering) back into its entries of `b` (nv).
+#[inline(always)]
+fn scatter_back(islands: &Islands, layout: &BlockSparseLayout, k: usize, local: &[f64], b: &mut [f64]) {
+    for &t in islands.trees(k) {
+        let off = islands.local_offset(t as usize);
+        let r = layout.tree_range(t as usize);
+        let len = r.len();
+        b[r].copy_from_slice(&local[off..off + len]);
+    }
+}
+
+/// Solves with island factors `f` of `kind` in place on `x` (local numbering; `tmp`: n scratch),
+/// transposed or not.
+#[inline(always)]
+fn solve_island(f: &mut IslandFactor, kind: Factorization, x: &mut [f64], tmp: &mut [f64], transposed: bool) {
+    let sparse = f.backend == Backend::Sparse && !f.dense_fallback;
+    match (sparse, kind, transposed) {
+        (false, Factorization::Lu, false) => f.lu.solve_in_place(x, tmp),
+        (false, Factorization::Lu, true) => f.lu.solve_transposed_in_place(x, tmp),
+        (false, Factorization::Ldlt, false) => f.ldlt.solve_in_place(x),
+        (false, Factorization::Ldlt, true) => f.ldlt.solve_transposed_in_place(x),
+        (true, Factorization::Lu, _) => {
+            let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
+            let solved = if transposed { lu.solve_transposed_in_place(x) } else { lu.solve_in_place(x) };
+            solved.expect("a factored island of the right size")
+        }
+        (true, Factorization::Ldlt, _) => {
+            let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
+            let solved = if transposed { ldlt.solve_transposed_in_place(x) } else { ldlt.solve_in_place(x) };
+            solved.expect("a factored island of the right size")
+        }
     }
 }
 

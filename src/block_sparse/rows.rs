@@ -148,23 +148,46 @@ impl ContactRows {
     ) {
         for (first, r) in self.dof_blocks(i).into_iter().flatten() {
             let range = first..first + r.len();
-            let (ot, on) = (&mut tau_t[range.clone()], &mut tau_n[range]);
-            if let (Ok(ot), Ok(on), Some([n, t1, t2])) =
-                (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), r.fixed::<6>())
-            {
-                // A free body: fixed-length rows, the same operations unrolled.
-                for k in 0..6 {
-                    ot[k] = t2[k].mul_add(ft[1], t1[k].mul_add(ft[0], ot[k]));
-                    on[k] = n[k].mul_add(fn_, on[k]);
-                }
-                continue;
-            }
-            for ((((ot, on), &n), &t1), &t2) in ot.iter_mut().zip(on.iter_mut()).zip(r.n).zip(r.t1).zip(r.t2)
-            {
-                *ot = t2.mul_add(ft[1], t1.mul_add(ft[0], *ot));
-                *on = n.mul_add(fn_, *on);
-            }
+            split_block(r, ft, fn_, &mut tau_t[range.clone()], &mut tau_n[range]);
         }
+    }
+
+    /// [`add_split_force`](Self::add_split_force) for one of contact i's trees (`slot` 0 or 1,
+    /// its listed order) alone, into that tree's entries `tau_t`, `tau_n` (the same operations
+    /// per entry).
+    #[inline(always)]
+    pub(crate) fn add_split_block(
+        &self,
+        i: usize,
+        slot: usize,
+        ft: [f64; 2],
+        fn_: f64,
+        tau_t: &mut [f64],
+        tau_n: &mut [f64],
+    ) {
+        if let Some((_, r)) = self.dof_blocks(i)[slot] {
+            split_block(r, ft, fn_, tau_t, tau_n);
+        }
+    }
+}
+
+/// `ot += G_tᵀ ft`, `on += g_n fn` for one tree block (the kernel of
+/// [`ContactRows::add_split_force`]).
+#[inline(always)]
+fn split_block(r: Rows<'_>, ft: [f64; 2], fn_: f64, ot: &mut [f64], on: &mut [f64]) {
+    if let (Ok(ot), Ok(on), Some([n, t1, t2])) =
+        (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), r.fixed::<6>())
+    {
+        // A free body: fixed-length rows, the same operations unrolled.
+        for k in 0..6 {
+            ot[k] = t2[k].mul_add(ft[1], t1[k].mul_add(ft[0], ot[k]));
+            on[k] = n[k].mul_add(fn_, on[k]);
+        }
+        return;
+    }
+    for ((((ot, on), &n), &t1), &t2) in ot.iter_mut().zip(on.iter_mut()).zip(r.n).zip(r.t1).zip(r.t2) {
+        *ot = t2.mul_add(ft[1], t1.mul_add(ft[0], *ot));
+        *on = n.mul_add(fn_, *on);
     }
 }
 

@@ -119,14 +119,19 @@ impl<'a> BlockSparseSystem<'a> {
     pub fn mul_m(&self, v: &[f64], out: &mut [f64]) {
         for t in 0..self.layout.num_trees() {
             let r = self.layout.tree_range(t);
-            let n = r.len();
-            let m = &self.m[self.layout.m_offset(t)..][..n * n];
-            let out = &mut out[r.clone()];
-            out.fill(0.0);
-            for (col, &x) in m.chunks_exact(n).zip(&v[r]) {
-                for (o, &a) in out.iter_mut().zip(col) {
-                    *o = a.mul_add(x, *o);
-                }
+            self.mul_m_tree(t, &v[r.clone()], &mut out[r]);
+        }
+    }
+
+    /// `M_t v_t` of tree t into `out` (`v_t`, `out`: the tree's entries), as [`mul_m`](Self::mul_m).
+    #[inline(always)]
+    pub fn mul_m_tree(&self, t: usize, v: &[f64], out: &mut [f64]) {
+        let n = self.layout.tree_dofs(t);
+        let m = &self.m[self.layout.m_offset(t)..][..n * n];
+        out.fill(0.0);
+        for (col, &x) in m.chunks_exact(n).zip(v) {
+            for (o, &a) in out.iter_mut().zip(col) {
+                *o = a.mul_add(x, *o);
             }
         }
     }

@@ -164,6 +164,13 @@ pub struct cts_ipm_parameters {
     /// natural_map_tolerance·V with the impulses in velocity units r̃ = r·V/P. Default 1e-6;
     /// cts_ipm_parameters_engine sets 0 (off); finite, >= 0.
     pub natural_map_tolerance: f64,
+    /// Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+    /// on the calling thread; n >= 2 assembles, factors and solves the islands' Newton matrices on
+    /// the caller and n - 1 worker threads the handle owns (started by the first such solve, kept
+    /// until the count changes or the handle is freed; a handle is still used by one thread at a
+    /// time). Results are bit-identical to the sequential solve. Dense data ignores it. In
+    /// [0, 256].
+    pub num_threads: i32,
 }
 
 /// Summary of the last solve.
@@ -228,6 +235,7 @@ impl From<IpmParameters> for cts_ipm_parameters {
             stall_iterations: saturating_i32(p.stall_iterations),
             near_rigid_beta: p.near_rigid_beta,
             natural_map_tolerance: p.natural_map_tolerance,
+            num_threads: saturating_i32(p.num_threads),
         }
     }
 }
@@ -272,6 +280,7 @@ impl TryFrom<&cts_ipm_parameters> for IpmParameters {
             stall_iterations: count("stall_iterations", p.stall_iterations)?,
             near_rigid_beta: p.near_rigid_beta,
             natural_map_tolerance: p.natural_map_tolerance,
+            num_threads: count("num_threads", p.num_threads)?,
         };
         params.validate()?;
         Ok(params)

@@ -107,6 +107,13 @@ pub struct cts_tamsi_parameters {
     /// Largest change of direction of a contact's slip per iteration, rad; default pi/3;
     /// in (0, pi/2).
     pub theta_max: f64,
+    /// Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+    /// on the calling thread; n >= 2 splits the per-contact, per-tree and per-island work over the
+    /// caller and n - 1 worker threads the handle owns (started by the first such solve, kept
+    /// until the count changes or the handle is freed; a handle is still used by one thread at a
+    /// time). The limiter's alpha and the convergence test stay global, so iterations and results
+    /// are bit-identical to the sequential solve. Dense data ignores it. In [0, 256].
+    pub num_threads: i32,
 }
 
 /// Statistics of the last solve (Drake's `TamsiSolverIterationStats`).
@@ -126,6 +133,7 @@ impl From<TamsiParameters> for cts_tamsi_parameters {
             max_iterations: saturating_i32(p.max_iterations),
             relative_tolerance: p.relative_tolerance,
             theta_max: p.theta_max,
+            num_threads: saturating_i32(p.num_threads),
         }
     }
 }
@@ -135,11 +143,14 @@ impl TryFrom<&cts_tamsi_parameters> for TamsiParameters {
     fn try_from(p: &cts_tamsi_parameters) -> Result<Self, FfiError> {
         let max_iterations = usize::try_from(p.max_iterations)
             .map_err(|_| message::domain("max_iterations", p.max_iterations, "[0, 100000]"))?;
+        let num_threads = usize::try_from(p.num_threads)
+            .map_err(|_| message::domain("num_threads", p.num_threads, "[0, 256]"))?;
         let params = TamsiParameters {
             stiction_tolerance: p.stiction_tolerance,
             max_iterations,
             relative_tolerance: p.relative_tolerance,
             theta_max: p.theta_max,
+            num_threads,
         };
         params.validate()?;
         Ok(params)

@@ -13,6 +13,7 @@ use crate::block_sparse::{
 };
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
+use crate::parallel::WorkerPool;
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
 /// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).
@@ -243,15 +244,28 @@ pub(crate) struct BlockWorkspace {
 /// The block-sparse form (`docs/block_sparse.md`): M by trees, J by contacts and trees, the
 /// condensed Newton matrix by islands ([`BlockNewtonMatrix`]). Trees that no contact touches are
 /// solved once, exactly, by [`Form::start`] and take no part in the iteration.
+///
+/// With a `pool` (`IpmParameters::num_threads` ≥ 2) the islands' condensed matrices are assembled,
+/// factored and solved on its participants, each island with the operations of the sequential
+/// solve, so the bits are the same (`docs/performance.md` §7).
 pub(crate) struct BlockForm<'w, 'a> {
     ws: &'w mut BlockWorkspace,
     system: BlockSparseSystem<'a>,
+    pool: Option<&'w WorkerPool>,
 }
 
 impl<'w, 'a> BlockForm<'w, 'a> {
-    /// Finds the islands of `system` and grows the storage for them (fallibly).
-    pub fn new(ws: &'w mut BlockWorkspace, system: BlockSparseSystem<'a>) -> Result<Self, IpmError> {
+    /// Finds the islands of `system` and grows the storage for them (fallibly), for parallel
+    /// island phases too when there is a `pool`.
+    pub fn new(
+        ws: &'w mut BlockWorkspace,
+        system: BlockSparseSystem<'a>,
+        pool: Option<&'w WorkerPool>,
+    ) -> Result<Self, IpmError> {
         ws.newton.prepare(&system, Factorization::Lu)?;
+        if let Some(pool) = pool {
+            ws.newton.prepare_parallel(&system, pool.threads())?;
+        }
         let layout = system.layout();
         let largest = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
         ws.tree.try_reserve(largest).map_err(|_| {
@@ -260,7 +274,7 @@ impl<'w, 'a> BlockForm<'w, 'a> {
                 len: largest.saturating_mul(largest),
             })
         })?;
-        Ok(Self { ws, system })
+        Ok(Self { ws, system, pool })
     }
 }
 
@@ -382,6 +396,7 @@ impl Form for BlockForm<'_, '_> {
         struct Factor<'a, 'b, 's> {
             newton: &'a mut BlockNewtonMatrix,
             system: &'b BlockSparseSystem<'s>,
+            pool: Option<&'b WorkerPool>,
             reg: f64,
             d: &'b [f64],
         }
@@ -390,30 +405,33 @@ impl Form for BlockForm<'_, '_> {
             #[inline(always)]
             fn with_simd<S: Simd>(self, _simd: S) {
                 let d = self.d;
-                // LU never reports failure (as the dense form's).
-                self.newton.assemble_shifted_and_factor(self.system, 1.0, self.reg, Factorization::Lu, |i| {
+                let weight = |i: usize| {
                     let di = &d[9 * i..9 * i + 9];
                     [[di[0], di[3], di[6]], [di[1], di[4], di[7]], [di[2], di[5], di[8]]]
-                });
+                };
+                // LU never reports failure (as the dense form's).
+                let lu = Factorization::Lu;
+                self.newton.assemble_shifted_and_factor_on(self.pool, self.system, 1.0, self.reg, lu, weight);
             }
         }
-        simd::dispatch(Factor { newton: &mut self.ws.newton, system: &self.system, reg, d });
+        simd::dispatch(Factor { newton: &mut self.ws.newton, system: &self.system, pool: self.pool, reg, d });
     }
 
     fn solve_condensed(&mut self, b: &mut [f64]) {
         struct Solve<'a, 'b, 's> {
             newton: &'a mut BlockNewtonMatrix,
             system: &'b BlockSparseSystem<'s>,
+            pool: Option<&'b WorkerPool>,
             b: &'b mut [f64],
         }
         impl WithSimd for Solve<'_, '_, '_> {
             type Output = ();
             #[inline(always)]
             fn with_simd<S: Simd>(self, _simd: S) {
-                self.newton.solve_in_place(self.system, self.b);
+                self.newton.solve_in_place_on(self.pool, self.system, self.b);
             }
         }
-        simd::dispatch(Solve { newton: &mut self.ws.newton, system: &self.system, b });
+        simd::dispatch(Solve { newton: &mut self.ws.newton, system: &self.system, pool: self.pool, b });
     }
 
     fn solve_direct(&mut self, b: &mut [f64], x: &mut [f64]) {

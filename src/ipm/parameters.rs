@@ -146,6 +146,13 @@ pub struct IpmParameters {
     /// compliance `R γ_n`). `Converged` requires it besides `tolerance` and
     /// `complementarity_tolerance`. Default 1e-6; 0 turns the test off. Finite, ≥ 0.
     pub natural_map_tolerance: f64,
+    /// Threads of a solve on block-sparse data (`docs/performance.md` §7): 0 or 1 (the default)
+    /// solves on the caller's thread; `n ≥ 2` assembles, factors and solves the islands' condensed
+    /// Newton matrices on the caller and `n − 1` worker threads that the solver object owns
+    /// (started by the first such solve, kept until the count changes or the solver is dropped).
+    /// Step lengths and residual norms stay reductions in a fixed order, so the results are
+    /// bit-identical to the sequential solve. Dense data ignores it. In `[0, 256]`.
+    pub num_threads: usize,
 }
 
 impl Default for IpmParameters {
@@ -172,6 +179,7 @@ impl Default for IpmParameters {
             stall_iterations: 20,
             near_rigid_beta: 0.0,
             natural_map_tolerance: 1e-6,
+            num_threads: 0,
         }
     }
 }
@@ -268,6 +276,12 @@ impl IpmParameters {
             self.near_rigid_beta,
             self.near_rigid_beta >= 0.0 && self.near_rigid_beta.is_finite(),
             "finite, >= 0",
+        )?;
+        check(
+            "num_threads",
+            self.num_threads as f64,
+            self.num_threads <= crate::parallel::MAX_THREADS,
+            "[0, 256]",
         )?;
         check(
             "fixed_kappa",

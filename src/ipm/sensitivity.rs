@@ -61,7 +61,7 @@ impl IpmSolver {
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(mode)?;
-                let mut form = BlockForm::new(&mut self.blocks, system)?;
+                let mut form = BlockForm::new(&mut self.blocks, system, None)?;
                 sensitivities(&mut self.ws, problem, &mut form, mode);
             }
         }

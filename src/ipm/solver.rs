@@ -3,6 +3,7 @@
 //! and statistics. The workspace and the residual, which the engine iteration and the
 //! sensitivities share, are in `iteration.rs`.
 
+use crate::parallel::PoolSlot;
 use nalgebra::DVectorView;
 
 use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
@@ -53,6 +54,8 @@ pub struct IpmSolver {
     pub(crate) blocks: BlockWorkspace,
     /// The caller's contact ids for the next solves ([`IpmSolver::set_contact_ids`]).
     contact_ids: Option<Vec<u64>>,
+    /// The worker pool of block solves with `num_threads` ≥ 2 (`docs/performance.md` §7).
+    pool: PoolSlot,
 }
 
 impl IpmSolver {
@@ -156,7 +159,8 @@ impl IpmSolver {
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(prm.newton_solve)?;
-                let mut form = BlockForm::new(&mut self.blocks, system)?;
+                let pool = self.pool.get(prm.num_threads);
+                let mut form = BlockForm::new(&mut self.blocks, system, pool)?;
                 Ok(run(&mut self.ws, &prm, p, &mut form, guess, ids))
             }
         }

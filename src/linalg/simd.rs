@@ -17,3 +17,19 @@ pub use pulp::{Simd, WithSimd};
 pub fn dispatch<Op: WithSimd>(op: Op) -> Op::Output {
     pulp::Arch::new().dispatch(op)
 }
+
+/// Runs the closure `f` inside [`dispatch`], for work that starts outside a dispatched operation
+/// (a worker thread's share of a parallel solve). The closure is called once from the dispatched
+/// function, so the compiler inlines it there with the kernels it calls.
+#[inline(always)]
+pub fn dispatch_fn<R>(f: impl FnOnce() -> R) -> R {
+    struct Op<F>(F);
+    impl<R, F: FnOnce() -> R> WithSimd for Op<F> {
+        type Output = R;
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, _simd: S) -> R {
+            (self.0)()
+        }
+    }
+    dispatch(Op(f))
+}

@@ -7,20 +7,54 @@ use nalgebra::{DMatrixView, DMatrixViewMut};
 
 use super::TamsiError;
 use super::contact_blocks::{BLOCK, ContactBlocks};
+use super::friction::ContactFriction;
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
-use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
-use crate::linalg::simd::Simd;
+use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit};
+use crate::linalg::simd::{Simd, dispatch_fn};
 use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
+use crate::parallel::{Parts, WorkerPool};
+
+/// The per-contact state [`Form::evaluate_contacts`] writes (nc entries each; `vt` 2nc).
+pub(super) struct ContactOutputs<'c> {
+    pub vt: &'c mut [f64],
+    pub vn: &'c mut [f64],
+    pub fn_: &'c mut [f64],
+    /// `dfn/dvn`.
+    pub g: &'c mut [f64],
+    pub friction: &'c mut [ContactFriction],
+}
+
+/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`.
+pub(super) type PerContact<'e> = dyn Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'e;
+
+/// Fewest contacts per participant for which the per-contact and per-tree phases run on the pool
+/// (below it the hand-off costs more than the work; `docs/performance.md` §7).
+const MIN_CONTACTS_PER_PART: usize = 16;
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
-/// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc.
-pub(super) trait Form {
+/// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc. `Sync`: the block
+/// form's parallel phases share it with the worker threads.
+pub(super) trait Form: Sync {
     /// Per-solve setup for `nc` contacts and time step `dt`; grows the form's workspace
     /// fallibly (an allocation failure is an error, not an abort).
     fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError>;
 
     /// `vt = Jt v`, `vn = Jn v`.
     fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]);
+
+    /// `vt`, `vn` of the contacts `range` alone (`vt`, `vn`: the range's entries). The dense form
+    /// computes every contact at once and is only called with the whole range.
+    #[inline(always)]
+    fn contact_velocities_of<S: Simd>(
+        &self,
+        simd: S,
+        v: &[f64],
+        _range: std::ops::Range<usize>,
+        vt: &mut [f64],
+        vn: &mut [f64],
+    ) {
+        self.contact_velocities(simd, v, vt, vn);
+    }
 
     /// `out = M v`.
     fn mul_mass<S: Simd>(&self, simd: S, v: &[f64], out: &mut [f64]);
@@ -38,6 +72,40 @@ pub(super) trait Form {
     /// Length of the scratch vectors of [`Form::generalized_forces`] for `nv` velocities.
     fn force_len(nv: usize) -> usize;
 
+    /// Every contact's velocities at `v` and then `per_contact` of them (§7.1 steps 1.1–1.3) into
+    /// `out` (its first `nc` contacts).
+    #[inline(always)]
+    fn evaluate_contacts<S: Simd>(
+        &self,
+        simd: S,
+        v: &[f64],
+        nc: usize,
+        out: ContactOutputs<'_>,
+        per_contact: &PerContact<'_>,
+    ) {
+        evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
+    }
+
+    /// `rhs = −R` with `R = M v − p* − dt·Jnᵀ fn − dt·Jtᵀ ft` (§4), evaluated left to right as
+    /// Drake's Eigen expression is; `forces(i) = (ft0, ft1, fn)`; `tau_n`, `tau_t`: scratch of
+    /// [`Form::force_len`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn negative_residual<S: Simd>(
+        &self,
+        simd: S,
+        v: &[f64],
+        p_star: &[f64],
+        dt: f64,
+        rhs: &mut [f64],
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+        forces: impl Fn(usize) -> (f64, f64, f64) + Sync,
+    ) {
+        self.generalized_forces(simd, tau_n, tau_t, forces);
+        combine_residual(self, simd, v, p_star, dt, rhs, tau_n, tau_t);
+    }
+
     /// Called once per solve before the first iteration, with `v` the guess: a form that solves
     /// part of the problem directly (the block form's trees without contact, `M_t v_t = p*_t`)
     /// writes it into `v`. Returns `false` when that solve failed.
@@ -50,7 +118,7 @@ pub(super) trait Form {
         &mut self,
         simd: S,
         two_way: bool,
-        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        coefficients: impl Fn(usize) -> UpdateCoefficients + Sync,
         rhs: &mut [f64],
         tmp: &mut [f64],
     ) -> bool;
@@ -93,6 +161,50 @@ pub(super) trait Form {
     /// `out += J_iᵀ f` for contact i alone, with `f = (ft0, ft1, fn)` (N) as in
     /// [`Form::generalized_forces`]; `out` has at least [`Form::force_len`] entries.
     fn add_contact_force(&self, i: usize, f: (f64, f64, f64), out: &mut [f64]);
+}
+
+/// [`Form::evaluate_contacts`] for the contacts `range` on this thread: their velocities, then
+/// `per_contact` of each in increasing order. `out` holds the range's entries only.
+#[inline(always)]
+fn evaluate_in_order<S: Simd, F: Form + ?Sized>(
+    form: &F,
+    simd: S,
+    v: &[f64],
+    range: std::ops::Range<usize>,
+    out: ContactOutputs<'_>,
+    per_contact: &PerContact<'_>,
+) {
+    let ContactOutputs { vt, vn, fn_, g, friction } = out;
+    let n = range.len();
+    form.contact_velocities_of(simd, v, range.clone(), &mut vt[..2 * n], &mut vn[..n]);
+    for (j, i) in range.enumerate() {
+        let (f, gi, fr) = per_contact(i, [vt[2 * j], vt[2 * j + 1]], vn[j]);
+        fn_[j] = f;
+        g[j] = gi;
+        friction[j] = fr;
+    }
+}
+
+/// `rhs = −(((M v − p*) − dt·tau_n) − dt·tau_t)`, entry by entry (the tail of
+/// [`Form::negative_residual`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn combine_residual<S: Simd, F: Form + ?Sized>(
+    form: &F,
+    simd: S,
+    v: &[f64],
+    p_star: &[f64],
+    dt: f64,
+    rhs: &mut [f64],
+    tau_n: &[f64],
+    tau_t: &[f64],
+) {
+    let nv = v.len();
+    // M v, column by column.
+    form.mul_mass(simd, v, &mut rhs[..nv]);
+    for (((r, &p), &tn), &tt) in rhs.iter_mut().zip(p_star).zip(tau_n.iter()).zip(tau_t.iter()) {
+        *r = -(((*r - p) - dt * tn) - dt * tt);
+    }
 }
 
 /// Workspace of the dense form: the column-blocked Jacobian rows, the tile assembly and the
@@ -201,7 +313,7 @@ impl Form for DenseForm<'_, '_> {
         &mut self,
         simd: S,
         two_way: bool,
-        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        coefficients: impl Fn(usize) -> UpdateCoefficients + Sync,
         rhs: &mut [f64],
         tmp: &mut [f64],
     ) -> bool {
@@ -303,14 +415,24 @@ impl Form for DenseForm<'_, '_> {
 pub(super) struct BlockWorkspace {
     pub newton: BlockNewtonMatrix,
     dt: f64,
+    /// The contacts and trees cut for the pool's participants (prepared when a pool is used).
+    split: WorkSplit,
+    /// Whether this solve's per-contact and per-tree phases run on the pool.
+    split_contacts: bool,
 }
 
 /// The block-sparse form: M by trees, J by contacts and trees, Newton matrices by islands
 /// (`docs/block_sparse.md` §4). Trees that no contact touches are solved once, exactly, at the
 /// start (`M_t v_t = p*_t`), and take no part in the iteration.
+///
+/// With a `pool` (`TamsiParameters::num_threads` ≥ 2) the contacts' velocities and friction, the
+/// residual (by trees) and the islands' Newton steps run on its participants; every value gets
+/// the operations of the sequential solve in the same order, so the bits are the same
+/// (`docs/performance.md` §7).
 pub(super) struct BlockForm<'w, 'a> {
     pub ws: &'w mut BlockWorkspace,
     pub system: BlockSparseSystem<'a>,
+    pub pool: Option<&'w WorkerPool>,
 }
 
 /// Contact i's Newton weight `Wᵢ` in the block row order (normal, tangent 1, tangent 2), from its
@@ -324,21 +446,129 @@ fn block_weight(c: &UpdateCoefficients) -> [[f64; 3]; 3] {
 
 impl Form for BlockForm<'_, '_> {
     #[inline(always)]
-    fn prepare(&mut self, _nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
+    fn prepare(&mut self, nc: usize, dt: f64, two_way: bool) -> Result<(), TamsiError> {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
         self.ws.dt = dt;
-        Ok(self.ws.newton.prepare(&self.system, kind)?)
+        self.ws.newton.prepare(&self.system, kind)?;
+        self.ws.split_contacts = false;
+        if let Some(pool) = self.pool {
+            let parts = pool.threads();
+            self.ws.newton.prepare_parallel(&self.system, parts)?;
+            self.ws.split_contacts = nc >= MIN_CONTACTS_PER_PART * parts;
+            if self.ws.split_contacts {
+                self.ws.split.prepare(&self.system, parts)?;
+            }
+        }
+        Ok(())
     }
 
     #[inline(always)]
-    fn contact_velocities<S: Simd>(&self, _simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
+    fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
+        let Some(pool) = self.contact_pool() else {
+            return self.contact_velocities_of(simd, v, 0..vn.len(), vt, vn);
+        };
+        let cuts = self.ws.split.contact_bounds();
+        let (vt, vn) = (Parts::new(vt, cuts, 2), Parts::new(vn, cuts, 1));
+        pool.run(&|p| {
+            dispatch_fn(|| {
+                self.contact_velocities_of(simd, v, cuts[p]..cuts[p + 1], vt.take(p), vn.take(p));
+            })
+        });
+    }
+
+    #[inline(always)]
+    fn contact_velocities_of<S: Simd>(
+        &self,
+        _simd: S,
+        v: &[f64],
+        range: std::ops::Range<usize>,
+        vt: &mut [f64],
+        vn: &mut [f64],
+    ) {
         let rows = self.ws.newton.rows();
-        for (i, (vn, vt)) in vn.iter_mut().zip(vt.chunks_exact_mut(2)).enumerate() {
+        for (i, (vn, vt)) in range.zip(vn.iter_mut().zip(vt.chunks_exact_mut(2))) {
             let [n, t1, t2] = rows.velocity(&self.system, i, v);
             *vn = n;
             vt[0] = t1;
             vt[1] = t2;
         }
+    }
+
+    #[inline(always)]
+    fn evaluate_contacts<S: Simd>(
+        &self,
+        simd: S,
+        v: &[f64],
+        nc: usize,
+        out: ContactOutputs<'_>,
+        per_contact: &PerContact<'_>,
+    ) {
+        let Some(pool) = self.contact_pool() else {
+            return evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
+        };
+        let cuts = self.ws.split.contact_bounds();
+        let ContactOutputs { vt, vn, fn_, g, friction } = out;
+        let (vt, vn) = (Parts::new(vt, cuts, 2), Parts::new(vn, cuts, 1));
+        let (fn_, g, friction) =
+            (Parts::new(fn_, cuts, 1), Parts::new(g, cuts, 1), Parts::new(friction, cuts, 1));
+        pool.run(&|p| {
+            let out = ContactOutputs {
+                vt: vt.take(p),
+                vn: vn.take(p),
+                fn_: fn_.take(p),
+                g: g.take(p),
+                friction: friction.take(p),
+            };
+            dispatch_fn(|| evaluate_in_order(self, simd, v, cuts[p]..cuts[p + 1], out, per_contact));
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn negative_residual<S: Simd>(
+        &self,
+        simd: S,
+        v: &[f64],
+        p_star: &[f64],
+        dt: f64,
+        rhs: &mut [f64],
+        tau_n: &mut [f64],
+        tau_t: &mut [f64],
+        forces: impl Fn(usize) -> (f64, f64, f64) + Sync,
+    ) {
+        let Some(pool) = self.contact_pool() else {
+            self.generalized_forces(simd, tau_n, tau_t, forces);
+            return combine_residual(self, simd, v, p_star, dt, rhs, tau_n, tau_t);
+        };
+        // By trees: each dof gets its contacts' terms in increasing contact order, as in
+        // `generalized_forces`, then the same residual expression.
+        let split = &self.ws.split;
+        let (trees, dofs) = (split.tree_bounds(), split.dof_bounds());
+        let nv = v.len();
+        let rhs = Parts::new(&mut rhs[..nv], dofs, 1);
+        let (tau_n, tau_t) = (Parts::new(&mut tau_n[..nv], dofs, 1), Parts::new(&mut tau_t[..nv], dofs, 1));
+        let layout = self.system.layout();
+        let rows = self.ws.newton.rows();
+        pool.run(&|p| {
+            let (rhs, tau_n, tau_t) = (rhs.take(p), tau_n.take(p), tau_t.take(p));
+            dispatch_fn(|| {
+                let first = dofs[p];
+                for t in trees[p]..trees[p + 1] {
+                    let r = layout.tree_range(t);
+                    let local = r.start - first..r.end - first;
+                    let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
+                    tn.fill(0.0);
+                    tt.fill(0.0);
+                    split.add_tree_forces(rows, t, &forces, tt, tn);
+                    let out = &mut rhs[local];
+                    self.system.mul_m_tree(t, &v[r.clone()], out);
+                    for (((o, &ps), &n), &tf) in out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                    {
+                        *o = -(((*o - ps) - dt * n) - dt * tf);
+                    }
+                }
+            })
+        });
     }
 
     #[inline(always)]
@@ -383,16 +613,13 @@ impl Form for BlockForm<'_, '_> {
         &mut self,
         _simd: S,
         two_way: bool,
-        coefficients: impl Fn(usize) -> UpdateCoefficients,
+        coefficients: impl Fn(usize) -> UpdateCoefficients + Sync,
         rhs: &mut [f64],
         _tmp: &mut [f64],
     ) -> bool {
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
-        let newton = &mut self.ws.newton;
-        let factored =
-            newton.assemble_and_factor(&self.system, self.ws.dt, kind, |i| block_weight(&coefficients(i)));
-        newton.solve_in_place(&self.system, rhs);
-        factored
+        let weight = |i| block_weight(&coefficients(i));
+        self.ws.newton.factor_and_solve_on(self.pool, &self.system, self.ws.dt, kind, weight, rhs)
     }
 
     #[inline(always)]
@@ -447,6 +674,12 @@ impl Form for BlockForm<'_, '_> {
 }
 
 impl BlockForm<'_, '_> {
+    /// The pool, when this solve's per-contact and per-tree phases run on it.
+    #[inline(always)]
+    fn contact_pool(&self) -> Option<&WorkerPool> {
+        self.pool.filter(|_| self.ws.split_contacts)
+    }
+
     /// `J x = b` (or `Jᵀ x = b`) on every dof: the islands with their factors, the free trees with
     /// their M blocks (symmetric, so the same solve serves `Jᵀ`), the latter only when `b` has a
     /// nonzero entry there (each call factors the free trees' blocks again).

@@ -3,7 +3,7 @@
 //! velocities, scratch), the data forms bound to their workspaces ([`run_in_form`]), and the
 //! sensitivities' grow-only storage (`docs/tamsi.md` §7, `docs/tamsi_sensitivities.md`).
 
-use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
+use super::form::{BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form};
 use super::friction::ContactFriction;
 use super::newton_matrix::UpdateCoefficients;
 use super::normal::normal_force;
@@ -11,6 +11,7 @@ use super::problem::{NormalForceData, ProblemData};
 use super::scheme::PARAMETERS;
 use super::{CouplingScheme, TamsiError, TamsiProblem};
 use crate::linalg::simd::{self, Simd, WithSimd};
+use crate::parallel::PoolSlot;
 
 /// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
 /// abort.
@@ -45,6 +46,10 @@ pub(super) struct Workspace {
     /// The data-form-dependent parts: one grows only when its form is used.
     dense: DenseWorkspace,
     block: BlockWorkspace,
+    /// The solver's worker pool (block data with `num_threads` ≥ 2) and the thread count asked
+    /// for (`TamsiParameters::num_threads`).
+    pool: PoolSlot,
+    pub(super) threads: usize,
 }
 
 /// The form-independent state of the Newton iteration.
@@ -76,6 +81,8 @@ impl Workspace {
             },
             dense: DenseWorkspace::new(nv),
             block: BlockWorkspace::default(),
+            pool: PoolSlot::default(),
+            threads: 0,
         })
     }
 }
@@ -85,15 +92,14 @@ impl IterationState {
     /// Drake's Eigen expression is, so that rounding follows Drake's.
     #[inline(always)]
     pub(super) fn negative_residual<S: Simd, F: Form>(&mut self, simd: S, form: &F, p_star: &[f64], dt: f64) {
-        let nv = self.v.len();
         let half = self.tmp2.len() / 2;
         let (tau_n, tau_t) = self.tmp2.split_at_mut(half);
-        self.contacts.generalized_forces(simd, form, tau_n, tau_t);
-        // M v, column by column.
-        form.mul_mass(simd, &self.v, &mut self.rhs[..nv]);
-        for (((r, &p), &tn), &tt) in self.rhs.iter_mut().zip(p_star).zip(tau_n.iter()).zip(tau_t.iter()) {
-            *r = -(((*r - p) - dt * tn) - dt * tt);
-        }
+        let c = &self.contacts;
+        let forces = |i: usize| {
+            let ft = c.friction[i].ft;
+            (ft[0], ft[1], c.fn_[i])
+        };
+        form.negative_residual(simd, &self.v, p_star, dt, &mut self.rhs, tau_n, tau_t, forces);
     }
 }
 
@@ -135,20 +141,24 @@ impl ContactState {
         eps_v: f64,
     ) {
         let nc = problem.num_contacts();
-        form.contact_velocities(simd, v, &mut self.vt[..2 * nc], &mut self.vn[..nc]);
         let mu = problem.mu.as_slice();
-        for i in 0..nc {
-            let (vt0, vt1, vn) = (self.vt[2 * i], self.vt[2 * i + 1], self.vn[i]);
+        let per_contact = |i: usize, [vt0, vt1]: [f64; 2], vn: f64| {
             let (fn_, g) = match &problem.normal {
                 NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
                 NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
                     normal_force(vn, fn0[i], stiffness[i], dissipation[i], dt)
                 }
             };
-            self.fn_[i] = fn_;
-            self.g[i] = g;
-            self.friction[i] = ContactFriction::evaluate([vt0, vt1], fn_, mu[i], vs, eps_v);
-        }
+            (fn_, g, ContactFriction::evaluate([vt0, vt1], fn_, mu[i], vs, eps_v))
+        };
+        let out = ContactOutputs {
+            vt: &mut self.vt[..2 * nc],
+            vn: &mut self.vn[..nc],
+            fn_: &mut self.fn_[..nc],
+            g: &mut self.g[..nc],
+            friction: &mut self.friction[..nc],
+        };
+        form.evaluate_contacts(simd, v, nc, out, &per_contact);
     }
 
     /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have the form's force
@@ -201,12 +211,15 @@ pub(super) fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem
         type Output = Op::Output;
         #[inline(always)]
         fn with_simd<S: Simd>(self, simd: S) -> Op::Output {
-            let Workspace { iter, dense, block } = self.ws;
+            let Workspace { iter, dense, block, pool, threads } = self.ws;
             match self.data {
                 ProblemData::Dense { m, jn, jt } => {
                     self.op.run(simd, DenseForm { ws: dense, m, jn, jt }, iter)
                 }
-                ProblemData::Blocks(system) => self.op.run(simd, BlockForm { ws: block, system }, iter),
+                ProblemData::Blocks(system) => {
+                    let pool = pool.get(*threads);
+                    self.op.run(simd, BlockForm { ws: block, system, pool }, iter)
+                }
             }
         }
     }

@@ -29,6 +29,14 @@ pub struct TamsiParameters {
     /// Largest change of direction of a contact's tangential velocity per iteration, in radians,
     /// in `(0, π/2)` (limiter Case VI). Default `π/3`.
     pub theta_max: f64,
+    /// Threads of a solve on block-sparse data (`docs/performance.md` §7): 0 or 1 (the default)
+    /// solves on the caller's thread; `n ≥ 2` splits the per-contact, per-tree and per-island
+    /// work over the caller and `n − 1` worker threads that the solver object owns (started by
+    /// the first such solve, kept until the count changes or the solver is dropped). The
+    /// limiter's α and the convergence test stay global reductions in contact order, so the
+    /// iterates and results are bit-identical to the sequential solve. Dense data ignores it. In
+    /// `[0, MAX_THREADS]` (256).
+    pub num_threads: usize,
 }
 
 impl Default for TamsiParameters {
@@ -39,6 +47,7 @@ impl Default for TamsiParameters {
             relative_tolerance: 1.0e-2,
             // Drake's `M_PI / 3` (1.0471975511965976), not the correctly rounded π/3 one ulp above.
             theta_max: std::f64::consts::PI / 3.0,
+            num_threads: 0,
         }
     }
 }
@@ -82,6 +91,13 @@ impl TamsiParameters {
                 name: "max_iterations",
                 value: self.max_iterations as f64,
                 domain: "[0, 100000]",
+            });
+        }
+        if self.num_threads > crate::parallel::MAX_THREADS {
+            return Err(TamsiError::InvalidParameter {
+                name: "num_threads",
+                value: self.num_threads as f64,
+                domain: "[0, 256]",
             });
         }
         let theta = self.theta_max;

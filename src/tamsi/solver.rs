@@ -308,6 +308,7 @@ impl TamsiSolver {
         if nv != self.nv {
             let capacity = self.ws.iter.contacts.capacity;
             self.ws = Workspace::new(nv, capacity)?;
+            self.ws.threads = self.params.num_threads;
             self.nv = nv;
         }
         self.scheme = None;
@@ -376,6 +377,7 @@ impl TamsiSolver {
     pub fn set_parameters(&mut self, params: TamsiParameters) -> Result<(), TamsiError> {
         params.validate()?;
         self.params = params;
+        self.ws.threads = params.num_threads;
         self.cos_theta_max = params.theta_max.cos();
         self.reserve_history();
         Ok(())

@@ -5,10 +5,22 @@
 //!
 //! Only the calling thread's allocations count, and only while [`allocations_during`] runs its
 //! closure: libtest's own threads and tests running in parallel allocate too (on a loaded machine
-//! sometimes inside a counted solve), so a process-wide counter would see them.
+//! sometimes inside a counted solve), so a process-wide counter would see them. The worker threads
+//! of the solvers' pools (`num_threads` ≥ 2, named `contact-solvers-<n>`) count too while a
+//! measurement runs: the tests that use pools hold [`POOL_TESTS`], so no other pool works then.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Held by the tests whose solvers have worker pools, one at a time: their measurements count
+/// every pool worker's allocations.
+pub static POOL_TESTS: Mutex<()> = Mutex::new(());
+
+/// Measurements in progress, and the pool workers' allocations while one is.
+static MEASURING: AtomicUsize = AtomicUsize::new(0);
+static WORKER_COUNT: AtomicUsize = AtomicUsize::new(0);
 
 /// Forwards to the system allocator; counts `alloc`, `alloc_zeroed` and `realloc` calls.
 pub struct Counting;
@@ -16,6 +28,24 @@ pub struct Counting;
 thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
+    /// 0: not known yet, 1: a pool worker, 2: another thread, 3: being found out.
+    static ROLE: Cell<u8> = const { Cell::new(0) };
+}
+
+/// Whether this thread is a worker of a solver's pool (its name, read once per thread; an
+/// allocation while the name is read counts as another thread's).
+fn is_pool_worker() -> bool {
+    ROLE.try_with(|r| match r.get() {
+        1 => true,
+        0 => {
+            r.set(3);
+            let worker = std::thread::current().name().is_some_and(|n| n.starts_with("contact-solvers-"));
+            r.set(if worker { 1 } else { 2 });
+            worker
+        }
+        _ => false,
+    })
+    .unwrap_or(false)
 }
 
 fn record() {
@@ -25,6 +55,9 @@ fn record() {
             COUNT.with(|n| n.set(n.get() + 1));
         }
     });
+    if MEASURING.load(Ordering::Relaxed) > 0 && is_pool_worker() {
+        WORKER_COUNT.fetch_add(1, Ordering::Relaxed);
+    }
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator.
@@ -47,11 +80,16 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Allocations `f` makes on this thread (the other threads' are not counted).
+/// Allocations `f` makes on this thread and on the solvers' pool workers (other threads' are not
+/// counted).
 pub fn allocations_during(f: impl FnOnce()) -> usize {
     let before = COUNT.with(Cell::get);
+    MEASURING.fetch_add(1, Ordering::SeqCst);
+    let workers_before = WORKER_COUNT.load(Ordering::SeqCst);
     let was = COUNTING.with(|c| c.replace(true));
     f();
     COUNTING.with(|c| c.set(was));
-    COUNT.with(Cell::get) - before
+    let workers = WORKER_COUNT.load(Ordering::SeqCst) - workers_before;
+    MEASURING.fetch_sub(1, Ordering::SeqCst);
+    COUNT.with(Cell::get) - before + workers
 }

@@ -196,3 +196,30 @@ fn warm_start_by_contact_id_allocates_nothing() {
     });
     assert_eq!(repeated, 0, "allocations in warm-started solves by contact id");
 }
+
+/// The threaded path (issue 31 item 1): block solves with 2 and 4 threads allocate nothing once
+/// grown, on this thread and on the pool's workers.
+#[test]
+fn repeated_threaded_block_solves_allocate_nothing() {
+    let _pool_tests = crate::counting_alloc::POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    for (name, threads) in
+        ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0"].into_iter().flat_map(|n| [(n, 2), (n, 4)])
+    {
+        let scene = support::ipm_blocks::IpmScene::new(&scene(name));
+        let problem = scene.problem(true);
+        let mut s =
+            IpmSolver::new(IpmParameters { num_threads: threads, ..IpmParameters::engine() }).unwrap();
+        let first = allocations_during(|| {
+            s.solve(&problem).unwrap();
+        });
+        assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
+        let v = s.velocities().to_vec();
+        let repeated = allocations_during(|| {
+            for _ in 0..3 {
+                s.solve(&problem).unwrap();
+            }
+        });
+        assert_eq!(repeated, 0, "{name}, {threads} threads: allocations in repeated block solves");
+        assert_eq!(s.velocities(), &v[..], "{name}: repeated solves give the same answer");
+    }
+}

@@ -4,7 +4,7 @@
 
 use support::tamsi_support;
 
-use crate::counting_alloc::allocations_during;
+use crate::counting_alloc::{POOL_TESTS, allocations_during};
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
@@ -146,5 +146,55 @@ fn sensitivities_do_not_allocate_once_grown() {
         let mut block = TamsiSolver::new(p.nv());
         let n = sensitivity_round_allocations(&mut block, &problem, p.dt, &p.v0);
         assert_eq!(n, 0, "block-sparse two-way, {}", p.name);
+    }
+}
+
+/// The threaded path (issue 31 item 1): block solves with 2 and 4 threads allocate nothing once
+/// the workspace and the pool have grown, on this thread and on the pool's workers; the pool is
+/// created by the first solve only. Also: a worker's allocation is counted.
+#[test]
+fn threaded_block_solves_do_not_allocate_once_grown() {
+    let _pool_tests = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let pool = contact_solvers::parallel::WorkerPool::new(2).unwrap();
+    let counted = allocations_during(|| {
+        pool.run(&|p| {
+            if p == 1 {
+                drop(vec![1u8; 16]);
+            }
+        })
+    });
+    assert!(counted > 0, "a worker's allocation is counted");
+    drop(pool);
+
+    for name in ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0", "stack5_jitter_seed1_t1.0"] {
+        let p = support::tamsi_blocks::from_scene_touching(&support::engine_scenes::scene(name));
+        let problem = TamsiProblem::two_way_blocks(
+            p.system(),
+            p.p_star.as_view(),
+            p.fn0.as_view(),
+            p.stiffness.as_view(),
+            p.dissipation.as_view(),
+            p.mu.as_view(),
+        )
+        .unwrap();
+        for threads in [2, 4] {
+            let mut solver = TamsiSolver::new(p.nv());
+            solver.set_parameters(TamsiParameters { num_threads: threads, ..Default::default() }).unwrap();
+            let first = allocations_during(|| {
+                solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
+            });
+            assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
+            let v = solver.generalized_velocities().to_vec();
+            let repeated = allocations_during(|| {
+                for _ in 0..3 {
+                    assert_eq!(
+                        solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap(),
+                        TamsiOutcome::Success
+                    );
+                }
+            });
+            assert_eq!(repeated, 0, "{name}, {threads} threads: allocations in repeated solves");
+            assert_eq!(solver.generalized_velocities(), &v[..], "{name}: same answer");
+        }
     }
 }

@@ -362,3 +362,60 @@ fn a_failed_block_set_keeps_the_previous_data_and_structure() {
     assert_eq!(h.solve(&stack), cts_status::Ok);
     assert!(h.results(stack.nv(), stack.nc()).bits() == want.bits());
 }
+
+/// `num_threads` (issue 31 item 1): the last field of `cts_tamsi_parameters` and
+/// `cts_ipm_parameters`, 0 by default, settable and read back, refused outside [0, 256] with
+/// INVALID_ARGUMENT and a message (the previous value kept); a block solve on 2 threads returns
+/// the sequential bits through the C ABI, and freeing the handle joins its threads.
+#[test]
+fn num_threads_is_settable_gettable_and_refused_out_of_range() {
+    let p = from_scene(&scene("pile50_seed1_t1.0"));
+    let indices = Indices::of(&p);
+    let data = indices.data(&p);
+    let (_, want) = solve_rust(&p, Scheme::TwoWay);
+    let h = Handle::new(p.nv());
+    let mut cp = unsafe { std::mem::zeroed::<cts_tamsi_parameters>() };
+    unsafe { cts_tamsi_parameters_default(&mut cp) };
+    assert_eq!(cp.num_threads, 0);
+    let two = cts_tamsi_parameters { num_threads: 2, ..cp };
+    assert_eq!(unsafe { cts_tamsi_solver_set_parameters(h.0, &two) }, cts_status::Ok);
+    for bad in [257, -1, i32::MAX, i32::MIN] {
+        let status =
+            unsafe { cts_tamsi_solver_set_parameters(h.0, &cts_tamsi_parameters { num_threads: bad, ..cp }) };
+        assert_eq!(status, cts_status::InvalidArgument, "{bad}");
+        assert!(h.last_error().contains("num_threads"), "{bad}: {}", h.last_error());
+    }
+    let mut got = unsafe { std::mem::zeroed::<cts_tamsi_parameters>() };
+    assert_eq!(unsafe { cts_tamsi_solver_get_parameters(h.0, &mut got) }, cts_status::Ok);
+    assert_eq!(got.num_threads, 2);
+    assert_eq!(h.set_blocks(&p, &data, Scheme::TwoWay), cts_status::Ok);
+    for _ in 0..2 {
+        assert_eq!(h.solve(&p), cts_status::Ok, "{}", h.last_error());
+        assert!(h.results(p.nv(), p.nc()).bits() == want.bits(), "2 threads through the C ABI");
+    }
+    let max = cts_tamsi_parameters { num_threads: 256, ..cp };
+    assert_eq!(unsafe { cts_tamsi_solver_set_parameters(h.0, &max) }, cts_status::Ok);
+    drop(h);
+
+    use contact_solvers::ffi::ipm::*;
+    let mut ipm = std::ptr::null_mut();
+    assert_eq!(unsafe { cts_ipm_solver_new(&mut ipm) }, cts_status::Ok);
+    let mut ip = unsafe { std::mem::zeroed::<cts_ipm_parameters>() };
+    assert_eq!(unsafe { cts_ipm_solver_get_parameters(ipm, &mut ip) }, cts_status::Ok);
+    assert_eq!(ip.num_threads, 0);
+    assert_eq!(
+        unsafe { cts_ipm_solver_set_parameters(ipm, &cts_ipm_parameters { num_threads: 4, ..ip }) },
+        cts_status::Ok
+    );
+    for bad in [257, -1] {
+        let status =
+            unsafe { cts_ipm_solver_set_parameters(ipm, &cts_ipm_parameters { num_threads: bad, ..ip }) };
+        assert_eq!(status, cts_status::InvalidArgument, "{bad}");
+        let message =
+            unsafe { CStr::from_ptr(cts_ipm_solver_last_error(ipm)) }.to_string_lossy().into_owned();
+        assert!(message.contains("num_threads"), "{bad}: {message}");
+    }
+    assert_eq!(unsafe { cts_ipm_solver_get_parameters(ipm, &mut ip) }, cts_status::Ok);
+    assert_eq!(ip.num_threads, 4);
+    unsafe { cts_ipm_solver_free(ipm) };
+}

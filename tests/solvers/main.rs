@@ -37,3 +37,5 @@ mod ipm_siconos;
 // The block-sparse factorizations (`linalg`) and the engine scenes they and the solvers run on
 mod block_sparse;
 mod engine_scenes_data;
+// Islands in parallel inside one solve (TAMSI and the interior point)
+mod parallel_islands;

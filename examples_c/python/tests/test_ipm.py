@@ -56,9 +56,12 @@ def test_parameters_defaults_round_trip(lib):
                                     rvio_floor_in_backtracking=True, dojo_compatible=True,
                                     tolerance=1e-10, complementarity_tolerance=1e-7,
                                     centrality_correctors=4, proximal_regularization=1e-3,
-                                    normal_compliance=0.1, stall_iterations=30)
+                                    normal_compliance=0.1, stall_iterations=30, num_threads=3)
         s.set_parameters(p)
         assert s.get_parameters() == p
+        for bad in (257, -1):
+            with pytest.raises(cts.ContactSolversError, match="num_threads"):
+                s.set_parameters(cts.IpmSolverParameters(num_threads=bad))
         with pytest.raises(cts.ContactSolversError):
             s.set_parameters(cts.IpmSolverParameters(centrality_correctors=11))
         # Contact ids: copied, checked against the problem's contact count at the solve.

@@ -186,6 +186,15 @@ def test_parameters_round_trip_and_defaults_are_drakes(lib):
         q = cts.TamsiSolverParameters(2e-5, 7, 0.05, 0.5)
         solver.set_solver_parameters(q)
         assert solver.get_solver_parameters() == q
+        # Not Drake's: the thread count of block solves, 0 by default, refused outside [0, 256].
+        assert p.num_threads == d.num_threads == 0
+        q = cts.TamsiSolverParameters(2e-5, 7, 0.05, 0.5, num_threads=2)
+        solver.set_solver_parameters(q)
+        assert solver.get_solver_parameters() == q
+        for bad in (257, -1):
+            with pytest.raises(cts.ContactSolversError, match="num_threads"):
+                solver.set_solver_parameters(cts.TamsiSolverParameters(num_threads=bad))
+        assert solver.get_solver_parameters().num_threads == 2
 
 
 def test_max_iterations_is_an_outcome_not_an_exception(lib):

@@ -146,6 +146,7 @@ Base.@kwdef mutable struct CtsIpmParameters
     stall_iterations::Int32 = zero(Int32)
     near_rigid_beta::Cdouble = zero(Cdouble)
     natural_map_tolerance::Cdouble = zero(Cdouble)
+    num_threads::Int32 = zero(Int32)
 end
 
 # `cts_block_sparse_data`
@@ -225,6 +226,7 @@ Base.@kwdef mutable struct CtsTamsiParameters
     max_iterations::Int32 = zero(Int32)
     relative_tolerance::Cdouble = zero(Cdouble)
     theta_max::Cdouble = zero(Cdouble)
+    num_threads::Int32 = zero(Int32)
 end
 
 # `cts_tamsi_iteration_stats`

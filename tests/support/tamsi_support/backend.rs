@@ -136,12 +136,14 @@ impl Backend for CAbi {
             max_iterations: 0,
             relative_tolerance: 0.0,
             theta_max: 0.0,
+            num_threads: 0,
         };
         unsafe { c::cts_tamsi_parameters_default(&mut cp) };
         cp.stiction_tolerance = p.stiction_tolerance;
         cp.max_iterations = p.max_iterations as i32;
         cp.relative_tolerance = p.relative_tolerance;
         cp.theta_max = p.theta_max;
+        cp.num_threads = p.num_threads as i32;
         ok(unsafe { c::cts_tamsi_solver_set_parameters(self.handle, &cp) });
     }
     fn solve(&mut self, scene: &Scene) -> i32 {

@@ -75,6 +75,7 @@ impl BenchCase {
             max_iterations: self.max_iterations,
             relative_tolerance: self.relative_tolerance,
             theta_max: self.theta_max,
+            ..Default::default()
         }
     }
 }

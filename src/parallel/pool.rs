@@ -1,0 +1,429 @@
+//! The worker pool of a solver object and the disjoint parts its participants write
+//! (`docs/performance.md` §7).
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Largest number of threads a pool runs (the caller's included); the C ABI refuses more.
+pub const MAX_THREADS: usize = 256;
+
+/// How long an idle worker spins before it sleeps. The phases of one solve follow each other
+/// within microseconds, so a spinning worker picks the next one up at once; between solves it
+/// sleeps and costs nothing.
+const WORKER_SPIN: Duration = Duration::from_micros(200);
+/// How long the caller spins for the workers of a run before it yields its core in turns.
+const CALLER_SPIN: Duration = Duration::from_micros(50);
+
+/// The job of one run: every participant calls it with its index.
+type Job = dyn Fn(usize) + Sync;
+
+/// A job pointer with its lifetime erased (see [`WorkerPool::run`] for why that is sound).
+#[derive(Clone, Copy)]
+struct JobPtr(*const Job);
+
+// SAFETY: the pointee is `Sync`, so calling it from another thread is allowed; the pointer is
+// only dereferenced while the run that stored it waits (see `WorkerPool::run`).
+unsafe impl Send for JobPtr {}
+
+/// What the caller and the workers share.
+struct Shared {
+    /// The current run's job.
+    job: Mutex<Option<JobPtr>>,
+    /// Incremented once per run (and at shutdown): a worker runs each epoch once.
+    epoch: AtomicUsize,
+    /// Workers that have not finished the current run.
+    remaining: AtomicUsize,
+    /// Workers asleep on `wake`.
+    sleeping: AtomicUsize,
+    park: Mutex<()>,
+    wake: Condvar,
+    shutdown: AtomicBool,
+    /// A worker's share of the last run panicked.
+    panicked: AtomicBool,
+    /// A run is in progress (a second, concurrent or nested, run goes sequential).
+    busy: AtomicBool,
+}
+
+/// Locks `m`, ignoring poisoning (nothing panics while holding these locks).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A fixed team of threads: the caller of [`run`](Self::run) and `threads − 1` workers started
+/// once, when the pool is created. A run calls one closure on every participant and returns when
+/// all have returned; it allocates nothing. Workers spin briefly between runs, then sleep.
+/// Dropping the pool stops and joins its workers.
+///
+/// One run at a time: a solver object is used by one thread at a time, and a run started while
+/// another is in progress (from a job, or from a second thread) calls every participant's share
+/// on its own thread instead. The workers are internal; nothing of a solve is visible from them
+/// outside a run.
+pub struct WorkerPool {
+    threads: usize,
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl fmt::Debug for WorkerPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkerPool").field("threads", &self.threads).finish()
+    }
+}
+
+/// A pool that could not be created.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PoolError {
+    /// More threads than [`MAX_THREADS`].
+    #[error("{0} threads requested; at most {MAX_THREADS}")]
+    TooMany(usize),
+    /// The operating system refused a thread (or its bookkeeping could not be allocated).
+    #[error("cannot start worker thread {0}")]
+    Spawn(usize),
+}
+
+impl WorkerPool {
+    /// A pool of `threads` participants (the caller included; 0 counts as 1), starting
+    /// `threads − 1` worker threads. On failure the threads already started are joined.
+    pub fn new(threads: usize) -> Result<Self, PoolError> {
+        if threads > MAX_THREADS {
+            return Err(PoolError::TooMany(threads));
+        }
+        let threads = threads.max(1);
+        let shared = Arc::new(Shared {
+            job: Mutex::new(None),
+            epoch: AtomicUsize::new(0),
+            remaining: AtomicUsize::new(0),
+            sleeping: AtomicUsize::new(0),
+            park: Mutex::new(()),
+            wake: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+            panicked: AtomicBool::new(false),
+            busy: AtomicBool::new(false),
+        });
+        let mut pool = Self { threads, shared, workers: Vec::new() };
+        pool.workers.try_reserve_exact(threads - 1).map_err(|_| PoolError::Spawn(1))?;
+        for index in 1..threads {
+            let shared = Arc::clone(&pool.shared);
+            let spawned = std::thread::Builder::new()
+                .name(format!("contact-solvers-{index}"))
+                .spawn(move || worker(&shared, index));
+            match spawned {
+                Ok(handle) => pool.workers.push(handle),
+                // `pool` is dropped here: the started workers are joined.
+                Err(_) => return Err(PoolError::Spawn(index)),
+            }
+        }
+        Ok(pool)
+    }
+
+    /// Number of participants of a run (the caller's thread included).
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Calls `f(p)` once for every participant `p` in `0..threads()`: `f(0)` on the caller's
+    /// thread, the others on the workers; returns when every call has returned. A panic in any
+    /// call is raised again here, after all calls have ended.
+    pub fn run(&self, f: &(dyn Fn(usize) + Sync)) {
+        let s = &*self.shared;
+        if self.workers.is_empty() || s.busy.swap(true, Ordering::Acquire) {
+            for p in 0..self.threads {
+                f(p);
+            }
+            return;
+        }
+        let ptr: *const (dyn Fn(usize) + Sync + '_) = f;
+        // SAFETY: only the lifetime of the trait object is erased (same layout). The workers call
+        // the job only between the `epoch` increment below and their decrement of `remaining`, and
+        // this function does not return (nor unwind: `f(0)` runs under `catch_unwind`) before
+        // `remaining` is 0, so every call happens while `f` is borrowed.
+        let ptr: *const Job = unsafe { std::mem::transmute(ptr) };
+        *lock(&s.job) = Some(JobPtr(ptr));
+        s.remaining.store(self.workers.len(), Ordering::Relaxed);
+        // Publishes the job and `remaining` (release) to the workers that see the new epoch.
+        s.epoch.fetch_add(1, Ordering::SeqCst);
+        if s.sleeping.load(Ordering::SeqCst) > 0 {
+            let _guard = lock(&s.park);
+            s.wake.notify_all();
+        }
+        let mine = catch_unwind(AssertUnwindSafe(|| f(0)));
+        // Acquire: the workers' writes of this run are visible after it.
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while s.remaining.load(Ordering::Acquire) != 0 {
+            spins = spins.wrapping_add(1);
+            if spins.is_multiple_of(64) && start.elapsed() > CALLER_SPIN {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        *lock(&s.job) = None;
+        s.busy.store(false, Ordering::Release);
+        if let Err(payload) = mine {
+            resume_unwind(payload);
+        }
+        if s.panicked.swap(false, Ordering::Relaxed) {
+            panic!("a worker thread of the solver's pool panicked");
+        }
+    }
+}
+
+impl Drop for WorkerPool {
+    fn drop(&mut self) {
+        let s = &*self.shared;
+        s.shutdown.store(true, Ordering::SeqCst);
+        s.epoch.fetch_add(1, Ordering::SeqCst);
+        {
+            let _guard = lock(&s.park);
+            s.wake.notify_all();
+        }
+        for handle in self.workers.drain(..) {
+            // A worker catches the panics of its jobs, so it ends normally.
+            let _ = handle.join();
+        }
+    }
+}
+
+/// A worker's loop: wait for a new epoch, run the job with `index`, report.
+fn worker(s: &Shared, index: usize) {
+    let mut seen = 0;
+    loop {
+        seen = wait_for_epoch(s, seen);
+        if s.shutdown.load(Ordering::SeqCst) {
+            return;
+        }
+        let job = *lock(&s.job);
+        if let Some(job) = job {
+            // SAFETY: see `WorkerPool::run`: the job outlives this call because the run waits for
+            // `remaining`, decremented only below.
+            let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.0)(index) }));
+            if result.is_err() {
+                s.panicked.store(true, Ordering::Relaxed);
+            }
+        }
+        s.remaining.fetch_sub(1, Ordering::Release);
+    }
+}
+
+/// Spins, then sleeps, until `epoch` differs from `seen`; returns the new epoch.
+fn wait_for_epoch(s: &Shared, seen: usize) -> usize {
+    let start = Instant::now();
+    let mut spins = 0u32;
+    loop {
+        let e = s.epoch.load(Ordering::Acquire);
+        if e != seen {
+            return e;
+        }
+        spins = spins.wrapping_add(1);
+        if !spins.is_multiple_of(64) || start.elapsed() < WORKER_SPIN {
+            std::hint::spin_loop();
+            continue;
+        }
+        // Sleep. `sleeping` is raised before `epoch` is read again, and the runner raises `epoch`
+        // before it reads `sleeping` (both sequentially consistent): either this thread sees the
+        // new epoch or the runner sees a sleeper and notifies under the lock.
+        let mut guard = lock(&s.park);
+        s.sleeping.fetch_add(1, Ordering::SeqCst);
+        while s.epoch.load(Ordering::SeqCst) == seen {
+            guard = s.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        s.sleeping.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The pool a solver object owns: none until a solve asks for 2 or more threads, then created
+/// once and kept across solves; re-created only when the thread count changes, dropped (its
+/// threads joined) when the count goes back to 0 or 1 and with the solver. A clone starts
+/// without a pool.
+#[derive(Debug, Default)]
+pub struct PoolSlot {
+    pool: Option<WorkerPool>,
+}
+
+impl Clone for PoolSlot {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl PoolSlot {
+    /// The pool for `threads` participants, `None` for 0 or 1 (sequential). When a worker thread
+    /// cannot be started the solve runs sequentially, with the same results.
+    pub fn get(&mut self, threads: usize) -> Option<&WorkerPool> {
+        let threads = threads.min(MAX_THREADS);
+        if threads <= 1 {
+            self.pool = None;
+            return None;
+        }
+        if self.pool.as_ref().map(WorkerPool::threads) != Some(threads) {
+            // The old threads are joined before the new ones start.
+            self.pool = None;
+            self.pool = WorkerPool::new(threads).ok();
+        }
+        self.pool.as_ref()
+    }
+}
+
+/// A mutable slice cut into consecutive parts that the participants of a run take by index, each
+/// part at most once: part p is `slice[bounds[p]·scale..bounds[p + 1]·scale]`.
+pub struct Parts<'a, T> {
+    ptr: *mut T,
+    bounds: &'a [usize],
+    scale: usize,
+    taken: [AtomicU64; MAX_THREADS / 64],
+    _slice: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a `Parts` hands out disjoint `&mut [T]` (each at most once), which may go to other
+// threads when `T: Send`.
+unsafe impl<T: Send> Sync for Parts<'_, T> {}
+// SAFETY: as above; it owns the mutable borrow of the slice.
+unsafe impl<T: Send> Send for Parts<'_, T> {}
+
+impl<'a, T> Parts<'a, T> {
+    /// Cuts `slice` at `bounds` (nondecreasing, at most [`MAX_THREADS`] parts) times `scale`
+    /// (entries per item: 2 for two values per contact). Panics when the bounds do not fit.
+    pub fn new(slice: &'a mut [T], bounds: &'a [usize], scale: usize) -> Self {
+        assert!((1..=MAX_THREADS + 1).contains(&bounds.len()), "1 to {MAX_THREADS} parts");
+        assert!(bounds.windows(2).all(|w| w[0] <= w[1]), "nondecreasing bounds");
+        let end = bounds[bounds.len() - 1].checked_mul(scale);
+        assert!(end.is_some_and(|e| e <= slice.len()), "bounds within the slice");
+        Self { ptr: slice.as_mut_ptr(), bounds, scale, taken: Default::default(), _slice: PhantomData }
+    }
+
+    /// Part `p`; panics when it was taken before or does not exist.
+    #[allow(clippy::mut_from_ref)] // each part is handed out once (checked), so no two alias
+    pub fn take(&self, p: usize) -> &mut [T] {
+        assert!(p + 1 < self.bounds.len(), "part {p} of {}", self.bounds.len() - 1);
+        let bit = 1u64 << (p % 64);
+        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
+        assert!(before & bit == 0, "part {p} taken twice");
+        let (a, b) = (self.bounds[p] * self.scale, self.bounds[p + 1] * self.scale);
+        // SAFETY: `a <= b <= slice.len()` (checked in `new`); the parts of different indices are
+        // disjoint (nondecreasing bounds) and each is handed out once; the slice stays mutably
+        // borrowed by `self` for `'a`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(a), b - a) }
+    }
+}
+
+/// Cuts items `0..n` of weights `weight(i) ≥ 0` into `out.len() − 1` consecutive parts of about
+/// equal total weight: `out[0] = 0`, `out[last] = n`, nondecreasing. An item goes to the part
+/// its weight's midpoint falls in.
+pub fn balanced_cuts(n: usize, weight: impl Fn(usize) -> f64, out: &mut [usize]) {
+    let parts = out.len().saturating_sub(1);
+    if parts == 0 {
+        return;
+    }
+    let total: f64 = (0..n).map(&weight).sum();
+    out[0] = 0;
+    let (mut acc, mut i) = (0.0, 0);
+    for (p, cut) in out.iter_mut().enumerate().take(parts).skip(1) {
+        let target = total * p as f64 / parts as f64;
+        while i < n && acc + 0.5 * weight(i) < target {
+            acc += weight(i);
+            i += 1;
+        }
+        *cut = i;
+    }
+    out[parts] = n;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_participant_runs_once_per_run_and_writes_its_part() {
+        let pool = WorkerPool::new(4).unwrap();
+        assert_eq!(pool.threads(), 4);
+        let mut out = vec![0usize; 40];
+        let bounds = [0, 7, 20, 21, 40];
+        for round in 1..=50 {
+            let parts = Parts::new(&mut out, &bounds, 1);
+            pool.run(&|p| {
+                for x in parts.take(p) {
+                    *x = round * 10 + p;
+                }
+            });
+            for (p, w) in bounds.windows(2).enumerate() {
+                assert!(out[w[0]..w[1]].iter().all(|&x| x == round * 10 + p), "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller_and_the_pool_still_works() {
+        let pool = WorkerPool::new(3).unwrap();
+        let hit = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            pool.run(&|p| assert!(p != 2, "worker 2 fails"));
+        }));
+        assert!(hit.is_err());
+        let count = AtomicUsize::new(0);
+        pool.run(&|_| {
+            count.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(count.load(Ordering::Relaxed), 3);
+        // A run from inside a run calls every share on its own thread.
+        let nested = AtomicUsize::new(0);
+        pool.run(&|_| {
+            pool.run(&|_| {
+                nested.fetch_add(1, Ordering::Relaxed);
+            })
+        });
+        assert_eq!(nested.load(Ordering::Relaxed), 9);
+    }
+
+    #[test]
+    fn dropping_the_pool_ends_its_threads_also_when_they_sleep() {
+        let pool = WorkerPool::new(3).unwrap();
+        let weak = Arc::downgrade(&pool.shared);
+        // Idle workers go to sleep after their spin (give a loaded machine a few seconds).
+        let start = Instant::now();
+        while pool.shared.sleeping.load(Ordering::SeqCst) < 2 && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(WORKER_SPIN);
+        }
+        assert_eq!(pool.shared.sleeping.load(Ordering::SeqCst), 2, "idle workers sleep");
+        drop(pool);
+        // Every worker held the shared state: all have returned.
+        assert!(weak.upgrade().is_none());
+        assert_eq!(WorkerPool::new(MAX_THREADS + 1).unwrap_err(), PoolError::TooMany(257));
+    }
+
+    #[test]
+    fn slot_creates_once_and_recreates_on_a_new_count() {
+        let mut slot = PoolSlot::default();
+        assert!(slot.get(1).is_none());
+        let first = Arc::as_ptr(&slot.get(2).unwrap().shared);
+        assert_eq!(Arc::as_ptr(&slot.get(2).unwrap().shared), first);
+        assert_eq!(slot.get(3).unwrap().threads(), 3);
+        assert!(slot.get(0).is_none() && slot.pool.is_none());
+        assert!(slot.clone().pool.is_none());
+    }
+
+    #[test]
+    #[should_panic(expected = "taken twice")]
+    fn a_part_is_handed_out_once() {
+        let mut v = [0.0; 4];
+        let parts = Parts::new(&mut v, &[0, 1, 2], 2);
+        assert_eq!(parts.take(1).len(), 2);
+        parts.take(1);
+    }
+
+    #[test]
+    fn cuts_balance_the_weights() {
+        let mut out = [0; 4];
+        balanced_cuts(6, |i| [1.0, 1.0, 1.0, 1.0, 1.0, 1.0][i], &mut out);
+        assert_eq!(out, [0, 2, 4, 6]);
+        let mut out = [0; 3];
+        balanced_cuts(4, |i| [10.0, 1.0, 1.0, 8.0][i], &mut out);
+        assert_eq!(out, [0, 1, 4]);
+        balanced_cuts(0, |_| 1.0, &mut out);
+        assert_eq!(out, [0, 0, 0]);
+    }
+}

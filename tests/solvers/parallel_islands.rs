@@ -1,0 +1,141 @@
+//! Islands in parallel inside one solve (issue 31 item 1, `docs/performance.md` §7): TAMSI and the
+//! interior point on block data return the same bits with 1, 2 and 4 threads as sequentially,
+//! on the engine scenes of `tests/data` (piles of 10–26 islands, the stack of 5 and the 200-box
+//! pile of one island) and on random problems with free trees, one-way and two-way.
+
+use contact_solvers::ipm::{IpmParameters, IpmSolver};
+use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
+
+use support::engine_scenes;
+use support::ipm_blocks::IpmScene;
+use support::tamsi_blocks::{self, BlockProblem};
+
+fn bits(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Everything a TAMSI solve returns, as bits.
+fn tamsi_outputs(s: &TamsiSolver) -> Vec<Vec<u64>> {
+    let stats = s.iteration_stats();
+    vec![
+        vec![stats.num_iterations as u64],
+        bits(&stats.residuals),
+        bits(s.generalized_velocities()),
+        bits(s.normal_velocities()),
+        bits(s.tangential_velocities()),
+        bits(s.normal_forces()),
+        bits(s.friction_forces()),
+        bits(s.generalized_friction_forces()),
+        bits(s.generalized_contact_forces()),
+    ]
+}
+
+fn tamsi_solve(
+    p: &BlockProblem,
+    problem: &TamsiProblem<'_>,
+    s: &mut TamsiSolver,
+    threads: usize,
+) -> Vec<Vec<u64>> {
+    s.set_parameters(TamsiParameters { num_threads: threads, ..*s.parameters() }).unwrap();
+    s.solve_with_guess(problem, p.dt, p.v0.as_view()).unwrap();
+    tamsi_outputs(s)
+}
+
+fn two_way(p: &BlockProblem) -> TamsiProblem<'_> {
+    TamsiProblem::two_way_blocks(
+        p.system(),
+        p.p_star.as_view(),
+        p.fn0.as_view(),
+        p.stiffness.as_view(),
+        p.dissipation.as_view(),
+        p.mu.as_view(),
+    )
+    .unwrap()
+}
+
+/// Sequential, then 2 and 4 threads on fresh solvers and on one solver whose pool is reused and
+/// re-created.
+fn check_tamsi(p: &BlockProblem, problem: &TamsiProblem<'_>) {
+    let want = tamsi_solve(p, problem, &mut TamsiSolver::new(p.nv()), 0);
+    assert!(want[0][0] > 0, "{}: the solve iterates", p.name);
+    for threads in [1, 2, 4] {
+        let got = tamsi_solve(p, problem, &mut TamsiSolver::new(p.nv()), threads);
+        assert!(got == want, "{}: {threads} threads differ from the sequential solve", p.name);
+    }
+    let mut reused = TamsiSolver::new(p.nv());
+    for threads in [2, 2, 4, 1, 2] {
+        assert!(
+            tamsi_solve(p, problem, &mut reused, threads) == want,
+            "{}: reused, {threads} threads",
+            p.name
+        );
+    }
+}
+
+#[test]
+fn tamsi_engine_scenes_are_bit_identical_with_1_2_and_4_threads() {
+    for s in engine_scenes::read_scenes() {
+        let p = tamsi_blocks::from_scene_touching(&s);
+        check_tamsi(&p, &two_way(&p));
+    }
+}
+
+#[test]
+fn tamsi_random_problems_with_free_trees_one_way_and_two_way() {
+    for (seed, ntree, nc) in [(1, 40, 60), (2, 120, 200), (3, 8, 5)] {
+        let p = tamsi_blocks::random(seed, ntree, nc);
+        check_tamsi(&p, &two_way(&p));
+        let one_way =
+            TamsiProblem::one_way_blocks(p.system(), p.p_star.as_view(), p.fn0.as_view(), p.mu.as_view())
+                .unwrap();
+        check_tamsi(&p, &one_way);
+    }
+}
+
+/// Everything an interior-point solve returns, as bits.
+fn ipm_outputs(s: &IpmSolver) -> Vec<Vec<u64>> {
+    let st = s.stats();
+    vec![
+        vec![st.iterations as u64, st.centrality_correctors as u64],
+        bits(&[st.rvio, st.bvio, st.residual, st.complementarity, st.merit, st.kappa]),
+        bits(s.velocities()),
+        bits(s.impulses()),
+        bits(s.next_gaps()),
+        bits(s.primal()),
+        bits(s.dual()),
+    ]
+}
+
+#[test]
+fn ipm_engine_scenes_are_bit_identical_with_1_2_and_4_threads() {
+    for s in engine_scenes::read_scenes() {
+        let scene = IpmScene::new(&s);
+        let problem = scene.problem(true);
+        for base in [IpmParameters::default(), IpmParameters::engine()] {
+            let solve = |solver: &mut IpmSolver, threads| {
+                solver.set_parameters(IpmParameters { num_threads: threads, ..base }).unwrap();
+                solver.solve(&problem).unwrap();
+                ipm_outputs(solver)
+            };
+            let want = solve(&mut IpmSolver::default(), 0);
+            assert!(want[0][0] > 0, "{}: the solve iterates", s.name);
+            for threads in [1, 2, 4] {
+                assert!(solve(&mut IpmSolver::default(), threads) == want, "{}: {threads} threads", s.name);
+            }
+            let mut reused = IpmSolver::default();
+            for threads in [2, 2, 4, 0, 2] {
+                assert!(solve(&mut reused, threads) == want, "{}: reused, {threads} threads", s.name);
+            }
+        }
+    }
+}
+
+#[test]
+fn num_threads_is_validated() {
+    let p = TamsiParameters { num_threads: 257, ..Default::default() };
+    assert!(p.validate().unwrap_err().to_string().contains("num_threads"));
+    assert!(TamsiParameters { num_threads: 256, ..Default::default() }.validate().is_ok());
+    let p = IpmParameters { num_threads: 257, ..Default::default() };
+    assert!(p.validate().unwrap_err().to_string().contains("num_threads"));
+    assert!(IpmSolver::new(IpmParameters { num_threads: 256, ..Default::default() }).is_ok());
+}
