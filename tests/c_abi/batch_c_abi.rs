@@ -185,6 +185,7 @@ fn tamsi_null_duplicated_and_unset_handles_are_per_world_statuses() {
         max_iterations: 0,
         relative_tolerance: 0.0,
         theta_max: 0.0,
+        num_threads: 0,
     };
     unsafe { cts_tamsi_parameters_default(&mut p) };
     p.max_iterations = 0;
