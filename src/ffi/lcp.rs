@@ -34,7 +34,10 @@ pub const CTS_LCP_ALGORITHM_LEMKE: i32 = 0;
 /// `e = lemke_min_exp, lemke_min_exp + lemke_step_exp, …` while `e < lemke_max_exp`, each result
 /// checked by Drake's test (`min z`, `min w`, `min z∘w` ≥ −tol, `max z∘w` < tol, with the shifted
 /// M); the accepted z must then pass the residual test with the given M (a solution of the
-/// shifted problem only is CTS_STATUS_LCP_RESIDUAL_TEST_FAILED). `w` is reported with the
+/// shifted problem only is CTS_STATUS_LCP_RESIDUAL_TEST_FAILED). Before returning that status,
+/// plain Lemke and the shifts below the accepted one are tried again in Drake's arithmetic (a
+/// fresh LU at every pivot; unless `refactor_interval` is already 1), and an answer that passes
+/// the residual test is returned (`docs/rigid.md` §8.3). `w` is reported with the
 /// unregularized M; the accepted exponent is in `cts_lcp_solve_info`.
 pub const CTS_LCP_ALGORITHM_LEMKE_REGULARIZED: i32 = 1;
 /// Algorithm: Drake's `SolveLcpFast`, Drumwright's principal pivoting method for `M = P A Pᵀ`

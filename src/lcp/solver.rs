@@ -219,7 +219,8 @@ impl MobyLcpSolver {
     /// attempt left. An accepted z is then put to the residual test with the unregularized M:
     /// a solution of a shifted problem that does not solve the given one is
     /// [`LcpOutcome::ResidualTestFailed`] (its exponent in
-    /// [`MobyLcpSolver::regularization_exponent`]).
+    /// [`MobyLcpSolver::regularization_exponent`]), after a second pass over plain Lemke and the
+    /// smaller shifts in Drake's arithmetic found no answer that passes (`docs/rigid.md` §8.3).
     pub fn solve_lemke_regularized(
         &mut self,
         problem: &LcpProblem<'_>,
@@ -294,10 +295,119 @@ impl MobyLcpSolver {
         // ComputeZeroTolerance of the unregularized M (§8.3 step 2): n · max|Mᵢⱼ| · 10 eps.
         let tol = if zt > 0.0 { zt } else { n as f64 * self.max_m * 10.0 * super::problem::EPS };
         self.used_zero_tolerance = tol;
-        let s = self.settings(tol);
+        let (accepted, mut total) = self.regularized_pass(schedule, method, tol, false);
+        let outcome = self.finish_regularized(accepted, total);
+        // Whether the answer is verified, by the residual test whatever the verdict flag says
+        // (the flag changes the verdict, never the path).
+        let verified = |s: &Self, accepted: Option<Option<i32>>| {
+            accepted.is_some() && s.residual.non_finite.is_none() && s.residual.passed()
+        };
+        // Issue 33, item 5: on degenerate contact LCPs the shifts 10⁻¹⁶…10⁻⁸ put pivots of the
+        // shift's size on the zero diagonal of the friction-cone rows, where the updated basis
+        // inverse decides ties and tiny pivots by round-off the other way from Drake's fresh
+        // factorizations: its attempts ended on rays, the pivot limit or bases the acceptance
+        // test rejects where Drake's path is accepted at 10⁻¹⁴, and the wrapper went on to 10⁻⁵
+        // (a z that fails the residual test for M, status 27, after 4000–5300 pivots). So when
+        // the wrapper accepted a shift whose answer fails the residual test, the schedule is run
+        // again in Drake's arithmetic (a fresh LU at every pivot, `refactor_interval = 1`), and
+        // a verified answer of that pass is returned. Only shifts below the accepted one are
+        // tried again (a larger shift moves the answer further from M's). When no attempt was
+        // accepted at all, the problem is one Drake's path fails on too (e.g. one without a
+        // solution): not retried. The pivot count is the total of both passes.
+        let retry = method == Method::Lemke && self.params.refactor_interval != 1;
+        if accepted.is_none() || verified(self, accepted) || !retry {
+            return outcome;
+        }
+        let below = match accepted {
+            Some(Some(e)) => RegularizationSchedule { max_exp: e, ..schedule },
+            _ => RegularizationSchedule { max_exp: schedule.min_exp, ..schedule },
+        };
+        let (retried, pivots) = self.regularized_pass(below, method, tol, true);
+        total += pivots;
+        let second = self.finish_regularized(retried, total);
+        if verified(self, retried) {
+            return second;
+        }
+        // Neither pass passed the residual test, but the first accepted an attempt (status 27,
+        // a z Drake's verdict accepts): that one is the answer, as without the second pass.
+        // Lemke starts from z = 0, so running its attempt again reproduces it.
+        let e = accepted.flatten();
+        let (_, pivots) = self.regularized_attempt(method, tol, e, false);
+        self.finish_regularized(accepted, total + pivots)
+    }
+
+    /// Records the result of a regularized wrapper: `accepted` is `None` when every attempt
+    /// failed, `Some(None)` for the unshifted problem, `Some(Some(e))` for the shift 10ᵉ.
+    fn finish_regularized(&mut self, accepted: Option<Option<i32>>, total: usize) -> LcpOutcome {
+        match accepted {
+            Some(e) => {
+                let o = self.finish(LcpOutcome::Solved, total);
+                self.regularization = e;
+                o
+            }
+            None => self.finish(LcpOutcome::RegularizationFailed, total),
+        }
+    }
+
+    /// One pass of a regularized wrapper (§8.3 steps 3–5) with the zero tolerance `tol`:
+    /// the unshifted problem, then `M + 10ᵉ I` along `schedule` until an attempt is accepted.
+    /// Returns the accepted attempt (see [`Self::finish_regularized`]) and the pivots of all.
+    fn regularized_pass(
+        &mut self,
+        schedule: RegularizationSchedule,
+        method: Method,
+        tol: f64,
+        drake_arithmetic: bool,
+    ) -> (Option<Option<i32>>, usize) {
+        let (accepted, mut total) = self.regularized_attempt(method, tol, None, drake_arithmetic);
+        if accepted {
+            return (Some(None), total);
+        }
+        let mut e = schedule.min_exp;
+        // The schedule is validated (|e| <= 300, at most 100 rounds), so e never overflows.
+        while e < schedule.max_exp {
+            let (accepted, pivots) = self.regularized_attempt(method, tol, Some(e), drake_arithmetic);
+            total += pivots;
+            if accepted {
+                return (Some(Some(e)), total);
+            }
+            e += schedule.step_exp;
+        }
+        (None, total)
+    }
+
+    /// One attempt of a regularized wrapper on `M` (`shift` `None`) or `M + 10ᵉ I`, accepted by
+    /// §8.3's test (strict for a shifted matrix); `drake_arithmetic`: Lemke refactors at every
+    /// pivot whatever `refactor_interval` says. Fast starts from the z left by the previous
+    /// attempt (§8.5). Returns whether it was accepted and its pivots.
+    fn regularized_attempt(
+        &mut self,
+        method: Method,
+        tol: f64,
+        shift: Option<i32>,
+        drake_arithmetic: bool,
+    ) -> (bool, usize) {
+        let n = self.n;
+        let mut s = self.settings(tol);
+        if drake_arithmetic {
+            s.refactor_interval = 1;
+        }
         let Self { lemke_ws, fast_ws, m, q, m_shift, scratch, z, used_pivot_tolerance, .. } = self;
-        let (m, q, z, scratch) = (&m[..n * n], &q[..n], &mut z[..n], &mut scratch[..n]);
-        let mut attempt = |ws_m: &[f64], shifted: bool, z: &mut [f64]| match method {
+        let (q, z, scratch) = (&q[..n], &mut z[..n], &mut scratch[..n]);
+        let ws_m = match shift {
+            None => &m[..n * n],
+            Some(e) => {
+                let ms = &mut m_shift[..n * n];
+                ms.copy_from_slice(&m[..n * n]);
+                let shift = 10f64.powf(f64::from(e));
+                for i in 0..n {
+                    ms[i + i * n] += shift;
+                }
+                ms
+            }
+        };
+        let shifted = shift.is_some();
+        let (o, pivots) = match method {
             Method::Lemke => {
                 // A shifted matrix has its own max |Mᵢⱼ|.
                 let s = LemkeSettings { max_m: if shifted { -1.0 } else { s.max_m }, ..s };
@@ -306,44 +416,12 @@ impl MobyLcpSolver {
                 (run.outcome, run.pivots)
             }
             Method::Fast => {
-                // Later attempts are warm-started from the previous z (§8.5).
                 let (o, p, _) = fast(fast_ws, ws_m, q, tol, shifted, z);
+                *used_pivot_tolerance = f64::NAN;
                 (o, p)
             }
         };
-        let (o, mut total) = attempt(m, false, z);
-        if o.is_solved() && accept(m, q, z, tol, false, scratch) {
-            return self.finish(LcpOutcome::Solved, total);
-        }
-        let mut accepted = None;
-        let mut e = schedule.min_exp;
-        // The schedule is validated (|e| <= 300, at most 100 rounds), so e never overflows.
-        while e < schedule.max_exp {
-            let shift = 10f64.powf(f64::from(e));
-            let ms = &mut m_shift[..n * n];
-            ms.copy_from_slice(m);
-            for i in 0..n {
-                ms[i + i * n] += shift;
-            }
-            let (o, p) = attempt(ms, true, z);
-            total += p;
-            if o.is_solved() && accept(ms, q, z, tol, true, scratch) {
-                accepted = Some(e);
-                break;
-            }
-            e += schedule.step_exp;
-        }
-        if method == Method::Fast {
-            self.used_pivot_tolerance = f64::NAN;
-        }
-        match accepted {
-            Some(e) => {
-                let o = self.finish(LcpOutcome::Solved, total);
-                self.regularization = Some(e);
-                o
-            }
-            None => self.finish(LcpOutcome::RegularizationFailed, total),
-        }
+        (o.is_solved() && accept(ws_m, q, z, tol, shifted, scratch), pivots)
     }
 }
 

@@ -382,11 +382,13 @@ fn regularized_lemke_on_a_box_tower_accepts_the_unshifted_answer() {
     }
 }
 
-/// Regularized Lemke on two 3-D box stacks: plain Lemke fails (a ray, with refactoring too);
-/// the wrapper then accepts a solution of a shifted problem whose residual for M is far above
-/// round-off: Drake's verdict, not OK.
+/// Regularized Lemke on two 3-D box stacks: plain Lemke fails (a ray, with refactoring too).
+/// The updated-basis pass accepts 10⁻⁵, a solution of the shifted problem whose residual for M is
+/// far above round-off (Drake's verdict, not OK: status 27 until issue 33); the second pass in
+/// Drake's arithmetic accepts 10⁻¹³, whose answer passes: OK. Whatever is accepted, OK comes only
+/// with a passing residual.
 #[test]
-fn regularized_lemke_on_3d_stacks_is_not_ok_with_a_large_residual() {
+fn regularized_lemke_on_3d_stacks_is_ok_only_with_a_passing_residual() {
     for (boxes, seed) in [(4, 1), (8, 3)] {
         let (m, q) = stacks::box_stack_3d(boxes, seed).impact_lcp();
         let p = problem(&m, &q);
@@ -396,14 +398,10 @@ fn regularized_lemke_on_3d_stacks_is_not_ok_with_a_large_residual() {
         assert!(matches!(o, LcpOutcome::RayTermination | LcpOutcome::ZeroToleranceTooLow), "{o:?}");
         let o = s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
         assert_eq!(o == LcpOutcome::Solved, passes(&m, &q, s.z()));
-        if o != LcpOutcome::Solved {
-            assert_eq!(o, LcpOutcome::ResidualTestFailed, "{boxes} boxes");
-            assert!(s.drake_verdict() && s.regularization_exponent().is_some());
-            assert!(s.residual().violation().is_some());
-        }
-        // Whatever was accepted, OK never comes with a residual above the test's bound.
+        assert_eq!((o, s.regularization_exponent()), (LcpOutcome::Solved, Some(-13)), "{boxes} boxes");
+        // OK never comes with a residual above the test's bound (checked independently).
         let (passed, ..) = documented_test(&m, &q, s.z(), DEFAULT_RESIDUAL_TOLERANCE);
-        assert!(o != LcpOutcome::Solved || passed);
+        assert!(passed, "{boxes} boxes");
     }
 }
 
@@ -712,4 +710,41 @@ fn answer_along_a_ray_fails_the_residual_test() {
     assert!(r.violation().unwrap().starts_with(&format!("w[{i}] = -1e0 < -tol[{i}]")), "{:?}", r.violation());
     // Lemke itself ends on the ray, as Drake's does.
     assert_eq!(s.solve_lemke(&p), LcpOutcome::RayTermination);
+}
+
+/// Issue 33, item 5: regularized Lemke on 3-D box stacks of 6 and 7 boxes (n = 144 and 168,
+/// frictional impact LCPs of Drake's ConstraintSolver). Plain Lemke ends on a ray. The shifts
+/// 10⁻¹⁶…10⁻⁸ put pivots of their own size on the zero diagonal of the friction-cone rows,
+/// where the updated basis inverse decided ties and tiny pivots by round-off the other way from
+/// Drake's fresh factorizations: its attempts ended on rays, the pivot limit or bases the
+/// acceptance test rejects, and the wrapper accepted only 10⁻⁵ or 10⁻⁶ after 4128–5344 pivots,
+/// a z that fails the residual test for M (status 27). Such an ending now runs the shifts below
+/// the accepted one again in Drake's arithmetic, so the wrapper accepts the shift Drake's path
+/// accepts (10⁻¹⁴) and the answer passes the residual test; the pivot count is the total of
+/// both passes (4584 and 6144, of which Drake's arithmetic 456 and 800).
+#[test]
+fn regularized_lemke_on_6_and_7_box_stacks_accepts_drakes_shift() {
+    let drake_arithmetic = MobyLcpParameters { refactor_interval: 1, ..Default::default() };
+    for (boxes, seed, n) in [(6, 1, 144), (7, 3, 168)] {
+        let (m, q) = stacks::box_stack_3d(boxes, seed).impact_lcp();
+        assert_eq!(q.len(), n);
+        let p = problem(&m, &q);
+        let mut s = MobyLcpSolver::new();
+        assert_eq!(s.solve_lemke(&p), LcpOutcome::RayTermination, "{boxes} boxes: plain Lemke");
+        let o = s.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
+        let mut d = MobyLcpSolver::with_parameters(drake_arithmetic).unwrap();
+        let od = d.solve_lemke_regularized(&p, RegularizationSchedule::LEMKE_DEFAULT).unwrap();
+        eprintln!(
+            "{boxes} boxes: {o:?} at 10^{:?} after {} pivots; Drake's arithmetic {od:?} at 10^{:?} after {}",
+            s.regularization_exponent(),
+            s.num_pivots(),
+            d.regularization_exponent(),
+            d.num_pivots()
+        );
+        assert_eq!(o, LcpOutcome::Solved, "{boxes} boxes");
+        assert!(passes(&m, &q, s.z()), "{boxes} boxes");
+        assert_eq!(s.regularization_exponent(), Some(-14), "{boxes} boxes");
+        assert_eq!((od, d.regularization_exponent()), (LcpOutcome::Solved, Some(-14)), "{boxes} boxes");
+        assert!(s.num_pivots() > d.num_pivots(), "{boxes} boxes: both passes are counted");
+    }
 }
