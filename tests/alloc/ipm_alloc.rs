@@ -201,7 +201,7 @@ fn warm_start_by_contact_id_allocates_nothing() {
 /// grown, on this thread and on the pool's workers.
 #[test]
 fn repeated_threaded_block_solves_allocate_nothing() {
-    let _pool_tests = crate::counting_alloc::POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _pool_tests = crate::counting_alloc::lock_pool_tests();
     for (name, threads) in
         ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0"].into_iter().flat_map(|n| [(n, 2), (n, 4)])
     {

@@ -4,7 +4,7 @@
 
 use support::tamsi_support;
 
-use crate::counting_alloc::{POOL_TESTS, allocations_during};
+use crate::counting_alloc::{allocations_during, lock_pool_tests};
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
@@ -154,7 +154,7 @@ fn sensitivities_do_not_allocate_once_grown() {
 /// created by the first solve only. Also: a worker's allocation is counted.
 #[test]
 fn threaded_block_solves_do_not_allocate_once_grown() {
-    let _pool_tests = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let _pool_tests = lock_pool_tests();
     let pool = contact_solvers::parallel::WorkerPool::new(2).unwrap();
     let counted = allocations_during(|| {
         pool.run(&|p| {
