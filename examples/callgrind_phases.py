@@ -10,7 +10,7 @@ selfc = collections.defaultdict(collections.Counter)  # fn -> addr -> Ir
 edges = collections.defaultdict(list)  # callee -> [(caller, addr, incl)]
 fn = None; cfn = None; pending_call = False; in_main = True
 for raw in open(out, errors='replace'):
-    if raw.startswith('ob='): in_main = 'profile_step' in raw; continue
+    if raw.startswith('ob='): in_main = os.path.basename(binary) in raw; continue
     if raw.startswith('fn='): fn = raw[3:].strip(); continue
     if raw.startswith('cfn='): cfn = raw[4:].strip(); continue
     if raw.startswith('calls='): pending_call = True; continue

@@ -51,12 +51,9 @@ fn main() {
     }
     // Each solve timed on its own: the minimum and the median resist the noise of a shared
     // machine better than the mean.
-    let mut times = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let start = std::time::Instant::now();
+    let mut times = measured(reps, || {
         solver.solve_with_guess(&problem, case.dt, vec("guess")).unwrap();
-        times.push(start.elapsed().as_secs_f64() * 1e6);
-    }
+    });
     let mean = times.iter().sum::<f64>() / reps as f64;
     times.sort_by(f64::total_cmp);
     println!(
@@ -65,4 +62,17 @@ fn main() {
         times[reps / 2],
         times[0]
     );
+}
+
+/// The timed solves, in a function of their own so that callgrind can collect them alone
+/// (`--toggle-collect='*profile_tamsi*measured*'`, `docs/performance.md` §3).
+#[inline(never)]
+fn measured(reps: usize, mut solve: impl FnMut()) -> Vec<f64> {
+    let mut times = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = std::time::Instant::now();
+        solve();
+        times.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    times
 }

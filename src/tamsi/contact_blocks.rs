@@ -36,6 +36,12 @@ pub(crate) struct ContactBlocks {
     blocks: Vec<u32>,
     /// Scratch of `prepare`: whether contact i has a nonzero entry in block b, at `b·nc + i`.
     nonzero: Vec<bool>,
+    /// Counts the preparations that changed the rows or the pattern (0: never prepared), so that
+    /// storage derived from them ([`NewtonMatrix`](super::newton_matrix::NewtonMatrix)) knows
+    /// when it is stale.
+    generation: u64,
+    /// The generation of the last completed preparation (never reused).
+    last_generation: u64,
 }
 
 impl ContactBlocks {
@@ -43,6 +49,10 @@ impl ContactBlocks {
     /// Allocates only when the problem is larger than any seen before; an allocation that fails,
     /// or a problem whose block count does not fit the 32-bit indices, is an error and leaves
     /// the storage unprepared.
+    ///
+    /// When the rows are bit for bit those of the last preparation (a solver re-solving the same
+    /// problem, as a time step that repeats or the C API's borrowed data), the pattern is kept
+    /// and [`generation`](Self::generation) does not change.
     pub fn prepare(
         &mut self,
         jt: &DMatrixView<'_, f64>,
@@ -59,6 +69,10 @@ impl ContactBlocks {
         try_grow(&mut self.rows, len, 0.0, "TAMSI contact Jacobian blocks")?;
         try_grow(&mut self.nonzero, cells, false, "TAMSI contact block pattern")?;
         try_grow(&mut self.block_start, nc + 1, 0, "TAMSI contact block pattern")?;
+        // Same shape as a completed preparation: the pattern stands unless a value changes.
+        let mut changed = self.generation == 0 || (self.nv, self.nc) != (nv, nc);
+        // Unprepared until the pattern is complete (an error below leaves it so).
+        self.generation = 0;
         self.nv = nv;
         self.nc = nc;
         if !nv.is_multiple_of(BLOCK) {
@@ -68,6 +82,8 @@ impl ContactBlocks {
                 blk[nv % BLOCK..].fill(0.0);
             }
         }
+        // Bit comparison: a −0 that became +0 changes products, and a NaN equals itself.
+        let differs = |a: f64, b: f64| a.to_bits() != b.to_bits();
         for c in 0..nv {
             let (b, w) = (c / BLOCK, c % BLOCK);
             let range = b * nc * BLOCK_LEN..(b + 1) * nc * BLOCK_LEN;
@@ -75,10 +91,15 @@ impl ContactBlocks {
             let (t, n) = (t.as_slice(), n.as_slice());
             let rows = self.rows[range].chunks_exact_mut(BLOCK_LEN);
             for ((r, t), &n) in rows.zip(t.chunks_exact(2)).zip(n) {
+                changed |= differs(r[w], t[0]) | differs(r[BLOCK + w], t[1]) | differs(r[2 * BLOCK + w], n);
                 r[w] = t[0];
                 r[BLOCK + w] = t[1];
                 r[2 * BLOCK + w] = n;
             }
+        }
+        if !changed {
+            self.generation = self.last_generation;
+            return Ok(());
         }
         let nonzero = &mut self.nonzero[..nb * nc];
         for (f, r) in nonzero.iter_mut().zip(self.rows[..len].chunks_exact(BLOCK_LEN)) {
@@ -98,7 +119,16 @@ impl ContactBlocks {
             }
             self.block_start[i + 1] = k as u32;
         }
+        self.last_generation += 1;
+        self.generation = self.last_generation;
         Ok(())
+    }
+
+    /// Identifies the current rows and pattern: changes whenever a preparation changes them, 0
+    /// when unprepared.
+    #[inline(always)]
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Number of column blocks.
@@ -200,6 +230,17 @@ mod tests {
         assert_eq!(blocks.blocks_of(1), &[0, 1]);
         assert_eq!(blocks.rows(1, 0), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0]);
         assert_eq!(blocks.rows(0, 1)[..4], [0.0, 0.0, -1.0, 0.0]);
+
+        // The same rows again keep the pattern and its generation; a changed value (here a
+        // +0 that becomes −0, which no == comparison sees) starts a new one.
+        let generation = blocks.generation();
+        assert_ne!(generation, 0);
+        blocks.prepare(&jt.as_view(), &jn.as_view()).unwrap();
+        assert_eq!(blocks.generation(), generation);
+        jt[(0, 3)] = -0.0;
+        blocks.prepare(&jt.as_view(), &jn.as_view()).unwrap();
+        assert_ne!(blocks.generation(), generation);
+        assert_eq!(blocks.blocks_of(0), &[0, 1]);
 
         jn[(1, 6)] = 5.0;
         jn[(0, 4)] = 0.0;

@@ -56,6 +56,9 @@ pub(crate) struct NewtonMatrix {
     /// `dt·Aᵢ` over each nonzero block of each contact, `BLOCK_LEN` values each (rows t0, t1, n),
     /// in the order of [`ContactBlocks::nonzero_index`].
     a_dt: Vec<f64>,
+    /// What the lists and `a_dt` were built from: the blocks' generation (0: nothing) and the
+    /// bits of dt.
+    prepared_for: (u64, u64),
 }
 
 /// The row blocks of a contact whose nonzero column blocks are `blocks`, increasing.
@@ -82,6 +85,13 @@ impl NewtonMatrix {
         nc: usize,
         dt: f64,
     ) -> Result<(), TamsiError> {
+        // The same blocks (same generation, hence the same nv, nc and rows) and dt: the lists
+        // and `a_dt` stand (a solver re-solving one problem prepares once).
+        let key = (blocks.generation(), dt.to_bits());
+        if key.0 != 0 && key == self.prepared_for && (self.nv, self.nc) == (nv, nc) {
+            return Ok(());
+        }
+        self.prepared_for = (0, 0);
         let (nrb, ncb) = (nv.div_ceil(TILE_ROWS), nv.div_ceil(BLOCK));
         let too_large = |what| TamsiError::TooLarge { what, limit: u32::MAX as usize - 1 };
         let b_len = nrb.checked_mul(nc).and_then(|x| x.checked_mul(B_LEN));
@@ -135,6 +145,7 @@ impl NewtonMatrix {
                 }
             }
         }
+        self.prepared_for = key;
         Ok(())
     }
 
