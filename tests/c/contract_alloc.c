@@ -99,12 +99,17 @@ static void test_tamsi(void) {
              "of 8 bytes (128 GiB) failed");
   CHECK(big == NULL);
   OK(cts_tamsi_solver_new(1, &h));
-  OK(cts_tamsi_solver_set_one_way_coupled_problem_data(h, nc, M, 1, Jn, nc, Jt, 2 * nc, p_star, fn, mu));
-  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1),
-             CTS_STATUS_ALLOCATION_FAILED, "cts_tamsi_solver_solve_with_guess: TAMSI");
+  /* Sizes before data (docs/c_api.md §1.11): the set call probes the solve's workspace from nv and
+   * nc before it reads an array, and refuses; the handle keeps having no data. */
+  EXPECT_MSG(cts_tamsi_solver_last_error, h,
+             cts_tamsi_solver_set_one_way_coupled_problem_data(h, nc, M, 1, Jn, nc, Jt, 2 * nc, p_star, fn, mu),
+             CTS_STATUS_ALLOCATION_FAILED,
+             "cts_tamsi_solver_set_one_way_coupled_problem_data: nv = 1, nc = 1048576: the solve's workspace");
   CHECK(strstr(cts_tamsi_solver_last_error(h), "failed") != NULL);
+  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1),
+             CTS_STATUS_NO_PROBLEM_DATA, "cts_tamsi_solver_solve_with_guess: no problem data");
   EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_calc_jacobian(h, 1e-3, v, 1, J, 1),
-             CTS_STATUS_ALLOCATION_FAILED, "cts_tamsi_solver_calc_jacobian: TAMSI");
+             CTS_STATUS_NO_PROBLEM_DATA, "cts_tamsi_solver_calc_jacobian: no problem data");
   EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_get_generalized_velocities(h, out, 1),
              CTS_STATUS_NO_SOLUTION, "no solution");
   /* The handle lives on: one contact solves. */
@@ -153,11 +158,13 @@ static void test_tamsi_blocks(void) {
   d.J_len = 3 * nc;
   d.J = J;
   OK(cts_tamsi_solver_new(1, &h));
-  OK(cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &d, p_star, fn, mu));
-  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1),
+  /* Refused by the set call from the sizes alone (§1.11), before the structure is read. */
+  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_set_one_way_coupled_block_problem_data(h, &d, p_star, fn, mu),
              CTS_STATUS_ALLOCATION_FAILED,
-             "cts_tamsi_solver_solve_with_guess: TAMSI per-contact state: allocating 4194304 elements of ");
-  CHECK(strstr(cts_tamsi_solver_last_error(h), "failed; nothing was changed") != NULL);
+             "cts_tamsi_solver_set_one_way_coupled_block_problem_data: nv = 1, nc = 4194304: the solve's workspace");
+  CHECK(strstr(cts_tamsi_solver_last_error(h), "failed") != NULL);
+  EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_solve_with_guess(h, 1e-3, v, 1),
+             CTS_STATUS_NO_PROBLEM_DATA, "cts_tamsi_solver_solve_with_guess: no problem data");
   EXPECT_MSG(cts_tamsi_solver_last_error, h, cts_tamsi_solver_get_generalized_velocities(h, out, 1),
              CTS_STATUS_NO_SOLUTION, "no solution");
   /* The handle lives on: one contact solves, as in the dense case. */
