@@ -45,7 +45,11 @@ impl World {
     ///
     /// # Safety
     /// `h` is NULL or a live TAMSI handle.
-    pub unsafe fn set_tamsi(&self, h: *mut cts_tamsi_solver, blocks: Option<&cts_block_sparse_data>) -> cts_status {
+    pub unsafe fn set_tamsi(
+        &self,
+        h: *mut cts_tamsi_solver,
+        blocks: Option<&cts_block_sparse_data>,
+    ) -> cts_status {
         let p = &self.p;
         let (nv, nc) = (p.nv(), p.nc());
         // SAFETY: `h` per the contract; the arrays hold the sizes the problem implies.
@@ -83,7 +87,11 @@ impl World {
     ///
     /// # Safety
     /// As [`World::set_tamsi`], for an interior-point handle.
-    pub unsafe fn set_ipm(&self, h: *mut cts_ipm_solver, blocks: Option<&cts_block_sparse_data>) -> cts_status {
+    pub unsafe fn set_ipm(
+        &self,
+        h: *mut cts_ipm_solver,
+        blocks: Option<&cts_block_sparse_data>,
+    ) -> cts_status {
         let p = &self.p;
         let (n, nc) = (p.nv(), p.nc());
         let (v0, tau, phi, mu, models) =
