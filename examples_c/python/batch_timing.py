@@ -1,7 +1,7 @@
 """Times one ``TamsiSolver.solve_batch`` call against a Python loop of ``solve_with_guess`` on the
 same 256 worlds (``docs/performance.md`` §7; a measurement, not a test).
 
-Each world is a random two-way TAMSI problem of nv 6–60 and 2–12 contacts (SPD M, random Jn,
+Each world is a random two-way TAMSI problem of nv 6–60 (``--nv-max``) and 2–12 contacts (SPD M, random Jn,
 Jt, pressed contacts), its data set once; every repetition solves every world from the same
 guess, so each does the same work. The loop pays one ctypes call per world and holds the GIL;
 the batch pays one call and runs on ``num_threads`` threads. The results are checked equal bit
@@ -19,11 +19,11 @@ import numpy as np
 import contact_solvers as cts
 
 
-def worlds(count, seed=1):
+def worlds(count, nv_max=60, seed=1):
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
-        nv, nc = int(rng.integers(6, 61)), int(rng.integers(2, 13))
+        nv, nc = int(rng.integers(6, nv_max + 1)), int(rng.integers(2, 13))
         a = rng.uniform(-0.5, 0.5, (nv, nv))
         out.append(dict(
             M=np.asfortranarray(a @ a.T + np.eye(nv)), Jn=np.asfortranarray(rng.uniform(-1, 1, (nc, nv))),
@@ -57,8 +57,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--worlds", type=int, default=256)
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--nv-max", type=int, default=60, help="worlds of nv 6..nv_max")
     args = parser.parse_args()
-    ws = worlds(args.worlds)
+    ws = worlds(args.worlds, args.nv_max)
     loop_solvers, batch_solvers = solvers(ws), solvers(ws)
     dts = np.array([w["dt"] for w in ws])
     guesses = [w["v0"] for w in ws]

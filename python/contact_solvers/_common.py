@@ -434,6 +434,15 @@ class _SolverHandle:
     def closed(self) -> bool:
         return not self._handle
 
+    def _address(self) -> int:
+        """The C handle's address (0 when closed), cached per handle object: a batch reads it
+        for every world."""
+        handle = self._handle
+        cached = self.__dict__.get("_address_cache")
+        if cached is None or cached[0] is not handle:
+            cached = self._address_cache = (handle, ctypes.cast(handle, ctypes.c_void_p).value or 0 if handle else 0)
+        return cached[1]
+
     def _h(self):
         if not self._handle:
             raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
@@ -477,9 +486,7 @@ class _Batch:
         self.lib = live[0]._lib if live else _library(None)
         self.handle_p = cls._handle_p
         self.handles = np.fromiter(
-            (ctypes.cast(s._handle, ctypes.c_void_p).value or 0 if s is not None and s._handle else 0
-             for s in self.solvers),
-            dtype=np.uintp, count=n,
+            (0 if s is None else s._address() for s in self.solvers), dtype=np.uintp, count=n
         )
         self.guesses = self.ns = self._keep = None
         if v_guesses is None:
@@ -508,7 +515,7 @@ class _Batch:
                     Status.DIMENSION_MISMATCH, f"v_guesses[{i}]: shape {r.shape}, expected (n,)"
                 )
         self.guesses = np.fromiter(
-            (0 if r is None or not r.size else r.ctypes.data for r in self._keep), dtype=np.uintp, count=n
+            (0 if r is None or not r.size else _ptr(r) for r in self._keep), dtype=np.uintp, count=n
         )
         self.ns = np.fromiter((0 if r is None else r.shape[0] for r in self._keep), dtype=np.uintp, count=n)
 

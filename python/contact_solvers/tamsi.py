@@ -47,6 +47,9 @@ class TamsiSolverResult(enum.IntEnum):
     kAlphaSolverFailed = 3
 
 
+#: The outcomes by status value (0..3), for a batch's many statuses.
+_TAMSI_RESULTS = tuple(TamsiSolverResult)
+
 _TAMSI_VECTOR_GETTERS = {
     "generalized_velocities": "cts_tamsi_solver_get_generalized_velocities",
     "normal_velocities": "cts_tamsi_solver_get_normal_velocities",
@@ -351,10 +354,8 @@ class TamsiSolver(_SolverHandle):
             _Batch.pointer(batch.ns, ctypes.c_size_t),
             num_threads=num_threads,
         )
-        return [
-            TamsiSolverResult(s) if Status.OK <= s <= Status.ALPHA_SOLVER_FAILED else batch.error(i, s)
-            for i, s in enumerate(statuses)
-        ]
+        results = _TAMSI_RESULTS
+        return [results[s] if 0 <= s <= 3 else batch.error(i, s) for i, s in enumerate(statuses)]
 
     def _get(self, what: str, n: int) -> np.ndarray:
         out = np.empty(n, dtype=np.float64)

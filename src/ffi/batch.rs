@@ -44,6 +44,10 @@ pub(crate) const MAX_THREADS: usize = 256;
 /// worker than in a single call.
 const WORKER_STACK: usize = 8 << 20;
 
+/// The status of a world left to run, overwritten by its own status; it would stay only if no
+/// worker ran the world.
+const TO_RUN: cts_status = cts_status::Panic;
+
 /// How many times a handle occurs in the batch being set up; zero outside a batch call.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct BatchMark(usize);
@@ -148,7 +152,8 @@ fn check_call(
 
 /// First pass: counts each handle's occurrences in its mark; second pass: the statuses of NULL
 /// and duplicated worlds (duplicates get the detail in their handle's last error). The worlds
-/// left to run are those with a non-NULL handle whose mark is 1.
+/// left to run, a non-NULL handle that occurs once, get [`TO_RUN`]: the workers decide from the
+/// statuses alone and never touch a handle they do not run.
 ///
 /// # Safety
 /// As [`run`].
@@ -173,21 +178,11 @@ unsafe fn mark_worlds<H: Batched>(function: &str, handles: &[*mut H], out: &mut 
                     ));
                     cts_status::InvalidArgument
                 } else {
-                    // Overwritten by the world's own status; stays only if a worker never ran it.
-                    cts_status::Panic
+                    TO_RUN
                 }
             }
         };
     }
-}
-
-/// Whether world `i` runs: a non-NULL handle that occurs once (`mark_worlds` ran).
-///
-/// # Safety
-/// As [`run`]; only reads the mark, which nobody writes while the workers run.
-unsafe fn runs<H: Batched>(h: *mut H) -> bool {
-    // SAFETY: forwarded contract.
-    unsafe { h.as_mut() }.is_some_and(|h| H::mark(h.parts().1).0 == 1)
 }
 
 /// Runs the worlds left by [`mark_worlds`], in order on this thread or on a pool of scoped
@@ -203,14 +198,11 @@ unsafe fn run_worlds<H: Batched>(
 ) {
     let count = handles.len();
     let threads = num_threads.min(count).min(MAX_THREADS);
-    // SAFETY (both closures): each index `i` is taken by exactly one worker, whose handle occurs
-    // once in the batch, and `out[i]` is written by that worker only.
-    let one = |i: usize, out: *mut cts_status| {
-        let h = handles[i];
-        // SAFETY: see above.
-        if unsafe { runs(h) } {
-            let status = guard_value(cts_status::Panic, || world(h, i));
-            unsafe { *out.add(i) = status };
+    // SAFETY (both closures): each index `i` is taken by exactly one worker, which alone reads
+    // and writes `out[i]`; a world marked TO_RUN has a handle that occurs once in the batch.
+    let one = |i: usize, out: *mut cts_status| unsafe {
+        if *out.add(i) == TO_RUN {
+            *out.add(i) = guard_value(cts_status::Panic, || world(handles[i], i));
         }
     };
     let out = out.as_mut_ptr();

@@ -4,10 +4,11 @@
 //! API (`mxGetPr`, Octave's and MATLAB's default) and once with the interleaved one
 //! (`mxGetDoubles`, `-R2018a` as with MATLAB's `mex -R2018a`), each running its script in
 //! `octave-cli`: `test_cts_tamsi.m` (Drake's pizza-saver values (all three cases), the two-way
-//! sliding cylinder, a non-success outcome and usage errors carrying the library's message) and
+//! sliding cylinder, a non-success outcome, usage errors carrying the library's message, and a
+//! batch equal to the single calls) and
 //! `test_cts_lcp.m` (the README's LCP with every algorithm, Drake's Moby cases "trivial" and
 //! "problem 1", a ray termination, options, usage errors), `test_cts_ipm.m` (`docs/ipm.md` §9's
-//! point mass A2, sticking and slipping, an iteration cap, usage errors), `test_cts_rigid.m`
+//! point mass A2, sticking and slipping, an iteration cap, usage errors, a batch), `test_cts_rigid.m`
 //! (`docs/rigid_cases.md`'s Rod2D cases §2.1, §2.2, §2.5, §3.2, §3.7 and §4.4 with Drake's
 //! tolerances, LCP matrices and pivot counts, in the default mode and with Drake HEAD's
 //! switches; usage errors) and `test_cts_baraff.m` (`docs/baraff.md` §11's B1, B3–B7 with the

@@ -37,7 +37,7 @@ def test_distributed_sweep_equals_sequential_and_the_cluster_shuts_down():
     recs = ray_sweep.recordings(60, [1e-4, 1e-3], [1, 2])
     sequential = ray_sweep.sweep_sequential(recs, iterations=6)
     assert all(abs(mu - 0.35) < 0.05 for mu, _ in sequential)  # the fits find μ
-    temp_dir = tempfile.mkdtemp(prefix="rs", dir="/tmp")  # unix socket paths must stay short
+    temp_dir = tempfile.mkdtemp(prefix="rs")  # short: Ray puts unix sockets below it
     try:
         ray_sweep.start_local_cluster(2, temp_dir)
         try:
