@@ -17,4 +17,4 @@
 #[allow(unsafe_code)]
 mod pool;
 
-pub use pool::{MAX_THREADS, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts};
+pub use pool::{MAX_THREADS, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts, chunk_count};

@@ -6,8 +6,9 @@
 //! Only the calling thread's allocations count, and only while [`allocations_during`] runs its
 //! closure: libtest's own threads and tests running in parallel allocate too (on a loaded machine
 //! sometimes inside a counted solve), so a process-wide counter would see them. The worker threads
-//! of the solvers' pools (`num_threads` ≥ 2, named `contact-solvers-<n>`) count too while a
-//! measurement runs: the tests that use pools hold [`POOL_TESTS`], so no other pool works then.
+//! of the solvers' pools (`num_threads` ≥ 2, named `contact-solvers-<n>`) count too in
+//! [`allocations_with_workers_during`]: the tests that use pools hold [`POOL_TESTS`], so no other
+//! pool works then.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -80,16 +81,22 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Allocations `f` makes on this thread and on the solvers' pool workers (other threads' are not
-/// counted).
+/// Allocations `f` makes on this thread (the other threads' are not counted).
 pub fn allocations_during(f: impl FnOnce()) -> usize {
     let before = COUNT.with(Cell::get);
-    MEASURING.fetch_add(1, Ordering::SeqCst);
-    let workers_before = WORKER_COUNT.load(Ordering::SeqCst);
     let was = COUNTING.with(|c| c.replace(true));
     f();
     COUNTING.with(|c| c.set(was));
+    COUNT.with(Cell::get) - before
+}
+
+/// Allocations `f` makes on this thread and on the solvers' pool workers. Call it holding
+/// [`POOL_TESTS`], so that no other test's pool works meanwhile.
+pub fn allocations_with_workers_during(f: impl FnOnce()) -> usize {
+    MEASURING.fetch_add(1, Ordering::SeqCst);
+    let workers_before = WORKER_COUNT.load(Ordering::SeqCst);
+    let own = allocations_during(f);
     let workers = WORKER_COUNT.load(Ordering::SeqCst) - workers_before;
     MEASURING.fetch_sub(1, Ordering::SeqCst);
-    COUNT.with(Cell::get) - before + workers
+    own + workers
 }

@@ -4,7 +4,7 @@
 
 use support::tamsi_support;
 
-use crate::counting_alloc::{POOL_TESTS, allocations_during};
+use crate::counting_alloc::{POOL_TESTS, allocations_during, allocations_with_workers_during};
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
@@ -156,10 +156,13 @@ fn sensitivities_do_not_allocate_once_grown() {
 fn threaded_block_solves_do_not_allocate_once_grown() {
     let _pool_tests = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let pool = contact_solvers::parallel::WorkerPool::new(2).unwrap();
-    let counted = allocations_during(|| {
-        pool.run(&|p| {
-            if p == 1 {
-                drop(vec![1u8; 16]);
+    let counted = allocations_with_workers_during(|| {
+        // The caller's chunks sleep, so the worker takes the others; only the worker allocates.
+        pool.run(64, &|_| {
+            if std::thread::current().name().is_some_and(|n| n.starts_with("contact-solvers-")) {
+                drop(std::hint::black_box(vec![1u8; 16]));
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
         })
     });
@@ -180,12 +183,12 @@ fn threaded_block_solves_do_not_allocate_once_grown() {
         for threads in [2, 4] {
             let mut solver = TamsiSolver::new(p.nv());
             solver.set_parameters(TamsiParameters { num_threads: threads, ..Default::default() }).unwrap();
-            let first = allocations_during(|| {
+            let first = allocations_with_workers_during(|| {
                 solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
             });
             assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
             let v = solver.generalized_velocities().to_vec();
-            let repeated = allocations_during(|| {
+            let repeated = allocations_with_workers_during(|| {
                 for _ in 0..3 {
                     assert_eq!(
                         solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap(),
