@@ -15,7 +15,7 @@ pub const MAX_THREADS: usize = 256;
 /// How long an idle worker spins before it sleeps. The phases of one solve follow each other
 /// within microseconds, so a spinning worker picks the next one up at once; between solves it
 /// sleeps and costs nothing.
-const WORKER_SPIN: Duration = Duration::from_micros(200);
+const WORKER_SPIN: Duration = Duration::from_micros(100);
 /// How long the caller spins for the workers of a run before it yields its core in turns.
 const CALLER_SPIN: Duration = Duration::from_micros(50);
 
@@ -367,10 +367,11 @@ impl<'a, T> Parts<'a, T> {
     }
 }
 
-/// The number of chunks a phase on `threads` threads is cut into: 4 per thread (at most
-/// [`MAX_THREADS`]), so that the chunks balance when the threads' shares differ in speed.
+/// The number of chunks a phase on `threads` threads is cut into: 2 per thread (at most
+/// [`MAX_THREADS`]), so that a thread that runs late leaves work to the others; not more, since
+/// every chunk costs a claim and its parts' checks on cache lines the threads share.
 pub fn chunk_count(threads: usize) -> usize {
-    (4 * threads).clamp(1, MAX_THREADS)
+    (2 * threads).clamp(1, MAX_THREADS)
 }
 
 /// Cuts items `0..n` of weights `weight(i) ≥ 0` into `out.len() − 1` consecutive parts of about
