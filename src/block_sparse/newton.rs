@@ -501,30 +501,41 @@ impl BlockNewtonMatrix {
             pool.run(parts, &|p| {
                 let fs = factors.take(p);
                 let sc = &mut scratch.take(p)[0];
-                dispatch_fn(|| {
-                    for (j, f) in fs.iter_mut().enumerate() {
-                        let k = cuts[p] + j;
-                        if let Some((scale, shift, kind, weight)) = factor {
-                            let input =
-                                AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight };
-                            match factor_island(f, k, &input, &mut sc.wg) {
-                                Factored::Ok => {}
-                                Factored::Failed => failed.store(true, Ordering::Relaxed),
-                                Factored::NoMemory => {
-                                    no_memory.store(true, Ordering::Relaxed);
-                                    return;
+                dispatch_fn(
+                    #[inline(always)]
+                    || {
+                        for (j, f) in fs.iter_mut().enumerate() {
+                            let k = cuts[p] + j;
+                            if let Some((scale, shift, kind, weight)) = factor {
+                                let input = AssemblyInput {
+                                    islands,
+                                    rows,
+                                    scatter,
+                                    system,
+                                    scale,
+                                    shift,
+                                    kind,
+                                    weight,
+                                };
+                                match factor_island(f, k, &input, &mut sc.wg) {
+                                    Factored::Ok => {}
+                                    Factored::Failed => failed.store(true, Ordering::Relaxed),
+                                    Factored::NoMemory => {
+                                        no_memory.store(true, Ordering::Relaxed);
+                                        return;
+                                    }
                                 }
                             }
+                            if let Some(b) = rhs {
+                                let n = islands.dofs(k);
+                                let mut x = std::mem::take(&mut f.x);
+                                gather(islands, layout, k, b, &mut x[..n]);
+                                solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
+                                f.x = x;
+                            }
                         }
-                        if let Some(b) = rhs {
-                            let n = islands.dofs(k);
-                            let mut x = std::mem::take(&mut f.x);
-                            gather(islands, layout, k, b, &mut x[..n]);
-                            solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
-                            f.x = x;
-                        }
-                    }
-                });
+                    },
+                );
             });
         }
         if no_memory.load(Ordering::Relaxed) {

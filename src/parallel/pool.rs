@@ -501,3 +501,26 @@ mod tests {
         assert_eq!(out, [0, 0, 0]);
     }
 }
+
+#[cfg(test)]
+mod latency {
+    use super::*;
+
+    /// Prints the time per run of a trivial 4-chunk job on 2 threads (run by hand:
+    /// `cargo test --lib latency -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn time_per_run() {
+        let pool = WorkerPool::new(2).unwrap();
+        let hits = AtomicUsize::new(0);
+        for _ in 0..3 {
+            let start = Instant::now();
+            for _ in 0..20_000 {
+                pool.run(4, &|_| {
+                    hits.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            eprintln!("{:.2} us per run", start.elapsed().as_secs_f64() / 20_000.0 * 1e6);
+        }
+    }
+}

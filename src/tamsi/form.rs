@@ -470,9 +470,12 @@ impl Form for BlockForm<'_, '_> {
         let cuts = self.ws.split.contact_bounds();
         let (vt, vn) = (Parts::new(vt, cuts, 2), Parts::new(vn, cuts, 1));
         pool.run(cuts.len() - 1, &|p| {
-            dispatch_fn(|| {
-                self.contact_velocities_of(simd, v, cuts[p]..cuts[p + 1], vt.take(p), vn.take(p));
-            })
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    self.contact_velocities_of(simd, v, cuts[p]..cuts[p + 1], vt.take(p), vn.take(p));
+                },
+            )
         });
     }
 
@@ -519,7 +522,10 @@ impl Form for BlockForm<'_, '_> {
                 g: g.take(p),
                 friction: friction.take(p),
             };
-            dispatch_fn(|| evaluate_in_order(self, simd, v, cuts[p]..cuts[p + 1], out, per_contact));
+            dispatch_fn(
+                #[inline(always)]
+                || evaluate_in_order(self, simd, v, cuts[p]..cuts[p + 1], out, per_contact),
+            );
         });
     }
 
@@ -551,23 +557,27 @@ impl Form for BlockForm<'_, '_> {
         let rows = self.ws.newton.rows();
         pool.run(trees.len() - 1, &|p| {
             let (rhs, tau_n, tau_t) = (rhs.take(p), tau_n.take(p), tau_t.take(p));
-            dispatch_fn(|| {
-                let first = dofs[p];
-                for t in trees[p]..trees[p + 1] {
-                    let r = layout.tree_range(t);
-                    let local = r.start - first..r.end - first;
-                    let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
-                    tn.fill(0.0);
-                    tt.fill(0.0);
-                    split.add_tree_forces(rows, t, &forces, tt, tn);
-                    let out = &mut rhs[local];
-                    self.system.mul_m_tree(t, &v[r.clone()], out);
-                    for (((o, &ps), &n), &tf) in out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
-                    {
-                        *o = -(((*o - ps) - dt * n) - dt * tf);
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    let first = dofs[p];
+                    for t in trees[p]..trees[p + 1] {
+                        let r = layout.tree_range(t);
+                        let local = r.start - first..r.end - first;
+                        let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
+                        tn.fill(0.0);
+                        tt.fill(0.0);
+                        split.add_tree_forces(rows, t, &forces, tt, tn);
+                        let out = &mut rhs[local];
+                        self.system.mul_m_tree(t, &v[r.clone()], out);
+                        for (((o, &ps), &n), &tf) in
+                            out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                        {
+                            *o = -(((*o - ps) - dt * n) - dt * tf);
+                        }
                     }
-                }
-            })
+                },
+            )
         });
     }
 
