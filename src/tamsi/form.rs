@@ -28,8 +28,8 @@ pub(super) struct ContactOutputs<'c> {
 pub(super) type PerContact<'e> = dyn Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'e;
 
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
-/// (below it the hand-off costs more than the work; `docs/performance.md` §7).
-const MIN_CONTACTS_PER_THREAD: usize = 16;
+/// (below it the hand-off costs more than the work: measured, `docs/performance.md` §7).
+const MIN_CONTACTS_PER_THREAD: usize = 128;
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc. `Sync`: the block
