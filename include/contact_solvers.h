@@ -848,7 +848,7 @@ typedef struct cts_ipm_parameters {
    */
   double natural_map_tolerance;
   /**
-   * Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+   * Threads of a solve on block-sparse data (docs/performance.md §8): 0 or 1 (default) solve
    * on the calling thread; n >= 2 assembles, factors and solves the islands' Newton matrices on
    * the caller and n - 1 worker threads the handle owns (started by the first such solve, kept
    * until the count changes or the handle is freed; a handle is still used by one thread at a
@@ -1208,7 +1208,7 @@ typedef struct cts_tamsi_parameters {
    */
   double theta_max;
   /**
-   * Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+   * Threads of a solve on block-sparse data (docs/performance.md §8): 0 or 1 (default) solve
    * on the calling thread; n >= 2 splits the per-contact, per-tree and per-island work over the
    * caller and n - 1 worker threads the handle owns (started by the first such solve, kept
    * until the count changes or the handle is freed; a handle is still used by one thread at a

@@ -2133,7 +2133,7 @@ struct IpmSolverParameters {
    *  (docs/ipm.md §11.8), >= 0; 0 turns the test off; Engine() sets 0. */
   double natural_map_tolerance{1.0e-6};
   /** Threads of a solve on block-sparse data, in [0, 256]; 0 or 1 (default) = sequential. The
-   *  solver owns the worker threads (docs/performance.md §7); results are the sequential bits. */
+   *  solver owns the worker threads (docs/performance.md §8); results are the sequential bits. */
   int num_threads{0};
 
   /** The engine preset (cts_ipm_parameters_engine, docs/ipm.md §11.7): the defaults with

@@ -89,7 +89,7 @@ static void parameters_arg(const mxArray *a, cts_tamsi_parameters *p) {
       }
       p->max_iterations = (int32_t)value;
     } else if (strcmp(field, "num_threads") == 0) {
-      /* Block data only (docs/performance.md §7): accepted and validated, no effect on M, Jn, Jt. */
+      /* Block data only (docs/performance.md §8): accepted and validated, no effect on M, Jn, Jt. */
       if (!(value == floor(value) && fabs(value) <= 2147483647.0)) {
         usage_error(CTS_STATUS_INVALID_ARGUMENT, "params.num_threads must be an int32 integer");
       }

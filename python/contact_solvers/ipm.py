@@ -140,7 +140,7 @@ class IpmSolverParameters:
     #: (docs/ipm.md §11.8); 0 = off; :meth:`engine` sets 0.
     natural_map_tolerance: float = 1.0e-6
     #: Threads of a solve on block-sparse data, in [0, 256]; 0 or 1 = sequential. The solver owns
-    #: its worker threads; results are the sequential bits (docs/performance.md §7).
+    #: its worker threads; results are the sequential bits (docs/performance.md §8).
     num_threads: int = 0
 
     @classmethod

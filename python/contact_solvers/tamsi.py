@@ -112,7 +112,7 @@ class TamsiSolverParameters:
     #: Largest change of a slip direction per iteration, rad, in (0, pi/2).
     theta_max: float = math.pi / 3.0
     #: Not Drake's: threads of a solve on block-sparse data, in [0, 256]; 0 or 1 = sequential. The
-    #: solver owns its worker threads; results are the sequential bits (docs/performance.md §7).
+    #: solver owns its worker threads; results are the sequential bits (docs/performance.md §8).
     num_threads: int = 0
 
 

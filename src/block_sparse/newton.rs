@@ -134,7 +134,7 @@ pub struct BlockNewtonMatrix {
     /// at [`prepare`](Self::prepare) (the lookups cost as much as the arithmetic on 6-dof trees).
     scatter: Vec<Scatter>,
     /// Parallel island phases ([`prepare_parallel`](Self::prepare_parallel)): the number of
-    /// participants (0: not prepared), their consecutive island ranges (`island_cuts[p]..
+    /// chunks (0: not prepared), their consecutive island ranges (`island_cuts[p]..
     /// island_cuts[p + 1]`), `0..=parts` and their scratch.
     parts: usize,
     island_cuts: Vec<usize>,
@@ -351,11 +351,11 @@ impl BlockNewtonMatrix {
         ok
     }
 
-    /// Makes room for parallel island phases with `parts` participants (call after
-    /// [`prepare`](Self::prepare), which forgets it): cuts the islands into `parts` consecutive
-    /// ranges of about equal work (assembly `∝ Σ (n_a + n_b)²` over contacts; factorization `∝ d³`
+    /// Makes room for parallel island phases in `parts` chunks (call after
+    /// [`prepare`](Self::prepare), which forgets it; see `crate::parallel::chunk_count`): cuts the
+    /// islands into `parts` consecutive ranges of about equal work (assembly `∝ Σ (n_a + n_b)²` over contacts; factorization `∝ d³`
     /// dense, `∝ Σ n_t³` plus the coupled pairs sparse) and grows every island's solution vector
-    /// and every participant's scratch. Nothing is allocated for a problem no larger than one
+    /// and every chunk's scratch. Nothing is allocated for a problem no larger than one
     /// seen before.
     pub fn prepare_parallel(
         &mut self,
@@ -408,8 +408,8 @@ impl BlockNewtonMatrix {
     }
 
     /// [`assemble_shifted_and_factor`](Self::assemble_shifted_and_factor) on the participants of
-    /// `pool` (the islands of one participant's range one after another), when
-    /// [`prepare_parallel`](Self::prepare_parallel) was called for them and there are at least two
+    /// `pool` (the islands of one chunk one after another), when
+    /// [`prepare_parallel`](Self::prepare_parallel) was called and there are at least two
     /// islands; else on this thread. Every island gets the same operations either way, so the
     /// factors are the same bits.
     pub fn assemble_shifted_and_factor_on(
@@ -465,13 +465,13 @@ impl BlockNewtonMatrix {
         }
     }
 
-    /// Whether the island phases run on `pool`: prepared for its participants, two islands or more.
+    /// Whether the island phases run on `pool`: prepared, two islands or more.
     fn runs_parallel(&self, pool: &WorkerPool) -> bool {
-        self.parts >= 2 && self.parts == pool.threads() && self.islands.count() >= 2
+        self.parts >= 2 && pool.threads() >= 2 && self.islands.count() >= 2
     }
 
-    /// One parallel phase over the islands: each participant factors (with `factor`) and/or solves
-    /// (with `b`, gathered into the islands' own vectors) its range of islands; then this thread
+    /// One parallel phase over the islands: each chunk's thread factors (with `factor`) and/or
+    /// solves (with `b`, gathered into the islands' own vectors) the chunk's range of islands; then this thread
     /// writes the solutions into `b` and zeros the free trees' entries. Returns what
     /// [`assemble_shifted_and_factor`](Self::assemble_shifted_and_factor) returns (`true` without
     /// `factor`).
@@ -498,33 +498,44 @@ impl BlockNewtonMatrix {
             let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
             let rhs = b.as_deref();
             let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
-            pool.run(&|p| {
+            pool.run(parts, &|p| {
                 let fs = factors.take(p);
                 let sc = &mut scratch.take(p)[0];
-                dispatch_fn(|| {
-                    for (j, f) in fs.iter_mut().enumerate() {
-                        let k = cuts[p] + j;
-                        if let Some((scale, shift, kind, weight)) = factor {
-                            let input =
-                                AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight };
-                            match factor_island(f, k, &input, &mut sc.wg) {
-                                Factored::Ok => {}
-                                Factored::Failed => failed.store(true, Ordering::Relaxed),
-                                Factored::NoMemory => {
-                                    no_memory.store(true, Ordering::Relaxed);
-                                    return;
+                dispatch_fn(
+                    #[inline(always)]
+                    || {
+                        for (j, f) in fs.iter_mut().enumerate() {
+                            let k = cuts[p] + j;
+                            if let Some((scale, shift, kind, weight)) = factor {
+                                let input = AssemblyInput {
+                                    islands,
+                                    rows,
+                                    scatter,
+                                    system,
+                                    scale,
+                                    shift,
+                                    kind,
+                                    weight,
+                                };
+                                match factor_island(f, k, &input, &mut sc.wg) {
+                                    Factored::Ok => {}
+                                    Factored::Failed => failed.store(true, Ordering::Relaxed),
+                                    Factored::NoMemory => {
+                                        no_memory.store(true, Ordering::Relaxed);
+                                        return;
+                                    }
                                 }
                             }
+                            if let Some(b) = rhs {
+                                let n = islands.dofs(k);
+                                let mut x = std::mem::take(&mut f.x);
+                                gather(islands, layout, k, b, &mut x[..n]);
+                                solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
+                                f.x = x;
+                            }
                         }
-                        if let Some(b) = rhs {
-                            let n = islands.dofs(k);
-                            let mut x = std::mem::take(&mut f.x);
-                            gather(islands, layout, k, b, &mut x[..n]);
-                            solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
-                            f.x = x;
-                        }
-                    }
-                });
+                    },
+                );
             });
         }
         if no_memory.load(Ordering::Relaxed) {

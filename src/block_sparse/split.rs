@@ -1,5 +1,5 @@
 //! How a solve on block-sparse data splits its per-contact and per-tree work over the
-//! participants of a worker pool (`docs/performance.md` §7).
+//! participants of a worker pool (`docs/performance.md` §8).
 
 use super::{BlockSparseError, BlockSparseSystem, ContactRows, try_grow};
 

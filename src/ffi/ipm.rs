@@ -164,7 +164,7 @@ pub struct cts_ipm_parameters {
     /// natural_map_tolerance·V with the impulses in velocity units r̃ = r·V/P. Default 1e-6;
     /// cts_ipm_parameters_engine sets 0 (off); finite, >= 0.
     pub natural_map_tolerance: f64,
-    /// Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+    /// Threads of a solve on block-sparse data (docs/performance.md §8): 0 or 1 (default) solve
     /// on the calling thread; n >= 2 assembles, factors and solves the islands' Newton matrices on
     /// the caller and n - 1 worker threads the handle owns (started by the first such solve, kept
     /// until the count changes or the handle is freed; a handle is still used by one thread at a

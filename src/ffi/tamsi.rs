@@ -107,7 +107,7 @@ pub struct cts_tamsi_parameters {
     /// Largest change of direction of a contact's slip per iteration, rad; default pi/3;
     /// in (0, pi/2).
     pub theta_max: f64,
-    /// Threads of a solve on block-sparse data (docs/performance.md §7): 0 or 1 (default) solve
+    /// Threads of a solve on block-sparse data (docs/performance.md §8): 0 or 1 (default) solve
     /// on the calling thread; n >= 2 splits the per-contact, per-tree and per-island work over the
     /// caller and n - 1 worker threads the handle owns (started by the first such solve, kept
     /// until the count changes or the handle is freed; a handle is still used by one thread at a

@@ -13,7 +13,7 @@ use crate::block_sparse::{
 };
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
-use crate::parallel::WorkerPool;
+use crate::parallel::{WorkerPool, chunk_count};
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
 /// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).
@@ -247,7 +247,7 @@ pub(crate) struct BlockWorkspace {
 ///
 /// With a `pool` (`IpmParameters::num_threads` ≥ 2) the islands' condensed matrices are assembled,
 /// factored and solved on its participants, each island with the operations of the sequential
-/// solve, so the bits are the same (`docs/performance.md` §7).
+/// solve, so the bits are the same (`docs/performance.md` §8).
 pub(crate) struct BlockForm<'w, 'a> {
     ws: &'w mut BlockWorkspace,
     system: BlockSparseSystem<'a>,
@@ -264,7 +264,7 @@ impl<'w, 'a> BlockForm<'w, 'a> {
     ) -> Result<Self, IpmError> {
         ws.newton.prepare(&system, Factorization::Lu)?;
         if let Some(pool) = pool {
-            ws.newton.prepare_parallel(&system, pool.threads())?;
+            ws.newton.prepare_parallel(&system, chunk_count(pool.threads()))?;
         }
         let layout = system.layout();
         let largest = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);

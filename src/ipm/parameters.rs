@@ -146,7 +146,7 @@ pub struct IpmParameters {
     /// compliance `R γ_n`). `Converged` requires it besides `tolerance` and
     /// `complementarity_tolerance`. Default 1e-6; 0 turns the test off. Finite, ≥ 0.
     pub natural_map_tolerance: f64,
-    /// Threads of a solve on block-sparse data (`docs/performance.md` §7): 0 or 1 (the default)
+    /// Threads of a solve on block-sparse data (`docs/performance.md` §8): 0 or 1 (the default)
     /// solves on the caller's thread; `n ≥ 2` assembles, factors and solves the islands' condensed
     /// Newton matrices on the caller and `n − 1` worker threads that the solver object owns
     /// (started by the first such solve, kept until the count changes or the solver is dropped).

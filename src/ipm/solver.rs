@@ -54,7 +54,7 @@ pub struct IpmSolver {
     pub(crate) blocks: BlockWorkspace,
     /// The caller's contact ids for the next solves ([`IpmSolver::set_contact_ids`]).
     contact_ids: Option<Vec<u64>>,
-    /// The worker pool of block solves with `num_threads` ≥ 2 (`docs/performance.md` §7).
+    /// The worker pool of block solves with `num_threads` ≥ 2 (`docs/performance.md` §8).
     pool: PoolSlot,
 }
 

@@ -1,4 +1,4 @@
-//! Work split across threads inside one solve (`docs/performance.md` §7): a small pool of worker
+//! Work split across threads inside one solve (`docs/performance.md` §8): a small pool of worker
 //! threads that a solver object owns ([`WorkerPool`], [`PoolSlot`]), disjoint mutable parts of
 //! a slice for its participants ([`Parts`]) and balanced cuts of weighted items
 //! ([`balanced_cuts`]).
@@ -17,4 +17,4 @@
 #[allow(unsafe_code)]
 mod pool;
 
-pub use pool::{MAX_THREADS, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts};
+pub use pool::{MAX_THREADS, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts, chunk_count};

@@ -1,5 +1,5 @@
 //! The worker pool of a solver object and the disjoint parts its participants write
-//! (`docs/performance.md` §7).
+//! (`docs/performance.md` §8).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -15,12 +15,16 @@ pub const MAX_THREADS: usize = 256;
 /// How long an idle worker spins before it sleeps. The phases of one solve follow each other
 /// within microseconds, so a spinning worker picks the next one up at once; between solves it
 /// sleeps and costs nothing.
-const WORKER_SPIN: Duration = Duration::from_micros(200);
+const WORKER_SPIN: Duration = Duration::from_micros(100);
 /// How long the caller spins for the workers of a run before it yields its core in turns.
 const CALLER_SPIN: Duration = Duration::from_micros(50);
 
-/// The job of one run: every participant calls it with its index.
+/// The job of one run: called once per chunk index.
 type Job = dyn Fn(usize) + Sync;
+
+/// The closed bit of [`Shared::gate`] and the mask of its count of workers inside.
+const CLOSED: u64 = 1 << 31;
+const INSIDE: u64 = CLOSED - 1;
 
 /// A job pointer with its lifetime erased (see [`WorkerPool::run`] for why that is sound).
 #[derive(Clone, Copy)]
@@ -34,10 +38,16 @@ unsafe impl Send for JobPtr {}
 struct Shared {
     /// The current run's job.
     job: Mutex<Option<JobPtr>>,
-    /// Incremented once per run (and at shutdown): a worker runs each epoch once.
+    /// Incremented once per run (and at shutdown): a worker joins each epoch at most once.
     epoch: AtomicUsize,
-    /// Workers that have not finished the current run.
-    remaining: AtomicUsize,
+    /// The current run's gate: its epoch (low 32 bits) in the high half, [`CLOSED`], and the number
+    /// of workers inside the run in the low bits. A worker enters only while the gate is open for
+    /// the epoch it saw; the caller closes it once every chunk is claimed and waits only for the
+    /// workers inside.
+    gate: AtomicU64,
+    /// The current run's chunk count and next unclaimed chunk.
+    chunks: AtomicUsize,
+    next: AtomicUsize,
     /// Workers asleep on `wake`.
     sleeping: AtomicUsize,
     park: Mutex<()>,
@@ -47,6 +57,8 @@ struct Shared {
     panicked: AtomicBool,
     /// A run is in progress (a second, concurrent or nested, run goes sequential).
     busy: AtomicBool,
+    /// Workers that have started.
+    started: AtomicUsize,
 }
 
 /// Locks `m`, ignoring poisoning (nothing panics while holding these locks).
@@ -55,14 +67,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// A fixed team of threads: the caller of [`run`](Self::run) and `threads − 1` workers started
-/// once, when the pool is created. A run calls one closure on every participant and returns when
-/// all have returned; it allocates nothing. Workers spin briefly between runs, then sleep.
+/// once, when the pool is created. A run splits a job into chunks that the caller and the workers
+/// claim one at a time (an atomic counter), so the chunks go to whoever is running: on a busy
+/// machine a worker that the scheduler has not started leaves its share to the others instead of
+/// holding the run up. A run allocates nothing. Workers spin briefly between runs, then sleep.
 /// Dropping the pool stops and joins its workers.
 ///
 /// One run at a time: a solver object is used by one thread at a time, and a run started while
-/// another is in progress (from a job, or from a second thread) calls every participant's share
-/// on its own thread instead. The workers are internal; nothing of a solve is visible from them
-/// outside a run.
+/// another is in progress (from a job, or from a second thread) calls every chunk on its own
+/// thread instead. The workers are internal; nothing of a solve is visible from them outside a
+/// run.
 pub struct WorkerPool {
     threads: usize,
     shared: Arc<Shared>,
@@ -97,13 +111,16 @@ impl WorkerPool {
         let shared = Arc::new(Shared {
             job: Mutex::new(None),
             epoch: AtomicUsize::new(0),
-            remaining: AtomicUsize::new(0),
+            gate: AtomicU64::new(0),
+            chunks: AtomicUsize::new(0),
+            next: AtomicUsize::new(0),
             sleeping: AtomicUsize::new(0),
             park: Mutex::new(()),
             wake: Condvar::new(),
             shutdown: AtomicBool::new(false),
             panicked: AtomicBool::new(false),
             busy: AtomicBool::new(false),
+            started: AtomicUsize::new(0),
         });
         let mut pool = Self { threads, shared, workers: Vec::new() };
         pool.workers.try_reserve_exact(threads - 1).map_err(|_| PoolError::Spawn(1))?;
@@ -111,12 +128,17 @@ impl WorkerPool {
             let shared = Arc::clone(&pool.shared);
             let spawned = std::thread::Builder::new()
                 .name(format!("contact-solvers-{index}"))
-                .spawn(move || worker(&shared, index));
+                .spawn(move || worker(&shared));
             match spawned {
                 Ok(handle) => pool.workers.push(handle),
                 // `pool` is dropped here: the started workers are joined.
                 Err(_) => return Err(PoolError::Spawn(index)),
             }
+        }
+        // Wait until every worker runs: a thread's start-up (the runtime allocates for it) then
+        // belongs to the pool's creation, never to a later solve that a late worker joins.
+        while pool.shared.started.load(Ordering::Acquire) < threads - 1 {
+            std::thread::yield_now();
         }
         Ok(pool)
     }
@@ -126,36 +148,42 @@ impl WorkerPool {
         self.threads
     }
 
-    /// Calls `f(p)` once for every participant `p` in `0..threads()`: `f(0)` on the caller's
-    /// thread, the others on the workers; returns when every call has returned. A panic in any
-    /// call is raised again here, after all calls have ended.
-    pub fn run(&self, f: &(dyn Fn(usize) + Sync)) {
+    /// Calls `f(c)` once for every chunk `c` in `0..chunks`, each on whichever thread claims it
+    /// (the caller's included); returns when every call has returned. Which thread runs a chunk
+    /// varies from run to run, so a chunk's result must not depend on it. A panic in any call is
+    /// raised again here, after all calls have ended.
+    pub fn run(&self, chunks: usize, f: &(dyn Fn(usize) + Sync)) {
         let s = &*self.shared;
-        if self.workers.is_empty() || s.busy.swap(true, Ordering::Acquire) {
-            for p in 0..self.threads {
-                f(p);
+        if self.workers.is_empty() || chunks <= 1 || s.busy.swap(true, Ordering::Acquire) {
+            for c in 0..chunks {
+                f(c);
             }
             return;
         }
         let ptr: *const (dyn Fn(usize) + Sync + '_) = f;
-        // SAFETY: only the lifetime of the trait object is erased (same layout). The workers call
-        // the job only between the `epoch` increment below and their decrement of `remaining`, and
-        // this function does not return (nor unwind: `f(0)` runs under `catch_unwind`) before
-        // `remaining` is 0, so every call happens while `f` is borrowed.
+        // SAFETY: only the lifetime of the trait object is erased (same layout). A worker calls
+        // the job only after entering the gate of this run and before leaving it, and this
+        // function does not return (nor unwind: the caller's share runs under `catch_unwind`)
+        // before the gate is closed and empty, so every call happens while `f` is borrowed.
         let ptr: *const Job = unsafe { std::mem::transmute(ptr) };
         *lock(&s.job) = Some(JobPtr(ptr));
-        s.remaining.store(self.workers.len(), Ordering::Relaxed);
-        // Publishes the job and `remaining` (release) to the workers that see the new epoch.
-        s.epoch.fetch_add(1, Ordering::SeqCst);
+        s.chunks.store(chunks, Ordering::Relaxed);
+        s.next.store(0, Ordering::Relaxed);
+        let epoch = s.epoch.load(Ordering::Relaxed).wrapping_add(1);
+        // Opens the gate for this epoch (release: the job and the counters above), then announces it.
+        s.gate.store(u64::from(epoch as u32) << 32, Ordering::SeqCst);
+        s.epoch.store(epoch, Ordering::SeqCst);
         if s.sleeping.load(Ordering::SeqCst) > 0 {
             let _guard = lock(&s.park);
             s.wake.notify_all();
         }
-        let mine = catch_unwind(AssertUnwindSafe(|| f(0)));
-        // Acquire: the workers' writes of this run are visible after it.
+        let mine = catch_unwind(AssertUnwindSafe(|| claim_chunks(s, f)));
+        // Every chunk is claimed: late workers stay out; wait for the ones inside (acquire: their
+        // writes are visible after this).
+        s.gate.fetch_or(CLOSED, Ordering::SeqCst);
         let start = Instant::now();
         let mut spins = 0u32;
-        while s.remaining.load(Ordering::Acquire) != 0 {
+        while s.gate.load(Ordering::Acquire) & INSIDE != 0 {
             spins = spins.wrapping_add(1);
             if spins.is_multiple_of(64) && start.elapsed() > CALLER_SPIN {
                 std::thread::yield_now();
@@ -171,6 +199,18 @@ impl WorkerPool {
         if s.panicked.swap(false, Ordering::Relaxed) {
             panic!("a worker thread of the solver's pool panicked");
         }
+    }
+}
+
+/// Claims chunks of the current run and calls `f` on each until none is left.
+fn claim_chunks(s: &Shared, f: &(dyn Fn(usize) + Sync + '_)) {
+    let chunks = s.chunks.load(Ordering::Relaxed);
+    loop {
+        let c = s.next.fetch_add(1, Ordering::Relaxed);
+        if c >= chunks {
+            return;
+        }
+        f(c);
     }
 }
 
@@ -190,24 +230,39 @@ impl Drop for WorkerPool {
     }
 }
 
-/// A worker's loop: wait for a new epoch, run the job with `index`, report.
-fn worker(s: &Shared, index: usize) {
+/// A worker's loop: wait for a new epoch, enter its run if it is still open, claim chunks,
+/// leave.
+fn worker(s: &Shared) {
+    s.started.fetch_add(1, Ordering::Release);
     let mut seen = 0;
     loop {
         seen = wait_for_epoch(s, seen);
         if s.shutdown.load(Ordering::SeqCst) {
             return;
         }
+        let mut gate = s.gate.load(Ordering::Acquire);
+        let entered = loop {
+            if (gate >> 32) as u32 != seen as u32 || gate & CLOSED != 0 {
+                break false;
+            }
+            match s.gate.compare_exchange_weak(gate, gate + 1, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break true,
+                Err(now) => gate = now,
+            }
+        };
+        if !entered {
+            continue;
+        }
         let job = *lock(&s.job);
         if let Some(job) = job {
-            // SAFETY: see `WorkerPool::run`: the job outlives this call because the run waits for
-            // `remaining`, decremented only below.
-            let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.0)(index) }));
+            // SAFETY: see `WorkerPool::run`: the job outlives this call because the run waits
+            // until every worker inside the gate has left it, below.
+            let result = catch_unwind(AssertUnwindSafe(|| claim_chunks(s, unsafe { &*job.0 })));
             if result.is_err() {
                 s.panicked.store(true, Ordering::Relaxed);
             }
         }
-        s.remaining.fetch_sub(1, Ordering::Release);
+        s.gate.fetch_sub(1, Ordering::Release);
     }
 }
 
@@ -312,6 +367,13 @@ impl<'a, T> Parts<'a, T> {
     }
 }
 
+/// The number of chunks a phase on `threads` threads is cut into: 2 per thread (at most
+/// [`MAX_THREADS`]), so that a thread that runs late leaves work to the others; not more, since
+/// every chunk costs a claim and its parts' checks on cache lines the threads share.
+pub fn chunk_count(threads: usize) -> usize {
+    (2 * threads).clamp(1, MAX_THREADS)
+}
+
 /// Cuts items `0..n` of weights `weight(i) ≥ 0` into `out.len() − 1` consecutive parts of about
 /// equal total weight: `out[0] = 0`, `out[last] = n`, nondecreasing. An item goes to the part
 /// its weight's midpoint falls in.
@@ -339,14 +401,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_participant_runs_once_per_run_and_writes_its_part() {
+    fn every_chunk_runs_once_per_run_and_writes_its_part() {
         let pool = WorkerPool::new(4).unwrap();
         assert_eq!(pool.threads(), 4);
         let mut out = vec![0usize; 40];
         let bounds = [0, 7, 20, 21, 40];
         for round in 1..=50 {
             let parts = Parts::new(&mut out, &bounds, 1);
-            pool.run(&|p| {
+            pool.run(4, &|p| {
                 for x in parts.take(p) {
                     *x = round * 10 + p;
                 }
@@ -361,22 +423,34 @@ mod tests {
     fn a_panic_in_a_worker_reaches_the_caller_and_the_pool_still_works() {
         let pool = WorkerPool::new(3).unwrap();
         let hit = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            pool.run(&|p| assert!(p != 2, "worker 2 fails"));
+            pool.run(3, &|c| assert!(c != 2, "chunk 2 fails"));
         }));
         assert!(hit.is_err());
         let count = AtomicUsize::new(0);
-        pool.run(&|_| {
+        pool.run(7, &|_| {
             count.fetch_add(1, Ordering::Relaxed);
         });
-        assert_eq!(count.load(Ordering::Relaxed), 3);
-        // A run from inside a run calls every share on its own thread.
+        assert_eq!(count.load(Ordering::Relaxed), 7);
+        // A run from inside a run calls every chunk on its own thread.
         let nested = AtomicUsize::new(0);
-        pool.run(&|_| {
-            pool.run(&|_| {
+        pool.run(3, &|_| {
+            pool.run(3, &|_| {
                 nested.fetch_add(1, Ordering::Relaxed);
             })
         });
         assert_eq!(nested.load(Ordering::Relaxed), 9);
+    }
+
+    #[test]
+    fn every_chunk_runs_once_in_every_run() {
+        let pool = WorkerPool::new(2).unwrap();
+        let done: Vec<AtomicUsize> = (0..64).map(|_| AtomicUsize::new(0)).collect();
+        for _ in 0..20 {
+            pool.run(64, &|c| {
+                done[c].fetch_add(1, Ordering::Relaxed);
+            });
+        }
+        assert!(done.iter().all(|d| d.load(Ordering::Relaxed) == 20));
     }
 
     #[test]
@@ -425,5 +499,28 @@ mod tests {
         assert_eq!(out, [0, 1, 4]);
         balanced_cuts(0, |_| 1.0, &mut out);
         assert_eq!(out, [0, 0, 0]);
+    }
+}
+
+#[cfg(test)]
+mod latency {
+    use super::*;
+
+    /// Prints the time per run of a trivial 4-chunk job on 2 threads (run by hand:
+    /// `cargo test --lib latency -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn time_per_run() {
+        let pool = WorkerPool::new(2).unwrap();
+        let hits = AtomicUsize::new(0);
+        for _ in 0..3 {
+            let start = Instant::now();
+            for _ in 0..20_000 {
+                pool.run(4, &|_| {
+                    hits.fetch_add(1, Ordering::Relaxed);
+                });
+            }
+            eprintln!("{:.2} us per run", start.elapsed().as_secs_f64() / 20_000.0 * 1e6);
+        }
     }
 }

@@ -12,7 +12,7 @@ use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit};
 use crate::linalg::simd::{Simd, dispatch_fn};
 use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
-use crate::parallel::{Parts, WorkerPool};
+use crate::parallel::{Parts, WorkerPool, chunk_count};
 
 /// The per-contact state [`Form::evaluate_contacts`] writes (nc entries each; `vt` 2nc).
 pub(super) struct ContactOutputs<'c> {
@@ -27,9 +27,9 @@ pub(super) struct ContactOutputs<'c> {
 /// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`.
 pub(super) type PerContact<'e> = dyn Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'e;
 
-/// Fewest contacts per participant for which the per-contact and per-tree phases run on the pool
-/// (below it the hand-off costs more than the work; `docs/performance.md` §7).
-const MIN_CONTACTS_PER_PART: usize = 16;
+/// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
+/// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
+const MIN_CONTACTS_PER_THREAD: usize = 128;
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc. `Sync`: the block
@@ -428,7 +428,7 @@ pub(super) struct BlockWorkspace {
 /// With a `pool` (`TamsiParameters::num_threads` ≥ 2) the contacts' velocities and friction, the
 /// residual (by trees) and the islands' Newton steps run on its participants; every value gets
 /// the operations of the sequential solve in the same order, so the bits are the same
-/// (`docs/performance.md` §7).
+/// (`docs/performance.md` §8).
 pub(super) struct BlockForm<'w, 'a> {
     pub ws: &'w mut BlockWorkspace,
     pub system: BlockSparseSystem<'a>,
@@ -452,11 +452,11 @@ impl Form for BlockForm<'_, '_> {
         self.ws.newton.prepare(&self.system, kind)?;
         self.ws.split_contacts = false;
         if let Some(pool) = self.pool {
-            let parts = pool.threads();
-            self.ws.newton.prepare_parallel(&self.system, parts)?;
-            self.ws.split_contacts = nc >= MIN_CONTACTS_PER_PART * parts;
+            let chunks = chunk_count(pool.threads());
+            self.ws.newton.prepare_parallel(&self.system, chunks)?;
+            self.ws.split_contacts = nc >= MIN_CONTACTS_PER_THREAD * pool.threads();
             if self.ws.split_contacts {
-                self.ws.split.prepare(&self.system, parts)?;
+                self.ws.split.prepare(&self.system, chunks)?;
             }
         }
         Ok(())
@@ -469,10 +469,13 @@ impl Form for BlockForm<'_, '_> {
         };
         let cuts = self.ws.split.contact_bounds();
         let (vt, vn) = (Parts::new(vt, cuts, 2), Parts::new(vn, cuts, 1));
-        pool.run(&|p| {
-            dispatch_fn(|| {
-                self.contact_velocities_of(simd, v, cuts[p]..cuts[p + 1], vt.take(p), vn.take(p));
-            })
+        pool.run(cuts.len() - 1, &|p| {
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    self.contact_velocities_of(simd, v, cuts[p]..cuts[p + 1], vt.take(p), vn.take(p));
+                },
+            )
         });
     }
 
@@ -511,7 +514,7 @@ impl Form for BlockForm<'_, '_> {
         let (vt, vn) = (Parts::new(vt, cuts, 2), Parts::new(vn, cuts, 1));
         let (fn_, g, friction) =
             (Parts::new(fn_, cuts, 1), Parts::new(g, cuts, 1), Parts::new(friction, cuts, 1));
-        pool.run(&|p| {
+        pool.run(cuts.len() - 1, &|p| {
             let out = ContactOutputs {
                 vt: vt.take(p),
                 vn: vn.take(p),
@@ -519,7 +522,10 @@ impl Form for BlockForm<'_, '_> {
                 g: g.take(p),
                 friction: friction.take(p),
             };
-            dispatch_fn(|| evaluate_in_order(self, simd, v, cuts[p]..cuts[p + 1], out, per_contact));
+            dispatch_fn(
+                #[inline(always)]
+                || evaluate_in_order(self, simd, v, cuts[p]..cuts[p + 1], out, per_contact),
+            );
         });
     }
 
@@ -549,25 +555,29 @@ impl Form for BlockForm<'_, '_> {
         let (tau_n, tau_t) = (Parts::new(&mut tau_n[..nv], dofs, 1), Parts::new(&mut tau_t[..nv], dofs, 1));
         let layout = self.system.layout();
         let rows = self.ws.newton.rows();
-        pool.run(&|p| {
+        pool.run(trees.len() - 1, &|p| {
             let (rhs, tau_n, tau_t) = (rhs.take(p), tau_n.take(p), tau_t.take(p));
-            dispatch_fn(|| {
-                let first = dofs[p];
-                for t in trees[p]..trees[p + 1] {
-                    let r = layout.tree_range(t);
-                    let local = r.start - first..r.end - first;
-                    let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
-                    tn.fill(0.0);
-                    tt.fill(0.0);
-                    split.add_tree_forces(rows, t, &forces, tt, tn);
-                    let out = &mut rhs[local];
-                    self.system.mul_m_tree(t, &v[r.clone()], out);
-                    for (((o, &ps), &n), &tf) in out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
-                    {
-                        *o = -(((*o - ps) - dt * n) - dt * tf);
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    let first = dofs[p];
+                    for t in trees[p]..trees[p + 1] {
+                        let r = layout.tree_range(t);
+                        let local = r.start - first..r.end - first;
+                        let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
+                        tn.fill(0.0);
+                        tt.fill(0.0);
+                        split.add_tree_forces(rows, t, &forces, tt, tn);
+                        let out = &mut rhs[local];
+                        self.system.mul_m_tree(t, &v[r.clone()], out);
+                        for (((o, &ps), &n), &tf) in
+                            out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                        {
+                            *o = -(((*o - ps) - dt * n) - dt * tf);
+                        }
                     }
-                }
-            })
+                },
+            )
         });
     }
 

@@ -29,7 +29,7 @@ pub struct TamsiParameters {
     /// Largest change of direction of a contact's tangential velocity per iteration, in radians,
     /// in `(0, π/2)` (limiter Case VI). Default `π/3`.
     pub theta_max: f64,
-    /// Threads of a solve on block-sparse data (`docs/performance.md` §7): 0 or 1 (the default)
+    /// Threads of a solve on block-sparse data (`docs/performance.md` §8): 0 or 1 (the default)
     /// solves on the caller's thread; `n ≥ 2` splits the per-contact, per-tree and per-island
     /// work over the caller and `n − 1` worker threads that the solver object owns (started by
     /// the first such solve, kept until the count changes or the solver is dropped). The

@@ -6,38 +6,18 @@
 //! Only the calling thread's allocations count, and only while [`allocations_during`] runs its
 //! closure: libtest's own threads and tests running in parallel allocate too (on a loaded machine
 //! sometimes inside a counted solve), so a process-wide counter would see them. The worker threads
-//! of the solvers' pools (`num_threads` ≥ 2, named `contact-solvers-<n>`) count too, in the
-//! measurements of the tests that use pools: those hold [`lock_pool_tests`], so no other pool
-//! works then, and only their measurements add the workers' allocations (a worker starting up
-//! for one of them while another test measures is not that other test's allocation).
+//! of the solvers' pools (`num_threads` ≥ 2, named `contact-solvers-<n>`) count too in
+//! [`allocations_with_workers_during`]: the tests that use pools hold [`POOL_TESTS`], so no other
+//! pool works then.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Held by the tests whose solvers have worker pools, one at a time (through
-/// [`lock_pool_tests`]): their measurements count every pool worker's allocations.
-static POOL_TESTS: Mutex<()> = Mutex::new(());
-
-/// The pool tests' lock: while the returned guard lives, this thread is the only one whose
-/// solvers' pools work, and its measurements add the pool workers' allocations.
-pub fn lock_pool_tests() -> PoolTestsGuard {
-    let lock = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-    WITH_WORKERS.with(|w| w.set(true));
-    PoolTestsGuard { _lock: lock }
-}
-
-/// See [`lock_pool_tests`].
-pub struct PoolTestsGuard {
-    _lock: std::sync::MutexGuard<'static, ()>,
-}
-
-impl Drop for PoolTestsGuard {
-    fn drop(&mut self) {
-        let _ = WITH_WORKERS.try_with(|w| w.set(false));
-    }
-}
+/// Held by the tests whose solvers have worker pools, one at a time: their measurements count
+/// every pool worker's allocations.
+pub static POOL_TESTS: Mutex<()> = Mutex::new(());
 
 /// Measurements in progress, and the pool workers' allocations while one is.
 static MEASURING: AtomicUsize = AtomicUsize::new(0);
@@ -49,9 +29,6 @@ pub struct Counting;
 thread_local! {
     static COUNTING: Cell<bool> = const { Cell::new(false) };
     static COUNT: Cell<usize> = const { Cell::new(0) };
-    /// Whether this thread's measurements add the pool workers' allocations (it holds the pool
-    /// tests' lock).
-    static WITH_WORKERS: Cell<bool> = const { Cell::new(false) };
     /// 0: not known yet, 1: a pool worker, 2: another thread, 3: being found out.
     static ROLE: Cell<u8> = const { Cell::new(0) };
 }
@@ -104,17 +81,22 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-/// Allocations `f` makes on this thread, and on the solvers' pool workers when this thread holds
-/// [`lock_pool_tests`] (other threads' are not counted).
+/// Allocations `f` makes on this thread (the other threads' are not counted).
 pub fn allocations_during(f: impl FnOnce()) -> usize {
     let before = COUNT.with(Cell::get);
-    MEASURING.fetch_add(1, Ordering::SeqCst);
-    let workers_before = WORKER_COUNT.load(Ordering::SeqCst);
     let was = COUNTING.with(|c| c.replace(true));
     f();
     COUNTING.with(|c| c.set(was));
-    let workers =
-        if WITH_WORKERS.with(Cell::get) { WORKER_COUNT.load(Ordering::SeqCst) - workers_before } else { 0 };
+    COUNT.with(Cell::get) - before
+}
+
+/// Allocations `f` makes on this thread and on the solvers' pool workers. Call it holding
+/// [`POOL_TESTS`], so that no other test's pool works meanwhile.
+pub fn allocations_with_workers_during(f: impl FnOnce()) -> usize {
+    MEASURING.fetch_add(1, Ordering::SeqCst);
+    let workers_before = WORKER_COUNT.load(Ordering::SeqCst);
+    let own = allocations_during(f);
+    let workers = WORKER_COUNT.load(Ordering::SeqCst) - workers_before;
     MEASURING.fetch_sub(1, Ordering::SeqCst);
-    COUNT.with(Cell::get) - before + workers
+    own + workers
 }

@@ -3,7 +3,7 @@
 //! block-sparse data (`IpmData::Blocks`, engine scenes whose islands take the sparse
 //! factorization).
 
-use crate::counting_alloc::allocations_during;
+use crate::counting_alloc::{allocations_during, allocations_with_workers_during};
 use contact_solvers::ipm::{
     ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver, NewtonSolve,
 };
@@ -201,7 +201,7 @@ fn warm_start_by_contact_id_allocates_nothing() {
 /// grown, on this thread and on the pool's workers.
 #[test]
 fn repeated_threaded_block_solves_allocate_nothing() {
-    let _pool_tests = crate::counting_alloc::lock_pool_tests();
+    let _pool_tests = crate::counting_alloc::POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     for (name, threads) in
         ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0"].into_iter().flat_map(|n| [(n, 2), (n, 4)])
     {
@@ -209,12 +209,12 @@ fn repeated_threaded_block_solves_allocate_nothing() {
         let problem = scene.problem(true);
         let mut s =
             IpmSolver::new(IpmParameters { num_threads: threads, ..IpmParameters::engine() }).unwrap();
-        let first = allocations_during(|| {
+        let first = allocations_with_workers_during(|| {
             s.solve(&problem).unwrap();
         });
         assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
         let v = s.velocities().to_vec();
-        let repeated = allocations_during(|| {
+        let repeated = allocations_with_workers_during(|| {
             for _ in 0..3 {
                 s.solve(&problem).unwrap();
             }

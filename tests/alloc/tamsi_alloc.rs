@@ -4,7 +4,7 @@
 
 use support::tamsi_support;
 
-use crate::counting_alloc::{allocations_during, lock_pool_tests};
+use crate::counting_alloc::{POOL_TESTS, allocations_during, allocations_with_workers_during};
 use contact_solvers::tamsi::{
     TamsiOutcome, TamsiParameters, TamsiProblem, TamsiSensitivityOutput, TamsiSensitivityParameter,
     TamsiSolver,
@@ -154,18 +154,24 @@ fn sensitivities_do_not_allocate_once_grown() {
 /// created by the first solve only. Also: a worker's allocation is counted.
 #[test]
 fn threaded_block_solves_do_not_allocate_once_grown() {
-    let _pool_tests = lock_pool_tests();
+    let _pool_tests = POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let pool = contact_solvers::parallel::WorkerPool::new(2).unwrap();
-    let counted = allocations_during(|| {
-        pool.run(&|p| {
-            if p == 1 {
-                drop(vec![1u8; 16]);
+    let counted = allocations_with_workers_during(|| {
+        // The caller's chunks sleep, so the worker takes the others; only the worker allocates.
+        pool.run(64, &|_| {
+            if std::thread::current().name().is_some_and(|n| n.starts_with("contact-solvers-")) {
+                drop(std::hint::black_box(vec![1u8; 16]));
+            } else {
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
         })
     });
     assert!(counted > 0, "a worker's allocation is counted");
     drop(pool);
 
+    // Not pile100 t3.0 (its 576-dof island): faer's matrix products keep per-thread packing
+    // buffers (the gemm crate's thread-locals), grown the first time a thread multiplies large
+    // blocks, and which worker first factors that island varies from solve to solve.
     for name in ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0", "stack5_jitter_seed1_t1.0"] {
         let p = support::tamsi_blocks::from_scene_touching(&support::engine_scenes::scene(name));
         let problem = TamsiProblem::two_way_blocks(
@@ -180,12 +186,12 @@ fn threaded_block_solves_do_not_allocate_once_grown() {
         for threads in [2, 4] {
             let mut solver = TamsiSolver::new(p.nv());
             solver.set_parameters(TamsiParameters { num_threads: threads, ..Default::default() }).unwrap();
-            let first = allocations_during(|| {
+            let first = allocations_with_workers_during(|| {
                 solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
             });
             assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
             let v = solver.generalized_velocities().to_vec();
-            let repeated = allocations_during(|| {
+            let repeated = allocations_with_workers_during(|| {
                 for _ in 0..3 {
                     assert_eq!(
                         solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap(),

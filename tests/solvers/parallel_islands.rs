@@ -82,7 +82,8 @@ fn tamsi_engine_scenes_are_bit_identical_with_1_2_and_4_threads() {
 
 #[test]
 fn tamsi_random_problems_with_free_trees_one_way_and_two_way() {
-    for (seed, ntree, nc) in [(1, 40, 60), (2, 120, 200), (3, 8, 5)] {
+    // 600 contacts: the contact and tree phases run on the pool (from 128 contacts per thread).
+    for (seed, ntree, nc) in [(1, 40, 60), (2, 120, 200), (3, 8, 5), (4, 300, 600)] {
         let p = tamsi_blocks::random(seed, ntree, nc);
         check_tamsi(&p, &two_way(&p));
         let one_way =
