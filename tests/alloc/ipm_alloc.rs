@@ -215,8 +215,11 @@ fn repeated_threaded_block_solves_allocate_nothing() {
         assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
         // Per-thread buffers of faer's products grow in whichever thread first takes an island
         // (see tamsi_alloc's threaded test): settled once a solve allocates nothing.
-        let settled =
-            (0..20).any(|_| allocations_with_workers_during(|| drop(s.solve(&problem).unwrap())) == 0);
+        let settled = (0..20).any(|_| {
+            allocations_with_workers_during(|| {
+                s.solve(&problem).unwrap();
+            }) == 0
+        });
         assert!(settled, "{name}, {threads} threads: every solve of 20 allocated");
         let v = s.velocities().to_vec();
         let repeated = allocations_with_workers_during(|| {
