@@ -78,11 +78,17 @@ impl IpmSolver {
         match ids {
             None => self.contact_ids = None,
             Some(ids) => {
-                let v = self.contact_ids.get_or_insert_with(Vec::new);
-                v.clear();
-                v.try_reserve(ids.len())
+                // Grow before touching the previous ids: a refused reservation leaves them (or
+                // their absence) as they were, as the error promises.
+                let mut fresh = Vec::new();
+                let v = self.contact_ids.as_mut().unwrap_or(&mut fresh);
+                v.try_reserve(ids.len().saturating_sub(v.len()))
                     .map_err(|_| IpmError::Allocation { what: "contact ids", len: ids.len() })?;
+                v.clear();
                 v.extend_from_slice(ids);
+                if self.contact_ids.is_none() {
+                    self.contact_ids = Some(fresh);
+                }
             }
         }
         Ok(())
