@@ -56,20 +56,7 @@ MARGIN = 0.01  # m: pairs closer than this are extracted
 
 def pile_xml(n_boxes: int, seed: int, drop: float = 0.05, gap: float = 0.05, per_side: int = 9) -> str:
     """The pile of ``examples_c/python/mujoco_pile.py`` (same layout and random draws)."""
-    rng = np.random.default_rng(seed)
-    bodies = []
-    for i in range(n_boxes):
-        layer, k = divmod(i, per_side * per_side)
-        row, col = divmod(k, per_side)
-        x = (col - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
-        y = (row - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
-        z = HALF + drop + layer * (2 * HALF + gap)
-        yaw = rng.uniform(-0.1, 0.1)
-        bodies.append(
-            f'<body pos="{x:.6f} {y:.6f} {z:.6f}" euler="0 0 {yaw:.6f}"><freejoint/>'
-            f'<geom type="box" size="{HALF} {HALF} {HALF}" mass="1"/></body>'
-        )
-    return _model(f"pile{n_boxes}", _bin() + "".join(bodies))
+    return _model(f"pile{n_boxes}", _bin() + bridge.box_layers(n_boxes, seed, HALF, "1", drop, gap, per_side))
 
 
 def heap_xml(n_boxes: int, seed: int, per_side: int = 5, spacing: float = 0.3, layer_gap: float = 0.35) -> str:

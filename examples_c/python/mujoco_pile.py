@@ -58,19 +58,7 @@ def pile_xml(n_boxes: int, seed: int = 1, drop: float = 0.05, gap: float = 0.05,
     """A MuJoCo model of ``n_boxes`` boxes above a floor inside four walls, in layers of a
     ``per_side`` × ``per_side`` grid (0.22 m apart) with a little jitter in position and yaw; the
     lowest layer starts ``drop`` m above the floor, each layer ``gap`` m above the one below."""
-    rng = np.random.default_rng(seed)
-    bodies = []
-    for i in range(n_boxes):
-        layer, k = divmod(i, per_side * per_side)
-        row, col = divmod(k, per_side)
-        x = (col - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
-        y = (row - (per_side - 1) / 2) * 0.22 + rng.uniform(-0.005, 0.005)
-        z = HALF + drop + layer * (2 * HALF + gap)
-        yaw = rng.uniform(-0.1, 0.1)
-        bodies.append(
-            f'<body pos="{x:.6f} {y:.6f} {z:.6f}" euler="0 0 {yaw:.6f}"><freejoint/>'
-            f'<geom type="box" size="{HALF} {HALF} {HALF}" mass="{MASS}"/></body>'
-        )
+    bodies = bridge.box_layers(n_boxes, seed, HALF, f"{MASS}", drop, gap, per_side)
     wall = 0.05
     walls = "".join(
         f'<geom type="box" size="{sx} {sy} 0.5" pos="{px} {py} 0.5"/>'
@@ -87,7 +75,7 @@ def pile_xml(n_boxes: int, seed: int = 1, drop: float = 0.05, gap: float = 0.05,
   <worldbody>
     <geom type="plane" size="{BIN + 0.2} {BIN + 0.2} 0.1"/>
     {walls}
-    {''.join(bodies)}
+    {bodies}
   </worldbody>
 </mujoco>"""
 
