@@ -39,6 +39,7 @@
 
 pub mod baraff;
 pub mod block_sparse;
+mod coded;
 pub mod ffi;
 pub mod ipm;
 pub mod lcp;

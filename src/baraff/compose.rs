@@ -48,15 +48,15 @@ impl Compose {
     /// Makes sure `m` rows and `n` coordinates need no further allocation.
     pub fn reserve(&mut self, m: usize, n: usize) {
         self.chol.reserve(n);
-        grow(&mut self.j, m * n);
-        grow(&mut self.w, n * m);
-        grow(&mut self.a, m * m);
-        grow(&mut self.b, m);
-        grow(&mut self.u, n);
-        grow(&mut self.delta, n);
-        grow(&mut self.result, n);
-        grow(&mut self.mu_d, m);
-        grow(&mut self.sliding_friction, m);
+        for (v, len) in [(&mut self.j, m * n), (&mut self.w, n * m), (&mut self.a, m * m)] {
+            grow(v, len);
+        }
+        for v in [&mut self.b, &mut self.mu_d, &mut self.sliding_friction] {
+            grow(v, m);
+        }
+        for v in [&mut self.u, &mut self.delta, &mut self.result] {
+            grow(v, n);
+        }
     }
 
     /// Validates `p` (m rows) and builds `A`, `b`. Rows listed in `frictionless` get `μ_d = 0`

@@ -4,6 +4,8 @@
 //! Status codes are the C statuses: 0 (`CTS_STATUS_OK`) for a verified solution, 21..26 for the
 //! other outcomes (the C API reserves 100+ for usage errors).
 
+use crate::coded::coded_enum;
+
 /// [`BaraffOutcome::Solved`]: every condition of §3.6 holds within the tolerance
 /// (`CTS_STATUS_OK`).
 pub const BARAFF_SOLVED: i32 = 0;
@@ -92,29 +94,30 @@ impl BaraffOutcome {
     }
 }
 
-/// Which set a row ended in (§3.1). `repr(i32)`: the C layer copies these codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(i32)]
-pub enum RowSet {
-    /// `C`: acceleration condition held as an equality (interior friction, clamped normal,
-    /// bilateral, boxed row strictly between its bounds).
-    Clamped = 0,
-    /// `NC`: unilateral normal with zero force and `a ≥ 0`.
-    Separating = 1,
-    /// `S+`: friction row at `+μ f_n` (so `a ≤ 0`), or boxed row at `hi`.
-    AtUpper = 2,
-    /// `S−`: friction row at `−μ f_n` (so `a ≥ 0`), or boxed row at `lo`.
-    AtLower = 3,
-    /// `R`: deferred row (force held fixed, or for friction at a fixed share of its normal's)
-    /// that the final re-treatment left unresolved (§6).
-    Deferred = 4,
-    /// `L+`: friction/boxed row left locked at its upper bound (§6).
-    LockedUpper = 5,
-    /// `L−`: friction/boxed row left locked at its lower bound (§6).
-    LockedLower = 6,
-    /// `U`: not treated (the solve stopped early).
-    #[default]
-    Untreated = 7,
+coded_enum! {
+    /// Which set a row ended in (§3.1). `repr(i32)`: the C layer copies these codes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum RowSet {
+        /// `C`: acceleration condition held as an equality (interior friction, clamped normal,
+        /// bilateral, boxed row strictly between its bounds).
+        0 => Clamped,
+        /// `NC`: unilateral normal with zero force and `a ≥ 0`.
+        1 => Separating,
+        /// `S+`: friction row at `+μ f_n` (so `a ≤ 0`), or boxed row at `hi`.
+        2 => AtUpper,
+        /// `S−`: friction row at `−μ f_n` (so `a ≥ 0`), or boxed row at `lo`.
+        3 => AtLower,
+        /// `R`: deferred row (force held fixed, or for friction at a fixed share of its normal's)
+        /// that the final re-treatment left unresolved (§6).
+        4 => Deferred,
+        /// `L+`: friction/boxed row left locked at its upper bound (§6).
+        5 => LockedUpper,
+        /// `L−`: friction/boxed row left locked at its lower bound (§6).
+        6 => LockedLower,
+        /// `U`: not treated (the solve stopped early).
+        #[default]
+        7 => Untreated,
+    }
 }
 
 /// Statistics of the last solve.

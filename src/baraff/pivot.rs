@@ -181,20 +181,24 @@ fn grow<T: Clone + Default>(v: &mut Vec<T>, len: usize) {
 impl Core {
     /// Makes sure `m` rows need no further allocation.
     pub fn reserve(&mut self, m: usize) {
-        grow(&mut self.f, m);
-        grow(&mut self.a, m);
+        for v in [
+            &mut self.f,
+            &mut self.a,
+            &mut self.df,
+            &mut self.da,
+            &mut self.ratio,
+            &mut self.rhs,
+            &mut self.x,
+            &mut self.vbuf,
+        ] {
+            grow(v, m);
+        }
         grow(&mut self.sets, m);
-        grow(&mut self.df, m);
-        grow(&mut self.da, m);
         grow(&mut self.st, m);
         grow(&mut self.flips, m);
         grow(&mut self.ray, m);
-        grow(&mut self.ratio, m);
         grow(&mut self.redrive, m);
         grow(&mut self.fric_ptr, m + 1);
-        grow(&mut self.rhs, m);
-        grow(&mut self.x, m);
-        grow(&mut self.vbuf, m);
         for v in
             [&mut self.fric_idx, &mut self.fric_rows, &mut self.next, &mut self.qr_rows, &mut self.qr_cols]
         {

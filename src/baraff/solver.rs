@@ -68,9 +68,7 @@ impl BaraffSolver {
     /// conditions. Returns the outcome (also in [`BaraffSolver::stats`]); usage errors leave no
     /// results.
     pub fn solve(&mut self, problem: &MatrixProblem) -> Result<BaraffOutcome, BaraffError> {
-        self.m = 0;
-        self.n = 0;
-        self.composed = false;
+        self.clear_results();
         let m = problem.rows.len();
         check_dim("A rows", m, problem.a.nrows())?;
         check_dim("A columns", m, problem.a.ncols())?;
@@ -80,6 +78,19 @@ impl BaraffSolver {
         problem.rows.decode_into(&mut self.kinds)?;
         let inp = CoreInput { a: problem.a, b: problem.b.as_slice(), rows: &self.kinds, sticking: None };
         let (outcome, worst) = self.core.run(&inp, &self.params);
+        Ok(self.record_pivoting(outcome, worst, m))
+    }
+
+    /// Forgets the results of the last solve (a usage error then leaves none).
+    fn clear_results(&mut self) {
+        self.m = 0;
+        self.n = 0;
+        self.composed = false;
+    }
+
+    /// Records a finished pivoting solve (§3) of `m` rows: its stats and its size. Returns
+    /// `outcome`.
+    fn record_pivoting(&mut self, outcome: BaraffOutcome, worst: f64, m: usize) -> BaraffOutcome {
         self.stats = BaraffStats {
             outcome,
             pivots: self.core.pivots,
@@ -87,7 +98,15 @@ impl BaraffSolver {
             ..BaraffStats::default()
         };
         self.m = m;
-        Ok(outcome)
+        outcome
+    }
+
+    /// Computes the generalized result of a finished model solve of `m` rows (§2) and marks the
+    /// composed `A` and `b` readable.
+    fn finish_model(&mut self, m: usize) {
+        self.compose.finish(&self.core.f[..m]);
+        self.n = self.compose.n;
+        self.composed = true;
     }
 
     /// §2 + §3 on the model interface: builds `A = J M⁻¹ J_fᵀ` and `b` (see [`ModelProblem`]),
@@ -108,9 +127,7 @@ impl BaraffSolver {
         problem: &ModelProblem,
         sticking_normal: usize,
     ) -> Result<BaraffOutcome, BaraffError> {
-        self.m = 0;
-        self.n = 0;
-        self.composed = false;
+        self.clear_results();
         if !matches!(problem.level, Level::Velocity(_)) {
             return Err(BaraffError::WrongLevel { call: "consistency_impulse", expected: "velocity" });
         }
@@ -132,9 +149,7 @@ impl BaraffSolver {
         sticking: Option<usize>,
         use_frictionless: bool,
     ) -> Result<BaraffOutcome, BaraffError> {
-        self.m = 0;
-        self.n = 0;
-        self.composed = false;
+        self.clear_results();
         let m = problem.rows.len();
         problem.rows.decode_into(&mut self.kinds)?;
         let fallback: &[usize] = if use_frictionless { &self.frictionless } else { &[] };
@@ -146,17 +161,8 @@ impl BaraffSolver {
             sticking,
         };
         let (outcome, worst) = self.core.run(&inp, &self.params);
-        self.compose.finish(&self.core.f[..m]);
-        self.stats = BaraffStats {
-            outcome,
-            pivots: self.core.pivots,
-            worst_violation: worst,
-            ..BaraffStats::default()
-        };
-        self.m = m;
-        self.n = self.compose.n;
-        self.composed = true;
-        Ok(outcome)
+        self.finish_model(m);
+        Ok(self.record_pivoting(outcome, worst, m))
     }
 
     /// `computeImpulse` (§8): collision / velocity-correction impulses by the active-set loop
@@ -166,9 +172,7 @@ impl BaraffSolver {
     /// [`BaraffSolver::forces`], post-impulse row velocities in [`BaraffSolver::accelerations`],
     /// `q̇⁺` in [`BaraffSolver::generalized`], active rows as [`RowSet::Clamped`].
     pub fn impulses_active_set(&mut self, problem: &ModelProblem) -> Result<BaraffOutcome, BaraffError> {
-        self.m = 0;
-        self.n = 0;
-        self.composed = false;
+        self.clear_results();
         if !matches!(problem.level, Level::Velocity(_)) {
             return Err(BaraffError::WrongLevel { call: "impulses_active_set", expected: "velocity" });
         }
@@ -191,7 +195,7 @@ impl BaraffSolver {
             &mut self.core.a[..m],
             &mut self.core.sets[..m],
         );
-        self.compose.finish(&self.core.f[..m]);
+        self.finish_model(m);
         self.stats = BaraffStats {
             outcome: r.outcome,
             iterations: r.iterations,
@@ -199,8 +203,6 @@ impl BaraffSolver {
             ..BaraffStats::default()
         };
         self.m = m;
-        self.n = self.compose.n;
-        self.composed = true;
         Ok(r.outcome)
     }
 

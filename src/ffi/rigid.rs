@@ -1352,6 +1352,31 @@ where
     Ok(cts_status::Ok)
 }
 
+/// A `cts_rigid_solver_compute_*` call: [`compute`] on the handle inside [`with_mut`] (a
+/// success keeps the last error).
+///
+/// # Safety
+/// As [`compute`]; `solver` NULL or a live handle (the contract).
+#[allow(clippy::too_many_arguments)]
+unsafe fn compute_call<B>(
+    solver: *mut cts_rigid_solver,
+    function: &str,
+    accel: bool,
+    cf: *const f64,
+    cf_len: usize,
+    out: *mut f64,
+    len: usize,
+    body: B,
+) -> cts_status
+where
+    B: FnOnce(&mut ConstraintSolver, Data<'_>, &[f64], &mut [f64]) -> Result<(), crate::rigid::RigidError>,
+{
+    with_mut(solver, function, Call::Keeps, |h| {
+        // SAFETY: forwarded contract.
+        unsafe { compute(h, accel, cf, cf_len, out, len, body) }
+    })
+}
+
 /// The data a post-processing computation runs on.
 enum Data<'a> {
     Accel(ConstraintAccelProblemData<'a>),
@@ -1392,14 +1417,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_force_from_constra
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_force_from_constraint_forces", Call::Keeps, |h| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
-                s.compute_generalized_force_from_constraint_forces(d.accel(), cf, o)
-            })
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        compute_call(
+            solver,
+            "cts_rigid_solver_compute_generalized_force_from_constraint_forces",
+            true,
+            cf,
+            cf_len,
+            out,
+            len,
+            |s, d, cf, o| s.compute_generalized_force_from_constraint_forces(d.accel(), cf, o),
+        )
+    }
 }
 
 /// Drake's `ComputeGeneralizedAccelerationFromConstraintForces` (acceleration level):
@@ -1413,19 +1443,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_from_
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(
-        solver,
-        "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces",
-        Call::Keeps,
-        |h| {
-            // SAFETY: forwarded contract.
-            unsafe {
-                compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
-                    s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o)
-                })
-            }
-        },
-    )
+    // SAFETY: forwarded contract.
+    unsafe {
+        compute_call(
+            solver,
+            "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces",
+            true,
+            cf,
+            cf_len,
+            out,
+            len,
+            |s, d, cf, o| s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o),
+        )
+    }
 }
 
 /// Drake's `ComputeGeneralizedAcceleration` (acceleration level): `v̇ = M⁻¹·(generalized force
@@ -1439,14 +1469,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_acceleration", Call::Keeps, |h| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            compute(h, true, cf, cf_len, out, len, |s, d, cf, o| {
-                s.compute_generalized_acceleration(d.accel(), cf, o)
-            })
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        compute_call(
+            solver,
+            "cts_rigid_solver_compute_generalized_acceleration",
+            true,
+            cf,
+            cf_len,
+            out,
+            len,
+            |s, d, cf, o| s.compute_generalized_acceleration(d.accel(), cf, o),
+        )
+    }
 }
 
 /// Drake's velocity-level `ComputeGeneralizedForceFromConstraintForces`: the generalized impulse
@@ -1463,19 +1498,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_impulse_from_const
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(
-        solver,
-        "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses",
-        Call::Keeps,
-        |h| {
-            // SAFETY: forwarded contract.
-            unsafe {
-                compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
-                    s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o)
-                })
-            }
-        },
-    )
+    // SAFETY: forwarded contract.
+    unsafe {
+        compute_call(
+            solver,
+            "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses",
+            false,
+            cf,
+            cf_len,
+            out,
+            len,
+            |s, d, cf, o| s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o),
+        )
+    }
 }
 
 /// Drake's `ComputeGeneralizedVelocityChange`: `Δv = M⁻¹ ·` the generalized impulse of `cf`
@@ -1489,14 +1524,19 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_velocity_change(
     out: *mut f64,
     len: usize,
 ) -> cts_status {
-    with_mut(solver, "cts_rigid_solver_compute_generalized_velocity_change", Call::Keeps, |h| {
-        // SAFETY: forwarded contract.
-        unsafe {
-            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
-                s.compute_generalized_velocity_change(d.vel(), cf, o)
-            })
-        }
-    })
+    // SAFETY: forwarded contract.
+    unsafe {
+        compute_call(
+            solver,
+            "cts_rigid_solver_compute_generalized_velocity_change",
+            false,
+            cf,
+            cf_len,
+            out,
+            len,
+            |s, d, cf, o| s.compute_generalized_velocity_change(d.vel(), cf, o),
+        )
+    }
 }
 
 /// Drake's velocity-level `ComputeGeneralizedAcceleration(data, v, cf, dt)` for the discretized

@@ -209,53 +209,68 @@ mod tests {
     use crate::rigid::RigidOutcome;
     use crate::tamsi::TamsiOutcome;
 
+    /// `code(o)` is the C status `o` converts to, for every `o` of `outcomes`.
+    fn check<O: Copy + std::fmt::Debug>(outcomes: &[O], code: fn(O) -> i32)
+    where
+        cts_status: From<O>,
+    {
+        for &o in outcomes {
+            assert_eq!(code(o), cts_status::from(o) as i32, "{o:?}");
+        }
+    }
+
     /// Every Rust outcome's `code()` is the C status its conversion gives (issue 23 item 5).
     #[test]
     fn outcome_codes_are_the_c_statuses() {
-        for o in [
-            IpmOutcome::Converged,
-            IpmOutcome::MaxIterationsReached,
-            IpmOutcome::NonFiniteStep,
-            IpmOutcome::AlmostConverged,
-            IpmOutcome::Stalled,
-        ] {
-            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
-        }
-        for o in [RigidOutcome::Solved, RigidOutcome::LcpUnsolvable, RigidOutcome::RegularizedLcpFailed] {
-            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
-        }
-        for o in [
-            BaraffOutcome::Solved,
-            BaraffOutcome::Inexact,
-            BaraffOutcome::UnboundedRay { row: 3 },
-            BaraffOutcome::Cycling,
-            BaraffOutcome::PivotLimit,
-            BaraffOutcome::IterationLimit,
-            BaraffOutcome::FrictionlessFallback { row: 1 },
-        ] {
-            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
-        }
-        for o in [
-            LcpOutcome::Solved,
-            LcpOutcome::RayTermination,
-            LcpOutcome::ZeroToleranceTooLow,
-            LcpOutcome::PivotLimit,
-            LcpOutcome::CyclingDetected,
-            LcpOutcome::LinearSolveFailed,
-            LcpOutcome::NotASolution,
-            LcpOutcome::RegularizationFailed,
-            LcpOutcome::ResidualTestFailed,
-            LcpOutcome::NonFiniteSolution,
-        ] {
-            assert_eq!(o.code(), cts_status::from(o) as i32, "{o:?}");
-        }
-        for o in [
-            TamsiOutcome::Success,
-            TamsiOutcome::MaxIterationsReached,
-            TamsiOutcome::LinearSolverFailed,
-            TamsiOutcome::AlphaSolverFailed,
-        ] {
-            assert_eq!(o as i32, cts_status::from(o) as i32, "{o:?}");
-        }
+        check(
+            &[
+                IpmOutcome::Converged,
+                IpmOutcome::MaxIterationsReached,
+                IpmOutcome::NonFiniteStep,
+                IpmOutcome::AlmostConverged,
+                IpmOutcome::Stalled,
+            ],
+            IpmOutcome::code,
+        );
+        check(
+            &[RigidOutcome::Solved, RigidOutcome::LcpUnsolvable, RigidOutcome::RegularizedLcpFailed],
+            RigidOutcome::code,
+        );
+        check(
+            &[
+                BaraffOutcome::Solved,
+                BaraffOutcome::Inexact,
+                BaraffOutcome::UnboundedRay { row: 3 },
+                BaraffOutcome::Cycling,
+                BaraffOutcome::PivotLimit,
+                BaraffOutcome::IterationLimit,
+                BaraffOutcome::FrictionlessFallback { row: 1 },
+            ],
+            |o| o.code(),
+        );
+        check(
+            &[
+                LcpOutcome::Solved,
+                LcpOutcome::RayTermination,
+                LcpOutcome::ZeroToleranceTooLow,
+                LcpOutcome::PivotLimit,
+                LcpOutcome::CyclingDetected,
+                LcpOutcome::LinearSolveFailed,
+                LcpOutcome::NotASolution,
+                LcpOutcome::RegularizationFailed,
+                LcpOutcome::ResidualTestFailed,
+                LcpOutcome::NonFiniteSolution,
+            ],
+            LcpOutcome::code,
+        );
+        check(
+            &[
+                TamsiOutcome::Success,
+                TamsiOutcome::MaxIterationsReached,
+                TamsiOutcome::LinearSolverFailed,
+                TamsiOutcome::AlphaSolverFailed,
+            ],
+            |o| o as i32,
+        );
     }
 }

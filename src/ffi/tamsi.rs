@@ -165,6 +165,26 @@ enum NormalData {
 }
 
 impl NormalData {
+    /// One-way data: `fn` (nc doubles).
+    fn one_way(r#fn: *const f64, nc: usize) -> Result<Self, FfiError> {
+        Ok(Self::OneWay { fn_: RawVector::new("fn", r#fn, nc)? })
+    }
+
+    /// Two-way data: `fn0`, `stiffness` and `dissipation` (nc doubles each, checked in that
+    /// order).
+    fn two_way(
+        fn0: *const f64,
+        stiffness: *const f64,
+        dissipation: *const f64,
+        nc: usize,
+    ) -> Result<Self, FfiError> {
+        Ok(Self::TwoWay {
+            fn0: RawVector::new("fn0", fn0, nc)?,
+            stiffness: RawVector::new("stiffness", stiffness, nc)?,
+            dissipation: RawVector::new("dissipation", dissipation, nc)?,
+        })
+    }
+
     fn scheme(&self) -> CouplingScheme {
         match self {
             Self::OneWay { .. } => CouplingScheme::OneWay,
@@ -303,6 +323,41 @@ impl Inner {
         self.data
             .as_ref()
             .ok_or_else(|| FfiError::new(cts_status::NoProblemData, "no problem data has been set"))
+    }
+
+    /// The dense setters: the normal-force data (already read, so its errors come first), then
+    /// M, Jn, Jt (`matrices`), `p_star` and `mu`, the sizes, then [`set_data`](Self::set_data).
+    fn set_dense(
+        &mut self,
+        nc: usize,
+        matrices: [(*const f64, usize); 3],
+        p_star: *const f64,
+        mu: *const f64,
+        normal: Result<NormalData, FfiError>,
+    ) -> Result<cts_status, FfiError> {
+        let data = ProblemData::new(self.solver.num_velocities(), nc, matrices, p_star, mu, normal?)?;
+        self.check_sizes(nc, false)?;
+        self.set_data(data)
+    }
+
+    /// The block setters: the structure `*data`, the normal-force data of its nc (`normal`),
+    /// `p_star` and `mu`, the sizes, then [`set_block_data`](Self::set_block_data).
+    ///
+    /// # Safety
+    /// `data` NULL or a readable struct (the contract).
+    unsafe fn set_blocks(
+        &mut self,
+        data: *const cts_block_sparse_data,
+        p_star: *const f64,
+        mu: *const f64,
+        normal: impl FnOnce(usize) -> Result<NormalData, FfiError>,
+    ) -> Result<cts_status, FfiError> {
+        // SAFETY: forwarded contract.
+        let blocks = unsafe { RawBlockSparse::new(data) }?;
+        let nc = blocks.num_contacts();
+        let data = ProblemData::blocks(self.solver.num_velocities(), blocks, p_star, mu, normal(nc)?)?;
+        self.check_sizes(nc, true)?;
+        self.set_block_data(data)
     }
 
     /// Checks (sizes, then every value: finite; mu, fn, fn0, stiffness, dissipation >= 0) and
@@ -518,11 +573,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_problem_data(
     mu: *const f64,
 ) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_problem_data", Call::Starts, |h| {
-        let nv = h.solver.num_velocities();
-        let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
-        let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
-        h.check_sizes(nc, false)?;
-        h.set_data(data)
+        h.set_dense(nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, NormalData::one_way(r#fn, nc))
     })
 }
 
@@ -557,15 +608,8 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_problem_data(
     mu: *const f64,
 ) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_problem_data", Call::Starts, |h| {
-        let nv = h.solver.num_velocities();
-        let normal = NormalData::TwoWay {
-            fn0: RawVector::new("fn0", fn0, nc)?,
-            stiffness: RawVector::new("stiffness", stiffness, nc)?,
-            dissipation: RawVector::new("dissipation", dissipation, nc)?,
-        };
-        let data = ProblemData::new(nv, nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)?;
-        h.check_sizes(nc, false)?;
-        h.set_data(data)
+        let normal = NormalData::two_way(fn0, stiffness, dissipation, nc);
+        h.set_dense(nc, [(M, ld_M), (Jn, ld_Jn), (Jt, ld_Jt)], p_star, mu, normal)
     })
 }
 
@@ -609,12 +653,7 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_one_way_coupled_block_problem_data
 ) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_set_one_way_coupled_block_problem_data", Call::Starts, |h| {
         // SAFETY: NULL or a readable struct (the contract).
-        let blocks = unsafe { RawBlockSparse::new(data) }?;
-        let nc = blocks.num_contacts();
-        let normal = NormalData::OneWay { fn_: RawVector::new("fn", r#fn, nc)? };
-        let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
-        h.check_sizes(nc, true)?;
-        h.set_block_data(data)
+        unsafe { h.set_blocks(data, p_star, mu, |nc| NormalData::one_way(r#fn, nc)) }
     })
 }
 
@@ -644,17 +683,9 @@ pub unsafe extern "C" fn cts_tamsi_solver_set_two_way_coupled_block_problem_data
     mu: *const f64,
 ) -> cts_status {
     with_mut(solver, "cts_tamsi_solver_set_two_way_coupled_block_problem_data", Call::Starts, |h| {
+        let normal = |nc| NormalData::two_way(fn0, stiffness, dissipation, nc);
         // SAFETY: NULL or a readable struct (the contract).
-        let blocks = unsafe { RawBlockSparse::new(data) }?;
-        let nc = blocks.num_contacts();
-        let normal = NormalData::TwoWay {
-            fn0: RawVector::new("fn0", fn0, nc)?,
-            stiffness: RawVector::new("stiffness", stiffness, nc)?,
-            dissipation: RawVector::new("dissipation", dissipation, nc)?,
-        };
-        let data = ProblemData::blocks(h.solver.num_velocities(), blocks, p_star, mu, normal)?;
-        h.check_sizes(nc, true)?;
-        h.set_block_data(data)
+        unsafe { h.set_blocks(data, p_star, mu, normal) }
     })
 }
 

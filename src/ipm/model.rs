@@ -15,37 +15,31 @@
 //! β3↔+t1, β4↔−t1).
 
 use super::cone;
+use crate::coded::coded_enum;
 
 /// Regularization `REG` that Dojo adds inside the Newton matrix only (§2.1): to the cone
 /// variables of the complementarity Jacobian and to the diagonal of `M`.
 pub(crate) const REG: f64 = 1e-10;
 
-/// Contact model of one contact (§1.3). The integer codes are the ones the C API will use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(i32)]
-pub enum ContactModel {
-    /// Frictionless impact: one orthant pair (code 0).
-    Impact = 0,
-    /// Second-order-cone (nonlinear, isotropic Coulomb) friction: one orthant pair and one `Q³`
-    /// pair (code 1). The primary model.
-    #[default]
-    SecondOrderCone = 1,
-    /// Four-direction linearized ("pyramid", in fact an L1 diamond) friction: six orthant pairs
-    /// (code 2).
-    Linear = 2,
+coded_enum! {
+    /// Contact model of one contact (§1.3). The integer codes are the ones the C API will use.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum ContactModel {
+        /// Frictionless impact: one orthant pair (code 0).
+        0 => Impact,
+        /// Second-order-cone (nonlinear, isotropic Coulomb) friction: one orthant pair and one `Q³`
+        /// pair (code 1). The primary model.
+        #[default]
+        1 => SecondOrderCone,
+        /// Four-direction linearized ("pyramid", in fact an L1 diamond) friction: six orthant pairs
+        /// (code 2).
+        2 => Linear,
+    }
+    /// The model with C code `code` (0 impact, 1 second-order cone, 2 linear), if any.
+    pub fn from_code;
 }
 
 impl ContactModel {
-    /// The model with C code `code` (0 impact, 1 second-order cone, 2 linear), if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        match code {
-            0 => Some(Self::Impact),
-            1 => Some(Self::SecondOrderCone),
-            2 => Some(Self::Linear),
-            _ => None,
-        }
-    }
-
     /// Length `k` of the contact's primal (and of its dual) vector.
     #[inline(always)]
     pub fn dim(self) -> usize {

@@ -1,31 +1,34 @@
 //! How a solve ended ([`IpmOutcome`], with its C status code) and the statistics of the last solve
 //! ([`IpmStats`]).
 
-/// How a solve ended. Codes 40..59 are the interior-point solver's range of the C API's status
-/// codes (0..3 TAMSI, 100+ usage errors).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum IpmOutcome {
-    /// Code 0 (`CTS_STATUS_OK`). Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
-    /// complementarity ≤ `complementarity_tolerance`. Dojo's iteration: `rvio < rtol` and
-    /// `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
-    Converged = 0,
-    /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the
-    /// iterate of smallest merit (engine iteration) or the last iterate (Dojo's "failed" status,
-    /// §4 step 1).
-    MaxIterationsReached = 41,
-    /// Code 42: a Newton direction was not finite (singular or overflowing system, e.g. a
-    /// singular `M`); results hold the iterate of smallest merit (engine) or the last finite
-    /// iterate (Dojo).
-    NonFiniteStep = 42,
-    /// Code 43 (engine iteration only): the returned iterate (the best by merit) does not meet
-    /// the tolerances but meets 100× them: scaled residual ≤ 100·`tolerance` and scaled
-    /// complementarity ≤ 100·`complementarity_tolerance` (`docs/ipm.md` §11.2). The iteration
-    /// ended at `max_iter`, on a non-finite direction or by the stall exit.
-    AlmostConverged = 43,
-    /// Code 44 (engine iteration only): the stall exit (`stall_iterations`) stopped the
-    /// iteration before `max_iter` far from the tolerances; results hold the best iterate.
-    Stalled = 44,
+use crate::coded::coded_enum;
+
+coded_enum! {
+    /// How a solve ended. Codes 40..59 are the interior-point solver's range of the C API's status
+    /// codes (0..3 TAMSI, 100+ usage errors).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum IpmOutcome {
+        /// Code 0 (`CTS_STATUS_OK`). Engine iteration (`docs/ipm.md` §11): scaled residual ≤ `tolerance` and scaled
+        /// complementarity ≤ `complementarity_tolerance`. Dojo's iteration: `rvio < rtol` and
+        /// `bvio < btol` (fixed-κ mode: `‖γ∘s − κe‖∞ < btol`).
+        0 => Converged,
+        /// Code 41: `max_iter` iterations done without meeting the tolerances; results hold the
+        /// iterate of smallest merit (engine iteration) or the last iterate (Dojo's "failed" status,
+        /// §4 step 1).
+        41 => MaxIterationsReached,
+        /// Code 42: a Newton direction was not finite (singular or overflowing system, e.g. a
+        /// singular `M`); results hold the iterate of smallest merit (engine) or the last finite
+        /// iterate (Dojo).
+        42 => NonFiniteStep,
+        /// Code 43 (engine iteration only): the returned iterate (the best by merit) does not meet
+        /// the tolerances but meets 100× them: scaled residual ≤ 100·`tolerance` and scaled
+        /// complementarity ≤ 100·`complementarity_tolerance` (`docs/ipm.md` §11.2). The iteration
+        /// ended at `max_iter`, on a non-finite direction or by the stall exit.
+        43 => AlmostConverged,
+        /// Code 44 (engine iteration only): the stall exit (`stall_iterations`) stopped the
+        /// iteration before `max_iter` far from the tolerances; results hold the best iterate.
+        44 => Stalled,
+    }
 }
 
 impl IpmOutcome {

@@ -3,30 +3,23 @@
 //! reference iteration.
 
 use super::IpmError;
+use crate::coded::coded_enum;
 
-/// How the Newton system of every iteration is solved (`docs/ipm.md` §2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(i32)]
-pub enum NewtonSolve {
-    /// Option (b), code 0: eliminate every contact's small local block (partial-pivot LU of
-    /// 2k×2k, k = 1/4/6) and factor the condensed `n×n` matrix `M + REG·I + Σ J_iᵀ D_i J_i` with a
-    /// partial-pivot LU. Cost per iteration O(n²·nc + n³).
-    #[default]
-    Condensed = 0,
-    /// Option (a), code 1: assemble the whole unsymmetric Newton matrix (size `n + 2·Σk`) and
-    /// factor it with a partial-pivot LU. Reference path; only sensible for small problems.
-    Dense = 1,
-}
-
-impl NewtonSolve {
-    /// The variant with C code `code`, if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        match code {
-            0 => Some(Self::Condensed),
-            1 => Some(Self::Dense),
-            _ => None,
-        }
+coded_enum! {
+    /// How the Newton system of every iteration is solved (`docs/ipm.md` §2.2).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum NewtonSolve {
+        /// Option (b), code 0: eliminate every contact's small local block (partial-pivot LU of
+        /// 2k×2k, k = 1/4/6) and factor the condensed `n×n` matrix `M + REG·I + Σ J_iᵀ D_i J_i` with a
+        /// partial-pivot LU. Cost per iteration O(n²·nc + n³).
+        #[default]
+        0 => Condensed,
+        /// Option (a), code 1: assemble the whole unsymmetric Newton matrix (size `n + 2·Σk`) and
+        /// factor it with a partial-pivot LU. Reference path; only sensible for small problems.
+        1 => Dense,
     }
+    /// The variant with C code `code`, if any.
+    pub fn from_code;
 }
 
 /// Parameters of [`super::IpmSolver`]. Plain scalars so a C struct of `double`/`int32_t` can

@@ -12,32 +12,28 @@ use super::form::{BlockForm, DenseForm, Form};
 use super::iteration::{IpmWorkspace, check_block_newton_solve, system_data};
 use super::newton::SystemData;
 use super::{ContactModel, IpmData, IpmError, IpmProblem, IpmSolver, NewtonSolve};
+use crate::coded::coded_enum;
 use crate::linalg::grow;
 
-/// The problem data a sensitivity is taken with respect to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum SensitivityParameter {
-    /// Pre-step velocity `v0` (n columns; `∂r_dyn/∂v0 = −M`). Code 0.
-    V0 = 0,
-    /// Generalized force `τ` (n columns; `∂r_dyn/∂τ = −h·I`). For the momentum `p* = M v0 + hτ`
-    /// divide by `h`. Code 1.
-    Tau = 1,
-    /// Gaps `φ` (nc columns; `∂r_gap,i/∂φ_i = 1`). Code 2.
-    Phi = 2,
-    /// Friction coefficients `μ` (nc columns; `∂r_cone,i/∂μ_i = γ_n,i`, zero for impact
-    /// contacts). Code 3.
-    Mu = 3,
-}
-
-impl SensitivityParameter {
-    /// All parameters in code order.
-    pub const ALL: [Self; 4] = [Self::V0, Self::Tau, Self::Phi, Self::Mu];
-
-    /// The parameter with C code `code`, if any.
-    pub fn from_code(code: i32) -> Option<Self> {
-        Self::ALL.get(usize::try_from(code).ok()?).copied()
+coded_enum! {
+    /// The problem data a sensitivity is taken with respect to.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SensitivityParameter {
+        /// Pre-step velocity `v0` (n columns; `∂r_dyn/∂v0 = −M`). Code 0.
+        0 => V0,
+        /// Generalized force `τ` (n columns; `∂r_dyn/∂τ = −h·I`). For the momentum `p* = M v0 + hτ`
+        /// divide by `h`. Code 1.
+        1 => Tau,
+        /// Gaps `φ` (nc columns; `∂r_gap,i/∂φ_i = 1`). Code 2.
+        2 => Phi,
+        /// Friction coefficients `μ` (nc columns; `∂r_cone,i/∂μ_i = γ_n,i`, zero for impact
+        /// contacts). Code 3.
+        3 => Mu,
     }
+    /// All parameters in code order.
+    pub const ALL;
+    /// The parameter with C code `code`, if any.
+    pub fn from_code;
 }
 
 impl IpmSolver {

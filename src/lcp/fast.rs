@@ -115,14 +115,8 @@ pub(crate) fn fast(
         }
         let i_w = argmin(w);
         if nw == 0 || above_neg_tol(w[i_w], tol) {
-            if nb > 0 {
-                let i_z = argmin(zz);
-                if zz[i_z] < -tol {
-                    let idx = ws.nonbas.remove(i_z);
-                    ws.bas.push(idx);
-                    ws.bas.sort_unstable();
-                    continue;
-                }
+            if nb > 0 && leave_nonbasic(zz, tol, &mut ws.nonbas, &mut ws.bas) {
+                continue;
             }
             z[..n].fill(0.0);
             for (jj, &j) in ws.nonbas.iter().enumerate() {
@@ -135,14 +129,23 @@ pub(crate) fn fast(
         ws.nonbas.sort_unstable();
         if nb > 0 {
             // Drake quirk Q7: i_z indexes the old zz but removes from the re-sorted nonbas.
-            let i_z = argmin(zz);
-            if zz[i_z] < -tol {
-                let idx = ws.nonbas.remove(i_z);
-                ws.bas.push(idx);
-                ws.bas.sort_unstable();
-            }
+            leave_nonbasic(zz, tol, &mut ws.nonbas, &mut ws.bas);
         }
     }
     z[..n].fill(0.0);
     (LcpOutcome::PivotLimit, 2 * n + 1, tol)
+}
+
+/// Drake's exchange of `SolveLcpFast` (§8.4): when the most negative `zz` entry (the first of
+/// equals, at position `i_z`) is below `−tol`, moves `nonbas[i_z]` to `bas` (kept sorted).
+/// Whether it moved one. `zz` must not be empty.
+fn leave_nonbasic(zz: &[f64], tol: f64, nonbas: &mut Vec<usize>, bas: &mut Vec<usize>) -> bool {
+    let i_z = argmin(zz);
+    if zz[i_z] < -tol {
+        let idx = nonbas.remove(i_z);
+        bas.push(idx);
+        bas.sort_unstable();
+        return true;
+    }
+    false
 }

@@ -53,20 +53,22 @@
 //!   Drake's unrevised cap, takes over for n > 200). It is this crate's answer to the problems
 //!   on which Drake's rule cycles (e.g. Siconos' `lcp_tobenna`).
 
+use crate::coded::coded_enum;
 use crate::linalg::{BasisInverse, PartialPivLu};
 
 use super::LcpOutcome;
 use super::problem::{EPS, argmin};
 
-/// Which pivoting rules [`crate::lcp::MobyLcpSolver`]'s Lemke follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[repr(i32)]
-pub enum LemkeVariant {
-    /// Drake `MobyLcpSolver::SolveLcpLemke` (§8.2): Drake's pivot path.
-    #[default]
-    Drake = 0,
-    /// Lexicographic (anti-cycling) Lemke with an all-ones covering vector.
-    Lexicographic = 1,
+coded_enum! {
+    /// Which pivoting rules [`crate::lcp::MobyLcpSolver`]'s Lemke follows.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum LemkeVariant {
+        /// Drake `MobyLcpSolver::SolveLcpLemke` (§8.2): Drake's pivot path.
+        #[default]
+        0 => Drake,
+        /// Lexicographic (anti-cycling) Lemke with an all-ones covering vector.
+        1 => Lexicographic,
+    }
 }
 
 impl LemkeVariant {
@@ -417,15 +419,21 @@ impl Basis<'_> {
     fn fill(&self, bas: &[usize], b: &mut [f64]) {
         let n = self.n;
         for (j, &v) in bas.iter().enumerate() {
-            let col = &mut b[j * n..(j + 1) * n];
-            if v < n {
-                col.copy_from_slice(&self.m[v * n..(v + 1) * n]);
-            } else if v < 2 * n {
-                col.fill(0.0);
-                col[v - n] = -1.0;
-            } else {
-                col.copy_from_slice(self.cover);
-            }
+            self.column(v, &mut b[j * n..(j + 1) * n]);
+        }
+    }
+
+    /// Writes the column of variable `v` (length n) into `col`: column `v` of M for `z_v`, `−e_v`
+    /// for `w_v`, the covering vector for the artificial.
+    fn column(&self, v: usize, col: &mut [f64]) {
+        let n = self.n;
+        if v < n {
+            col.copy_from_slice(&self.m[v * n..(v + 1) * n]);
+        } else if v < 2 * n {
+            col.fill(0.0);
+            col[v - n] = -1.0;
+        } else {
+            col.copy_from_slice(self.cover);
         }
     }
 
@@ -534,18 +542,9 @@ impl Basis<'_> {
 
 /// Rebuilds `B` from the basic variables and recomputes `B⁻¹` from scratch.
 fn refactor(binv: &mut BasisInverse, basis: &Basis<'_>, bas: &[usize]) {
-    let n = basis.n;
-    let mut b = binv.matrix_mut(n);
+    let mut b = binv.matrix_mut(basis.n);
     for (j, &v) in bas.iter().enumerate() {
-        let mut col = b.column_mut(j);
-        if v < n {
-            col.copy_from_slice(&basis.m[v * n..(v + 1) * n]);
-        } else if v < 2 * n {
-            col.fill(0.0);
-            col[v - n] = -1.0;
-        } else {
-            col.copy_from_slice(basis.cover);
-        }
+        basis.column(v, b.column_mut(j).as_mut_slice());
     }
     // B is nonsingular by construction (every pivot exceeded the pivot tolerance); a
     // non-finite inverse would surface as a ray termination on the next ratio test.

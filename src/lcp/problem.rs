@@ -55,36 +55,23 @@ impl<'a> LcpProblem<'a> {
 pub(crate) const EPS: f64 = f64::EPSILON;
 
 /// `max |Mᵢⱼ|` (NaN entries are skipped, as `std::max`-style comparisons skip them).
-pub(crate) fn max_abs(m: &[f64]) -> f64 {
-    m.iter().fold(0.0f64, |a, &x| if x.abs() > a { x.abs() } else { a })
+pub(crate) fn max_abs<'a>(m: impl IntoIterator<Item = &'a f64>) -> f64 {
+    m.into_iter().fold(0.0f64, |a, &x| if x.abs() > a { x.abs() } else { a })
 }
 
 /// Moby's zero tolerance `n · max|Mᵢⱼ| · 10 eps` (§8.1). `M` is column-major `n×n`.
 pub fn moby_zero_tolerance(m: DMatrixView<'_, f64>) -> f64 {
-    let mut mx = 0.0f64;
-    for x in m.iter() {
-        if x.abs() > mx {
-            mx = x.abs();
-        }
-    }
-    m.nrows() as f64 * mx * 10.0 * EPS
+    m.nrows() as f64 * max_abs(m.iter()) * 10.0 * EPS
 }
 
 /// Moby Lemke's automatic pivot tolerance `n · max(1, max|Mᵢⱼ|) · eps` (§8.1).
 pub fn moby_pivot_tolerance(m: DMatrixView<'_, f64>) -> f64 {
-    let mx = m.iter().fold(0.0f64, |a, x| if x.abs() > a { x.abs() } else { a });
-    m.nrows() as f64 * mx.max(1.0) * EPS
+    m.nrows() as f64 * max_abs(m.iter()).max(1.0) * EPS
 }
 
 /// The unrevised solver's zero tolerance `n · max|Mᵢⱼ| · 2.2 eps` (§9.4 step 2).
 pub fn unrevised_zero_tolerance(m: DMatrixView<'_, f64>) -> f64 {
-    let mut mx = 0.0f64;
-    for x in m.iter() {
-        if x.abs() > mx {
-            mx = x.abs();
-        }
-    }
-    m.nrows() as f64 * mx * 2.2 * EPS
+    m.nrows() as f64 * max_abs(m.iter()) * 2.2 * EPS
 }
 
 /// First index of the minimum with C++ semantics (§8.6): start at 0, replace only on a strict

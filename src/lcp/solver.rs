@@ -235,16 +235,7 @@ impl MobyLcpSolver {
     /// residual test.
     pub fn solve_fast(&mut self, problem: &LcpProblem<'_>) -> LcpOutcome {
         let n = self.begin(problem);
-        let (o, p, tol) = fast(
-            &mut self.fast_ws,
-            &self.m[..n * n],
-            &self.q[..n],
-            self.params.zero_tolerance,
-            false,
-            &mut self.z,
-        );
-        self.used_zero_tolerance = tol;
-        self.finish(o, p)
+        self.run_fast(n, false)
     }
 
     /// Drake's `SolveLcpFast` (§8.4) warm-started from `z0` (length n): index i starts basic
@@ -258,16 +249,17 @@ impl MobyLcpSolver {
         }
         let n = self.begin(problem);
         self.z[..n].copy_from_slice(z0);
-        let (o, p, tol) = fast(
-            &mut self.fast_ws,
-            &self.m[..n * n],
-            &self.q[..n],
-            self.params.zero_tolerance,
-            true,
-            &mut self.z,
-        );
+        Ok(self.run_fast(n, true))
+    }
+
+    /// Drake's `SolveLcpFast` (§8.4) on the loaded problem of size `n`, from the z in place when
+    /// `warm`.
+    fn run_fast(&mut self, n: usize, warm: bool) -> LcpOutcome {
+        let m = &self.m[..n * n];
+        let (o, p, tol) =
+            fast(&mut self.fast_ws, m, &self.q[..n], self.params.zero_tolerance, warm, &mut self.z);
         self.used_zero_tolerance = tol;
-        Ok(self.finish(o, p))
+        self.finish(o, p)
     }
 
     /// Drake's `SolveLcpFastRegularized` (§8.5): as the Lemke wrapper, with Fast, and `z` passed

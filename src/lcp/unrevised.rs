@@ -132,17 +132,21 @@ impl UnrevisedLemkeSolver {
 
     /// Grows every workspace for problems of size `n`.
     pub fn reserve(&mut self, n: usize) {
-        let g = crate::linalg::grow;
-        g(&mut self.m, n * n);
-        g(&mut self.q, n);
-        g(&mut self.qp, n);
-        g(&mut self.col, n);
-        g(&mut self.ratios, n);
-        g(&mut self.resid, n);
-        g(&mut self.z, n);
-        g(&mut self.w, n);
-        g(&mut self.xb, n);
-        g(&mut self.tb, n);
+        crate::linalg::grow(&mut self.m, n * n);
+        let vectors = [
+            &mut self.q,
+            &mut self.qp,
+            &mut self.col,
+            &mut self.ratios,
+            &mut self.resid,
+            &mut self.z,
+            &mut self.w,
+            &mut self.xb,
+            &mut self.tb,
+        ];
+        for v in vectors {
+            crate::linalg::grow(v, n);
+        }
         self.binv.reserve(n);
         self.blu.reserve(n);
         if self.alpha.capacity() < n {
@@ -508,20 +512,8 @@ impl UnrevisedLemkeSolver {
             let v = ri + self.q[i];
             sq += v * v;
         }
-        for (jj, &(_, p)) in self.beta.iter().enumerate() {
-            self.qp[p] = x[jj];
-        }
-        for (p, &v) in self.dep[..n].iter().enumerate() {
-            if v & 1 == 0 {
-                // Eigen's order: M̃_ᾱβ q′[β′] first, then + q_ᾱ.
-                let i = v / 2;
-                let mut s = 0.0;
-                for (jj, &(j, _)) in self.beta.iter().enumerate() {
-                    s += mt(i, j) * x[jj];
-                }
-                self.qp[p] = s + self.q[i];
-            }
-        }
+        // Eigen's order: M̃_ᾱβ q′[β′] first, then + q_ᾱ.
+        scatter(&self.beta, &self.dep[..n], &mt, x, &mut self.qp, |i, s| s + self.q[i]);
         // Drake fails only on `norm > tol`: a NaN norm passes.
         let norm = sq.sqrt();
         norm <= tol || norm.is_nan()
@@ -549,19 +541,14 @@ impl UnrevisedLemkeSolver {
             }
         }
         self.blu.solve_in_place(x, &mut self.tb[..na]);
-        for (jj, &(_, p)) in self.beta.iter().enumerate() {
-            self.col[p] = x[jj];
-        }
-        for (p, &dv) in self.dep[..n].iter().enumerate() {
-            if dv & 1 == 0 {
-                let i = dv / 2;
-                let mut s = 0.0;
-                for (jj, &(j, _)) in self.beta.iter().enumerate() {
-                    s += mt(i, j) * x[jj];
-                }
-                self.col[p] = if w_driving { s } else { mt(i, k) + s };
-            }
-        }
+        scatter(
+            &self.beta,
+            &self.dep[..n],
+            &mt,
+            x,
+            &mut self.col,
+            |i, s| if w_driving { s } else { mt(i, k) + s },
+        );
     }
 
     fn refine_and_check(&mut self, tol: f64) -> bool {
@@ -739,6 +726,32 @@ impl UnrevisedLemkeSolver {
             return Ok(self.cand[c]);
         }
         Ok(best)
+    }
+}
+
+/// Writes a block solve's `x` (one entry per β column, §9.2) into the dependent variables:
+/// `out[p] = x[jj]` for each `(_, p) = beta[jj]`, and for each dependent `w` (an even code
+/// `dep[p] = 2i`) `out[p] = then(i, s)` with `s = Σ_jj M̃(i, β_jj)·x[jj]` summed in Eigen's order.
+fn scatter(
+    beta: &[(usize, usize)],
+    dep: &[usize],
+    mt: &impl Fn(usize, usize) -> f64,
+    x: &[f64],
+    out: &mut [f64],
+    then: impl Fn(usize, f64) -> f64,
+) {
+    for (jj, &(_, p)) in beta.iter().enumerate() {
+        out[p] = x[jj];
+    }
+    for (p, &v) in dep.iter().enumerate() {
+        if v & 1 == 0 {
+            let i = v / 2;
+            let mut s = 0.0;
+            for (jj, &(j, _)) in beta.iter().enumerate() {
+                s += mt(i, j) * x[jj];
+            }
+            out[p] = then(i, s);
+        }
     }
 }
 

@@ -40,16 +40,15 @@ pub struct BasisInverse {
 impl BasisInverse {
     /// An empty kernel with storage for `n×n` bases.
     pub fn with_capacity(n: usize) -> Self {
-        let mut b = Self::default();
-        b.reserve(n);
-        b
+        super::reserved(|b: &mut Self| b.reserve(n))
     }
 
     /// Makes sure `n×n` bases need no further allocation.
     pub fn reserve(&mut self, n: usize) {
         grow(&mut self.inv, n * n);
-        grow(&mut self.tmp, n);
-        grow(&mut self.row, n);
+        for v in [&mut self.tmp, &mut self.row] {
+            grow(v, n);
+        }
         self.lu.reserve(n);
     }
 
@@ -208,12 +207,8 @@ impl WithSimd for ReplaceOp<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linalg::test_rng;
     use nalgebra::{DMatrix, DVector};
-
-    fn rnd(s: &mut u64) -> f64 {
-        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        ((*s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-    }
 
     #[test]
     fn updates_track_the_true_inverse() {
@@ -225,7 +220,8 @@ mod tests {
         let mut d = vec![0.0; n];
         for step in 0..40 {
             let slot = step % n;
-            let a: Vec<f64> = (0..n).map(|i| rnd(&mut s) + if i == slot { 2.0 } else { 0.0 }).collect();
+            let a: Vec<f64> =
+                (0..n).map(|i| test_rng::next(&mut s) + if i == slot { 2.0 } else { 0.0 }).collect();
             k.solve(&a, &mut d);
             k.replace_column(slot, &d);
             b.set_column(slot, &DVector::from_column_slice(&a));
@@ -241,7 +237,7 @@ mod tests {
         let inv = DMatrix::from_column_slice(n, n, &k.inv[..n * n]);
         assert!((&b * &inv - DMatrix::identity(n, n)).abs().max() < 1e-12);
         // Right after a factorization the LU solve is available, and agrees with B⁻¹ a.
-        let a: Vec<f64> = (0..n).map(|_| rnd(&mut s)).collect();
+        let a: Vec<f64> = (0..n).map(|_| test_rng::next(&mut s)).collect();
         let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
         assert!(k.solve_factored(&a, &mut x));
         k.solve(&a, &mut y);

@@ -173,21 +173,14 @@ fn solve_dyn(lu: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64], tmp: &mut [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linalg::test_rng;
     use nalgebra::{DMatrix, DVector};
-
-    fn test_matrix(n: usize, seed: u64) -> DMatrix<f64> {
-        let mut s = seed;
-        DMatrix::from_fn(n, n, |_, _| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        })
-    }
 
     #[test]
     fn solves_blocks_of_mixed_sizes() {
         let sizes = [2usize, 8, 12, 1, 8, 0, 5];
         let mats: Vec<DMatrix<f64>> =
-            sizes.iter().enumerate().map(|(i, &m)| test_matrix(m, 11 + i as u64)).collect();
+            sizes.iter().enumerate().map(|(i, &m)| test_rng::matrix(m, 11 + i as u64)).collect();
         let mut f = BlockDiagLu::new();
         for round in 0..2 {
             f.clear();
@@ -210,24 +203,25 @@ mod tests {
         }
     }
 
+    /// `A⁻¹ b` for one 2×2 block `a` (column-major), through the factorization.
+    fn solve_2x2(a: [f64; 4], mut b: [f64; 2]) -> [f64; 2] {
+        let mut f = BlockDiagLu::new();
+        f.push_block(2).copy_from_slice(&a);
+        f.factor();
+        f.solve_block_in_place(0, &mut b, &mut [0.0; 2]);
+        b
+    }
+
     #[test]
     fn needs_pivoting() {
         // [[0, 1], [1, 0]] has a zero leading entry: without row pivoting it would divide by 0.
-        let mut f = BlockDiagLu::new();
-        f.push_block(2).copy_from_slice(&[0.0, 1.0, 1.0, 0.0]);
-        f.factor();
-        let mut b = [3.0, 4.0];
-        f.solve_block_in_place(0, &mut b, &mut [0.0; 2]);
+        let b = solve_2x2([0.0, 1.0, 1.0, 0.0], [3.0, 4.0]);
         assert_eq!(b, [4.0, 3.0]);
     }
 
     #[test]
     fn singular_block_solves_to_non_finite() {
-        let mut f = BlockDiagLu::new();
-        f.push_block(2).copy_from_slice(&[1.0, 2.0, 2.0, 4.0]);
-        f.factor();
-        let mut b = [1.0, 1.0];
-        f.solve_block_in_place(0, &mut b, &mut [0.0; 2]);
+        let b = solve_2x2([1.0, 2.0, 2.0, 4.0], [1.0, 1.0]);
         assert!(b.iter().any(|v| !v.is_finite()));
     }
 }

@@ -11,7 +11,7 @@ use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_uppe
 use faer::{MatMut, MatRef, Par};
 use nalgebra::DMatrixViewMut;
 
-use super::grow;
+use super::Square;
 
 /// The matrix is not (numerically) symmetric positive definite: the pivot of column `column`
 /// was `pivot` (≤ 0 or not finite).
@@ -30,43 +30,38 @@ pub struct CholeskyFailure {
 /// [`Cholesky::factor`], then [`Cholesky::solve_in_place`] as often as needed.
 #[derive(Debug, Clone, Default)]
 pub struct Cholesky {
-    n: usize,
-    /// Column-major `n×n`: on input the matrix (lower triangle), after `factor` L in the lower
-    /// triangle (diagonal included).
-    a: Vec<f64>,
+    /// On input the matrix (lower triangle), after `factor` L in the lower triangle (diagonal
+    /// included).
+    m: Square,
 }
 
 impl Cholesky {
     /// An empty factorization with storage for `n×n` matrices.
     pub fn with_capacity(n: usize) -> Self {
-        let mut f = Self::default();
-        f.reserve(n);
-        f
+        super::reserved(|f: &mut Self| f.reserve(n))
     }
 
     /// Makes sure `n×n` problems need no further allocation.
     pub fn reserve(&mut self, n: usize) {
-        grow(&mut self.a, n * n);
+        self.m.reserve(n);
     }
 
     /// Size of the current matrix.
     pub fn dim(&self) -> usize {
-        self.n
+        self.m.n
     }
 
     /// The `n×n` column-major matrix to fill before [`Cholesky::factor`]; only its lower
     /// triangle is read. Its previous contents are unspecified.
     pub fn matrix_mut(&mut self, n: usize) -> DMatrixViewMut<'_, f64> {
-        self.reserve(n);
-        self.n = n;
-        DMatrixViewMut::from_slice(&mut self.a[..n * n], n, n)
+        self.m.matrix_mut(n)
     }
 
     /// Factors the matrix last filled through [`Cholesky::matrix_mut`], in place
     /// (left-looking, column by column).
     pub fn factor(&mut self) -> Result<(), CholeskyFailure> {
-        let n = self.n;
-        let a = &mut self.a[..n * n];
+        let n = self.m.n;
+        let a = &mut self.m.a[..n * n];
         for k in 0..n {
             // Column k of L: a[k.., k] -= L[k.., 0..k] · L[k, 0..k]ᵀ.
             let (left, right) = a.split_at_mut(k * n);
@@ -95,9 +90,9 @@ impl Cholesky {
 
     /// Solves `A x = b` in place with the factors. `b.len()` must be the matrix size.
     pub fn solve_in_place(&self, b: &mut [f64]) {
-        let n = self.n;
+        let n = self.m.n;
         assert_eq!(b.len(), n, "Cholesky::solve_in_place: right-hand side length");
-        let a = &self.a[..n * n];
+        let a = &self.m.a[..n * n];
         // L y = b, column oriented.
         for j in 0..n {
             let yj = b[j] / a[j + j * n];
@@ -121,13 +116,13 @@ impl Cholesky {
     /// Solves `A X = B` in place for `B` with `b.len() / n` columns stored column-major
     /// (leading dimension `n`), with blocked triangular solves (no allocation).
     pub fn solve_columns_in_place(&self, b: &mut [f64]) {
-        let n = self.n;
+        let n = self.m.n;
         if n == 0 {
             return;
         }
         assert_eq!(b.len() % n, 0, "Cholesky::solve_columns_in_place: length is not a multiple of n");
         let k = b.len() / n;
-        let l = MatRef::from_column_major_slice(&self.a[..n * n], n, n);
+        let l = MatRef::from_column_major_slice(&self.m.a[..n * n], n, n);
         let mut x = MatMut::from_column_major_slice_mut(b, n, k);
         // Only the lower triangle of `l` is read (faer's contract), and of `lᵀ` the upper one.
         solve_lower_triangular_in_place(l, x.as_mut(), Par::Seq);
@@ -138,20 +133,13 @@ impl Cholesky {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linalg::test_rng;
     use nalgebra::{DMatrix, DVector};
-
-    fn rnd_matrix(n: usize, seed: u64) -> DMatrix<f64> {
-        let mut s = seed;
-        DMatrix::from_fn(n, n, |_, _| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        })
-    }
 
     #[test]
     fn solves_spd_systems_reading_only_the_lower_triangle() {
         for &n in &[0usize, 1, 2, 7, 40] {
-            let b = rnd_matrix(n, 3 + n as u64);
+            let b = test_rng::matrix(n, 3 + n as u64);
             let a = &b * b.transpose() + DMatrix::identity(n, n) * 0.5;
             let mut garbage = a.clone();
             for j in 1..n {
@@ -174,7 +162,7 @@ mod tests {
     #[test]
     fn many_right_hand_sides_match_one_at_a_time() {
         for &(n, k) in &[(1usize, 3usize), (5, 2), (70, 90)] {
-            let b = rnd_matrix(n, 11 + n as u64);
+            let b = test_rng::matrix(n, 11 + n as u64);
             let mut a = &b * b.transpose() + DMatrix::identity(n, n) * 0.5;
             // Garbage in the strictly upper triangle must not matter.
             for j in 1..n {
@@ -185,7 +173,7 @@ mod tests {
             let mut f = Cholesky::default();
             f.matrix_mut(n).copy_from(&a);
             f.factor().unwrap();
-            let rhs = rnd_matrix(n.max(k), 5);
+            let rhs = test_rng::matrix(n.max(k), 5);
             let rhs = rhs.view((0, 0), (n, k)).into_owned();
             let mut all = rhs.as_slice().to_vec();
             f.solve_columns_in_place(&mut all);

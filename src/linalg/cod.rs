@@ -40,9 +40,7 @@ pub struct Cod {
 impl Cod {
     /// An empty decomposition with storage for `m×n` matrices.
     pub fn with_capacity(m: usize, n: usize) -> Self {
-        let mut c = Self::default();
-        c.reserve(m, n);
-        c
+        super::reserved(|c: &mut Self| c.reserve(m, n))
     }
 
     /// Makes sure `m×n` problems need no further allocation.

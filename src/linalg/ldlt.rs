@@ -13,8 +13,8 @@
 
 use nalgebra::DMatrixViewMut;
 
-use super::grow;
 use super::simd::{Simd, WithSimd};
+use super::{Square, grow};
 
 /// The factorization met one of Eigen's `NumericalIssue` conditions (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -30,10 +30,9 @@ pub struct LdltFailure;
 /// [`Ldlt::factor`], then [`Ldlt::solve_in_place`] as often as needed.
 #[derive(Debug, Clone, Default)]
 pub struct Ldlt {
-    n: usize,
-    /// Column-major `n×n`: on input the matrix (lower triangle), after `factor` the strictly
-    /// lower part holds L (unit diagonal implied) and the diagonal holds D.
-    a: Vec<f64>,
+    /// On input the matrix (lower triangle), after `factor` the strictly lower part holds L (unit
+    /// diagonal implied) and the diagonal holds D.
+    m: Square,
     /// Step k swapped rows/columns k and `transpositions[k]` (k ≤ transpositions[k]).
     transpositions: Vec<usize>,
     temp: Vec<f64>,
@@ -42,14 +41,12 @@ pub struct Ldlt {
 impl Ldlt {
     /// An empty factorization with storage for `n×n` matrices.
     pub fn with_capacity(n: usize) -> Self {
-        let mut f = Self::default();
-        f.reserve(n);
-        f
+        super::reserved(|f: &mut Self| f.reserve(n))
     }
 
     /// Makes sure `n×n` problems need no further allocation.
     pub fn reserve(&mut self, n: usize) {
-        grow(&mut self.a, n * n);
+        self.m.reserve(n);
         grow(&mut self.temp, n);
         if self.transpositions.len() < n {
             self.transpositions.resize(n, 0);
@@ -58,7 +55,7 @@ impl Ldlt {
 
     /// [`reserve`](Self::reserve) that reports allocation failure instead of aborting.
     pub fn try_reserve(&mut self, n: usize) -> Result<(), super::AllocationFailed> {
-        super::try_grow(&mut self.a, super::square(n)?, 0.0)?;
+        self.m.try_reserve(n)?;
         super::try_grow(&mut self.temp, n, 0.0)?;
         super::try_grow(&mut self.transpositions, n, 0)?;
         Ok(())
@@ -67,12 +64,12 @@ impl Ldlt {
     /// The current `n×n` storage (the matrix before [`factor`](Self::factor), the factors after),
     /// column-major with leading dimension `n`.
     pub fn storage(&self) -> &[f64] {
-        &self.a[..self.n * self.n]
+        self.m.storage()
     }
 
     /// Size of the current matrix.
     pub fn dim(&self) -> usize {
-        self.n
+        self.m.n
     }
 
     /// The `n×n` column-major matrix to fill before [`Ldlt::factor`]; only its lower triangle is
@@ -80,16 +77,14 @@ impl Ldlt {
     /// seen before.
     pub fn matrix_mut(&mut self, n: usize) -> DMatrixViewMut<'_, f64> {
         self.reserve(n);
-        self.n = n;
-        DMatrixViewMut::from_slice(&mut self.a[..n * n], n, n)
+        self.m.matrix_mut(n)
     }
 
     /// The same storage as [`Ldlt::matrix_mut`] as a column-major slice of length `n·n`
     /// (leading dimension `n`), for kernels that work on raw columns.
     pub fn storage_mut(&mut self, n: usize) -> &mut [f64] {
         self.reserve(n);
-        self.n = n;
-        &mut self.a[..n * n]
+        self.m.storage_mut(n)
     }
 
     /// Factors the matrix last filled through [`Ldlt::matrix_mut`], in place.
@@ -102,8 +97,8 @@ impl Ldlt {
 
     #[inline(always)]
     fn factor_kernel(&mut self) -> Result<(), LdltFailure> {
-        let n = self.n;
-        let a = &mut self.a[..n * n];
+        let n = self.m.n;
+        let a = &mut self.m.a[..n * n];
         let t = &mut self.transpositions[..n];
         let temp = &mut self.temp[..n];
         for (k, tk) in t.iter_mut().enumerate() {
@@ -186,9 +181,9 @@ impl Ldlt {
 
     #[inline(always)]
     fn solve_kernel(&self, b: &mut [f64]) {
-        let n = self.n;
+        let n = self.m.n;
         assert_eq!(b.len(), n, "Ldlt::solve_in_place: right-hand side length");
-        let a = &self.a[..n * n];
+        let a = &self.m.a[..n * n];
         let t = &self.transpositions[..n];
         for (k, &p) in t.iter().enumerate() {
             b.swap(k, p);

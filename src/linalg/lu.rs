@@ -775,20 +775,12 @@ fn rank1_update(a: &mut [f64], n: usize, ld: usize, k: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::DMatrix;
-
-    fn test_matrix(n: usize, seed: u64) -> DMatrix<f64> {
-        let mut s = seed;
-        DMatrix::from_fn(n, n, |_, _| {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
-        })
-    }
+    use crate::linalg::test_rng;
 
     #[test]
     fn both_kernels_solve_random_systems() {
         for &n in &[0usize, 1, 2, 5, 17, 63, 64, 65, 130] {
-            let a = test_matrix(n, n as u64 + 1);
+            let a = test_rng::matrix(n, n as u64 + 1);
             let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
             let b = &a * nalgebra::DVector::from_column_slice(&x_true);
             let mut f = PartialPivLu::with_capacity(n);
@@ -825,7 +817,7 @@ mod tests {
         let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
         for n in 0..BLOCKED_MIN_DIM {
             for variant in 0..6 {
-                let mut a = test_matrix(n, 31 * n as u64 + variant);
+                let mut a = test_rng::matrix(n, 31 * n as u64 + variant);
                 match variant {
                     // Ties for the pivot and exact zeros.
                     1 => a.iter_mut().for_each(|x| *x = (*x * 4.0).round()),
@@ -914,7 +906,7 @@ mod tests {
     #[test]
     fn both_kernels_solve_transposed_systems() {
         for &n in &[0usize, 1, 2, 5, 17, 63, 64, 65, 130] {
-            let a = test_matrix(n, 3 * n as u64 + 5);
+            let a = test_rng::matrix(n, 3 * n as u64 + 5);
             let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.61).cos()).collect();
             let b = a.transpose() * nalgebra::DVector::from_column_slice(&x_true);
             let mut f = PartialPivLu::with_capacity(n);
@@ -932,7 +924,7 @@ mod tests {
     #[test]
     fn singular_matrix_factors_and_solves_to_non_finite() {
         for &n in &[3usize, 80] {
-            let mut a = test_matrix(n, 7);
+            let mut a = test_rng::matrix(n, 7);
             a.column_mut(1).fill(0.0);
             let mut f = PartialPivLu::with_capacity(n);
             f.matrix_mut(n).copy_from(&a);

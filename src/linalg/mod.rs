@@ -40,6 +40,7 @@ mod qr_update;
 pub mod scalar;
 pub mod simd;
 mod sparse;
+mod square;
 
 pub use basis_inverse::BasisInverse;
 pub use block_lu::BlockDiagLu;
@@ -52,6 +53,33 @@ pub use qr_update::UpdatableQr;
 pub use sparse::{
     BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
 };
+pub(crate) use square::Square;
+
+/// The tests' pseudo-random numbers: one 64-bit LCG, uniform in [−0.5, 0.5), so that the
+/// factorizations' tests draw their matrices the same way.
+#[cfg(test)]
+pub(crate) mod test_rng {
+    use nalgebra::DMatrix;
+
+    /// The next number of the stream whose state is `s`.
+    pub(crate) fn next(s: &mut u64) -> f64 {
+        *s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((*s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    }
+
+    /// An `n×n` matrix filled in column-major order from the stream seeded with `seed`.
+    pub(crate) fn matrix(n: usize, seed: u64) -> DMatrix<f64> {
+        let mut s = seed;
+        DMatrix::from_fn(n, n, |_, _| next(&mut s))
+    }
+}
+
+/// A kernel's `with_capacity`: its default value, grown by `reserve`.
+pub(crate) fn reserved<T: Default>(reserve: impl FnOnce(&mut T)) -> T {
+    let mut t = T::default();
+    reserve(&mut t);
+    t
+}
 
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {

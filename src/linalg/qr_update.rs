@@ -62,9 +62,7 @@ fn rotate(x: &mut [f64], y: &mut [f64], c: f64, s: f64) {
 impl UpdatableQr {
     /// An empty (0×0) factorization with storage for matrices up to `cap×cap`.
     pub fn with_capacity(cap: usize) -> Self {
-        let mut f = Self::default();
-        f.reserve(cap);
-        f
+        super::reserved(|f: &mut Self| f.reserve(cap))
     }
 
     /// Empties the factorization (0×0) and makes sure matrices up to `cap×cap` need no further
@@ -194,7 +192,14 @@ impl UpdatableQr {
         }
         self.cols -= 1;
         // R is upper Hessenberg from column p on: restore the triangle.
-        for j in p..self.cols.min(self.rows.saturating_sub(1)) {
+        self.restore_triangle(p);
+    }
+
+    /// Makes R upper triangular again when it is upper Hessenberg from column `from` on: one
+    /// Givens rotation per nonzero subdiagonal entry, applied to R's rows and Q's columns.
+    fn restore_triangle(&mut self, from: usize) {
+        let ld = self.ld;
+        for j in from..self.cols.min(self.rows.saturating_sub(1)) {
             let b = self.r[j + 1 + j * ld];
             if b != 0.0 {
                 let (c, s, h) = givens(self.r[j + j * ld], b);
@@ -233,16 +238,7 @@ impl UpdatableQr {
         }
         self.rows -= 1;
         // With at least as many columns as rows, R is left upper Hessenberg: restore it.
-        for j in 0..self.cols.min(self.rows.saturating_sub(1)) {
-            let b = self.r[j + 1 + j * ld];
-            if b != 0.0 {
-                let (c, s, h) = givens(self.r[j + j * ld], b);
-                self.r[j + j * ld] = h;
-                self.r[j + 1 + j * ld] = 0.0;
-                self.rotate_r_rows(j, j + 1, j + 1, c, s);
-                self.rotate_q_cols(j, j + 1, c, s);
-            }
-        }
+        self.restore_triangle(0);
     }
 
     /// Solves the square system `A x = b`: `x = R⁺ Qᵀ b`, where an unknown whose `|R[j, j]| ≤
@@ -318,6 +314,20 @@ mod tests {
         }
     }
 
+    /// Removes row `p` from the factorization and from its reference.
+    fn remove_row(qr: &mut UpdatableQr, d: &mut Dense, p: usize) {
+        qr.remove_row(p);
+        d.rows.remove(p);
+    }
+
+    /// Appends `col` to the factorization and to its reference.
+    fn append_column(qr: &mut UpdatableQr, d: &mut Dense, col: &[f64]) {
+        qr.append_column(col);
+        for (r, &c) in d.rows.iter_mut().zip(col) {
+            r.push(c);
+        }
+    }
+
     fn check(qr: &UpdatableQr, d: &Dense, tol: f64) {
         let (n, m) = (qr.rows(), qr.cols());
         assert_eq!(n, d.rows.len());
@@ -363,10 +373,7 @@ mod tests {
                 d.rows.push(row);
                 check(&qr, &d, 1e-12);
                 let col: Vec<f64> = (0..=k).map(|_| rng.next()).collect();
-                qr.append_column(&col);
-                for (r, &c) in d.rows.iter_mut().zip(&col) {
-                    r.push(c);
-                }
+                append_column(&mut qr, &mut d, &col);
             } else {
                 let pc = ((rng.next() + 0.5) * k as f64) as usize % k;
                 let pr = ((rng.next() + 0.5) * k as f64) as usize % k;
@@ -375,8 +382,7 @@ mod tests {
                     r.remove(pc);
                 }
                 check(&qr, &d, 1e-12);
-                qr.remove_row(pr);
-                d.rows.remove(pr);
+                remove_row(&mut qr, &mut d, pr);
             }
             check(&qr, &d, 1e-11);
         }
@@ -394,24 +400,17 @@ mod tests {
         }
         for _ in 0..3 {
             let col: Vec<f64> = (0..5).map(|_| rng.next()).collect();
-            qr.append_column(&col);
-            for (r, &c) in d.rows.iter_mut().zip(&col) {
-                r.push(c);
-            }
+            append_column(&mut qr, &mut d, &col);
             check(&qr, &d, 1e-12);
         }
         // Make it square and then wide, removing rows from it.
         for _ in 0..3 {
             let col: Vec<f64> = (0..5).map(|_| rng.next()).collect();
-            qr.append_column(&col);
-            for (r, &c) in d.rows.iter_mut().zip(&col) {
-                r.push(c);
-            }
+            append_column(&mut qr, &mut d, &col);
         }
         check(&qr, &d, 1e-12);
         for p in [2usize, 0, 1] {
-            qr.remove_row(p);
-            d.rows.remove(p);
+            remove_row(&mut qr, &mut d, p);
             check(&qr, &d, 1e-12);
         }
     }

@@ -139,6 +139,20 @@ impl ConstraintSolver {
         }
     }
 
+    /// Starts a solve of data of sizes `d`: resets the regularization flag, the pivot count and
+    /// the LCP size of the last solve. `true` when there is nothing to solve (no contacts, limits
+    /// or bilateral rows: Drake's fast exit, §5.2 step 3, §6), with `cf` then empty.
+    fn start(&mut self, d: &Dims) -> bool {
+        self.regularized = false;
+        self.pivots = 0;
+        self.eng.n_lcp = 0;
+        let nothing = d.nc == 0 && d.nu == 0 && d.nb == 0;
+        if nothing {
+            self.set_cf_len(0);
+        }
+        nothing
+    }
+
     fn set_cf_len(&mut self, len: usize) {
         grow(&mut self.cf, len);
         self.cf_len = len;
@@ -162,12 +176,8 @@ impl ConstraintSolver {
         data: &ConstraintAccelProblemData<'_>,
     ) -> Result<RigidOutcome, RigidError> {
         let d = data.validate()?;
-        self.regularized = false;
-        self.pivots = 0;
-        self.eng.n_lcp = 0;
         // Fast exit 1 (§5.2 step 3).
-        if d.nc == 0 && d.nu == 0 && d.nb == 0 {
-            self.set_cf_len(0);
+        if self.start(&d) {
             return self.finish(RigidOutcome::Solved);
         }
         let ops = Ops::accel(data, d);
@@ -466,11 +476,7 @@ impl ConstraintSolver {
         data: &ConstraintVelProblemData<'_>,
     ) -> Result<RigidOutcome, RigidError> {
         let d = data.validate()?;
-        self.regularized = false;
-        self.pivots = 0;
-        self.eng.n_lcp = 0;
-        if d.nc == 0 && d.nu == 0 && d.nb == 0 {
-            self.set_cf_len(0);
+        if self.start(&d) {
             return self.finish(RigidOutcome::Solved);
         }
         let ops = Ops::vel(data, d);
@@ -723,10 +729,7 @@ impl ConstraintSolver {
         let d = data.validate()?;
         check(d.cf_len(), cf.len(), "cf (packed constraint forces, nc + nr + nu + nb)")?;
         check(d.nv, out.len(), "output (length nv)")?;
-        let ops = Ops::accel(data, d);
-        self.eng.reserve(&d, 0);
-        self.load_cf(cf);
-        self.generalized_force_into(&ops, true, out);
+        self.generalized_force_of(&Ops::accel(data, d), cf, out);
         Ok(())
     }
 
@@ -737,10 +740,8 @@ impl ConstraintSolver {
         cf: &[f64],
         out: &mut [f64],
     ) -> Result<(), RigidError> {
-        let d = data.validate()?;
         self.compute_generalized_force_from_constraint_forces(data, cf, out)?;
-        let ops = Ops::accel(data, d);
-        self.apply_minv_in_place(&ops, out)
+        self.apply_minv_in_place(&Ops::accel(data, data.dims()), out)
     }
 
     /// `M⁻¹·(generalized force of cf) + M⁻¹·tau` (§5.5) into `out` (length nv, m/s²).
@@ -750,8 +751,8 @@ impl ConstraintSolver {
         cf: &[f64],
         out: &mut [f64],
     ) -> Result<(), RigidError> {
-        let d = data.validate()?;
         self.compute_generalized_acceleration_from_constraint_forces(data, cf, out)?;
+        let d = data.dims();
         let ops = Ops::accel(data, d);
         let len = copy_into(&mut self.out_nv, data.tau);
         let mut t = std::mem::take(&mut self.eng.t2);
@@ -761,6 +762,14 @@ impl ConstraintSolver {
         }
         self.eng.t2 = t;
         Ok(())
+    }
+
+    /// Loads `cf` and writes its generalized force (or impulse) under `ops` into `out` (§5.5,
+    /// §6.7).
+    fn generalized_force_of(&mut self, ops: &Ops, cf: &[f64], out: &mut [f64]) {
+        self.eng.reserve(&ops.d, 0);
+        self.load_cf(cf);
+        self.generalized_force_into(ops, true, out);
     }
 
     fn apply_minv_in_place(&mut self, ops: &Ops, out: &mut [f64]) -> Result<(), RigidError> {
@@ -787,10 +796,7 @@ impl ConstraintSolver {
             return Ok(());
         }
         check(d.cf_len(), cf.len(), "cf (packed constraint impulses, nc + nr + nu + nb)")?;
-        let ops = Ops::vel(data, d);
-        self.eng.reserve(&d, 0);
-        self.load_cf(cf);
-        self.generalized_force_into(&ops, true, out);
+        self.generalized_force_of(&Ops::vel(data, d), cf, out);
         Ok(())
     }
 
@@ -803,10 +809,8 @@ impl ConstraintSolver {
         cf: &[f64],
         out: &mut [f64],
     ) -> Result<(), RigidError> {
-        let d = data.validate()?;
         self.compute_generalized_impulse_from_constraint_impulses(data, cf, out)?;
-        let ops = Ops::vel(data, d);
-        self.apply_minv_in_place(&ops, out)
+        self.apply_minv_in_place(&Ops::vel(data, data.dims()), out)
     }
 
     /// Drake's `ComputeGeneralizedAcceleration(vel_data, v, cf, dt)` (§6.7): with `cf` the

@@ -1,24 +1,27 @@
 //! How a solve ended (Drake `TamsiSolverResult`) and the statistics of the last solve (Drake
 //! `TamsiSolverIterationStats`, `docs/tamsi.md` §8).
 
-/// How a solve ended (Drake `TamsiSolverResult`, same numeric values). These are results, not
-/// errors: on every outcome the solver's outputs are evaluated at the returned velocities.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(i32)]
-pub enum TamsiOutcome {
-    /// Converged: `max(‖Δvt‖, ‖Δvn‖) < rtol·vs` (Drake `kSuccess`).
-    Success = 0,
-    /// `max_iterations` Newton updates done without meeting the tolerance; the velocities are
-    /// the last iterate (Drake `kMaxIterationsReached`).
-    MaxIterationsReached = 1,
-    /// The one-way Newton matrix could not be factored (Eigen LDLT `NumericalIssue`), or on the
-    /// no-contact path the mass matrix could not (a check Drake does not make). The velocities
-    /// are the iterate at which it happened (Drake `kLinearSolverFailed`).
-    LinearSolverFailed = 2,
-    /// The transition-aware limiter found no step for some contact, or the step factor left
-    /// `(0, 1]` (where Drake aborts the process). The velocities are the iterate at which it
-    /// happened (Drake `kAlphaSolverFailed`).
-    AlphaSolverFailed = 3,
+use crate::coded::coded_enum;
+
+coded_enum! {
+    /// How a solve ended (Drake `TamsiSolverResult`, same numeric values). These are results, not
+    /// errors: on every outcome the solver's outputs are evaluated at the returned velocities.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum TamsiOutcome {
+        /// Converged: `max(‖Δvt‖, ‖Δvn‖) < rtol·vs` (Drake `kSuccess`).
+        0 => Success,
+        /// `max_iterations` Newton updates done without meeting the tolerance; the velocities are
+        /// the last iterate (Drake `kMaxIterationsReached`).
+        1 => MaxIterationsReached,
+        /// The one-way Newton matrix could not be factored (Eigen LDLT `NumericalIssue`), or on the
+        /// no-contact path the mass matrix could not (a check Drake does not make). The velocities
+        /// are the iterate at which it happened (Drake `kLinearSolverFailed`).
+        2 => LinearSolverFailed,
+        /// The transition-aware limiter found no step for some contact, or the step factor left
+        /// `(0, 1]` (where Drake aborts the process). The velocities are the iterate at which it
+        /// happened (Drake `kAlphaSolverFailed`).
+        3 => AlphaSolverFailed,
+    }
 }
 
 impl TamsiOutcome {

@@ -17,7 +17,7 @@ use super::iteration::{
     ContactPartials, ContactState, FormOp, IterationState, Sensitivities, dense_key, run_in_form,
 };
 use super::normal::normal_force_partials;
-use super::problem::{NormalForceData, ProblemData};
+use super::problem::{NormalForceData, ProblemData, check_len};
 use super::scheme::PARAMETERS;
 use super::{
     CouplingScheme, TamsiError, TamsiOutcome, TamsiProblem, TamsiSensitivityOutput,
@@ -403,26 +403,8 @@ impl TamsiSolver {
             outcome => return Err(TamsiError::NoSensitivities { outcome }),
         }
         let (nv, nc) = (self.nv, self.results.nc);
-        if problem.num_velocities() != nv {
-            let got = problem.num_velocities();
-            return Err(TamsiError::DimensionMismatch {
-                what: "p_star",
-                rows: nv,
-                cols: 1,
-                got_rows: got,
-                got_cols: 1,
-            });
-        }
-        if problem.num_contacts() != nc {
-            let got = problem.num_contacts();
-            return Err(TamsiError::DimensionMismatch {
-                what: "mu",
-                rows: nc,
-                cols: 1,
-                got_rows: got,
-                got_cols: 1,
-            });
-        }
+        check_len("p_star", problem.num_velocities(), nv)?;
+        check_len("mu", problem.num_contacts(), nc)?;
         let scheme = problem.coupling_scheme();
         match self.coupling_scheme() {
             Some(s) if s != scheme => Err(TamsiError::WrongCouplingScheme { solver: s, data: scheme }),

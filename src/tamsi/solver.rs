@@ -423,16 +423,7 @@ impl TamsiSolver {
     /// itself; layers that accept problem data before solving (the C API's setters) call it when
     /// the data is set, as Drake's setters do.
     pub fn bind_problem(&mut self, problem: &TamsiProblem<'_>) -> Result<(), TamsiError> {
-        let nv = problem.num_velocities();
-        if nv != self.nv {
-            return Err(TamsiError::DimensionMismatch {
-                what: "p_star",
-                rows: self.nv,
-                cols: 1,
-                got_rows: nv,
-                got_cols: 1,
-            });
-        }
+        check_len("p_star", problem.num_velocities(), self.nv)?;
         let scheme = problem.coupling_scheme();
         match self.scheme {
             Some(bound) if bound != scheme => {
@@ -527,15 +518,7 @@ impl TamsiSolver {
         v: DVectorView<'_, f64>,
     ) -> Result<(), TamsiError> {
         let nv = self.nv;
-        if problem.num_velocities() != nv {
-            return Err(TamsiError::DimensionMismatch {
-                what: "p_star",
-                rows: nv,
-                cols: 1,
-                got_rows: problem.num_velocities(),
-                got_cols: 1,
-            });
-        }
+        check_len("p_star", problem.num_velocities(), nv)?;
         if !(dt > 0.0 && dt.is_finite()) {
             return Err(TamsiError::InvalidTimeStep(dt));
         }

@@ -9,7 +9,7 @@
 //! * **No file-level circle**: the graph "file A names an item defined in file B" has no cycle.
 //!   A re-export (`pub use`, `pub(crate) use`) is not an edge of its own: it is followed to the
 //!   definition, so a `mod.rs` that re-exports its children is a facade, not a dependency.
-//! * **Layers**: `linalg` and `parallel` import nothing of the crate; `block_sparse` (the problem form) only
+//! * **Layers**: `linalg`, `parallel` and `coded` import nothing of the crate; `block_sparse` (the problem form) only
 //!   `linalg` and `parallel`; a solver (`tamsi`, `ipm`, `lcp`, `rigid`, `baraff`) only those and `block_sparse`
 //!   and its own files, except `rigid → lcp`; nothing outside `ffi` imports `ffi`. Re-exports count
 //!   here. A new top-level module fails until it is given a layer below.
@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, u32)] = &[
     ("linalg", 0),
     ("parallel", 0),
+    ("coded", 0),
     ("block_sparse", 1),
     ("tamsi", 2),
     ("ipm", 2),
