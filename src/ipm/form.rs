@@ -294,15 +294,18 @@ impl Form for BlockForm<'_, '_> {
         self.ws.newton.rows().add_force(&self.system, i, f, out);
     }
 
+    #[inline(always)]
     fn add_mass_product(&self, x: &[f64], out: &mut [f64]) {
         let layout = self.system.layout();
         for t in 0..layout.num_trees() {
             let r = layout.tree_range(t);
-            let m = self.system.m_block(t);
+            let nt = r.len();
+            // M_t column-major, read as raw columns (not through a matrix view: issue 29).
+            let m = self.system.m_values(t);
             let out = &mut out[r.clone()];
             for (c, &d) in x[r].iter().enumerate() {
                 if d != 0.0 {
-                    for (o, &a) in out.iter_mut().zip(m.column(c).iter()) {
+                    for (o, &a) in out.iter_mut().zip(&m[c * nt..(c + 1) * nt]) {
                         *o += a * d;
                     }
                 }

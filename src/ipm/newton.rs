@@ -385,7 +385,8 @@ impl NewtonSystem {
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
             let k = model.dim();
             let y = &mut self.zr[2 * off..2 * off + 2 * k];
-            if fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0) {
+            let (fci, fei) = (&fc[off..off + k], &fe[off..off + k]);
+            if fci.iter().zip(fei).all(|(&x, &z)| x == 0.0 && z == 0.0) {
                 y.fill(0.0);
                 continue;
             }

@@ -398,7 +398,9 @@ pub(super) fn iterate_engine<F: Form>(
         ws.best_g[..kt].copy_from_slice(&ws.g[..kt]);
     };
     let (res0, comp0) = measures(&viol, pscale, vscale);
-    let mut nm = natural_map(ws, pscale, vscale);
+    // §11.8: without a natural-map tolerance the measure only goes to the statistics of the
+    // returned iterate, and is computed for it alone after the loop (issue 29).
+    let mut nm = if nm_tol > 0.0 { natural_map(ws, pscale, vscale) } else { 0.0 };
     let mut best = if res0.is_finite() && comp0.is_finite() { merit(res0, comp0, nm) } else { f64::INFINITY };
     let mut best_viol = viol;
     let mut best_nm = nm;
@@ -557,7 +559,9 @@ pub(super) fn iterate_engine<F: Form>(
         ws.rvio_history.push(viol.rvio);
         ws.bvio_history.push(viol.bvio);
         let (res, comp) = measures(&viol, pscale, vscale);
-        nm = natural_map(ws, pscale, vscale);
+        if nm_tol > 0.0 {
+            nm = natural_map(ws, pscale, vscale);
+        }
         let mt = merit(res, comp, nm);
         if mt < best {
             best = mt;
@@ -584,6 +588,14 @@ pub(super) fn iterate_engine<F: Form>(
         ws.g[..kt].copy_from_slice(&ws.best_g[..kt]);
         viol = best_viol;
         nm = best_nm;
+    }
+    if nm_tol == 0.0 {
+        if outcome != IpmOutcome::Converged {
+            // The residual of the best iterate (the same function of the same numbers as when
+            // it was evaluated in the loop), for its natural map.
+            ws.residual_at(form, p, 0.0, false);
+        }
+        nm = natural_map(ws, pscale, vscale);
     }
     let (res, comp) = measures(&viol, pscale, vscale);
     if outcome != IpmOutcome::Converged {
