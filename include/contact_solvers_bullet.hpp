@@ -63,12 +63,23 @@ struct MlcpOptions {
   /** Bounds with |bound| >= unbounded are infinite (N·s); > 0. */
   double unbounded{1.0e9};
   /**
-   * Warm start: the incoming x (Bullet's previous impulses) is kept as the answer when it already
-   * satisfies the MLCP with a worst relative violation <= warm_start_tolerance (checked as in
-   * docs/baraff.md §3.6). Neither pivoting method takes a starting active set, so otherwise the
-   * solve starts cold. 0 turns the check off.
+   * Warm start from the incoming x (Bullet's impulses of the previous step): x itself is the
+   * answer when it satisfies the MLCP with a worst relative violation <= warm_start_tolerance
+   * (checked as in docs/baraff.md §3.6); otherwise, with warm_start_active_set, the active set x
+   * suggests (each row at its lower or upper bound, or free with w = 0; friction rows at ±μ x_j) is
+   * solved exactly as one linear system and kept when it verifies (acceptance_tolerance). Neither
+   * pivoting method takes a starting active set, so otherwise the solve starts cold. 0 / false turn
+   * these off.
    */
   double warm_start_tolerance{1.0e-8};
+  /** Try the active set of the incoming x (see warm_start_tolerance); default on. */
+  bool warm_start_active_set{true};
+  /**
+   * An answer of the pivoting method that misses acceptance_tolerance is polished once: its own
+   * active set solved exactly as one linear system (as for the warm start), kept when it then
+   * verifies. Default on.
+   */
+  bool polish{true};
   /** The answer must verify with a worst relative violation <= this (docs/baraff.md §3.6). */
   double acceptance_tolerance{1.0e-6};
 };
@@ -77,8 +88,12 @@ struct MlcpOptions {
 struct MlcpCounters {
   /** solveMLCP calls with at least one row. */
   long solves{0};
-  /** Calls answered by the incoming x (warm start). */
+  /** Calls answered by the incoming x (warm start: x as it came, or its active set solved). */
   long warm_started{0};
+  /** Of those, calls answered by the active set of the incoming x. */
+  long warm_active_set{0};
+  /** Calls whose answer verified only after the active-set polish (MlcpOptions::polish). */
+  long polished{0};
   /** Calls that returned false (Bullet then fell back to its own iterations). */
   long failures{0};
 };
@@ -269,18 +284,136 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
       ++counters_.warm_started;
       return 1;  // x already holds the answer
     }
+    if (options_.warm_start_active_set &&
+        std::any_of(data_.x0.begin(), data_.x0.end(), [](double v) { return v != 0.0; }) &&
+        SolveActiveSet(data_.x0) && data_.Violation(f_, scratch_) <= options_.acceptance_tolerance) {
+      ++counters_.warm_started;
+      ++counters_.warm_active_set;
+      Write(x);
+      return 1;
+    }
     return 0;
+  }
+
+  /**
+   * f_ = the exact answer of the active set `guess` suggests (MlcpOptions::warm_start_tolerance):
+   * per row, at a bound (within 1e-6 of the largest |guess|) the bound is an equation (f_i = lo,
+   * hi, or ±μ f_j for a friction row at its cone), otherwise w_i = 0 (row i of A f = b). The dense
+   * system is solved by LU with partial pivoting; the w_i = 0 equations get a diagonal shift of
+   * 1e-12·max A_ii, which Bullet's singular A (more contact rows than degrees of freedom) needs
+   * and which changes w by round-off. False when the factorization breaks down; the caller
+   * verifies f_.
+   */
+  bool SolveActiveSet(const std::vector<double>& guess) {
+    const std::size_t m = static_cast<std::size_t>(data_.n);
+    double fmax = 0.0, s_a = 0.0;
+    for (std::size_t i = 0; i < m; ++i) {
+      fmax = std::max(fmax, std::fabs(guess[i]));
+      s_a = std::max(s_a, std::fabs(data_.A(i, i)));
+    }
+    const double at = 1e-6 * fmax, shift = 1e-12 * (s_a > 0.0 ? s_a : 1.0);
+    K_.assign(m * m, 0.0);
+    r_.assign(m, 0.0);
+    auto equation = [&](std::size_t i) {  // w_i = 0: Σ_j A_ij f_j = −c_i
+      for (std::size_t j = 0; j < m; ++j) K_[i + m * j] = data_.A(i, j);
+      K_[i + m * i] += shift;
+      r_[i] = -data_.c[i];
+    };
+    auto fixed = [&](std::size_t i, double v) {
+      K_[i + m * i] = 1.0;
+      r_[i] = v;
+    };
+    for (std::size_t i = 0; i < m; ++i) {
+      const double g = guess[i];
+      switch (data_.kind[i]) {
+        case CTS_BARAFF_ROW_BILATERAL:
+          equation(i);
+          break;
+        case CTS_BARAFF_ROW_NORMAL:
+          if (g > at) {
+            equation(i);
+          } else {
+            fixed(i, 0.0);
+          }
+          break;
+        case CTS_BARAFF_ROW_FRICTION: {
+          const std::size_t j = static_cast<std::size_t>(data_.normal[i]);
+          const double bound = data_.mu[i] * std::max(guess[j], 0.0);
+          if (bound <= at) {
+            fixed(i, 0.0);
+          } else if (std::fabs(g) >= bound - at) {  // at the cone: f_i = ±μ f_j
+            K_[i + m * i] = 1.0;
+            K_[i + m * j] = g > 0.0 ? -data_.mu[i] : data_.mu[i];
+          } else {
+            equation(i);
+          }
+          break;
+        }
+        default:  // boxed [lo, hi]
+          if (g <= data_.lo_[i] + at) {
+            fixed(i, data_.lo_[i]);
+          } else if (g >= data_.hi_[i] - at) {
+            fixed(i, data_.hi_[i]);
+          } else {
+            equation(i);
+          }
+          break;
+      }
+    }
+    // LU with partial pivoting, in place; r_ is permuted and solved along.
+    for (std::size_t k = 0; k < m; ++k) {
+      std::size_t p = k;
+      for (std::size_t i = k + 1; i < m; ++i) {
+        if (std::fabs(K_[i + m * k]) > std::fabs(K_[p + m * k])) p = i;
+      }
+      const double piv = K_[p + m * k];
+      if (!(std::fabs(piv) > 0.0) || !std::isfinite(piv)) return false;
+      if (p != k) {
+        for (std::size_t j = 0; j < m; ++j) std::swap(K_[k + m * j], K_[p + m * j]);
+        std::swap(r_[k], r_[p]);
+      }
+      for (std::size_t i = k + 1; i < m; ++i) {
+        const double l = K_[i + m * k] / piv;
+        if (l == 0.0) continue;
+        for (std::size_t j = k + 1; j < m; ++j) K_[i + m * j] -= l * K_[k + m * j];
+        r_[i] -= l * r_[k];
+      }
+    }
+    for (std::size_t k = m; k-- > 0;) {
+      double v = r_[k];
+      for (std::size_t j = k + 1; j < m; ++j) v -= K_[k + m * j] * f_[j];
+      f_[k] = v / K_[k + m * k];
+    }
+    return std::all_of(f_.begin(), f_.end(), [](double v) { return std::isfinite(v); });
+  }
+
+  void Write(btVectorXu& x) const {
+    for (int i = 0; i < data_.n; ++i) x[i] = static_cast<btScalar>(f_[static_cast<std::size_t>(i)]);
   }
 
   /** Checks f_ and writes it to x; false (with the reason) when it does not verify. */
   bool Finish(btVectorXu& x, const char* who) {
-    const double v = data_.Violation(f_, scratch_);
+    double v = data_.Violation(f_, scratch_);
+    if (!(v <= options_.acceptance_tolerance) && options_.polish) {
+      guess_.assign(f_.begin(), f_.end());
+      if (SolveActiveSet(guess_)) {
+        const double polished = data_.Violation(f_, scratch_);
+        if (polished <= options_.acceptance_tolerance) ++counters_.polished;
+        if (polished < v) {
+          v = polished;
+        } else {
+          f_.assign(guess_.begin(), guess_.end());
+        }
+      } else {
+        f_.assign(guess_.begin(), guess_.end());
+      }
+    }
     if (!(v <= options_.acceptance_tolerance)) {
       Fail(std::string(who) + ": the answer's worst relative violation " + std::to_string(v) +
            " exceeds acceptance_tolerance " + std::to_string(options_.acceptance_tolerance));
       return false;
     }
-    for (int i = 0; i < data_.n; ++i) x[i] = static_cast<btScalar>(f_[static_cast<std::size_t>(i)]);
+    Write(x);
     return true;
   }
 
@@ -292,7 +425,7 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
 
   MlcpOptions options_;
   MlcpData data_;
-  std::vector<double> f_, scratch_;
+  std::vector<double> f_, scratch_, guess_, K_, r_;
   std::string last_error_;
   MlcpCounters counters_;
 };
@@ -394,7 +527,7 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
         (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
       // Bullet's contact LCPs are highly degenerate (q = 0 on every resting friction row), where
       // Drake's pivoting rule can end on a spurious ray; the lexicographic rule is immune to
-      // degeneracy in exact arithmetic (docs/rigid.md §8.2). One retry, then the answer is false.
+      // degeneracy in exact arithmetic (docs/rigid.md §8.2).
       ++retries_;
       lexicographic_.set_parameters([&] {
         LcpSolverParameters p = solver_.parameters();
@@ -404,12 +537,78 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
       h = lexicographic_.c_handle();
       s = cts_lcp_solver_solve(h, static_cast<int32_t>(algorithm_), N, M_.data(), N, q_.data(), nullptr);
     }
-    if (s != CTS_STATUS_OK) {
-      return Fail(std::string("Lemke: ") + cts_status_string(s) + ": " + cts_lcp_solver_last_error(h)) > 0;
+    // An LCP solution that does not verify on Bullet's MLCP (after Finish's polish) counts as a
+    // failure only once every retry has been tried.
+    bool unverified = false;
+    const MlcpCounters before = counters_;
+    auto verified = [&]() {
+      if (Finish(x, "Lemke")) return true;
+      unverified = true;
+      counters_ = before;
+      return false;
+    };
+    if (Candidate(s) && ReadZ(h) && verified()) return true;
+    if (retry_regularized_ && (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
+      // Both rules can still end on a ray: M is copositive (A positive semidefinite plus the
+      // friction rows' skew coupling), not copositive-plus, Bullet's A is singular (more contact
+      // rows than degrees of freedom) and its b carries the stabilization, so Lemke's guarantee
+      // does not apply (docs/bullet.md §2). M + εI is strictly copositive for ε > 0, and Lemke
+      // always ends on a solution of a strictly copositive LCP: ε = 1e-10, 1e-8, 1e-6 times
+      // max|M_ii|, the first z that verifies on Bullet's own MLCP (Finish, with its polish).
+      double scale = 0.0;
+      for (std::size_t i = 0; i < N; ++i) scale = std::max(scale, std::fabs(M_[i + N * i]));
+      if (scale == 0.0) scale = 1.0;
+      for (const double e : {1e-10, 1e-8, 1e-6}) {
+        ++regularized_;
+        shifted_.assign(M_.begin(), M_.end());
+        for (std::size_t i = 0; i < N; ++i) shifted_[i + N * i] += e * scale;
+        h = solver_.c_handle();
+        s = cts_lcp_solver_solve(h, static_cast<int32_t>(LcpAlgorithm::kLemke), N, shifted_.data(), N, q_.data(),
+                                 nullptr);
+        if (!Candidate(s) || !ReadZ(h)) continue;
+        last_regularization_ = e * scale;
+        if (verified()) return true;
+        // Proximal point steps: z_{k+1} solves the shifted LCP with q − ε z_k, whose fixed point
+        // solves the unshifted one (Rockafellar's proximal point method).
+        for (int k = 0; k < proximal_steps_; ++k) {
+          q_shifted_.assign(q_.begin(), q_.end());
+          for (std::size_t i = 0; i < N; ++i) q_shifted_[i] -= e * scale * z_[i];
+          s = cts_lcp_solver_solve(h, static_cast<int32_t>(LcpAlgorithm::kLemke), N, shifted_.data(), N,
+                                   q_shifted_.data(), nullptr);
+          if (!Candidate(s) || !ReadZ(h)) break;
+          if (verified()) return true;
+        }
+      }
     }
+    if (unverified && Candidate(s)) return Fail(last_error_) > 0;  // Finish's reason
+    return Fail(std::string("Lemke: ") + cts_status_string(s) + ": " + cts_lcp_solver_last_error(h)) > 0;
+  }
+
+  /** Solves retried with the lexicographic rule after Drake's rule failed. */
+  long lexicographic_retries() const noexcept { return retries_; }
+  /** Whether a failed solve is retried once with the lexicographic rule (default true). */
+  void set_retry_lexicographic(bool on) noexcept { retry_lexicographic_ = on; }
+  /** Shifted solves (M + εI) tried after both pivoting rules failed. */
+  long regularized_retries() const noexcept { return regularized_; }
+  /** The shift ε of the last shifted solve that ended on an LCP solution (0 before any). */
+  double last_regularization() const noexcept { return last_regularization_; }
+  /** Whether a solve both rules failed is retried on M + εI (default true). */
+  void set_retry_regularized(bool on) noexcept { retry_regularized_ = on; }
+  /** Size of the last LCP (number of LCP variables). */
+  std::size_t lcp_size() const noexcept { return q_.size(); }
+  /** The wrapped LCP solver. */
+  LcpSolver& solver() noexcept { return solver_; }
+
+ private:
+  // An outcome whose z is worth verifying on Bullet's MLCP: a solution, or one that missed only
+  // the LCP solver's own residual test (1e-11 relative, far tighter than acceptance_tolerance).
+  static bool Candidate(cts_status s) { return s == CTS_STATUS_OK || s == CTS_STATUS_LCP_RESIDUAL_TEST_FAILED; }
+
+  // f_ from the last LCP solution z of `h`; false when z cannot be read.
+  bool ReadZ(cts_lcp_solver* h) {
+    const std::size_t N = q_.size();
     z_.resize(N);
-    s = cts_lcp_solver_get_z(h, z_.data(), N);
-    if (s != CTS_STATUS_OK) return Fail(std::string("Lemke: ") + cts_lcp_solver_last_error(h)) > 0;
+    if (cts_lcp_solver_get_z(h, z_.data(), N) != CTS_STATUS_OK) return false;
     for (std::size_t i = 0; i < static_cast<std::size_t>(data_.n); ++i) {
       double v = g_[i];
       for (int e = 0; e < 2; ++e) {
@@ -417,19 +616,9 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
       }
       f_[i] = v;
     }
-    return Finish(x, "Lemke");
+    return true;
   }
 
-  /** Solves retried with the lexicographic rule after Drake's rule failed. */
-  long lexicographic_retries() const noexcept { return retries_; }
-  /** Whether a failed solve is retried once with the lexicographic rule (default true). */
-  void set_retry_lexicographic(bool on) noexcept { retry_lexicographic_ = on; }
-  /** Size of the last LCP (number of LCP variables). */
-  std::size_t lcp_size() const noexcept { return q_.size(); }
-  /** The wrapped LCP solver. */
-  LcpSolver& solver() noexcept { return solver_; }
-
- private:
   // f_i = g_i + Σ_e fval[2i+e] z[fcol[2i+e]] (at most two LCP variables per MLCP unknown).
   void Build() {
     const std::size_t n = static_cast<std::size_t>(data_.n);
@@ -508,10 +697,12 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
 
   LcpSolver solver_, lexicographic_;
   LcpAlgorithm algorithm_;
-  bool retry_lexicographic_{true};
-  long retries_{0};
+  bool retry_lexicographic_{true}, retry_regularized_{true};
+  long retries_{0}, regularized_{0};
+  double last_regularization_{0.0};
   std::vector<int> fcol_, second_, third_;
-  std::vector<double> fval_, g_, M_, q_, z_;
+  std::vector<double> fval_, g_, M_, q_, z_, shifted_, q_shifted_;
+  int proximal_steps_{5};  // per shift
 };
 
 // ============================================================================================

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::printf("figure: slope a (m/s²) downhill over 0.25..1.25 s; stack: top box's displacement after %.0f s;\n"
               "pile: largest rise of kinetic + potential energy over %.1f s, kinetic energy at the end;\n"
               "sphere: speed after %.1f s against rolling 5/7·v0. pen: deepest contact penetration over the\n"
-              "last 0.5 s of the run (contact at rest). ×SI: time per step over Bullet SI's in the same run.\n"
+              "last 0.5 s of the run (contact at rest). ms/step: CPU time; ×SI: over Bullet SI's in the same run.\n"
               "fallb: btMLCPSolver fallbacks to its iterations / groups ContactSolver gave to Bullet's solver.\n"
               "ok: slope within 1 %% of g(sin θ − μ cos θ) or |a| < 1e-3; stack drift < 1 cm (< 5 cm through the\n"
               "MLCP adapters); pile without energy gain; sphere within 1 %% of 5/7·v0.\n",
