@@ -33,8 +33,8 @@ while i < len(res):
 RULES = [
     ('setter', ['::ffi::', 'BlockSparseSystem::new', 'set_indices', 'set_from', 'first_non_finite', 'validate', 'two_way_blocks', 'TamsiProblem']),
     ('limiter / line search', ['calc_alpha', 'smallest_positive_root', 'limiter', 'line_search', 'step_length', 'max_step', 'neighbourhood']),
-    ('solves', ['solve_small', 'solve_kernel', 'back_substitute', 'axpy_rows', 'solve_in_place', 'solve_transposed', 'solve_condensed', 'triangular_solve', 'Solve>', 'solve_local', 'back_substitut']),
-    ('factorization', ['linalg::lu', 'block_sparse::numeric', 'linalg::ldlt', 'BlockSparseLu::factor', 'BlockSparseLdlt::factor', 'faer::linalg::lu', 'BlockDiagLu', 'block_lu', 'Ldlt::factor', 'PartialPivLu::factor', 'factor_closed_form', 'tangent_elimination', 'factor_condensed']),
+    ('solves', ['solve_small', 'solve_kernel', 'back_substitute', 'axpy_rows', 'solve_in_place', 'solve_transposed', 'solve_condensed', 'triangular_solve', 'Solve>', 'solve_local', 'back_substitut', 'numeric::Solve', 'solve_island']),
+    ('factorization', ['linalg::lu', 'block_sparse::numeric', 'linalg::ldlt', 'BlockSparseLu::factor', 'BlockSparseLdlt::factor', 'faer::linalg::lu', 'BlockDiagLu', 'block_lu', 'Ldlt::factor', 'PartialPivLu::factor', 'factor_closed_form', 'tangent_elimination', 'factor_condensed', 'numeric::Factor', 'factor_lu_supernode', 'factor_ldlt_supernode', 'lu_unblocked']),
     ('assembly', ['assemble_island', 'add_block', 'coefficients', 'block_weight', 'gradient_block', 'assemble', 'write_local', 'DenseTarget', 'block_slice_mut']),
     ('residuals', ['negative_residual', 'generalized_forces', 'add_split_force', 'mul_m', 'mul_mass', 'residual', 'add_mass_product', 'sub_contact_impulse', 'add_force', 'build_rhs', 'rhs']),
     ('velocities + friction', ['contact_velocities', 'contact_velocity', 'ContactRows::velocity', 'ContactFriction', 'normal_force', 'evaluate']),

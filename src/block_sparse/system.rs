@@ -128,6 +128,19 @@ impl<'a> BlockSparseSystem<'a> {
     pub fn mul_m_tree(&self, t: usize, v: &[f64], out: &mut [f64]) {
         let n = self.layout.tree_dofs(t);
         let m = &self.m[self.layout.m_offset(t)..][..n * n];
+        if let (Ok(m), Ok(v), Ok(out)) =
+            (<&[f64; 36]>::try_from(m), <&[f64; 6]>::try_from(v), <&mut [f64; 6]>::try_from(&mut *out))
+        {
+            // A free body: the same operations with fixed lengths (unrolled, vectorized).
+            let mut o = [0.0; 6];
+            for c in 0..6 {
+                for r in 0..6 {
+                    o[r] = m[6 * c + r].mul_add(v[c], o[r]);
+                }
+            }
+            *out = o;
+            return;
+        }
         out.fill(0.0);
         for (col, &x) in m.chunks_exact(n).zip(v) {
             for (o, &a) in out.iter_mut().zip(col) {
