@@ -7,7 +7,11 @@
 //!   `benches/tamsi_engine.rs`;
 //! * `tamsi_c`: the same through the C ABI, set + solve every repetition (the setter's share);
 //! * `ipm`: the interior point, block form, `normal_compliance = 0.1`, every contact with its gap,
-//!   as `benches/ipm_engine.rs` (group `block-compliance0.1`).
+//!   as `benches/ipm_engine.rs` (group `block-compliance0.1`);
+//! * `ipm_engine`: the same at the engine preset (`IpmParameters::engine()`).
+//!
+//! With `FINGERPRINT=1` the interior-point modes also print a hash of the bits of the returned
+//! velocities and impulses (to check that a change keeps the iterates bit for bit).
 //!
 //! After one solve that grows the workspaces, `measured` runs the repetitions: profile it alone
 //! with `valgrind --tool=callgrind --toggle-collect='*profile_step*measured*' …`. Prints per
@@ -50,8 +54,9 @@ fn main() {
         let (its, times) = match mode.as_str() {
             "tamsi" => tamsi(&s, reps),
             "tamsi_c" => tamsi_c(&s, reps),
-            "ipm" => ipm(&s, reps),
-            _ => panic!("mode: tamsi, tamsi_c or ipm"),
+            "ipm" => ipm(&s, reps, IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() }),
+            "ipm_engine" => ipm(&s, reps, IpmParameters::engine()),
+            _ => panic!("mode: tamsi, tamsi_c, ipm or ipm_engine"),
         };
         let med = median(times);
         let per_it = med / its.max(1) as f64;
@@ -128,12 +133,19 @@ fn tamsi_c(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
     }
 }
 
-fn ipm(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
+fn ipm(s: &Scene, reps: usize, params: IpmParameters) -> (usize, Vec<f64>) {
     let scene = IpmScene::new(s);
     let problem = scene.problem(true);
-    let params = IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() };
     let mut solver = IpmSolver::new(params).unwrap();
     solver.solve(&problem).unwrap();
+    if std::env::var_os("FINGERPRINT").is_some() {
+        // FNV-1a over the bits of the velocities and the impulses.
+        let mut h: u64 = 0xcbf29ce484222325;
+        for x in solver.velocities().iter().chain(solver.impulses().iter()) {
+            h = (h ^ x.to_bits()).wrapping_mul(0x100000001b3);
+        }
+        println!("fingerprint {:26} {:3} it {h:016x}", s.name, solver.stats().iterations);
+    }
     let times = measured(reps, &mut || {
         solver.solve(&problem).unwrap();
     });

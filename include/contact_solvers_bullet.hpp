@@ -538,27 +538,65 @@ struct ContactInfo {
   double gravity{9.81};
   /** Time step (s). */
   double dt{0.0};
+  /**
+   * The contact's normal Delassus diagonal w = Jn M⁻¹ Jnᵀ (1/kg): the inverse of the effective
+   * mass the contact sees along its normal (both dynamic bodies, translation and rotation).
+   */
+  double inverse_effective_mass{0.0};
 };
+
+/** 2π, for the near-rigid rules (a period of β·dt is an angular frequency of 2π/(β·dt)). */
+constexpr double kTwoPi = 6.283185307179586;
 
 /**
  * TAMSI's stiffness k (N/m) and dissipation d (s/m) per contact (docs/tamsi.md §3: fn =
- * k·x·(1 + d·ẋ)₊ with the penetration x). The default rule, from a penetration allowance δ:
- * every contact of an island gets
+ * (1 − d·vn)₊ (k·x − dt·k·vn)₊ with the penetration x). The default rule (docs/bullet.md §3), with
+ * a penetration allowance δ, a damping ratio ζ and the near-rigid factor β:
  *
- *     k = m_island · g / δ,         d = ζ / sqrt(g · δ)
+ *     k = max(m_island · g / δ,  (2π / (β·dt))² / w),        d = ζ / sqrt(g · δ)
  *
- * i.e. one contact alone would hold the whole island's weight at penetration δ (a stack's
- * contacts share it, so each sinks less), and d is the Hunt–Crossley dissipation that damps the
- * oscillation of that spring-and-weight system (angular frequency ω = sqrt(g/δ)) with damping ratio
- * ζ (d = ζ/(ω δ)). Replace the rule with `rule` (called once per contact per step).
+ * The first term: one contact alone would hold its island's whole weight at penetration δ. The
+ * second, the near-rigid term (the interior point's engine preset, docs/ipm.md §11.7): the spring
+ * of the contact's own effective mass 1/w (w = ContactInfo::inverse_effective_mass) whose period
+ * is β·dt, the stiffest the step resolves; a body resting on its own contacts then sinks
+ * (β·dt/2π)²·g (4 µm at 1/240 s, 69 µm at 1/60 s). d is the Hunt–Crossley dissipation that damps
+ * the allowance spring-and-weight system (ω = sqrt(g/δ)) with ratio ζ (d = ζ/(ω δ)); the implicit
+ * step damps the stiffer near-rigid spring itself. β = 0 drops the near-rigid term (the rule of
+ * the first release: about δ/4 deep under a lone box at rest, deep enough that Bullet's stale
+ * manifold points of a rolling ball stay in contact behind it and speed it up by 2.6 %). Replace
+ * the rule with `rule` (called once per contact per step).
  */
 struct TamsiContactParameters {
   /** δ (m), > 0. */
   double penetration_allowance{1.0e-3};
   /** ζ, >= 0. */
   double damping_ratio{1.0};
+  /** β of the near-rigid term, >= 0 (0: no near-rigid term). */
+  double near_rigid_beta{1.0};
   /** A user rule: writes k (N/m) and d (s/m) for a contact; empty = the rule above. */
   std::function<void(const ContactInfo&, double* stiffness, double* dissipation)> rule;
+};
+
+/**
+ * How the interior point's contacts enter its step: the gap φ_v (m) of each contact's row
+ * φ_v/h + vn + R·γn ≥ 0 (docs/ipm.md §11.7). The raw signed distance φ < 0 makes a contact leave
+ * the step separating at −φ/h: Bullet's box–box detector reports a contact only once the boxes
+ * overlap, so a box landing at speed v is found up to v·h deep and is sent back out at up to v,
+ * an elastic bounce (the fifty-box pile kept bouncing for seconds). The default rule
+ * (limit_recovery, docs/bullet.md §3) corrects at most
+ *
+ *     φ_v = max(φ, −max(s, g·h²)),      s = (β·h/2π)² · w · m_island · g
+ *
+ * per step: s is the deepest the preset's compliance holds this contact at rest if it carried its
+ * whole island (so no resting contact is limited and nothing sinks), g·h² one step of free fall
+ * (a deeper overlap recovers at g·h per step, no faster than gravity pulls a body in). Contacts
+ * apart (φ >= 0) enter as they are. `gap_rule` replaces the rule (called once per contact per step).
+ */
+struct IpmContactParameters {
+  /** The rule above (true) or the raw signed distance (false). */
+  bool limit_recovery{true};
+  /** A user rule: returns φ_v (m) for a contact; empty = the rule chosen by limit_recovery. */
+  std::function<double(const ContactInfo&)> gap_rule;
 };
 
 /** Counters of a ContactSolver since construction. */
@@ -587,14 +625,16 @@ struct ContactSolverCounters {
  * - each manifold point with distance <= the manifold's processing threshold is a contact: signed
  *   distance φ = getDistance() (m), normal m_normalWorldOnB (from B to A), tangents from
  *   btPlaneSpace1, μ = m_combinedFriction, and the 3×6 Jacobian block of each dynamic body
- *   [n; t1; t2] · [I₃, −[r]×] (r from the body's centre of mass to its contact point; sign + for
- *   A, − for B) so that the normal row is the separation speed;
+ *   [n; t1; t2] · [I₃, −[r]×] (r from the body's centre of mass to the contact point, the
+ *   midpoint of the manifold point's two witness points, one point for both bodies so that the
+ *   pair's impulses add no torque; sign + for A, − for B) so that the normal row is the separation
+ *   speed;
  * - the step's external impulse is dt·(getTotalForce(), getTotalTorque()) (gravity included:
  *   btDiscreteDynamicsWorld applies it as a force; damping was applied before the solve as
  *   Bullet does); gyroscopic terms are neglected;
  * - TAMSI (two-way coupling) takes the contacts with φ < 0 (penetration x = −φ, fn0 = k·x) and k,
- *   d from TamsiContactParameters; the interior point takes every contact (the predicted gap φ +
- *   h·vn ≥ 0), second-order cone friction;
+ *   d from TamsiContactParameters; the interior point takes every contact (the predicted gap
+ *   φ_v + h·vn ≥ 0, φ_v from IpmContactParameters), second-order cone friction;
  * - the new velocities are written to the bodies, the contact impulses (N·s) to the manifold
  *   points' m_appliedImpulse and m_appliedImpulseLateral1/2 (along the point's
  *   m_lateralFrictionDir1/2, which are set to our tangents), as Bullet's own solver does.
@@ -617,7 +657,7 @@ class ContactSolver : public btConstraintSolver {
     if (method == Method::kTamsi) {
       init_tamsi(TamsiSolverParameters{}, TamsiContactParameters{});
     } else {
-      init_ipm(DefaultIpmParameters());
+      init_ipm(DefaultIpmParameters(), IpmContactParameters{});
     }
   }
   /** TAMSI with its parameters and the stiffness rule. */
@@ -625,8 +665,11 @@ class ContactSolver : public btConstraintSolver {
       : method_(Method::kTamsi) {
     init_tamsi(p, std::move(contact));
   }
-  /** The interior point with its parameters (warm_start is forced on: the ids need it). */
-  explicit ContactSolver(const IpmSolverParameters& p) : method_(Method::kInteriorPoint) { init_ipm(p); }
+  /** The interior point with its parameters (warm_start is forced on: the ids need it) and the gap rule. */
+  explicit ContactSolver(const IpmSolverParameters& p, IpmContactParameters contact = IpmContactParameters{})
+      : method_(Method::kInteriorPoint) {
+    init_ipm(p, std::move(contact));
+  }
 
   /**
    * The interior point's parameters of the default constructor: the engine preset
@@ -700,18 +743,22 @@ class ContactSolver : public btConstraintSolver {
   };
 
   void init_tamsi(const TamsiSolverParameters& p, TamsiContactParameters contact) {
-    if (!(contact.penetration_allowance > 0.0) || !(contact.damping_ratio >= 0.0)) {
+    if (!(contact.penetration_allowance > 0.0) || !(contact.damping_ratio >= 0.0) ||
+        !(contact.near_rigid_beta >= 0.0) || std::isinf(contact.near_rigid_beta)) {
       throw UsageError(CTS_STATUS_INVALID_ARGUMENT,
-                       "TamsiContactParameters: penetration_allowance must be > 0 and damping_ratio >= 0");
+                       "TamsiContactParameters: penetration_allowance must be > 0, damping_ratio >= 0 and "
+                       "near_rigid_beta finite and >= 0");
     }
     tamsi_.reset(new TamsiSolver<double>(0));
     tamsi_->set_solver_parameters(p);
     contact_ = std::move(contact);
   }
 
-  void init_ipm(IpmSolverParameters p) {
+  void init_ipm(IpmSolverParameters p, IpmContactParameters contact) {
     p.warm_start = true;
     ipm_.reset(new IpmSolver(p));
+    ipm_beta_ = p.near_rigid_beta;
+    ipm_contact_ = std::move(contact);
   }
 
   void say(const std::string& s) {
@@ -814,8 +861,9 @@ class ContactSolver : public btConstraintSolver {
     }
   }
 
-  // Appends contact c's blocks to J_ (rows normal, t1, t2; columns v, ω) and its trees.
-  void AddContact(const Contact& c) {
+  // Appends contact c's blocks to J_ (rows normal, t1, t2; columns v, ω) and its trees; returns
+  // the contact's normal Delassus diagonal w = Jn M⁻¹ Jnᵀ (1/kg).
+  double AddContact(const Contact& c) {
     const btManifoldPoint& pt = *c.point;
     btVector3 n = pt.m_normalWorldOnB, t1, t2;
     btPlaneSpace1(n, t1, t2);
@@ -826,12 +874,17 @@ class ContactSolver : public btConstraintSolver {
     if (trees[0] < 0) std::swap(trees[0], trees[1]);
     contact_trees_.push_back(trees[0]);
     contact_trees_.push_back(trees[1]);
+    // Both bodies' blocks at one point, the midpoint of Bullet's two witness points: equal and
+    // opposite impulses at one point keep the pair's angular momentum (witness points apart by
+    // the penetration, or a stale point's drift, would add a torque).
+    const btVector3 p = (pt.getPositionWorldOnA() + pt.getPositionWorldOnB()) * btScalar(0.5);
+    double w = 0.0;
     for (int side = 0; side < 2; ++side) {
       const int t = trees[side];
       if (t < 0) continue;
       const bool is_a = t == c.tree_a;
       const btRigidBody* rb = bodies_[static_cast<std::size_t>(t)];
-      const btVector3 r = (is_a ? pt.getPositionWorldOnA() : pt.getPositionWorldOnB()) - rb->getCenterOfMassPosition();
+      const btVector3 r = p - rb->getCenterOfMassPosition();
       const double s = is_a ? 1.0 : -1.0;
       // 3×6 column-major: column j < 3 is row·e_j, column 3 + j is (r × row)·e_j.
       const std::size_t base = J_.size();
@@ -843,7 +896,25 @@ class ContactSolver : public btConstraintSolver {
           J_[base + static_cast<std::size_t>(i + 3 * (3 + j))] = s * rc[j];
         }
       }
+      const btVector3 rn = r.cross(n);
+      w += static_cast<double>(rb->getInvMass()) * static_cast<double>(n.length2()) +
+           static_cast<double>(rn.dot(rb->getInvInertiaTensorWorld() * rn));
     }
+    return w;
+  }
+
+  // What a contact rule sees (ContactInfo); w from AddContact.
+  ContactInfo Info(const Contact& c, double dt, double w) {
+    const std::size_t root = static_cast<std::size_t>(find(c.tree_a >= 0 ? c.tree_a : c.tree_b));
+    ContactInfo ci;
+    ci.point = c.point;
+    ci.body_a = c.a;
+    ci.body_b = c.b;
+    ci.island_mass = island_mass_[root];
+    ci.gravity = island_gravity_[root] > 0.0 ? island_gravity_[root] : 9.81;
+    ci.dt = dt;
+    ci.inverse_effective_mass = w;
+    return ci;
   }
 
   void BeginContacts() {
@@ -864,23 +935,18 @@ class ContactSolver : public btConstraintSolver {
       const Contact& c = contacts_[i];
       const double phi = c.point->getDistance();
       if (!(phi < 0.0)) continue;  // TAMSI's compliant force needs overlap (docs/tamsi.md §3)
-      const int t = c.tree_a >= 0 ? c.tree_a : c.tree_b;
-      const std::size_t root = static_cast<std::size_t>(find(t));
-      ContactInfo ci;
-      ci.point = c.point;
-      ci.body_a = c.a;
-      ci.body_b = c.b;
-      ci.island_mass = island_mass_[root];
-      ci.gravity = island_gravity_[root] > 0.0 ? island_gravity_[root] : 9.81;
-      ci.dt = dt;
+      const ContactInfo ci = Info(c, dt, AddContact(c));
       double k = 0.0, d = 0.0;
       if (contact_.rule) {
         contact_.rule(ci, &k, &d);
       } else {
         k = ci.island_mass * ci.gravity / contact_.penetration_allowance;
+        if (contact_.near_rigid_beta > 0.0 && ci.inverse_effective_mass > 0.0) {
+          const double omega = kTwoPi / (contact_.near_rigid_beta * dt);
+          k = std::max(k, omega * omega / ci.inverse_effective_mass);
+        }
         d = contact_.damping_ratio / std::sqrt(ci.gravity * contact_.penetration_allowance);
       }
-      AddContact(c);
       used_.push_back(i);
       phi_.push_back(phi);
       mu_.push_back(c.point->m_combinedFriction);
@@ -932,9 +998,20 @@ class ContactSolver : public btConstraintSolver {
     const bool use_ids = gContactDestroyedCallback == nullptr;
     for (std::size_t i = 0; i < contacts_.size(); ++i) {
       const Contact& c = contacts_[i];
-      AddContact(c);
+      const ContactInfo ci = Info(c, dt, AddContact(c));
       used_.push_back(i);
-      phi_.push_back(c.point->getDistance());
+      const double phi = c.point->getDistance();
+      if (ipm_contact_.gap_rule) {
+        phi_.push_back(ipm_contact_.gap_rule(ci));
+      } else if (phi < 0.0 && ipm_contact_.limit_recovery) {
+        // docs/bullet.md §3: the compliance's resting depth s (this contact carrying its whole
+        // island) or one step of free fall, whichever is larger.
+        const double bh = ipm_beta_ * dt / kTwoPi;
+        const double s = bh * bh * ci.inverse_effective_mass * ci.island_mass * ci.gravity;
+        phi_.push_back(std::max(phi, -std::max(s, ci.gravity * dt * dt)));
+      } else {
+        phi_.push_back(phi);
+      }
       mu_.push_back(c.point->m_combinedFriction);
       if (use_ids) {
         if (c.point->m_userPersistentData == nullptr) {
@@ -1004,6 +1081,8 @@ class ContactSolver : public btConstraintSolver {
   std::string last_error_;
   ContactSolverCounters counters_;
   uint64_t next_id_{0};
+  double ipm_beta_{1.0};
+  IpmContactParameters ipm_contact_;
 
   std::size_t nv_{0};
   std::vector<btRigidBody*> bodies_;

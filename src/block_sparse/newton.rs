@@ -411,7 +411,11 @@ impl BlockNewtonMatrix {
     /// `pool` (the islands of one chunk one after another), when
     /// [`prepare_parallel`](Self::prepare_parallel) was called and there are at least two
     /// islands; else on this thread. Every island gets the same operations either way, so the
-    /// factors are the same bits.
+    /// factors are the same bits. Inlined so that the sequential path compiles inside the
+    /// caller's SIMD dispatch: a separate function is compiled for the baseline, where the
+    /// assembly's `f64::mul_add` is a call to libm's `fma` (issue 29: the assembly was a quarter of
+    /// an interior-point solve on pile50 t1.0, half of it in `fma`).
+    #[inline(always)]
     pub fn assemble_shifted_and_factor_on(
         &mut self,
         pool: Option<&WorkerPool>,
@@ -450,7 +454,9 @@ impl BlockNewtonMatrix {
     }
 
     /// [`solve_in_place`](Self::solve_in_place) on the participants of `pool` when it serves (see
-    /// [`assemble_shifted_and_factor_on`](Self::assemble_shifted_and_factor_on)).
+    /// [`assemble_shifted_and_factor_on`](Self::assemble_shifted_and_factor_on)); inlined for the
+    /// same reason.
+    #[inline(always)]
     pub fn solve_in_place_on(
         &mut self,
         pool: Option<&WorkerPool>,

@@ -11,6 +11,7 @@
 const SOC_STEP_EPS: f64 = 1e-14;
 
 /// Orthant product `out_i = a_i b_i`.
+#[inline(always)]
 pub(crate) fn orthant_product(a: &[f64], b: &[f64], out: &mut [f64]) {
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = x * y;
@@ -18,6 +19,7 @@ pub(crate) fn orthant_product(a: &[f64], b: &[f64], out: &mut [f64]) {
 }
 
 /// Second-order-cone product `out = (aᵀb, a_0 b̄ + b_0 ā)` (§1.4). Slices of length 3.
+#[inline(always)]
 pub(crate) fn soc_product(a: &[f64], b: &[f64], out: &mut [f64]) {
     let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
     out[1] = a[0] * b[1] + b[0] * a[1];
@@ -43,6 +45,7 @@ pub(crate) fn write_arrow(a: &[f64], m: &mut [f64], ld: usize, r0: usize, c0: us
 
 /// Largest step `α ≤ 1` keeping `λ + αΔ` a fraction `τ` inside the orthant (§4.1):
 /// `min(1, min_{Δ_k < 0} −τ λ_k / Δ_k)`.
+#[inline(always)]
 pub(crate) fn orthant_step(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
     let mut alpha: f64 = 1.0;
     for (&l, &d) in lambda.iter().zip(delta) {
@@ -63,10 +66,12 @@ pub(crate) fn soc_step(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
 /// unit (variable)²), which dominate once the block is of order 1e-7 and let the step leave the
 /// cone: the scale-invariant step of the engine iteration (`docs/ipm.md` §11). `λ` must be
 /// strictly interior.
+#[inline(always)]
 pub(crate) fn soc_step_exact(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
     soc_step_eps(lambda, delta, tau, f64::MIN_POSITIVE, 0.0)
 }
 
+#[inline(always)]
 fn soc_step_eps(lambda: &[f64], delta: &[f64], tau: f64, floor: f64, eps: f64) -> f64 {
     let (l0, l1, l2) = (lambda[0], lambda[1], lambda[2]);
     let (d0, d1, d2) = (delta[0], delta[1], delta[2]);
@@ -121,6 +126,7 @@ pub(crate) fn soc_shift(s: &mut [f64], g: &mut [f64]) {
 }
 
 /// `λ_0 − |λ̄|` for a second-order-cone block: > 0 exactly in the interior.
+#[inline(always)]
 pub(crate) fn soc_margin(x: &[f64]) -> f64 {
     x[0] - (x[1] * x[1] + x[2] * x[2]).sqrt()
 }
@@ -131,6 +137,7 @@ pub(crate) fn soc_margin(x: &[f64]) -> f64 {
 /// (symmetric). With `J = diag(1, −1, −1)`: `x̄ = x/√(xᵀJx)`, `ȳ = y/√(yᵀJy)`,
 /// `γ = √((1 + x̄ᵀȳ)/2)`, `w̄ = (ȳ + J x̄)/(2γ)`, `v = (w̄ + e)/√(2(w̄_0 + 1))`,
 /// `W = β(2vvᵀ − J)`, `W⁻¹ = β⁻¹(2Jv vᵀJ − J)`, `β = (yᵀJy / xᵀJx)^¼`.
+#[inline(always)]
 pub(crate) fn nt_scaling(x: &[f64], y: &[f64]) -> ([f64; 9], [f64; 9], [f64; 3]) {
     let det = |a: &[f64]| (a[0] * a[0] - a[1] * a[1] - a[2] * a[2]).max(f64::MIN_POSITIVE);
     let (xn, yn) = (det(x).sqrt(), det(y).sqrt());
@@ -161,6 +168,7 @@ pub(crate) fn nt_scaling(x: &[f64], y: &[f64]) -> ([f64; 9], [f64; 9], [f64; 3])
 
 /// `a = Arw(λ)⁻¹ c`, i.e. the Jordan quotient with `λ∘a = c`, for an interior `λ` of `Q³`:
 /// `a_0 = (λ_0 c_0 − λ̄ᵀc̄)/(λ_0² − |λ̄|²)`, `ā = (c̄ − a_0 λ̄)/λ_0`.
+#[inline(always)]
 pub(crate) fn arrow_solve(lambda: &[f64], c: &[f64]) -> [f64; 3] {
     let det = lambda[0] * lambda[0] - lambda[1] * lambda[1] - lambda[2] * lambda[2];
     let a0 = (lambda[0] * c[0] - lambda[1] * c[1] - lambda[2] * c[2]) / det;
@@ -168,6 +176,7 @@ pub(crate) fn arrow_solve(lambda: &[f64], c: &[f64]) -> [f64; 3] {
 }
 
 /// `y = A x` for a 3×3 column-major `A`.
+#[inline(always)]
 pub(crate) fn mat3_vec(a: &[f64; 9], x: &[f64]) -> [f64; 3] {
     let mut y = [0.0; 3];
     for (row, yr) in y.iter_mut().enumerate() {

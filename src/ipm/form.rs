@@ -8,9 +8,7 @@ use nalgebra::DMatrixView;
 
 use super::regularization::{TreeContacts, dense_normal_delassus};
 use super::{ContactModel, IpmError};
-use crate::block_sparse::{
-    BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, ContactRows, Factorization,
-};
+use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
 use crate::parallel::{WorkerPool, chunk_count};
@@ -279,24 +277,12 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 }
 
 impl Form for BlockForm<'_, '_> {
+    // The per-contact kernels use `f64::mul_add`: every caller runs inside the solver's SIMD
+    // dispatch (`solver.rs`, `dispatched_run`), where it is one instruction; outside it would be a
+    // call to libm's `fma` (same bits either way; issue 29 profile).
     #[inline(always)]
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {
-        // In the SIMD dispatch: callers outside it (the residual) would otherwise call libm's
-        // `fma` for every `f64::mul_add` of the kernel (same bits either way; issue 29 profile).
-        struct Op<'a, 'b, 's> {
-            rows: &'a ContactRows,
-            system: &'a BlockSparseSystem<'s>,
-            i: usize,
-            v: &'b [f64],
-        }
-        impl WithSimd for Op<'_, '_, '_> {
-            type Output = [f64; 3];
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, _simd: S) -> [f64; 3] {
-                self.rows.velocity(self.system, self.i, self.v)
-            }
-        }
-        let mut u = simd::dispatch(Op { rows: self.ws.newton.rows(), system: &self.system, i, v });
+        let mut u = self.ws.newton.rows().velocity(&self.system, i, v);
         u[dirs..].fill(0.0);
         u
     }
@@ -305,22 +291,7 @@ impl Form for BlockForm<'_, '_> {
     fn sub_contact_impulse(&self, i: usize, dirs: usize, b: &[f64; 3], out: &mut [f64]) {
         let mut f = [-b[0], -b[1], -b[2]];
         f[dirs..].fill(0.0);
-        // In the SIMD dispatch, as `contact_velocity`.
-        struct Op<'a, 'b, 's> {
-            rows: &'a ContactRows,
-            system: &'a BlockSparseSystem<'s>,
-            i: usize,
-            f: [f64; 3],
-            out: &'b mut [f64],
-        }
-        impl WithSimd for Op<'_, '_, '_> {
-            type Output = ();
-            #[inline(always)]
-            fn with_simd<S: Simd>(self, _simd: S) {
-                self.rows.add_force(self.system, self.i, self.f, self.out)
-            }
-        }
-        simd::dispatch(Op { rows: self.ws.newton.rows(), system: &self.system, i, f, out });
+        self.ws.newton.rows().add_force(&self.system, i, f, out);
     }
 
     fn add_mass_product(&self, x: &[f64], out: &mut [f64]) {

@@ -62,6 +62,8 @@ pub struct IpmWorkspace {
     pub(crate) v_free: Vec<f64>,
     /// Nesterov–Todd data per contact (21 numbers, see `SystemData::nt`).
     pub(super) nt: Vec<f64>,
+    /// The same at the line search's candidate (swapped with `nt` when the candidate is taken).
+    pub(super) nt_c: Vec<f64>,
     pub(super) best_v: Vec<f64>,
     pub(super) best_s: Vec<f64>,
     pub(super) best_g: Vec<f64>,
@@ -168,6 +170,7 @@ impl IpmWorkspace {
         self.phi_eff.clear();
         self.phi_eff.extend(p.phi.iter().map(|&x| x * self.phi_scale));
         grow(&mut self.nt, 21 * nc);
+        grow(&mut self.nt_c, 21 * nc);
         self.models.clear();
         self.models.extend_from_slice(p.models);
         self.offsets.clear();
@@ -245,6 +248,7 @@ pub(crate) use system_data;
 /// Evaluates `r = [M(v − v0) − hτ − Jᵀb | γ∘s | r_eq]` (raw products in the middle block) and the
 /// violation measures (§4) with κ for the centred measure.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(super) fn residual<F: Form>(
     form: &F,
     p: &IpmProblem<'_>,
@@ -321,6 +325,7 @@ pub(super) fn residual<F: Form>(
 impl IpmWorkspace {
     /// [`residual`] at the current iterate (v, s, g) into `r`, or with `candidate` at the line
     /// search's candidate (vc, sc, gc) into `rc`, with `scratch` as the momentum buffer.
+    #[inline(always)]
     pub(super) fn residual_at<F: Form>(
         &mut self,
         form: &F,
@@ -356,6 +361,7 @@ impl IpmWorkspace {
 }
 
 /// `Σ sᵀγ` over contacts for the point `(s + α ds, γ + α dg)`.
+#[inline(always)]
 pub(super) fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> f64 {
     s.iter()
         .zip(g)
@@ -383,6 +389,7 @@ pub(super) enum NewtonBuf {
 }
 
 /// Solves the Newton system for the right-hand side held in `daff` or `delta`, in place.
+#[inline(always)]
 pub(super) fn solve_newton<F: Form>(ws: &mut IpmWorkspace, form: &mut F, which: NewtonBuf) {
     let big = ws.n + 2 * ws.k_total;
     let data = system_data!(ws);
@@ -394,6 +401,7 @@ pub(super) fn solve_newton<F: Form>(ws: &mut IpmWorkspace, form: &mut F, which: 
 }
 
 /// `out = −r` with the complementarity block `−(γ∘s − κe)`.
+#[inline(always)]
 pub(super) fn build_rhs(r: &[f64], e: &[f64], n: usize, kt: usize, kappa: f64, out: &mut [f64]) {
     for (o, &x) in out.iter_mut().zip(r) {
         *o = -x;

@@ -41,6 +41,7 @@ coded_enum! {
 
 impl ContactModel {
     /// Length `k` of the contact's primal (and of its dual) vector.
+    #[inline(always)]
     pub fn dim(self) -> usize {
         match self {
             Self::Impact => 1,
@@ -50,6 +51,7 @@ impl ContactModel {
     }
 
     /// Cone degree (§1.3): 1, 2 (orthant + SOC), 6.
+    #[inline(always)]
     pub fn degree(self) -> usize {
         match self {
             Self::Impact => 1,
@@ -59,6 +61,7 @@ impl ContactModel {
     }
 
     /// Number of leading orthant entries; the rest (SOC model only) is one `Q³` block.
+    #[inline(always)]
     pub(crate) fn orthant_len(self) -> usize {
         match self {
             Self::Impact => 1,
@@ -78,6 +81,7 @@ impl ContactModel {
     }
 
     /// Cone product `out = γ∘s` (orthant part elementwise, SOC part with the cone product).
+    #[inline(always)]
     pub(crate) fn product(self, g: &[f64], s: &[f64], out: &mut [f64]) {
         let no = self.orthant_len();
         cone::orthant_product(&g[..no], &s[..no], &mut out[..no]);
@@ -108,6 +112,7 @@ impl ContactModel {
 
     /// [`ContactModel::step`] with the scale-invariant second-order-cone step
     /// ([`cone::soc_step_exact`]) of the engine iteration.
+    #[inline(always)]
     pub(crate) fn step_exact(self, lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
         let no = self.orthant_len();
         let mut a = cone::orthant_step(&lambda[..no], &delta[..no], tau);
@@ -118,6 +123,7 @@ impl ContactModel {
     }
 
     /// Whether `λ` is strictly inside the contact's cone.
+    #[inline(always)]
     pub(crate) fn is_interior(self, lambda: &[f64]) -> bool {
         let no = self.orthant_len();
         lambda[..no].iter().all(|&x| x > 0.0)
@@ -125,6 +131,7 @@ impl ContactModel {
     }
 
     /// Local impulse `b = Π γ` = (normal, t1, t2) in N·s.
+    #[inline(always)]
     pub(crate) fn impulse(self, g: &[f64]) -> [f64; 3] {
         match self {
             Self::Impact => [g[0], 0.0, 0.0],
@@ -159,6 +166,7 @@ impl ContactModel {
     /// Equality residual `r_eq` (§1.3) for local velocity `u` (with offsets), gap `phi` (m),
     /// time step `h`, friction coefficient `mu`.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(crate) fn equality_residual(
         self,
         u: &[f64; 3],

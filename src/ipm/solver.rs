@@ -3,6 +3,7 @@
 //! and statistics. The workspace and the residual, which the engine iteration and the
 //! sensitivities share, are in `iteration.rs`.
 
+use crate::linalg::simd;
 use crate::parallel::PoolSlot;
 use nalgebra::DVectorView;
 
@@ -161,13 +162,13 @@ impl IpmSolver {
         match p.data {
             IpmData::Dense { m, jn, jt } => {
                 let mut form = DenseForm::new(&mut self.dense, m, jn, jt);
-                Ok(run(&mut self.ws, &prm, p, &mut form, guess, ids))
+                Ok(dispatched_run(&mut self.ws, &prm, p, &mut form, guess, ids))
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(prm.newton_solve)?;
                 let pool = self.pool.get(prm.num_threads);
                 let mut form = BlockForm::new(&mut self.blocks, system, pool)?;
-                Ok(run(&mut self.ws, &prm, p, &mut form, guess, ids))
+                Ok(dispatched_run(&mut self.ws, &prm, p, &mut form, guess, ids))
             }
         }
     }
@@ -251,7 +252,26 @@ impl IpmSolver {
     }
 }
 
+/// [`run`] in one SIMD dispatch (issue 29): the per-contact kernels of both iterations (cone
+/// algebra, residual, the forms' `J v` and `Jᵀ f`, the closed-form solves) inline into one
+/// function compiled for the best instruction set, where `f64::mul_add` is one instruction, instead
+/// of one dispatch per contact and call. The same bits either way (`crate::linalg::simd`).
+fn dispatched_run<F: Form>(
+    ws: &mut IpmWorkspace,
+    prm: &IpmParameters,
+    p: &IpmProblem<'_>,
+    form: &mut F,
+    guess: Option<DVectorView<'_, f64>>,
+    ids: Option<&[u64]>,
+) -> IpmOutcome {
+    simd::dispatch_fn(
+        #[inline(always)]
+        || run(ws, prm, p, form, guess, ids),
+    )
+}
+
 /// One solve over the data form `form`: setup, start, the engine or Dojo's iteration, results.
+#[inline(always)]
 fn run<F: Form>(
     ws: &mut IpmWorkspace,
     prm: &IpmParameters,

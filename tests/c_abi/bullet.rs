@@ -99,8 +99,13 @@ fn bullet_stack_stands_through_the_mlcp_adapters() {
 }
 
 #[test]
-fn bullet_pile_gains_no_energy() {
+fn bullet_pile_gains_no_energy_and_penetrates_no_deeper_than_bullet() {
     section("pile");
+}
+
+#[test]
+fn bullet_sphere_rolls_at_five_sevenths() {
+    section("sphere");
 }
 
 #[test]

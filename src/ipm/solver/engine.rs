@@ -184,6 +184,7 @@ fn push_inside(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale:
 
 /// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
 /// (scale-invariant second-order-cone step).
+#[inline(always)]
 fn cone_search(
     models: &[ContactModel],
     offsets: &[usize],
@@ -203,6 +204,7 @@ fn cone_search(
 }
 
 /// Scaled measures `(residual, complementarity)` of a point.
+#[inline(always)]
 fn measures(viol: &Viol, pscale: f64, vscale: f64) -> (f64, f64) {
     let res = (viol.dyn_norm / pscale).max(viol.vel_norm / vscale).max(viol.imp_norm / pscale);
     (res, viol.bvio / (pscale * vscale))
@@ -214,6 +216,7 @@ fn measures(viol: &Viol, pscale: f64, vscale: f64) -> (f64, f64) {
 /// `û = (u_n + μ‖u_t‖, u_t)` (De Saxcé's modified velocity), `u_n` the gap row's velocity (with
 /// the compliance `R γ_n` when there is one) and `u_t` the tangential velocity, both recovered
 /// from the equality residual as `r_eq + s`. `K` is the Coulomb cone `‖r_t‖ ≤ μ r_n`.
+#[inline(always)]
 fn natural_map(ws: &IpmWorkspace, pscale: f64, vscale: f64) -> f64 {
     let (n, kt) = (ws.n, ws.k_total);
     let re = &ws.r[n + kt..n + 2 * kt];
@@ -237,6 +240,7 @@ fn natural_map(ws: &IpmWorkspace, pscale: f64, vscale: f64) -> f64 {
 }
 
 /// Projection of `x = (normal, t1, t2)` onto the Coulomb cone `‖x_t‖ ≤ μ x_n`.
+#[inline(always)]
 fn project_coulomb(x: [f64; 3], mu: f64) -> [f64; 3] {
     let xt = x[1].hypot(x[2]);
     if x[0] >= 0.0 && xt <= mu * x[0] {
@@ -250,6 +254,7 @@ fn project_coulomb(x: [f64; 3], mu: f64) -> [f64; 3] {
 }
 
 /// Nesterov–Todd data of every second-order-cone contact at the iterate (21 numbers per contact).
+#[inline(always)]
 fn nesterov_todd(ws: &mut IpmWorkspace) {
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
         if m == ContactModel::SecondOrderCone {
@@ -265,6 +270,7 @@ fn nesterov_todd(ws: &mut IpmWorkspace) {
 /// Replaces the second-order-cone complementarity entries of the right-hand side `rhs` (full
 /// length n + 2K) by the Nesterov–Todd ones `Arw(λ)⁻¹(κe − λ∘λ − (W⁻¹Δη_a)∘(WΔξ_a))`; with
 /// `affine = None` (predictor) without the cross term. The orthant entries are already right.
+#[inline(always)]
 fn nt_complementarity_rhs(ws: &IpmWorkspace, kappa: f64, affine: Option<&[f64]>, rhs: &mut [f64]) {
     let (n, kt) = (ws.n, ws.k_total);
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
@@ -295,18 +301,34 @@ fn nt_complementarity_rhs(ws: &IpmWorkspace, kappa: f64, affine: Option<&[f64]>,
 }
 
 /// Whether every pair of the point `(s, g)` lies in the wide neighbourhood `λ_min² ≥ β·ν`.
-fn in_neighbourhood(models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[f64], degree: f64) -> bool {
+/// The Nesterov–Todd data of every second-order-cone pair (layout of [`nesterov_todd`]) go to
+/// `nt` on the way: when the point lies in the neighbourhood they are complete, and they are the
+/// next iteration's scaling if the point is accepted (the same function of the same numbers, so
+/// the same bits as recomputing them).
+#[inline(always)]
+fn in_neighbourhood(
+    models: &[ContactModel],
+    offsets: &[usize],
+    s: &[f64],
+    g: &[f64],
+    degree: f64,
+    nt: &mut [f64],
+) -> bool {
     if degree == 0.0 {
         return true;
     }
     let nu = duality(s, g, s, g, 0.0) / degree;
     let floor = NEIGHBOURHOOD * nu;
-    models.iter().zip(offsets).all(|(&m, &off)| {
+    models.iter().zip(offsets).enumerate().all(|(i, (&m, &off))| {
         let no = m.orthant_len();
         let orthant_ok = (off..off + no).all(|j| s[j] * g[j] >= floor);
         orthant_ok
             && (m != ContactModel::SecondOrderCone || {
-                let (_, _, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
+                let (w, wi, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
+                let d = &mut nt[21 * i..21 * i + 21];
+                d[..9].copy_from_slice(&w);
+                d[9..18].copy_from_slice(&wi);
+                d[18..].copy_from_slice(&l);
                 let lmin = cone::soc_margin(&l);
                 lmin > 0.0 && lmin * lmin >= floor
             })
@@ -315,6 +337,7 @@ fn in_neighbourhood(models: &[ContactModel], offsets: &[usize], s: &[f64], g: &[
 
 /// Runs the engine iteration from `ws.v` (set by the caller) and returns its outcome; the
 /// returned iterate (converged, or the best by merit) is left in `ws.v`, `ws.s`, `ws.g`.
+#[inline(always)]
 pub(super) fn iterate_engine<F: Form>(
     ws: &mut IpmWorkspace,
     prm: &IpmParameters,
@@ -384,6 +407,9 @@ pub(super) fn iterate_engine<F: Form>(
     let mut outcome = IpmOutcome::MaxIterationsReached;
     let mut iter = 0;
     let (mut progress_ref, mut progress_iter, mut small_steps, mut stalled) = (best, 0, 0, false);
+    // Whether `ws.nt` already holds the scaling of the iterate (computed by the neighbourhood
+    // test of the step that reached it).
+    let mut nt_ready = false;
     loop {
         let (res, comp) = measures(&viol, pscale, vscale);
         if res <= prm.tolerance && comp <= prm.complementarity_tolerance && (nm_tol == 0.0 || nm <= nm_tol) {
@@ -397,7 +423,9 @@ pub(super) fn iterate_engine<F: Form>(
         if iter == prm.max_iter {
             break;
         }
-        nesterov_todd(ws);
+        if !nt_ready {
+            nesterov_todd(ws);
+        }
         // §11.2: the proximal term vanishes by 10× per iteration, down to 1e-10·V/P.
         let prox = if prm.proximal_regularization > 0.0 {
             (prm.proximal_regularization * 0.1f64.powi(iter.min(400) as i32)).max(1e-10) * vscale / pscale
@@ -489,7 +517,14 @@ pub(super) fn iterate_engine<F: Form>(
             for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
                 *c = x + step * d;
             }
-            if in_neighbourhood(&ws.models, &ws.offsets, &ws.sc[..kt], &ws.gc[..kt], degree) {
+            if in_neighbourhood(
+                &ws.models,
+                &ws.offsets,
+                &ws.sc[..kt],
+                &ws.gc[..kt],
+                degree,
+                &mut ws.nt_c[..21 * nc],
+            ) {
                 accepted = true;
                 break;
             }
@@ -497,6 +532,10 @@ pub(super) fn iterate_engine<F: Form>(
         }
         if !accepted {
             ws.stats.line_search_exhausted += 1;
+        }
+        nt_ready = accepted && degree > 0.0;
+        if nt_ready {
+            std::mem::swap(&mut ws.nt, &mut ws.nt_c);
         }
         let cand = ws.residual_at(form, p, 0.0, true);
         std::mem::swap(&mut ws.v, &mut ws.vc);
@@ -567,6 +606,7 @@ pub(super) fn iterate_engine<F: Form>(
 /// each pair's product at the trial step `at` along `ws.delta` is moved into the band
 /// `[0.1·κ, 10·κ]`, a large product by at most `10·κ` (orthant: entrywise; second-order cone: the
 /// eigenvalues of the Nesterov–Todd scaled product `(Wξ)∘(W⁻¹η)`, mapped back by `Arw(λ)⁻¹`).
+#[inline(always)]
 fn centrality_rhs(ws: &mut IpmWorkspace, kappa: f64, at: f64) {
     let (n, kt) = (ws.n, ws.k_total);
     let big = n + 2 * kt;
@@ -574,7 +614,9 @@ fn centrality_rhs(ws: &mut IpmWorkspace, kappa: f64, at: f64) {
     // max/min, not clamp: clamp panics on a NaN or inverted band, and no panic may reach the
     // C ABI (the caller skips correctors unless κ > 0, so the band is ordered here).
     let correction = |p: f64| (p.max(lo).min(hi) - p).max(-hi);
-    ws.daff[..big].fill(0.0);
+    // Every complementarity entry is written below: zero the momentum and equality rows only.
+    ws.daff[..n].fill(0.0);
+    ws.daff[n + kt..big].fill(0.0);
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
         for j in off..off + m.orthant_len() {
             let st = ws.s[j] + at * ws.delta[n + j];
