@@ -1302,18 +1302,11 @@ impl Results for RigidInner {
 /// # Safety
 /// `cf` NULL or `cf_len` readable doubles, `out` NULL or `len` writable doubles, the level's
 /// borrowed data valid (the contract).
-unsafe fn compute<B>(
-    h: &mut RigidInner,
-    accel: bool,
-    cf: *const f64,
-    cf_len: usize,
-    out: *mut f64,
-    len: usize,
-    body: B,
-) -> Result<cts_status, FfiError>
+unsafe fn compute<B>(h: &mut RigidInner, args: ComputeArgs, body: B) -> Result<cts_status, FfiError>
 where
     B: FnOnce(&mut ConstraintSolver, Data<'_>, &[f64], &mut [f64]) -> Result<(), crate::rigid::RigidError>,
 {
+    let ComputeArgs { accel, cf, cf_len, out, len } = args;
     let cf = RawVector::new("cf", cf, cf_len)?;
     // SAFETY: forwarded contract.
     unsafe { cf.check_finite("cf") }?;
@@ -1352,20 +1345,27 @@ where
     Ok(cts_status::Ok)
 }
 
-/// A `cts_rigid_solver_compute_*` call: [`compute`] on the handle inside [`with_mut`] (a
-/// success keeps the last error).
-///
-/// # Safety
-/// As [`compute`]; `solver` NULL or a live handle (the contract).
-#[allow(clippy::too_many_arguments)]
-unsafe fn compute_call<B>(
-    solver: *mut cts_rigid_solver,
-    function: &str,
+/// The arguments of a `cts_rigid_solver_compute_*` call: the level (`accel`: the
+/// acceleration-level data, else the velocity-level data), the packed `(cf, cf_len)` and the
+/// output `(out, len)`.
+#[derive(Clone, Copy)]
+struct ComputeArgs {
     accel: bool,
     cf: *const f64,
     cf_len: usize,
     out: *mut f64,
     len: usize,
+}
+
+/// A `cts_rigid_solver_compute_*` call: [`compute`] on the handle inside [`with_mut`] (a
+/// success keeps the last error).
+///
+/// # Safety
+/// As [`compute`]; `solver` NULL or a live handle (the contract).
+unsafe fn compute_call<B>(
+    solver: *mut cts_rigid_solver,
+    function: &str,
+    args: ComputeArgs,
     body: B,
 ) -> cts_status
 where
@@ -1373,7 +1373,7 @@ where
 {
     with_mut(solver, function, Call::Keeps, |h| {
         // SAFETY: forwarded contract.
-        unsafe { compute(h, accel, cf, cf_len, out, len, body) }
+        unsafe { compute(h, args, body) }
     })
 }
 
@@ -1422,11 +1422,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_force_from_constra
         compute_call(
             solver,
             "cts_rigid_solver_compute_generalized_force_from_constraint_forces",
-            true,
-            cf,
-            cf_len,
-            out,
-            len,
+            ComputeArgs { accel: true, cf, cf_len, out, len },
             |s, d, cf, o| s.compute_generalized_force_from_constraint_forces(d.accel(), cf, o),
         )
     }
@@ -1448,11 +1444,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_from_
         compute_call(
             solver,
             "cts_rigid_solver_compute_generalized_acceleration_from_constraint_forces",
-            true,
-            cf,
-            cf_len,
-            out,
-            len,
+            ComputeArgs { accel: true, cf, cf_len, out, len },
             |s, d, cf, o| s.compute_generalized_acceleration_from_constraint_forces(d.accel(), cf, o),
         )
     }
@@ -1474,11 +1466,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration(
         compute_call(
             solver,
             "cts_rigid_solver_compute_generalized_acceleration",
-            true,
-            cf,
-            cf_len,
-            out,
-            len,
+            ComputeArgs { accel: true, cf, cf_len, out, len },
             |s, d, cf, o| s.compute_generalized_acceleration(d.accel(), cf, o),
         )
     }
@@ -1503,11 +1491,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_impulse_from_const
         compute_call(
             solver,
             "cts_rigid_solver_compute_generalized_impulse_from_constraint_impulses",
-            false,
-            cf,
-            cf_len,
-            out,
-            len,
+            ComputeArgs { accel: false, cf, cf_len, out, len },
             |s, d, cf, o| s.compute_generalized_impulse_from_constraint_impulses(d.vel(), cf, o),
         )
     }
@@ -1529,11 +1513,7 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_velocity_change(
         compute_call(
             solver,
             "cts_rigid_solver_compute_generalized_velocity_change",
-            false,
-            cf,
-            cf_len,
-            out,
-            len,
+            ComputeArgs { accel: false, cf, cf_len, out, len },
             |s, d, cf, o| s.compute_generalized_velocity_change(d.vel(), cf, o),
         )
     }
@@ -1562,7 +1542,8 @@ pub unsafe extern "C" fn cts_rigid_solver_compute_generalized_acceleration_discr
         unsafe {
             let v = v.slice();
             finite_input("v", v)?;
-            compute(h, false, cf, cf_len, out, len, |s, d, cf, o| {
+            let args = ComputeArgs { accel: false, cf, cf_len, out, len };
+            compute(h, args, |s, d, cf, o| {
                 s.compute_generalized_acceleration_discretized(d.vel(), v, cf, dt, o)
             })
         }
