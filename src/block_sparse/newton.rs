@@ -997,26 +997,25 @@ fn assemble_free_body_contact(
     let g = [rows.fixed6(off), if two { rows.fixed6(off + 18) } else { rows.fixed6(off) }];
     let nb = if two { 2 } else { 1 };
     let row = |k: usize, g: [f64; 3]| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
-    for q in 0..nb {
-        let [n, t1, t2] = g[q];
+    for (q, &[n, t1, t2]) in g[..nb].iter().enumerate() {
         let mut y = [[0.0; 6]; 3];
         for (k, o) in y.iter_mut().enumerate() {
             for c in 0..6 {
                 o[c] = row(k, [n[c], t1[c], t2[c]]);
             }
         }
-        for p in 0..nb {
+        for (p, &gp) in g[..nb].iter().enumerate() {
             let dst = sc.0[2 * p + q];
             if dst.array == SKIP {
                 continue;
             }
             let a = &mut vals[dst.array as usize][dst.off..];
             if dst.rs == 1 {
-                add_columns6(a, dst.cs, g[p], [&y[0][..], &y[1][..], &y[2][..]]);
+                add_columns6(a, dst.cs, gp, [&y[0][..], &y[1][..], &y[2][..]]);
             } else if dst.cs == 1 {
-                add_rows6(a, dst.rs, g[p], [&y[0], &y[1], &y[2]]);
+                add_rows6(a, dst.rs, gp, [&y[0], &y[1], &y[2]]);
             } else {
-                let [n, t1, t2] = g[p];
+                let [n, t1, t2] = gp;
                 let [y0, y1, y2] = &mut y;
                 add_block(a, dst.rs, dst.cs, Rows { n, t1, t2 }, [y0, y1, y2]);
             }
