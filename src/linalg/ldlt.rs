@@ -111,7 +111,17 @@ impl Ldlt {
         let mut ok = true;
         let mut found_zero_pivot = false;
         for k in 0..n {
-            let p = super::largest_diagonal(a, n, k, n);
+            // Largest |diagonal| in the trailing block; the first maximum wins and NaN never
+            // compares greater (Eigen's max-coefficient visitor).
+            let mut p = k;
+            let mut best = a[k + k * n].abs();
+            for i in k + 1..n {
+                let v = a[i + i * n].abs();
+                if v > best {
+                    best = v;
+                    p = i;
+                }
+            }
             t[k] = p;
             if p != k {
                 swap_symmetric_lower(a, n, k, p);

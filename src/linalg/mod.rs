@@ -101,23 +101,6 @@ pub(crate) fn try_grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) -> Result<
     Ok(())
 }
 
-/// The index in `k..end` of the largest |diagonal entry| `|a[i + i·ld]|` of a column-major
-/// matrix: the first maximum wins and NaN never compares greater (Eigen's max-coefficient
-/// visitor), the symmetric pivot search of an LDLᵀ step.
-#[inline(always)]
-pub(crate) fn largest_diagonal(a: &[f64], ld: usize, k: usize, end: usize) -> usize {
-    let mut p = k;
-    let mut best = a[k + k * ld].abs();
-    for i in k + 1..end {
-        let v = a[i + i * ld].abs();
-        if v > best {
-            best = v;
-            p = i;
-        }
-    }
-    p
-}
-
 /// `n·n`, or [`AllocationFailed`] when it overflows.
 pub(crate) fn square(n: usize) -> Result<usize, AllocationFailed> {
     n.checked_mul(n).ok_or(AllocationFailed)
