@@ -55,11 +55,7 @@ pub(crate) fn try_grow<T: Clone>(
     fill: T,
     what: &'static str,
 ) -> Result<(), BlockSparseError> {
-    if v.len() < len {
-        v.try_reserve_exact(len - v.len()).map_err(|_| BlockSparseError::Allocation { what, len })?;
-        v.resize(len, fill);
-    }
-    Ok(())
+    crate::linalg::try_grow(v, len, fill).map_err(|_| BlockSparseError::Allocation { what, len })
 }
 
 impl BlockSparseLayout {

@@ -190,19 +190,17 @@ impl ContactBlocks {
 
 /// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
 /// abort.
-pub(crate) fn try_grow<T: Copy>(
+pub(crate) fn try_grow<T: Clone>(
     v: &mut Vec<T>,
     len: usize,
     fill: T,
     what: &'static str,
 ) -> Result<(), TamsiError> {
-    if v.len() < len {
-        let failed =
-            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
-        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
-        v.resize(len, fill);
-    }
-    Ok(())
+    crate::linalg::try_grow(v, len, fill).map_err(|_| TamsiError::AllocationFailed {
+        what,
+        elements: len,
+        element_size: std::mem::size_of::<T>(),
+    })
 }
 
 #[cfg(test)]

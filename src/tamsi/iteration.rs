@@ -3,6 +3,7 @@
 //! velocities, scratch), the data forms bound to their workspaces ([`run_in_form`]), and the
 //! sensitivities' grow-only storage (`docs/tamsi.md` §7, `docs/tamsi_sensitivities.md`).
 
+use super::contact_blocks::try_grow as grow;
 use super::form::{BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form};
 use super::friction::ContactFriction;
 use super::newton_matrix::UpdateCoefficients;
@@ -12,18 +13,6 @@ use super::scheme::PARAMETERS;
 use super::{CouplingScheme, TamsiError, TamsiProblem};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::parallel::PoolSlot;
-
-/// Grows `v` to `len` elements (new ones `fill`); an allocation failure is an error, not an
-/// abort.
-fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T, what: &'static str) -> Result<(), TamsiError> {
-    if v.len() < len {
-        let failed =
-            || TamsiError::AllocationFailed { what, elements: len, element_size: std::mem::size_of::<T>() };
-        v.try_reserve_exact(len - v.len()).map_err(|_| failed())?;
-        v.resize(len, fill);
-    }
-    Ok(())
-}
 
 /// Per-contact iteration state. Arrays have room for `capacity` contacts.
 #[derive(Debug, Clone, Default)]

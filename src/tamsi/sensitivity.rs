@@ -74,12 +74,7 @@ impl ContactPartials {
 
 /// Grows `v` to `len` zeros, reporting allocation failure.
 fn grow(v: &mut Vec<f64>, len: usize) -> Result<(), TamsiError> {
-    if v.len() < len {
-        v.try_reserve_exact(len - v.len())
-            .map_err(|_| TamsiError::SensitivityAllocation { elements: len })?;
-        v.resize(len, 0.0);
-    }
-    Ok(())
+    crate::linalg::try_grow(v, len, 0.0).map_err(|_| TamsiError::SensitivityAllocation { elements: len })
 }
 
 /// `a·b`, or an allocation error when it overflows.

@@ -292,14 +292,25 @@ impl Engine {
         }
     }
 
-    fn block_slice_mut(&mut self, a: usize, b: usize) -> Result<(&mut [f64], usize, usize), SparseError> {
+    /// The stored block (a, b) as `(values, rows, cols, row stride, column stride)`; marks the
+    /// values changed.
+    #[allow(clippy::type_complexity)]
+    fn block_parts(
+        &mut self,
+        a: usize,
+        b: usize,
+    ) -> Result<(&mut [f64], usize, usize, usize, usize), SparseError> {
         self.factored = false;
         let s = self.symbolic()?;
         let loc = s.block_loc(a, b).ok_or(SparseError::NotInPattern { a, b })?;
         let (rows, cols) = (s.key.dims[a], s.key.dims[b]);
         let values = if loc.upper_panel { &mut self.uval } else { &mut self.lval };
         let len = (rows - 1) * loc.rs + (cols - 1) * loc.cs + 1;
-        Ok((&mut values[loc.offset..loc.offset + len], loc.rs, loc.cs))
+        Ok((&mut values[loc.offset..loc.offset + len], rows, cols, loc.rs, loc.cs))
+    }
+
+    fn block_slice_mut(&mut self, a: usize, b: usize) -> Result<(&mut [f64], usize, usize), SparseError> {
+        self.block_parts(a, b).map(|(values, _, _, rs, cs)| (values, rs, cs))
     }
 
     fn block_location(&self, a: usize, b: usize) -> Result<BlockLocation, SparseError> {
@@ -314,20 +325,8 @@ impl Engine {
     }
 
     fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
-        self.factored = false;
-        let s = self.symbolic()?;
-        let loc = s.block_loc(a, b).ok_or(SparseError::NotInPattern { a, b })?;
-        let (rows, cols) = (s.key.dims[a], s.key.dims[b]);
-        let values = if loc.upper_panel { &mut self.uval } else { &mut self.lval };
-        let len = (rows - 1) * loc.rs + (cols - 1) * loc.cs + 1;
-        let slice = &mut values[loc.offset..loc.offset + len];
-        Ok(BlockViewMut::from_slice_with_strides_generic(
-            slice,
-            Dyn(rows),
-            Dyn(cols),
-            Dyn(loc.rs),
-            Dyn(loc.cs),
-        ))
+        let (slice, rows, cols, rs, cs) = self.block_parts(a, b)?;
+        Ok(BlockViewMut::from_slice_with_strides_generic(slice, Dyn(rows), Dyn(cols), Dyn(rs), Dyn(cs)))
     }
 
     fn stats(&self) -> Option<BlockSparseStats> {
@@ -355,8 +354,28 @@ fn dense_lu_scratch(w: usize) -> StackReq {
 }
 
 macro_rules! shared_api {
-    ($name:ident) => {
+    ($(#[$doc:meta])* $name:ident = $kind:expr; $(#[$block_doc:meta])*) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name(Engine);
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
         impl $name {
+            /// An empty factorization (no pattern).
+            pub fn new() -> Self {
+                Self(Engine::new($kind))
+            }
+
+            $(#[$block_doc])*
+            pub fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
+                self.0.block_mut(a, b)
+            }
+
             /// Analyses the block pattern `dims` (block sizes, all ≥ 1) and `pairs` (coupled
             /// blocks, any order and orientation, duplicates allowed), or reuses the current or a
             /// cached analysis of the same pattern. Values are unspecified afterwards (call
@@ -436,57 +455,21 @@ macro_rules! shared_api {
     };
 }
 
-/// Sparse LU with row exchanges inside supernodes of a structurally symmetric block matrix (see
-/// the module docs): two-way TAMSI and interior-point Newton matrices of large islands.
-#[derive(Debug)]
-pub struct BlockSparseLu(Engine);
-
-impl Default for BlockSparseLu {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl BlockSparseLu {
-    /// An empty factorization (no pattern).
-    pub fn new() -> Self {
-        Self(Engine::new(Kind::Lu))
-    }
-
+shared_api! {
+    /// Sparse LU with row exchanges inside supernodes of a structurally symmetric block matrix (see
+    /// the module docs): two-way TAMSI and interior-point Newton matrices of large islands.
+    BlockSparseLu = Kind::Lu;
     /// The stored block (a, b) (`dims[a] × dims[b]`, column-major with a leading dimension) of
     /// the current pattern, to add values into. Every block `(a, a)` and, for each coupled pair,
     /// both `(a, b)` and `(b, a)` exist.
-    pub fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
-        self.0.block_mut(a, b)
-    }
 }
 
-shared_api!(BlockSparseLu);
-
-/// Sparse LDLᵀ with symmetric exchanges inside supernodes of a symmetric block matrix (see the
-/// module docs): one-way TAMSI Newton matrices of large islands. Only the lower triangle is
-/// read.
-#[derive(Debug)]
-pub struct BlockSparseLdlt(Engine);
-
-impl Default for BlockSparseLdlt {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl BlockSparseLdlt {
-    /// An empty factorization (no pattern).
-    pub fn new() -> Self {
-        Self(Engine::new(Kind::Ldlt))
-    }
-
+shared_api! {
+    /// Sparse LDLᵀ with symmetric exchanges inside supernodes of a symmetric block matrix (see the
+    /// module docs): one-way TAMSI Newton matrices of large islands. Only the lower triangle is
+    /// read.
+    BlockSparseLdlt = Kind::Ldlt;
     /// The stored block (a, b) of the current pattern. Blocks `(a, b)` and `(b, a)` are the same
     /// storage (one view is the transpose of the other): assemble each coupled pair once, in
     /// either orientation. Of a diagonal block `(a, a)` only the lower triangle is read.
-    pub fn block_mut(&mut self, a: usize, b: usize) -> Result<BlockViewMut<'_>, SparseError> {
-        self.0.block_mut(a, b)
-    }
 }
-
-shared_api!(BlockSparseLdlt);
