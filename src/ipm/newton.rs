@@ -419,7 +419,6 @@ impl NewtonSystem {
         form.solve_condensed(fv);
         // Pass 2: the contacts' steps from Δu_i = J_i Δv.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let k = model.dim();
             let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
             match model {
                 ContactModel::Linear => self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv),

@@ -13,7 +13,7 @@ use super::iteration::{
 };
 use super::model::REG;
 use super::newton::SystemData;
-use super::{ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
+use super::{IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 mod engine;
 use engine::{WarmStart, iterate_engine};
@@ -474,8 +474,8 @@ fn finish<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ipm::NewtonSolve;
     use crate::ipm::iteration::residual;
+    use crate::ipm::{ContactModel, NewtonSolve};
     use nalgebra::{DMatrix, DVector};
 
     fn lcg(s: &mut u64) -> f64 {

@@ -254,6 +254,24 @@ fn swap_symmetric_lower(a: &mut [f64], n: usize, k: usize, p: usize) {
     }
 }
 
+/// The index in `k..end` of the largest |diagonal| `|a[i + i·ld]|` of a column-major matrix with
+/// leading dimension `ld`: the pivot of symmetric diagonal pivoting. The first maximum wins and NaN
+/// never compares greater (Eigen's max-coefficient visitor), so the dense and the supernodal
+/// LDLᵀ pivot alike.
+#[inline(always)]
+pub(crate) fn largest_diagonal(a: &[f64], ld: usize, k: usize, end: usize) -> usize {
+    let mut p = k;
+    let mut best = a[k + k * ld].abs();
+    for i in k + 1..end {
+        let v = a[i + i * ld].abs();
+        if v > best {
+            best = v;
+            p = i;
+        }
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,22 +370,4 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 2, &[f64::NAN, 0.0, f64::NAN, 1.0]);
         assert_eq!(factor(&a).1, Err(LdltFailure));
     }
-}
-
-/// The index in `k..end` of the largest |diagonal| `|a[i + i·ld]|` of a column-major matrix with
-/// leading dimension `ld`: the pivot of symmetric diagonal pivoting. The first maximum wins and NaN
-/// never compares greater (Eigen's max-coefficient visitor), so the dense and the supernodal
-/// LDLᵀ pivot alike.
-#[inline(always)]
-pub(crate) fn largest_diagonal(a: &[f64], ld: usize, k: usize, end: usize) -> usize {
-    let mut p = k;
-    let mut best = a[k + k * ld].abs();
-    for i in k + 1..end {
-        let v = a[i + i * ld].abs();
-        if v > best {
-            best = v;
-            p = i;
-        }
-    }
-    p
 }
