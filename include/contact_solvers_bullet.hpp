@@ -81,11 +81,6 @@ struct MlcpOptions {
    * verifies. Default on.
    */
   bool polish{true};
-  /**
-   * Primal–dual active-set steps of the polish after the first system (see SolveActiveSet): each
-   * solves the active set that the last answer and its w suggest; >= 0.
-   */
-  int polish_steps{4};
   /** The answer must verify with a worst relative violation <= this (docs/baraff.md §3.6). */
   double acceptance_tolerance{1.0e-6};
   /**
@@ -336,7 +331,8 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
     }
     if (options_.warm_start_active_set &&
         std::any_of(data_.x0.begin(), data_.x0.end(), [](double v) { return v != 0.0; }) &&
-        SolveActiveSet(data_.x0) && data_.Violation(f_, scratch_, options_.data_rounding) <= options_.acceptance_tolerance) {
+        SolveActiveSet(data_.x0) &&
+        data_.Violation(f_, scratch_, options_.data_rounding) <= options_.acceptance_tolerance) {
       ++counters_.warm_started;
       ++counters_.warm_active_set;
       Write(x);
@@ -347,27 +343,22 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
 
   /**
    * f_ = the exact answer of the active set `guess` suggests (MlcpOptions::warm_start_tolerance):
-   * per row, at a bound the bound is an equation (f_i = lo, hi, or ±μ f_j for a friction row at
-   * its cone), otherwise w_i = 0 (row i of A f = b). Without `w`, "at a bound" means within 1e-6
-   * of the largest |guess|. With `w` (Bullet's w = A·guess − b), the row's side is chosen by the
-   * primal–dual active-set rule (Hintermüller, Ito and Kunisch 2002) on y_i = guess_i − w_i/s_A
-   * (s_A = max A_ii, so y is an impulse): y at or beyond a bound puts the row there (a friction
-   * row's bounds ±μ y_j from its normal's y), y inside leaves it free; it corrects both a row a
-   * little off its bound and a row held at a bound that w says should leave it. The dense
-   * system is solved by LU with partial pivoting; the w_i = 0 equations get a diagonal shift of
-   * 1e-12·max A_ii, which Bullet's singular A (more contact rows than degrees of freedom) needs
-   * and which changes w by round-off. False when the factorization breaks down; the caller
-   * verifies f_.
+   * per row, at a bound (within 1e-6 of the largest |guess|) the bound is an equation (f_i = lo,
+   * hi, or ±μ f_j for a friction row at its cone), otherwise w_i = 0 (row i of A f = b). The dense
+   * system is solved by LU with partial pivoting; the w_i = 0 equations get a diagonal shift δ of
+   * 1e-12·max A_ii centred on the guess ((A f)_i + δ f_i = b_i + δ guess_i), which Bullet's
+   * singular A (more contact rows than degrees of freedom) needs, which changes w by round-off,
+   * and which keeps the guess's components along exactly singular directions. False when the
+   * factorization breaks down; the caller verifies f_.
    */
-  double kShift = 1e-12;
-  bool SolveActiveSet(const std::vector<double>& guess, const std::vector<double>* w = nullptr) {
+  bool SolveActiveSet(const std::vector<double>& guess) {
     const std::size_t m = static_cast<std::size_t>(data_.n);
     double fmax = 0.0, s_a = 0.0;
     for (std::size_t i = 0; i < m; ++i) {
       fmax = std::max(fmax, std::fabs(guess[i]));
       s_a = std::max(s_a, std::fabs(data_.A(i, i)));
     }
-    const double at = 1e-6 * fmax, shift = kShift * (s_a > 0.0 ? s_a : 1.0);
+    const double at = 1e-6 * fmax, shift = 1e-12 * (s_a > 0.0 ? s_a : 1.0);
     K_.assign(m * m, 0.0);
     r_.assign(m, 0.0);
     auto equation = [&](std::size_t i) {  // w_i = 0: Σ_j A_ij f_j = −c_i
@@ -379,19 +370,14 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
       K_[i + m * i] = 1.0;
       r_[i] = v;
     };
-    const double inv_s_a = s_a > 0.0 ? 1.0 / s_a : 1.0;
-    // The primal–dual rule's y (with w), or the guess itself (without).
-    auto y = [&](std::size_t i) { return w != nullptr ? guess[i] - (*w)[i] * inv_s_a : guess[i]; };
-    // With w, a row is at a bound exactly when y reaches it; without, within `at`.
-    const double tol = w != nullptr ? 0.0 : at;
     for (std::size_t i = 0; i < m; ++i) {
-      const double g = y(i);
+      const double g = guess[i];
       switch (data_.kind[i]) {
         case CTS_BARAFF_ROW_BILATERAL:
           equation(i);
           break;
         case CTS_BARAFF_ROW_NORMAL:
-          if (g > tol) {
+          if (g > at) {
             equation(i);
           } else {
             fixed(i, 0.0);
@@ -399,10 +385,10 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
           break;
         case CTS_BARAFF_ROW_FRICTION: {
           const std::size_t j = static_cast<std::size_t>(data_.normal[i]);
-          const double bound = data_.mu[i] * std::max(y(j), 0.0);
-          if (bound <= tol) {
+          const double bound = data_.mu[i] * std::max(guess[j], 0.0);
+          if (bound <= at) {
             fixed(i, 0.0);
-          } else if (std::fabs(g) >= bound - tol) {  // at the cone: f_i = ±μ f_j
+          } else if (std::fabs(g) >= bound - at) {  // at the cone: f_i = ±μ f_j
             K_[i + m * i] = 1.0;
             K_[i + m * j] = g > 0.0 ? -data_.mu[i] : data_.mu[i];
           } else {
@@ -411,9 +397,9 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
           break;
         }
         default:  // boxed [lo, hi]
-          if (g <= data_.lo_[i] + tol) {
+          if (g <= data_.lo_[i] + at) {
             fixed(i, data_.lo_[i]);
-          } else if (g >= data_.hi_[i] - tol) {
+          } else if (g >= data_.hi_[i] - at) {
             fixed(i, data_.hi_[i]);
           } else {
             equation(i);
@@ -456,27 +442,18 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
   bool Finish(btVectorXu& x, const char* who) {
     double v = data_.Violation(f_, scratch_, options_.data_rounding);
     if (!(v <= options_.acceptance_tolerance) && options_.polish) {
-      // The best of: the answer itself; its active set by the threshold rule; then primal–dual
-      // active-set steps, each from the last system's answer and its w.
-      best_.assign(f_.begin(), f_.end());
       guess_.assign(f_.begin(), f_.end());
-      w_.assign(scratch_.begin(), scratch_.end());
-      for (int k = 0; k <= options_.polish_steps; ++k) {
-        if (!SolveActiveSet(guess_, k == 0 ? nullptr : &w_)) {
-          if (k == 0) continue;  // the primal–dual steps start from the answer itself
-          break;
+      if (SolveActiveSet(guess_)) {
+        const double polished = data_.Violation(f_, scratch_, options_.data_rounding);
+        if (polished <= options_.acceptance_tolerance) ++counters_.polished;
+        if (polished < v) {
+          v = polished;
+        } else {
+          f_.assign(guess_.begin(), guess_.end());
         }
-        const double p = data_.Violation(f_, scratch_, options_.data_rounding);
-        if (p < v) {
-          v = p;
-          best_.assign(f_.begin(), f_.end());
-        }
-        if (p <= options_.acceptance_tolerance) break;
-        guess_.assign(f_.begin(), f_.end());
-        w_.assign(scratch_.begin(), scratch_.end());
+      } else {
+        f_.assign(guess_.begin(), guess_.end());
       }
-      f_.assign(best_.begin(), best_.end());
-      if (v <= options_.acceptance_tolerance) ++counters_.polished;
     }
     if (!(v <= options_.acceptance_tolerance)) {
       Fail("%s: the answer's worst relative violation %.3g exceeds acceptance_tolerance %.3g", who, v,
@@ -504,7 +481,7 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
 
   MlcpOptions options_;
   MlcpData data_;
-  std::vector<double> f_, scratch_, guess_, w_, best_, K_, r_;
+  std::vector<double> f_, scratch_, guess_, K_, r_;
   std::string last_error_;
   MlcpCounters counters_;
 };
@@ -606,7 +583,9 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
         (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
       // Bullet's contact LCPs are highly degenerate (q = 0 on every resting friction row), where
       // Drake's pivoting rule can end on a spurious ray; the lexicographic rule is immune to
-      // degeneracy in exact arithmetic (docs/rigid.md §8.2).
+      // degeneracy in exact arithmetic (docs/rigid.md §8.2). Off by default: on the stack it
+      // doubled the adapter's time and answered fewer MLCPs than going on to the shifted LCPs
+      // (docs/bullet.md §2).
       ++retries_;
       lexicographic_.set_parameters([&] {
         LcpSolverParameters p = solver_.parameters();
@@ -665,7 +644,10 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
 
   /** Solves retried with the lexicographic rule after Drake's rule failed. */
   long lexicographic_retries() const noexcept { return retries_; }
-  /** Whether a failed solve is retried once with the lexicographic rule (default true). */
+  /**
+   * Whether a solve Drake's rule failed is retried once with the lexicographic rule before the
+   * shifted LCPs (default false: docs/bullet.md §2 measures it).
+   */
   void set_retry_lexicographic(bool on) noexcept { retry_lexicographic_ = on; }
   /** Shifted solves (M + εI) tried after both pivoting rules failed. */
   long regularized_retries() const noexcept { return regularized_; }
@@ -776,7 +758,7 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
 
   LcpSolver solver_, lexicographic_;
   LcpAlgorithm algorithm_;
-  bool retry_lexicographic_{true}, retry_regularized_{true};
+  bool retry_lexicographic_{false}, retry_regularized_{true};
   long retries_{0}, regularized_{0};
   double last_regularization_{0.0};
   std::vector<int> fcol_, second_, third_;

@@ -46,7 +46,8 @@ constexpr double kG = 9.81;
  */
 class World {
  public:
-  explicit World(Solver s, btMLCPSolverInterface* mlcp_override = nullptr, btConstraintSolver* solver_override = nullptr)
+  explicit World(Solver s, btMLCPSolverInterface* mlcp_override = nullptr,
+                 btConstraintSolver* solver_override = nullptr)
       : kind_(s) {
     config_.reset(new btDefaultCollisionConfiguration());
     dispatcher_.reset(new btCollisionDispatcher(config_.get()));
