@@ -607,7 +607,7 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
     };
     if (Candidate(s) && ReadZ(h) && verified()) return true;
     if (retry_regularized_ && (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
-      // Both rules can still end on a ray: M is copositive (A positive semidefinite plus the
+      // Lemke's pivoting rules can end on a ray: M is copositive (A positive semidefinite plus the
       // friction rows' skew coupling), not copositive-plus, Bullet's A is singular (more contact
       // rows than degrees of freedom) and its b carries the stabilization, so Lemke's guarantee
       // does not apply (docs/bullet.md §2). M + εI is strictly copositive for ε > 0, and Lemke
@@ -649,11 +649,11 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
    * shifted LCPs (default false: docs/bullet.md §2 measures it).
    */
   void set_retry_lexicographic(bool on) noexcept { retry_lexicographic_ = on; }
-  /** Shifted solves (M + εI) tried after both pivoting rules failed. */
+  /** Shifted solves (M + εI) tried after the pivoting rule(s) failed. */
   long regularized_retries() const noexcept { return regularized_; }
   /** The shift ε of the last shifted solve that ended on an LCP solution (0 before any). */
   double last_regularization() const noexcept { return last_regularization_; }
-  /** Whether a solve both rules failed is retried on M + εI (default true). */
+  /** Whether a solve the pivoting rule(s) failed is retried on M + εI (default true). */
   void set_retry_regularized(bool on) noexcept { retry_regularized_ = on; }
   /** Size of the last LCP (number of LCP variables). */
   std::size_t lcp_size() const noexcept { return q_.size(); }
