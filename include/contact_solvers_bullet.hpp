@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -82,6 +83,14 @@ struct MlcpOptions {
   bool polish{true};
   /** The answer must verify with a worst relative violation <= this (docs/baraff.md §3.6). */
   double acceptance_tolerance{1.0e-6};
+  /**
+   * The relative rounding of Bullet's data: btMLCPSolver computes A and b in btScalar (float in
+   * Debian's default build), so a row's residual w_i within data_rounding·(Σ_j |A_ij x_j| + |b_i|)
+   * is what an exact solution of a problem within that rounding of Bullet's shows, and counts as
+   * 0 in the checks (Oettli–Prager's componentwise backward error). Default: btScalar's machine
+   * epsilon (1.2e-7 for float, 2.2e-16 for double); 0 checks w itself. docs/bullet.md §2.
+   */
+  double data_rounding{static_cast<double>(std::numeric_limits<btScalar>::epsilon())};
 };
 
 /** Counters of an MLCP adapter since construction (or reset_counters()). */
@@ -103,6 +112,26 @@ namespace internal {
 // Row kinds of the Baraff problem (docs/baraff.md §1), reused by the Lemke reformulation.
 inline bool is_unbounded(double v, double unbounded) { return std::isinf(v) || std::fabs(v) >= unbounded; }
 
+/** Room of the adapters' last_error() strings, reserved at construction (SetError). */
+constexpr std::size_t kErrorCapacity = 512;
+
+/**
+ * out = the printf-style message, truncated to kErrorCapacity − 1 characters: formatted on the
+ * stack and copied into out's reserved room, so a failing solve allocates nothing either (a
+ * fallback to Bullet's solver can happen every step, docs/bullet.md §5).
+ */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+inline void SetError(std::string& out, const char* format, ...) {
+  char buffer[kErrorCapacity];
+  va_list args;
+  va_start(args, format);
+  const int n = std::vsnprintf(buffer, sizeof buffer, format, args);
+  va_end(args);
+  out.assign(buffer, n < 0 ? 0 : std::min(static_cast<std::size_t>(n), sizeof buffer - 1));
+}
+
 /**
  * Bullet's MLCP in double precision, Baraff's convention (docs/baraff.md §1): a = A f + c with
  * c = −b, so that a is Bullet's w. Rows classified into Baraff's kinds: normal (lo = 0, hi
@@ -123,6 +152,7 @@ class MlcpData {
       return false;
     }
     a_.resize(m * m);
+    mag_.resize(m);
     c.resize(m);
     x0.resize(m);
     kind.resize(m);
@@ -189,15 +219,24 @@ class MlcpData {
 
   /**
    * Worst relative violation of f (docs/baraff.md §3.6: accelerations over s_b = max|c|, forces
-   * over s_b/s_A with s_A = max|A_ii|), +inf for a non-finite f. `scratch` gets a = A f + c.
+   * over s_b/s_A with s_A = max|A_ii|), +inf for a non-finite f. `scratch` gets a = A f + c. A
+   * row's a counts only beyond `rounding`·(Σ_j |A_ij f_j| + |c_i|), the size of a residual that
+   * rounding Bullet's data (A, b in btScalar) by `rounding` relative can cause
+   * (MlcpOptions::data_rounding); 0 checks a itself.
    */
-  double Violation(const std::vector<double>& f, std::vector<double>& scratch) const {
+  double Violation(const std::vector<double>& f, std::vector<double>& scratch, double rounding = 0.0) const {
     const std::size_t m = static_cast<std::size_t>(n);
     scratch.assign(c.begin(), c.end());
+    if (rounding > 0.0) {
+      for (std::size_t i = 0; i < m; ++i) mag_[i] = std::fabs(c[i]);
+    }
     double s_b = 0.0, s_a = 0.0;
     for (std::size_t j = 0; j < m; ++j) {
       if (!std::isfinite(f[j])) return std::numeric_limits<double>::infinity();
       for (std::size_t i = 0; i < m; ++i) scratch[i] += a_[i + m * j] * f[j];
+      if (rounding > 0.0) {
+        for (std::size_t i = 0; i < m; ++i) mag_[i] += std::fabs(a_[i + m * j] * f[j]);
+      }
       s_b = std::max(s_b, std::fabs(c[j]));
       s_a = std::max(s_a, std::fabs(a_[j + m * j]));
     }
@@ -207,9 +246,14 @@ class MlcpData {
     double worst = 0.0;
     // Tolerance on "at a bound": relative to the force scale, as the checks themselves.
     const double at = 1e-9 * fs;
-    auto acc = [&](double v) { worst = std::max(worst, v / s_b); };
+    std::size_t row = 0;
+    auto acc = [&](double v) {
+      if (rounding > 0.0) v = std::max(v - rounding * mag_[row], 0.0);
+      worst = std::max(worst, v / s_b);
+    };
     auto force = [&](double v) { worst = std::max(worst, v / fs); };
     for (std::size_t i = 0; i < m; ++i) {
+      row = i;
       const double a = scratch[i], x = f[i];
       double l = lo_[i], h = hi_[i];
       switch (kind[i]) {
@@ -254,6 +298,7 @@ class MlcpData {
 
  private:
   std::vector<double> a_;
+  mutable std::vector<double> mag_;  // Σ_j |A_ij f_j| + |c_i| of the last Violation with rounding
 };
 
 /** What the two adapters share: loading, the warm start, the counters, writing x. */
@@ -269,7 +314,7 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
   void set_options(const MlcpOptions& o) { options_ = o; }
 
  protected:
-  explicit MlcpAdapterBase(const MlcpOptions& o) : options_(o) {}
+  explicit MlcpAdapterBase(const MlcpOptions& o) : options_(o) { last_error_.reserve(kErrorCapacity); }
 
   /** Loads the problem and tries the warm start; 1 = answered, 0 = solve it, -1 = failed. */
   int Begin(const btMatrixXu& A, const btVectorXu& b, btVectorXu& x, const btVectorXu& lo, const btVectorXu& hi,
@@ -277,16 +322,17 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
     last_error_.clear();
     if (b.rows() == 0) return 1;
     ++counters_.solves;
-    if (!data_.Load(A, b, x, lo, hi, dependency, options_)) return Fail(data_.error);
+    if (!data_.Load(A, b, x, lo, hi, dependency, options_)) return Fail("%s", data_.error.c_str());
     f_.resize(static_cast<std::size_t>(data_.n));
     if (options_.warm_start_tolerance > 0.0 &&
-        data_.Violation(data_.x0, scratch_) <= options_.warm_start_tolerance) {
+        data_.Violation(data_.x0, scratch_, options_.data_rounding) <= options_.warm_start_tolerance) {
       ++counters_.warm_started;
       return 1;  // x already holds the answer
     }
     if (options_.warm_start_active_set &&
         std::any_of(data_.x0.begin(), data_.x0.end(), [](double v) { return v != 0.0; }) &&
-        SolveActiveSet(data_.x0) && data_.Violation(f_, scratch_) <= options_.acceptance_tolerance) {
+        SolveActiveSet(data_.x0) &&
+        data_.Violation(f_, scratch_, options_.data_rounding) <= options_.acceptance_tolerance) {
       ++counters_.warm_started;
       ++counters_.warm_active_set;
       Write(x);
@@ -299,10 +345,11 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
    * f_ = the exact answer of the active set `guess` suggests (MlcpOptions::warm_start_tolerance):
    * per row, at a bound (within 1e-6 of the largest |guess|) the bound is an equation (f_i = lo,
    * hi, or ±μ f_j for a friction row at its cone), otherwise w_i = 0 (row i of A f = b). The dense
-   * system is solved by LU with partial pivoting; the w_i = 0 equations get a diagonal shift of
-   * 1e-12·max A_ii, which Bullet's singular A (more contact rows than degrees of freedom) needs
-   * and which changes w by round-off. False when the factorization breaks down; the caller
-   * verifies f_.
+   * system is solved by LU with partial pivoting; the w_i = 0 equations get a diagonal shift δ of
+   * 1e-12·max A_ii centred on the guess ((A f)_i + δ f_i = b_i + δ guess_i), which Bullet's
+   * singular A (more contact rows than degrees of freedom) needs, which changes w by round-off,
+   * and which keeps the guess's components along exactly singular directions. False when the
+   * factorization breaks down; the caller verifies f_.
    */
   bool SolveActiveSet(const std::vector<double>& guess) {
     const std::size_t m = static_cast<std::size_t>(data_.n);
@@ -317,7 +364,7 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
     auto equation = [&](std::size_t i) {  // w_i = 0: Σ_j A_ij f_j = −c_i
       for (std::size_t j = 0; j < m; ++j) K_[i + m * j] = data_.A(i, j);
       K_[i + m * i] += shift;
-      r_[i] = -data_.c[i];
+      r_[i] = -data_.c[i] + shift * guess[i];
     };
     auto fixed = [&](std::size_t i, double v) {
       K_[i + m * i] = 1.0;
@@ -393,11 +440,11 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
 
   /** Checks f_ and writes it to x; false (with the reason) when it does not verify. */
   bool Finish(btVectorXu& x, const char* who) {
-    double v = data_.Violation(f_, scratch_);
+    double v = data_.Violation(f_, scratch_, options_.data_rounding);
     if (!(v <= options_.acceptance_tolerance) && options_.polish) {
       guess_.assign(f_.begin(), f_.end());
       if (SolveActiveSet(guess_)) {
-        const double polished = data_.Violation(f_, scratch_);
+        const double polished = data_.Violation(f_, scratch_, options_.data_rounding);
         if (polished <= options_.acceptance_tolerance) ++counters_.polished;
         if (polished < v) {
           v = polished;
@@ -409,16 +456,25 @@ class MlcpAdapterBase : public btMLCPSolverInterface {
       }
     }
     if (!(v <= options_.acceptance_tolerance)) {
-      Fail(std::string(who) + ": the answer's worst relative violation " + std::to_string(v) +
-           " exceeds acceptance_tolerance " + std::to_string(options_.acceptance_tolerance));
+      Fail("%s: the answer's worst relative violation %.3g exceeds acceptance_tolerance %.3g", who, v,
+           options_.acceptance_tolerance);
       return false;
     }
     Write(x);
     return true;
   }
 
-  int Fail(const std::string& why) {
-    last_error_ = why;
+  /** Sets last_error() (printf-style, no allocation: SetError) and counts a failure; returns -1. */
+#if defined(__GNUC__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  int Fail(const char* format, ...) {
+    char buffer[kErrorCapacity];
+    va_list args;
+    va_start(args, format);
+    std::vsnprintf(buffer, sizeof buffer, format, args);
+    va_end(args);
+    SetError(last_error_, "%s", buffer);
     ++counters_.failures;
     return -1;
   }
@@ -462,15 +518,15 @@ class BaraffMlcpSolver : public internal::MlcpAdapterBase {
     cts_status s = cts_baraff_solver_set_matrix_problem_data(h, m, data_.A(), m, data_.c.data(), data_.kind.data(),
                                                              data_.normal.data(), data_.mu.data(),
                                                              data_.lo_.data(), data_.hi_.data());
-    if (s != CTS_STATUS_OK) return Fail(std::string("Baraff: ") + cts_baraff_solver_last_error(h)) > 0;
+    if (s != CTS_STATUS_OK) return Fail("Baraff: %s", cts_baraff_solver_last_error(h)) > 0;
     s = cts_baraff_solver_solve(h);
     // kInexact: finished above Baraff's own tolerance (1e-8); Finish() still accepts the forces
     // when they meet MlcpOptions::acceptance_tolerance on Bullet's MLCP.
     if (s != CTS_STATUS_OK && s != CTS_STATUS_BARAFF_INEXACT) {
-      return Fail(std::string("Baraff: ") + cts_status_string(s) + ": " + cts_baraff_solver_last_error(h)) > 0;
+      return Fail("Baraff: %s: %s", cts_status_string(s), cts_baraff_solver_last_error(h)) > 0;
     }
     s = cts_baraff_solver_get_forces(h, f_.data(), m);
-    if (s != CTS_STATUS_OK) return Fail(std::string("Baraff: ") + cts_baraff_solver_last_error(h)) > 0;
+    if (s != CTS_STATUS_OK) return Fail("Baraff: %s", cts_baraff_solver_last_error(h)) > 0;
     return Finish(x, "Baraff");
   }
 
@@ -527,7 +583,9 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
         (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
       // Bullet's contact LCPs are highly degenerate (q = 0 on every resting friction row), where
       // Drake's pivoting rule can end on a spurious ray; the lexicographic rule is immune to
-      // degeneracy in exact arithmetic (docs/rigid.md §8.2).
+      // degeneracy in exact arithmetic (docs/rigid.md §8.2). Off by default: on the stack it
+      // doubled the adapter's time and answered fewer MLCPs than going on to the shifted LCPs
+      // (docs/bullet.md §2).
       ++retries_;
       lexicographic_.set_parameters([&] {
         LcpSolverParameters p = solver_.parameters();
@@ -549,7 +607,7 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
     };
     if (Candidate(s) && ReadZ(h) && verified()) return true;
     if (retry_regularized_ && (algorithm_ == LcpAlgorithm::kLemke || algorithm_ == LcpAlgorithm::kLemkeRegularized)) {
-      // Both rules can still end on a ray: M is copositive (A positive semidefinite plus the
+      // Lemke's pivoting rules can end on a ray: M is copositive (A positive semidefinite plus the
       // friction rows' skew coupling), not copositive-plus, Bullet's A is singular (more contact
       // rows than degrees of freedom) and its b carries the stabilization, so Lemke's guarantee
       // does not apply (docs/bullet.md §2). M + εI is strictly copositive for ε > 0, and Lemke
@@ -580,19 +638,22 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
         }
       }
     }
-    if (unverified && Candidate(s)) return Fail(last_error_) > 0;  // Finish's reason
-    return Fail(std::string("Lemke: ") + cts_status_string(s) + ": " + cts_lcp_solver_last_error(h)) > 0;
+    if (unverified && Candidate(s)) return Fail("%s", last_error_.c_str()) > 0;  // Finish's reason
+    return Fail("Lemke: %s: %s", cts_status_string(s), cts_lcp_solver_last_error(h)) > 0;
   }
 
   /** Solves retried with the lexicographic rule after Drake's rule failed. */
   long lexicographic_retries() const noexcept { return retries_; }
-  /** Whether a failed solve is retried once with the lexicographic rule (default true). */
+  /**
+   * Whether a solve Drake's rule failed is retried once with the lexicographic rule before the
+   * shifted LCPs (default false: docs/bullet.md §2 measures it).
+   */
   void set_retry_lexicographic(bool on) noexcept { retry_lexicographic_ = on; }
-  /** Shifted solves (M + εI) tried after both pivoting rules failed. */
+  /** Shifted solves (M + εI) tried after the pivoting rule(s) failed. */
   long regularized_retries() const noexcept { return regularized_; }
   /** The shift ε of the last shifted solve that ended on an LCP solution (0 before any). */
   double last_regularization() const noexcept { return last_regularization_; }
-  /** Whether a solve both rules failed is retried on M + εI (default true). */
+  /** Whether a solve the pivoting rule(s) failed is retried on M + εI (default true). */
   void set_retry_regularized(bool on) noexcept { retry_regularized_ = on; }
   /** Size of the last LCP (number of LCP variables). */
   std::size_t lcp_size() const noexcept { return q_.size(); }
@@ -697,7 +758,7 @@ class LemkeMlcpSolver : public internal::MlcpAdapterBase {
 
   LcpSolver solver_, lexicographic_;
   LcpAlgorithm algorithm_;
-  bool retry_lexicographic_{true}, retry_regularized_{true};
+  bool retry_lexicographic_{false}, retry_regularized_{true};
   long retries_{0}, regularized_{0};
   double last_regularization_{0.0};
   std::vector<int> fcol_, second_, third_;
@@ -913,7 +974,7 @@ class ContactSolver : public btConstraintSolver {
     try {
       ok = method_ == Method::kTamsi ? SolveTamsi(dt) : SolveIpm(dt);
     } catch (const std::exception& e) {  // cts::Error from a wrapper call
-      last_error_ = e.what();
+      internal::SetError(last_error_, "%s", e.what());
       ok = false;
     }
     if (!ok) {
@@ -934,6 +995,7 @@ class ContactSolver : public btConstraintSolver {
   };
 
   void init_tamsi(const TamsiSolverParameters& p, TamsiContactParameters contact) {
+    last_error_.reserve(internal::kErrorCapacity);  // failures allocate nothing (internal::SetError)
     if (!(contact.penetration_allowance > 0.0) || !(contact.damping_ratio >= 0.0) ||
         !(contact.near_rigid_beta >= 0.0) || std::isinf(contact.near_rigid_beta)) {
       throw UsageError(CTS_STATUS_INVALID_ARGUMENT,
@@ -946,6 +1008,7 @@ class ContactSolver : public btConstraintSolver {
   }
 
   void init_ipm(IpmSolverParameters p, IpmContactParameters contact) {
+    last_error_.reserve(internal::kErrorCapacity);  // failures allocate nothing (internal::SetError)
     p.warm_start = true;
     ipm_.reset(new IpmSolver(p));
     ipm_beta_ = p.near_rigid_beta;
@@ -1179,7 +1242,7 @@ class ContactSolver : public btConstraintSolver {
   }
 
   bool fail_tamsi(cts_tamsi_solver* h) {
-    last_error_ = std::string("TAMSI: ") + cts_tamsi_solver_last_error(h);
+    internal::SetError(last_error_, "TAMSI: %s", cts_tamsi_solver_last_error(h));
     return false;
   }
 
@@ -1219,19 +1282,19 @@ class ContactSolver : public btConstraintSolver {
     if (cts_ipm_solver_set_block_problem_data(h, data.c_data(), v0_.data(), tau_.data(), dt, ptr(phi_), ptr(mu_),
                                               ptr(models_), nullptr, 0) != CTS_STATUS_OK ||
         cts_ipm_solver_set_contact_ids(h, ids_.empty() ? nullptr : ids_.data(), ids_.size()) != CTS_STATUS_OK) {
-      last_error_ = std::string("interior point: ") + cts_ipm_solver_last_error(h);
+      internal::SetError(last_error_, "interior point: %s", cts_ipm_solver_last_error(h));
       return false;
     }
     const cts_status s = cts_ipm_solver_solve(h);
     if (s != CTS_STATUS_OK && s != CTS_STATUS_IPM_ALMOST_CONVERGED) {
-      last_error_ = std::string("interior point: ") + cts_status_string(s) + ": " + cts_ipm_solver_last_error(h);
+      internal::SetError(last_error_, "interior point: %s: %s", cts_status_string(s), cts_ipm_solver_last_error(h));
       return false;
     }
     v_.resize(nv_);
     impulses_.resize(3 * used_.size());
     if (cts_ipm_solver_get_generalized_velocities(h, v_.data(), nv_) != CTS_STATUS_OK ||
         cts_ipm_solver_get_impulses(h, impulses_.data(), impulses_.size()) != CTS_STATUS_OK) {
-      last_error_ = std::string("interior point: ") + cts_ipm_solver_last_error(h);
+      internal::SetError(last_error_, "interior point: %s", cts_ipm_solver_last_error(h));
       return false;
     }
     cts_ipm_stats st;

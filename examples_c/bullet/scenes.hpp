@@ -39,10 +39,16 @@ inline const char* name(Solver s) {
 
 constexpr double kG = 9.81;
 
-/** One Bullet world with the chosen solver; owns its shapes and bodies. */
+/**
+ * One Bullet world with the chosen solver; owns its shapes and bodies. `mlcp_override` replaces
+ * the MLCP solver of btMLCPSolver (the tests' recorder), `solver_override` the whole constraint
+ * solver (not owned; the tests' allocation counter).
+ */
 class World {
  public:
-  explicit World(Solver s, btMLCPSolverInterface* mlcp_override = nullptr) : kind_(s) {
+  explicit World(Solver s, btMLCPSolverInterface* mlcp_override = nullptr,
+                 btConstraintSolver* solver_override = nullptr)
+      : kind_(s) {
     config_.reset(new btDefaultCollisionConfiguration());
     dispatcher_.reset(new btCollisionDispatcher(config_.get()));
     broadphase_.reset(new btDbvtBroadphase());
@@ -70,7 +76,9 @@ class World {
       mlcp_solver_ = new btMLCPSolver(mlcp_override != nullptr ? mlcp_override : mlcp_.get());
       solver_.reset(mlcp_solver_);
     }
-    world_.reset(new btDiscreteDynamicsWorld(dispatcher_.get(), broadphase_.get(), solver_.get(), config_.get()));
+    active_ = solver_override != nullptr ? solver_override : solver_.get();
+    if (solver_override != nullptr) mlcp_solver_ = dynamic_cast<btMLCPSolver*>(solver_override);
+    world_.reset(new btDiscreteDynamicsWorld(dispatcher_.get(), broadphase_.get(), active_, config_.get()));
     world_->setGravity(btVector3(0, btScalar(-kG), 0));
   }
 
@@ -143,7 +151,7 @@ class World {
   /** MLCP fallbacks (btMLCPSolver) or delegated groups (ContactSolver) so far. */
   long Fallbacks() const {
     if (mlcp_solver_ != nullptr) return mlcp_solver_->getNumFallbacks();
-    if (auto* cs = dynamic_cast<cts::bullet::ContactSolver*>(solver_.get())) {
+    if (auto* cs = dynamic_cast<cts::bullet::ContactSolver*>(active_)) {
       return cs->counters().delegated_failures + cs->counters().delegated_joints;
     }
     return 0;
@@ -152,7 +160,7 @@ class World {
   double seconds() const { return seconds_; }
   long steps() const { return steps_; }
   btDiscreteDynamicsWorld& world() { return *world_; }
-  btConstraintSolver& solver() { return *solver_; }
+  btConstraintSolver& solver() { return *active_; }
   Solver kind() const { return kind_; }
 
  private:
@@ -177,6 +185,7 @@ class World {
   std::unique_ptr<btMLCPSolverInterface> mlcp_;
   btMLCPSolver* mlcp_solver_{nullptr};
   std::unique_ptr<btConstraintSolver> solver_;
+  btConstraintSolver* active_{nullptr};
   std::unique_ptr<btDiscreteDynamicsWorld> world_;
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
   std::vector<std::unique_ptr<btDefaultMotionState>> states_;
@@ -251,8 +260,9 @@ inline double SlopeExpected(double mu) {
 // Stack: ten 0.2 m, 1 kg boxes (μ = 0.5) on the ground, T seconds. Metric: the top box's drift
 // (m), the distance of its centre from where it started.
 // ---------------------------------------------------------------------------------------------
-inline Result Stack(Solver s, double dt, double T = 10.0, btMLCPSolverInterface* mlcp = nullptr) {
-  World w(s, mlcp);
+inline Result Stack(Solver s, double dt, double T = 10.0, btMLCPSolverInterface* mlcp = nullptr,
+                    btConstraintSolver* solver = nullptr) {
+  World w(s, mlcp, solver);
   w.AddGround();
   btRigidBody* top = nullptr;
   for (int i = 0; i < 10; ++i) {
@@ -280,8 +290,9 @@ inline Result Stack(Solver s, double dt, double T = 10.0, btMLCPSolverInterface*
 // heap, T seconds. Metric: the kinetic energy at the end (J); energy_gain: the largest rise of
 // the total energy above its starting value.
 // ---------------------------------------------------------------------------------------------
-inline Result Pile(Solver s, double dt, double T = 2.0, btMLCPSolverInterface* mlcp = nullptr) {
-  World w(s, mlcp);
+inline Result Pile(Solver s, double dt, double T = 2.0, btMLCPSolverInterface* mlcp = nullptr,
+                   btConstraintSolver* solver = nullptr) {
+  World w(s, mlcp, solver);
   w.AddGround();
   std::vector<btRigidBody*> boxes;
   for (int l = 0; l < 2; ++l) {

@@ -173,6 +173,11 @@ double Violation(const Problem& p, const btVectorXu& x) {
   return worst;
 }
 
+// The bar: the adapters return the same x as btDantzigSolver wherever Dantzig succeeds,
+// and a valid answer (bounds, complementarity) where it fails. Dantzig "succeeds" when it returns
+// true with an x that satisfies its own MLCP: it also returns true with x that violate it by 6 to
+// 35 % (relative, as Violation measures), while its valid answers verify to 6e-8 — a gap of six
+// orders of magnitude, so the 1e-4 line between them is not delicate.
 void Mlcp() {
   Recorder rec;
   for (double dt : kSteps) {
@@ -182,23 +187,29 @@ void Mlcp() {
   cts::bullet::BaraffMlcpSolver baraff;
   cts::bullet::LemkeMlcpSolver lemke;
   const double kValid = 1e-4;  // worst relative violation of a valid answer
+  // Same x: max |x − x_Dantzig| over max |x_Dantzig|. Both are written to Bullet's float x
+  // (relative rounding 6e-8) and Dantzig pivots in float: measured 8.5e-8.
+  const double kSameX = 1e-6;
   int dantzig_valid = 0, dantzig_invalid = 0, dantzig_failed = 0;
+  double dantzig_worst_valid = 0, dantzig_best_invalid = 1e300;
   const char* names[2] = {"Baraff", "Lemke"};
   cts::bullet::internal::MlcpAdapterBase* adapters[2] = {&baraff, &lemke};
   double worst_x[2] = {0, 0}, worst_valid[2] = {0, 0};
-  int failed[2] = {0, 0}, failed_where_dantzig_valid[2] = {0, 0}, compared[2] = {0, 0};
+  int failed[2] = {0, 0}, compared[2] = {0, 0};
   for (const Problem& p : rec.problems) {
     double scale = 1e-12;
     for (int i = 0; i < p.x.rows(); ++i) scale = std::max(scale, std::fabs(double(p.x[i])));
-    // Dantzig's "success" is not always a solution (its float pivoting, and its
-    // acceptable-magnitude check only): compare x only where its answer is valid.
-    const bool valid = p.ok && Violation(p, p.x) <= kValid;
+    const double dantzig_violation = Violation(p, p.x);
+    const bool valid = p.ok && dantzig_violation <= kValid;
     (valid ? dantzig_valid : p.ok ? dantzig_invalid : dantzig_failed)++;
+    if (valid) dantzig_worst_valid = std::max(dantzig_worst_valid, dantzig_violation);
+    if (p.ok && !valid) dantzig_best_invalid = std::min(dantzig_best_invalid, dantzig_violation);
     for (int k = 0; k < 2; ++k) {
       btVectorXu x = p.x0;
       if (!adapters[k]->solveMLCP(p.A, p.b, x, p.lo, p.hi, p.dep, 0, true)) {
         ++failed[k];
-        if (valid) ++failed_where_dantzig_valid[k];
+        std::printf("info %s returned false on a %d-row MLCP (Dantzig %s): %s\n", names[k], int(p.b.rows()),
+                    valid ? "valid" : p.ok ? "true, invalid x" : "false", adapters[k]->last_error().c_str());
         continue;
       }
       worst_valid[k] = std::max(worst_valid[k], Violation(p, x));
@@ -210,30 +221,27 @@ void Mlcp() {
       }
     }
   }
-  std::printf("recorded %zu MLCPs (stack 0.5 s, pile 0.75 s, both steps, <= 120 rows): btDantzigSolver valid %d, "
-              "returned true with an invalid x %d, returned false %d\n",
-              rec.problems.size(), dantzig_valid, dantzig_invalid, dantzig_failed);
+  std::printf("recorded %zu MLCPs (stack 0.5 s, pile 0.75 s, both steps, <= 120 rows): btDantzigSolver valid %d "
+              "(worst violation %.2g), returned true with an invalid x %d (least violation %.2g), returned false %d\n",
+              rec.problems.size(), dantzig_valid, dantzig_worst_valid, dantzig_invalid, dantzig_best_invalid,
+              dantzig_failed);
   check(rec.problems.size() > 100 && dantzig_valid > 20, "MLCPs recorded / Dantzig valid on",
         double(dantzig_valid), 20);
   for (int k = 0; k < 2; ++k) {
     const std::string n = names[k];
-    std::printf("info %s: returned false on %d of %zu (the last: %s)\n", n.c_str(), failed[k], rec.problems.size(),
-                adapters[k]->last_error().c_str());
-    check(failed_where_dantzig_valid[k] == 0, (n + " failures where Dantzig's x is valid").c_str(),
-          failed_where_dantzig_valid[k], 0);
-    check(compared[k] > 20 && worst_x[k] < 1e-3, (n + " max |x - x_Dantzig| / max|x_Dantzig| where Dantzig is valid").c_str(),
-          worst_x[k], 1e-3);
-    check(worst_valid[k] < kValid, (n + " worst relative violation of its answers (all problems)").c_str(),
+    check(failed[k] == 0, (n + " returned false (every recorded MLCP, Dantzig's failures included)").c_str(),
+          failed[k], 0);
+    check(compared[k] == dantzig_valid && worst_x[k] <= kSameX,
+          (n + " max |x - x_Dantzig| / max|x_Dantzig| wherever Dantzig succeeds (" + std::to_string(compared[k]) +
+           " MLCPs)").c_str(),
+          worst_x[k], kSameX);
+    check(worst_valid[k] <= kValid, (n + " worst relative violation of its answers (every MLCP)").c_str(),
           worst_valid[k], kValid);
   }
-  check(failed[0] <= int(rec.problems.size()) / 10, "Baraff returned false on at most 10 % of the MLCPs", failed[0],
-        double(rec.problems.size()) / 10);
-  // Lemke: Drake's rule, the lexicographic rule, then shifted LCPs with proximal steps
-  // (docs/bullet.md §2); 90 of 214 returned false before the shifted retries.
+  // Lemke: Drake's rule, the lexicographic rule, then shifted LCPs with proximal steps, every
+  // answer verified with Bullet's float rounding allowed for (docs/bullet.md §2).
   std::printf("info Lemke: %ld lexicographic retries, %ld shifted solves, %ld answers polished\n",
               lemke.lexicographic_retries(), lemke.regularized_retries(), lemke.counters().polished);
-  check(failed[1] <= int(rec.problems.size()) / 20, "Lemke returned false on at most 5 % of the MLCPs", failed[1],
-        double(rec.problems.size()) / 20);
 }
 
 }  // namespace

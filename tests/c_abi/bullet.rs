@@ -1,8 +1,9 @@
 //! Bullet as a C++ client (`include/contact_solvers_bullet.hpp`, `docs/bullet.md`, issue 32):
 //! programs built against the real Bullet (Debian's `libbullet-dev`, which `.ci/install-deps`
 //! installs) with `-Wall -Wextra -Wpedantic -Werror`: the physics of `tests/c/bullet_physics.cpp`
-//! (one test per section), and the example `examples_c/bullet/bullet_scenes.cpp` built and run
-//! under AddressSanitizer/UBSan. Without Bullet these tests FAIL with a message that says so.
+//! (one test per section), the allocation count of `tests/c/bullet_alloc.cpp`, and the example
+//! `examples_c/bullet/bullet_scenes.cpp` built and run under AddressSanitizer/UBSan. Without Bullet
+//! these tests FAIL with a message that says so.
 
 use crate::c_support;
 
@@ -111,6 +112,27 @@ fn bullet_sphere_rolls_at_five_sevenths() {
 #[test]
 fn bullet_mlcp_adapters_match_dantzig() {
     section("mlcp");
+}
+
+/// No allocation per step once grown in the adapters' own code (issue 32): every scene run twice
+/// with one adapter object, `operator new` counted inside the adapter's calls on the second run.
+#[test]
+fn bullet_adapters_allocate_nothing_once_grown() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/bullet_alloc.cpp");
+    let exe = out_dir("bullet-alloc").join("bullet_alloc");
+    build(&[&src], &exe, &[]);
+    let out = std::process::Command::new(&exe).output().expect("program runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("\n0 failures"),
+        "bullet_alloc failed ({:?}):\n{stdout}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The counters work, and each of the 7 counted runs (Baraff stack and pile, Lemke stack, TAMSI and
+    // the interior point on the stack and the pile) checked its adapter calls and operator new.
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok  ")).count(), 1 + 7 * 2, "{stdout}");
 }
 
 #[test]
