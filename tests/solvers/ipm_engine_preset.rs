@@ -395,7 +395,11 @@ fn engine_preset_fields() {
     assert!(!e.dojo_compatible && e.fixed_kappa == 0.0);
     assert_eq!(e.natural_map_tolerance, 0.0);
     assert_eq!(d.natural_map_tolerance, 1e-6);
-    assert_eq!(IpmParameters { near_rigid_beta: 0.0, natural_map_tolerance: 1e-6, ..e }, d);
+    assert_eq!(e.centrality_correctors, 0);
+    assert_eq!(
+        IpmParameters { near_rigid_beta: 0.0, natural_map_tolerance: 1e-6, centrality_correctors: 2, ..e },
+        d
+    );
     assert_eq!(IpmParameters::dojo().near_rigid_beta, 0.0);
     e.validate().unwrap();
     for bad in [-1.0, f64::NAN, f64::INFINITY] {
