@@ -649,8 +649,8 @@ pub unsafe extern "C" fn cts_ipm_parameters_default(out: *mut cts_ipm_parameters
 
 /// Fills `*out` with the engine preset (docs/ipm.md §11.7; Rust `IpmParameters::engine()`): the
 /// defaults with near_rigid_beta 1 (per-contact near-rigid normal regularization, exact Coulomb
-/// friction) and natural_map_tolerance 0. For an engine's contact step; the defaults stay exact
-/// hard contact. Returns CTS_STATUS_OK, or CTS_STATUS_NULL_POINTER when `out` is NULL.
+/// friction), natural_map_tolerance 0 and centrality_correctors 0. For an engine's contact step;
+/// the defaults stay exact hard contact. Returns CTS_STATUS_OK, or CTS_STATUS_NULL_POINTER when `out` is NULL.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cts_ipm_parameters_engine(out: *mut cts_ipm_parameters) -> cts_status {
     guard(None, || {
