@@ -61,7 +61,8 @@ fn block_tamsi_solves_call_no_fma() {
 
 /// Fails on main at `1c9e2a7` in the test profile: `ipm::solver::engine::scales` (the per-solve
 /// Delassus diagonals, `J_i v` through `ContactRows::velocity`) is a function of its own, outside
-/// the dispatch (19 740 calls to `fma` in a solve of pile50 t1.0). Run it with `--ignored`; to be
+/// the dispatch (19 740 calls to `fma` in a solve of pile50 t1.0; the release build makes the same
+/// calls, `docs/performance.md` §3 "Third pass"). Run it with `--ignored`; to be
 /// un-ignored with the interior point's fix (`src/ipm`, not this change's scope).
 #[test]
 #[ignore = "the interior point's per-solve scales run outside the SIMD dispatch (src/ipm)"]
