@@ -73,11 +73,7 @@ fn libm_fma(x: f64, y: f64, z: f64) -> f64 {
 
 /// Calls to `fma` that `f` makes on this thread.
 pub fn fma_calls_during(f: impl FnOnce()) -> usize {
-    let before = COUNT.with(Cell::get);
-    let was = COUNTING.with(|c| c.replace(true));
-    f();
-    COUNTING.with(|c| c.set(was));
-    COUNT.with(Cell::get) - before
+    crate::counting_alloc::count_during(&COUNTING, &COUNT, f)
 }
 
 /// Whether the crate's SIMD dispatch runs its AVX2 + FMA version on this CPU (only then is a

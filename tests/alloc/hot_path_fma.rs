@@ -6,10 +6,10 @@
 
 use crate::counting_alloc::POOL_TESTS;
 use crate::counting_fma::{dispatch_has_fma, fma_calls_during};
-use contact_solvers::ipm::{ContactModel, IpmData, IpmOutcome, IpmParameters, IpmProblem, IpmSolver};
+use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
 use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
-use nalgebra::DVector;
 use support::engine_scenes::scene;
+use support::ipm_blocks::IpmScene;
 use support::tamsi_blocks::from_scene_touching;
 
 /// pile50 t1.0: sparse and dense islands; stack5: one 30-dof sparse island; arm7: a 7-dof tree
@@ -72,21 +72,8 @@ fn block_ipm_solves_call_no_fma() {
         return;
     }
     for name in SCENES {
-        let sc = scene(name);
-        let b = support::tamsi_blocks::from_scene(&sc);
-        let phi = DVector::from_iterator(sc.nc(), sc.contacts.iter().map(|c| c.phi));
-        let tau = (&b.p_star - &b.m * &b.v0) / b.dt;
-        let models = vec![ContactModel::SecondOrderCone; sc.nc()];
-        let problem = IpmProblem {
-            data: IpmData::Blocks(b.system()),
-            v0: b.v0.as_view(),
-            tau: tau.as_view(),
-            h: b.dt,
-            phi: phi.as_view(),
-            mu: b.mu.as_view(),
-            models: &models,
-            vt_offset: None,
-        };
+        let sc = IpmScene::new(&scene(name));
+        let problem = sc.problem(true);
         let mut s = IpmSolver::new(IpmParameters::engine()).unwrap();
         assert_eq!(s.solve(&problem).unwrap(), IpmOutcome::Converged, "{name}");
         let calls = fma_calls_during(|| {

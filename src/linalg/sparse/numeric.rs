@@ -345,9 +345,9 @@ fn lu_fixed<const N: usize>(a: &mut [f64], ld: usize, perm: &mut [usize]) {
     for k in 0..N {
         let mut p = k;
         let mut best = m[k][k].abs();
-        for i in k + 1..N {
-            if m[k][i].abs() > best {
-                best = m[k][i].abs();
+        for (i, &x) in m[k].iter().enumerate().skip(k + 1) {
+            if x.abs() > best {
+                best = x.abs();
                 p = i;
             }
         }
@@ -359,8 +359,8 @@ fn lu_fixed<const N: usize>(a: &mut [f64], ld: usize, perm: &mut [usize]) {
                 pv.swap(k, p);
             }
             let inv = 1.0 / m[k][k];
-            for i in k + 1..N {
-                m[k][i] *= inv;
+            for x in &mut m[k][k + 1..] {
+                *x *= inv;
             }
         }
         let l = m[k];
