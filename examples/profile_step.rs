@@ -10,8 +10,9 @@
 //!   as `benches/ipm_engine.rs` (group `block-compliance0.1`);
 //! * `ipm_engine`: the same at the engine preset (`IpmParameters::engine()`).
 //!
-//! With `FINGERPRINT=1` the interior-point modes also print a hash of the bits of the returned
-//! velocities and impulses (to check that a change keeps the iterates bit for bit).
+//! With `FINGERPRINT=1` the `tamsi` and interior-point modes also print a hash of the bits of the
+//! returned velocities and forces (TAMSI: v, fn, ft; the interior point: v and the impulses), to
+//! check that a change keeps the iterates bit for bit.
 //!
 //! After one solve that grows the workspaces, `measured` runs the repetitions: profile it alone
 //! with `valgrind --tool=callgrind --toggle-collect='*profile_step*measured*' …`. Prints per
@@ -95,6 +96,16 @@ fn tamsi(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
     }
     let mut solver = TamsiSolver::new(p.nv());
     solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
+    if std::env::var_os("FINGERPRINT").is_some() {
+        let out = solver.generalized_velocities().iter();
+        let out = out.chain(solver.normal_forces()).chain(solver.friction_forces());
+        println!(
+            "fingerprint {:26} {:3} it {:016x}",
+            s.name,
+            solver.iteration_stats().num_iterations,
+            fnv(out)
+        );
+    }
     let times = measured(reps, &mut || {
         solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
     });
@@ -139,17 +150,18 @@ fn ipm(s: &Scene, reps: usize, params: IpmParameters) -> (usize, Vec<f64>) {
     let mut solver = IpmSolver::new(params).unwrap();
     solver.solve(&problem).unwrap();
     if std::env::var_os("FINGERPRINT").is_some() {
-        // FNV-1a over the bits of the velocities and the impulses.
-        let mut h: u64 = 0xcbf29ce484222325;
-        for x in solver.velocities().iter().chain(solver.impulses().iter()) {
-            h = (h ^ x.to_bits()).wrapping_mul(0x100000001b3);
-        }
+        let h = fnv(solver.velocities().iter().chain(solver.impulses().iter()));
         println!("fingerprint {:26} {:3} it {h:016x}", s.name, solver.stats().iterations);
     }
     let times = measured(reps, &mut || {
         solver.solve(&problem).unwrap();
     });
     (solver.stats().iterations, times)
+}
+
+/// FNV-1a over the bits of `xs`.
+fn fnv<'a>(xs: impl Iterator<Item = &'a f64>) -> u64 {
+    xs.fold(0xcbf29ce484222325, |h, x| (h ^ x.to_bits()).wrapping_mul(0x100000001b3))
 }
 
 /// The repetitions, each timed (thread CPU time, µs). Not inlined: callgrind's collection is

@@ -14,6 +14,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::LocalKey;
 
 /// Held by the tests whose solvers have worker pools, one at a time: their measurements count
 /// every pool worker's allocations.
@@ -83,11 +84,21 @@ unsafe impl GlobalAlloc for Counting {
 
 /// Allocations `f` makes on this thread (the other threads' are not counted).
 pub fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = COUNT.with(Cell::get);
-    let was = COUNTING.with(|c| c.replace(true));
+    count_during(&COUNTING, &COUNT, f)
+}
+
+/// What `count` gains while `f` runs with `counting` on (this thread's thread-locals; the
+/// measurement of `allocations_during` and of `counting_fma`).
+pub fn count_during(
+    counting: &'static LocalKey<Cell<bool>>,
+    count: &'static LocalKey<Cell<usize>>,
+    f: impl FnOnce(),
+) -> usize {
+    let before = count.with(Cell::get);
+    let was = counting.with(|c| c.replace(true));
     f();
-    COUNTING.with(|c| c.set(was));
-    COUNT.with(Cell::get) - before
+    counting.with(|c| c.set(was));
+    count.with(Cell::get) - before
 }
 
 /// Allocations `f` makes on this thread and on the solvers' pool workers. Call it holding

@@ -104,25 +104,16 @@ fn scan(
         for j in 0..w {
             let start = if sym { j } else { 0 };
             let col = &panel[j * ld + start..(j + 1) * ld];
-            let mut m = 0.0f64;
-            let mut probe = 0.0;
             if sym {
                 for (&v, rm) in col.iter().zip(&mut rowmax[start..]) {
-                    m = m.max(v.abs());
                     *rm = rm.max(v.abs());
-                    probe += v * 0.0;
-                }
-            } else {
-                for &v in col {
-                    m = m.max(v.abs());
-                    probe += v * 0.0;
                 }
             }
-            if probe.is_nan() {
+            let Some(m) = abs_max(col) else {
                 let i = start + col.iter().position(|v| !v.is_finite()).unwrap_or(0);
                 let row = if i < w { c0 + i } else { rows[i - w] };
                 return Err(SparseError::NonFinite { row: s.scalar_perm[row], col: s.scalar_perm[c0 + j] });
-            }
+            };
             colmax[c0 + j] = colmax[c0 + j].max(m);
         }
         if sym {
@@ -136,24 +127,33 @@ fn scan(
         } else {
             let upanel = &uval[s.u_ptr[sn]..s.u_ptr[sn + 1]];
             for (c, col) in upanel.chunks_exact(w.max(1)).enumerate().take(rows.len()) {
-                let mut m = 0.0f64;
-                let mut probe = 0.0;
-                for &v in col {
-                    m = m.max(v.abs());
-                    probe += v * 0.0;
-                }
-                if probe.is_nan() {
+                let m = if let Ok(col) = <&[f64; 6]>::try_from(col) { abs_max(col) } else { abs_max(col) };
+                let Some(m) = m else {
                     let i = col.iter().position(|v| !v.is_finite()).unwrap_or(0);
                     return Err(SparseError::NonFinite {
                         row: s.scalar_perm[c0 + i],
                         col: s.scalar_perm[rows[c]],
                     });
-                }
+                };
                 colmax[rows[c]] = colmax[rows[c]].max(m);
             }
         }
     }
     Ok(())
+}
+
+/// The largest |v| of `xs` (0 when empty), `None` when some value is NaN or infinite. Computed
+/// on the bits: the IEEE patterns of non-negative doubles order as the integers they are, and the
+/// patterns of ±∞ and NaN are the largest, so one integer maximum (which vectorizes, unlike a
+/// chain of float operations) gives both the maximum and the finiteness test. The maximum is
+/// the one the float comparisons gave, so the pivot tests decide the same (issue 29,
+/// `docs/performance.md` §3 "Third pass").
+#[inline(always)]
+fn abs_max(xs: &[f64]) -> Option<f64> {
+    const MAGNITUDE: u64 = !(1 << 63);
+    const INFINITY: i64 = 0x7ff0_0000_0000_0000;
+    let m = xs.iter().fold(0i64, |m, &v| m.max((v.to_bits() & MAGNITUDE) as i64));
+    (m < INFINITY).then(|| f64::from_bits(m as u64))
 }
 
 /// One supernode of the LU: `P D = L11 U11`, `U12 = L11⁻¹ P A12`, `L21 = A21 U11⁻¹`, then the
@@ -172,6 +172,9 @@ fn factor_lu_supernode(e: &mut Engine, sn: usize, tol: f64) -> Result<(), Sparse
         let d = MatMut::from_column_major_slice_with_stride_mut(&mut panel[..], ld, w, ld).subrows_mut(0, w);
         let perm_inv = &mut e.piv_inv[..w];
         faer_lu::lu_in_place(d, perm, perm_inv, Par::Seq, MemStack::new(&mut e.stack), Spec::default());
+    } else if w == 6 {
+        // One free body's block (most supernodes of a pile).
+        lu_fixed::<6>(panel, ld, perm);
     } else {
         lu_unblocked(panel, ld, w, perm);
     }
@@ -327,6 +330,51 @@ fn lu_unblocked(a: &mut [f64], ld: usize, w: usize, perm: &mut [usize]) {
             }
         }
     }
+}
+
+/// [`lu_unblocked`] of an `N × N` block (issue 29: 6, a free body's block, is most supernodes of
+/// a pile): the block is copied into a local array, factored with every loop unrolled, and copied
+/// back. The same operations in the same order, so the same factors bit for bit.
+#[inline(always)]
+fn lu_fixed<const N: usize>(a: &mut [f64], ld: usize, perm: &mut [usize]) {
+    let mut m = [[0.0f64; N]; N];
+    for (j, col) in m.iter_mut().enumerate() {
+        *col = a[j * ld..j * ld + N].try_into().unwrap();
+    }
+    let mut pv: [usize; N] = std::array::from_fn(|i| i);
+    for k in 0..N {
+        let mut p = k;
+        let mut best = m[k][k].abs();
+        for (i, &x) in m[k].iter().enumerate().skip(k + 1) {
+            if x.abs() > best {
+                best = x.abs();
+                p = i;
+            }
+        }
+        if best != 0.0 {
+            if p != k {
+                for col in &mut m {
+                    col.swap(k, p);
+                }
+                pv.swap(k, p);
+            }
+            let inv = 1.0 / m[k][k];
+            for x in &mut m[k][k + 1..] {
+                *x *= inv;
+            }
+        }
+        let l = m[k];
+        for col in &mut m[k + 1..] {
+            let u = col[k];
+            for i in k + 1..N {
+                col[i] -= l[i] * u;
+            }
+        }
+    }
+    for (j, col) in m.iter().enumerate() {
+        a[j * ld..j * ld + N].copy_from_slice(col);
+    }
+    perm[..N].copy_from_slice(&pv);
 }
 
 /// Supernodes from this width on compute L21 with a triangular solve after the diagonal block
