@@ -357,4 +357,3 @@ pub fn natural_map_error(p: &Mapped, v: &[f64], r: &[f64]) -> f64 {
     }
     sum.sqrt() / p.norm
 }
-
