@@ -691,18 +691,55 @@ impl BlockTarget for DenseTarget<'_> {
     }
 }
 
-impl BlockTarget for BlockSparseLu {
-    #[inline(always)]
-    fn block(&mut self, p: usize, q: usize) -> (&mut [f64], usize, usize) {
-        self.block_slice_mut(p, q).expect("every contact's tree pair is in the analysed pattern")
-    }
+/// A supernodal factorization (LU or LDLᵀ) that an island is assembled into and factored by.
+trait SupernodalIsland: BlockTarget {
+    fn clear_values(&mut self);
+    fn values_mut(&mut self) -> (&mut [f64], &mut [f64]);
+    fn factor(&mut self) -> bool;
 }
 
-impl BlockTarget for BlockSparseLdlt {
-    #[inline(always)]
-    fn block(&mut self, p: usize, q: usize) -> (&mut [f64], usize, usize) {
-        self.block_slice_mut(p, q).expect("every contact's tree pair is in the analysed pattern")
-    }
+macro_rules! supernodal_island {
+    ($($t:ty),*) => {$(
+        impl BlockTarget for $t {
+            #[inline(always)]
+            fn block(&mut self, p: usize, q: usize) -> (&mut [f64], usize, usize) {
+                self.block_slice_mut(p, q).expect("every contact's tree pair is in the analysed pattern")
+            }
+        }
+
+        impl SupernodalIsland for $t {
+            #[inline(always)]
+            fn clear_values(&mut self) {
+                <$t>::clear_values(self)
+            }
+            #[inline(always)]
+            fn values_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+                <$t>::values_mut(self)
+            }
+            #[inline(always)]
+            fn factor(&mut self) -> bool {
+                <$t>::factor(self).is_ok()
+            }
+        }
+    )*};
+}
+supernodal_island!(BlockSparseLu, BlockSparseLdlt);
+
+/// Assembles island k's Newton matrix into its supernodal factorization's storage and factors
+/// it; false when the factorization's restricted pivoting failed.
+#[inline(always)]
+fn assemble_and_factor_sparse<W: Fn(usize) -> [[f64; 3]; 3]>(
+    target: &mut impl SupernodalIsland,
+    k: usize,
+    input: &AssemblyInput<'_, '_, W>,
+    wg: &mut [f64],
+) -> bool {
+    let AssemblyInput { islands, rows, scatter, system, scale, shift, weight, .. } = *input;
+    target.clear_values();
+    assemble_mass(target, islands, k, system, shift);
+    let (l, u) = target.values_mut();
+    assemble_contacts([l, u], islands.contacts(k), scatter, rows, wg, scale, weight);
+    target.factor()
 }
 
 /// Assembles island k's Newton matrix into its storage and factors it (the body of
@@ -740,21 +777,14 @@ fn factor_island<W: Fn(usize) -> [[f64; 3]; 3]>(
             };
         }
         (Backend::Sparse, Factorization::Lu) => {
-            let lu = f.sparse_lu.as_deref_mut().expect("prepared sparse LU");
-            lu.clear_values();
-            assemble_mass(lu, islands, k, system, shift);
-            let (l, u) = lu.values_mut();
-            assemble_contacts([l, u], contacts, scatter, rows, wg, scale, weight);
-            lu.factor().is_ok()
+            assemble_and_factor_sparse(f.sparse_lu.as_deref_mut().expect("prepared sparse LU"), k, input, wg)
         }
-        (Backend::Sparse, Factorization::Ldlt) => {
-            let ldlt = f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT");
-            ldlt.clear_values();
-            assemble_mass(ldlt, islands, k, system, shift);
-            let (l, u) = ldlt.values_mut();
-            assemble_contacts([l, u], contacts, scatter, rows, wg, scale, weight);
-            ldlt.factor().is_ok()
-        }
+        (Backend::Sparse, Factorization::Ldlt) => assemble_and_factor_sparse(
+            f.sparse_ldlt.as_deref_mut().expect("prepared sparse LDLT"),
+            k,
+            input,
+            wg,
+        ),
     };
     if sparse_factored {
         return Factored::Ok;

@@ -278,7 +278,7 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 
 impl Form for BlockForm<'_, '_> {
     // The per-contact kernels use `f64::mul_add`: every caller runs inside the solver's SIMD
-    // dispatch (`solver.rs`, `dispatched_run`), where it is one instruction; outside it would be a
+    // dispatch (`solver.rs`, `simd::dispatch_fn` around `run`), where it is one instruction; outside it would be a
     // call to libm's `fma` (same bits either way; issue 29 profile).
     #[inline(always)]
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3] {

@@ -325,6 +325,42 @@ pub(super) fn residual<F: Form>(
 }
 
 impl IpmWorkspace {
+    /// The largest step `α ≤ 1` from the iterate's (s, γ) along (Δs, Δγ) over every contact's
+    /// primal and dual pair, with `step(model, x, Δx)` the step of one cone: the
+    /// fraction-to-the-boundary rule of Dojo's iteration (§4.1) or the engine iteration's exact
+    /// one (§11).
+    #[inline(always)]
+    pub(super) fn largest_step(
+        &self,
+        ds: &[f64],
+        dg: &[f64],
+        step: impl Fn(ContactModel, &[f64], &[f64]) -> f64,
+    ) -> f64 {
+        let mut alpha: f64 = 1.0;
+        for (&model, &off) in self.models.iter().zip(&self.offsets) {
+            let r = off..off + model.dim();
+            alpha = alpha.min(step(model, &self.s[r.clone()], &ds[r.clone()]));
+            alpha = alpha.min(step(model, &self.g[r.clone()], &dg[r]));
+        }
+        alpha
+    }
+
+    /// The candidate (vc, sc, gc, rc) of the line search becomes the iterate (§4 step 9), and an
+    /// iterate with a pair on its cone's boundary is counted in `IpmStats::boundary_hits`.
+    #[inline(always)]
+    pub(super) fn commit_candidate(&mut self) {
+        std::mem::swap(&mut self.v, &mut self.vc);
+        std::mem::swap(&mut self.s, &mut self.sc);
+        std::mem::swap(&mut self.g, &mut self.gc);
+        std::mem::swap(&mut self.r, &mut self.rc);
+        if !self.models.iter().zip(&self.offsets).all(|(&m, &off)| {
+            let k = m.dim();
+            m.is_interior(&self.s[off..off + k]) && m.is_interior(&self.g[off..off + k])
+        }) {
+            self.stats.boundary_hits += 1;
+        }
+    }
+
     /// [`residual`] at the current iterate (v, s, g) into `r`, or with `candidate` at the line
     /// search's candidate (vc, sc, gc) into `rc`, with `scratch` as the momentum buffer.
     #[inline(always)]
@@ -388,6 +424,17 @@ pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError
 pub(super) enum NewtonBuf {
     Affine,
     Delta,
+}
+
+impl NewtonBuf {
+    /// The workspace buffer that holds this step (`daff` or `delta`).
+    #[inline(always)]
+    pub(super) fn of(self, ws: &mut IpmWorkspace) -> &mut Vec<f64> {
+        match self {
+            NewtonBuf::Affine => &mut ws.daff,
+            NewtonBuf::Delta => &mut ws.delta,
+        }
+    }
 }
 
 /// Solves the Newton system for the right-hand side held in `daff` or `delta`, in place.

@@ -376,31 +376,19 @@ impl NewtonSystem {
     /// cone's row 0.
     #[inline(always)]
     fn solve_closed_form_body<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
-        let n = data.n;
-        let kt = data.k_total;
-        let (fv, fk) = f.split_at_mut(n);
-        let (fc, fe) = fk.split_at_mut(kt);
-        let rest = &mut self.local[..];
+        let (fv, fc, fe) = split_rhs(data, f);
         // Pass 1: d_i, folded into the velocity rows as fv += J_iᵀ d_i.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let k = model.dim();
-            let y = &mut self.zr[2 * off..2 * off + 2 * k];
-            let (fci, fei) = (&fc[off..off + k], &fe[off..off + k]);
-            if fci.iter().zip(fei).all(|(&x, &z)| x == 0.0 && z == 0.0) {
-                y.fill(0.0);
+            if self.zero_contact_rows(off, model.dim(), fc, fe) {
                 continue;
             }
+            let k = model.dim();
+            let y = &mut self.zr[2 * off..2 * off + 2 * k];
             let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
             match model {
                 ContactModel::Linear => {
-                    y[..k].copy_from_slice(&fc[off..off + k]);
-                    y[k..].copy_from_slice(&fe[off..off + k]);
-                    self.blocks.solve_block_in_place(self.block_of[i], y, rest);
-                    let mut neg = [0.0; 3];
-                    for (a, na) in neg.iter_mut().enumerate() {
-                        *na = -(0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum::<f64>();
-                    }
-                    form.sub_contact_impulse(i, 3, &neg, fv);
+                    let block = self.block_of[i];
+                    self.fold_local_solve(block, i, model, off, (&*fc, &*fe), form, fv);
                 }
                 ContactModel::Impact => {
                     let dn = c[A] * (fe[off] + fc[off] / c[GN]);
@@ -431,22 +419,9 @@ impl NewtonSystem {
         form.solve_condensed(fv);
         // Pass 2: the contacts' steps from Δu_i = J_i Δv.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let k = model.dim();
             let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
             match model {
-                ContactModel::Linear => {
-                    let y = &self.zr[2 * off..2 * off + 2 * k];
-                    fc[off..off + k].copy_from_slice(&y[..k]);
-                    fe[off..off + k].copy_from_slice(&y[k..]);
-                    let du = form.contact_velocity(i, 3, fv);
-                    for (a, &da) in du.iter().enumerate() {
-                        let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
-                        for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za)
-                        {
-                            *x -= z * da;
-                        }
-                    }
-                }
+                ContactModel::Linear => self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv),
                 ContactModel::Impact => {
                     let du = form.contact_velocity(i, 1, fv);
                     let dgn = self.zr[2 * off] - c[A] * du[0];
@@ -481,48 +456,94 @@ impl NewtonSystem {
 
     #[inline(always)]
     fn solve_condensed_body<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
-        let n = data.n;
-        let kt = data.k_total;
-        let (fv, fk) = f.split_at_mut(n);
-        let (fc, fe) = fk.split_at_mut(kt);
-        let rest = &mut self.local[..];
+        let (fv, fc, fe) = split_rhs(data, f);
         // Pass 1: local solves z_i = K_i⁻¹ (f_c; f_e), folded into the velocity rows.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let k = model.dim();
-            let y = &mut self.zr[2 * off..2 * off + 2 * k];
-            // Sensitivity right-hand sides are mostly zero in the contact rows: nothing to fold.
-            if fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0) {
-                y.fill(0.0);
-                continue;
+            if !self.zero_contact_rows(off, model.dim(), fc, fe) {
+                self.fold_local_solve(i, i, model, off, (&*fc, &*fe), form, fv);
             }
-            y[..k].copy_from_slice(&fc[off..off + k]);
-            y[k..].copy_from_slice(&fe[off..off + k]);
-            self.blocks.solve_block_in_place(i, y, rest);
-            let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-            // fv += J_iᵀ d with d = Π_i y_γ (as −(−d), bit for bit the same sum).
-            let mut neg = [0.0; 3];
-            for (a, na) in neg.iter_mut().enumerate().take(dirs) {
-                *na = -(0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum::<f64>();
-            }
-            form.sub_contact_impulse(i, dirs, &neg, fv);
         }
         form.solve_condensed(fv);
         // Pass 2: with Δu_i = J_i Δv, y_i = K_i⁻¹ (f_c; f_e − F_i Δu_i) = z_i − Z_i Δu_i.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let k = model.dim();
-            let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-            let y = &self.zr[2 * off..2 * off + 2 * k];
-            fc[off..off + k].copy_from_slice(&y[..k]);
-            fe[off..off + k].copy_from_slice(&y[k..]);
-            let du = form.contact_velocity(i, dirs, fv);
-            for (a, &da) in du.iter().enumerate().take(dirs) {
-                let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
-                for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za) {
-                    *x -= z * da;
-                }
+            self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv);
+        }
+    }
+
+    /// Whether contact rows `off..off + k` of the right-hand side are all zero (sensitivity
+    /// right-hand sides mostly are): then the contact's local solve in `zr` is zero and there is
+    /// nothing to fold into the velocity rows.
+    #[inline(always)]
+    fn zero_contact_rows(&mut self, off: usize, k: usize, fc: &[f64], fe: &[f64]) -> bool {
+        let zero = fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0);
+        if zero {
+            self.zr[2 * off..2 * off + 2 * k].fill(0.0);
+        }
+        zero
+    }
+
+    /// Pass 1 of a solve for a contact with its own local factorization (block `block` of
+    /// `blocks`): `z_i = K_i⁻¹ (f_c; f_e)` into `zr`, folded into the velocity rows as
+    /// `fv += J_iᵀ d` with `d = Π_i z_γ` (as −(−d), bit for bit the same sum).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fold_local_solve<F: Form>(
+        &mut self,
+        block: usize,
+        i: usize,
+        model: ContactModel,
+        off: usize,
+        (fc, fe): (&[f64], &[f64]),
+        form: &mut F,
+        fv: &mut [f64],
+    ) {
+        let k = model.dim();
+        let y = &mut self.zr[2 * off..2 * off + 2 * k];
+        y[..k].copy_from_slice(&fc[off..off + k]);
+        y[k..].copy_from_slice(&fe[off..off + k]);
+        self.blocks.solve_block_in_place(block, y, &mut self.local[..]);
+        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        let mut neg = [0.0; 3];
+        for (a, na) in neg.iter_mut().enumerate().take(dirs) {
+            *na = -(0..k).map(|j| model.impulse_map(a, j) * y[k + j]).sum::<f64>();
+        }
+        form.sub_contact_impulse(i, dirs, &neg, fv);
+    }
+
+    /// Pass 2 for the contacts of [`Self::fold_local_solve`]: with `Δu_i = J_i Δv`, the contact's
+    /// rows of the step `y_i = K_i⁻¹ (f_c; f_e − F_i Δu_i) = z_i − Z_i Δu_i`.
+    #[inline(always)]
+    fn local_step<F: Form>(
+        &self,
+        i: usize,
+        model: ContactModel,
+        off: usize,
+        (fc, fe): (&mut [f64], &mut [f64]),
+        form: &mut F,
+        fv: &[f64],
+    ) {
+        let k = model.dim();
+        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+        let y = &self.zr[2 * off..2 * off + 2 * k];
+        fc[off..off + k].copy_from_slice(&y[..k]);
+        fe[off..off + k].copy_from_slice(&y[k..]);
+        let du = form.contact_velocity(i, dirs, fv);
+        for (a, &da) in du.iter().enumerate().take(dirs) {
+            let za = &self.zf[6 * off + 2 * k * a..6 * off + 2 * k * (a + 1)];
+            for (x, &z) in fc[off..off + k].iter_mut().chain(fe[off..off + k].iter_mut()).zip(za) {
+                *x -= z * da;
             }
         }
     }
+}
+
+/// The right-hand side (or solution) `f` of length n + 2K split into its velocity rows, its
+/// cone rows and its equality rows.
+#[inline(always)]
+fn split_rhs<'f>(data: &SystemData<'_>, f: &'f mut [f64]) -> (&'f mut [f64], &'f mut [f64], &'f mut [f64]) {
+    let (fv, fk) = f.split_at_mut(data.n);
+    let (fc, fe) = fk.split_at_mut(data.k_total);
+    (fv, fc, fe)
 }
 
 /// `B = (G_tt + σ I)⁻¹` (2×2, column-major) and `q = B G_t0` of one second-order-cone pair with

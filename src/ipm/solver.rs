@@ -13,32 +13,15 @@ use super::iteration::{
 };
 use super::model::REG;
 use super::newton::SystemData;
-use super::{ContactModel, IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
+use super::{IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 mod engine;
 pub(super) mod exact;
 use engine::{WarmStart, iterate_engine};
 
 /// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).
-#[allow(clippy::too_many_arguments)]
-fn cone_search(
-    models: &[ContactModel],
-    offsets: &[usize],
-    s: &[f64],
-    g: &[f64],
-    ds: &[f64],
-    dg: &[f64],
-    tau_ort: f64,
-    tau_soc: f64,
-) -> f64 {
-    let mut alpha: f64 = 1.0;
-    for (&model, &off) in models.iter().zip(offsets) {
-        let k = model.dim();
-        let r = off..off + k;
-        alpha = alpha.min(model.step(&s[r.clone()], &ds[r.clone()], tau_ort, tau_soc));
-        alpha = alpha.min(model.step(&g[r.clone()], &dg[r], tau_ort, tau_soc));
-    }
-    alpha
+fn cone_search(ws: &IpmWorkspace, ds: &[f64], dg: &[f64], tau_ort: f64, tau_soc: f64) -> f64 {
+    ws.largest_step(ds, dg, |m, x, dx| m.step(x, dx, tau_ort, tau_soc))
 }
 
 /// Dojo's interior-point contact solver (`docs/ipm.md`): second-order-cone (or impact, or
@@ -163,13 +146,19 @@ impl IpmSolver {
         match p.data {
             IpmData::Dense { m, jn, jt } => {
                 let mut form = DenseForm::new(&mut self.dense, m, jn, jt);
-                Ok(dispatched_run(&mut self.ws, &prm, p, &mut form, guess, ids))
+                Ok(simd::dispatch_fn(
+                    #[inline(always)]
+                    || run(&mut self.ws, &prm, p, &mut form, guess, ids),
+                ))
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(prm.newton_solve)?;
                 let pool = self.pool.get(prm.num_threads);
                 let mut form = BlockForm::new(&mut self.blocks, system, pool)?;
-                Ok(dispatched_run(&mut self.ws, &prm, p, &mut form, guess, ids))
+                Ok(simd::dispatch_fn(
+                    #[inline(always)]
+                    || run(&mut self.ws, &prm, p, &mut form, guess, ids),
+                ))
             }
         }
     }
@@ -253,25 +242,11 @@ impl IpmSolver {
     }
 }
 
-/// [`run`] in one SIMD dispatch (issue 29): the per-contact kernels of both iterations (cone
+/// One solve over the data form `form`: setup, start, the engine or Dojo's iteration, results.
+/// Called in one SIMD dispatch (issue 29): the per-contact kernels of both iterations (cone
 /// algebra, residual, the forms' `J v` and `Jᵀ f`, the closed-form solves) inline into one
 /// function compiled for the best instruction set, where `f64::mul_add` is one instruction, instead
 /// of one dispatch per contact and call. The same bits either way (`crate::linalg::simd`).
-fn dispatched_run<F: Form>(
-    ws: &mut IpmWorkspace,
-    prm: &IpmParameters,
-    p: &IpmProblem<'_>,
-    form: &mut F,
-    guess: Option<DVectorView<'_, f64>>,
-    ids: Option<&[u64]>,
-) -> IpmOutcome {
-    simd::dispatch_fn(
-        #[inline(always)]
-        || run(ws, prm, p, form, guess, ids),
-    )
-}
-
-/// One solve over the data form `form`: setup, start, the engine or Dojo's iteration, results.
 #[inline(always)]
 fn run<F: Form>(
     ws: &mut IpmWorkspace,
@@ -388,8 +363,7 @@ fn run<F: Form>(
             }
             // Step 3: affine step length with τ = 0.95 on both cones.
             let (ds, dg) = ws.daff[n..big].split_at(kt);
-            let alpha_aff =
-                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 0.95, 0.95);
+            let alpha_aff = cone_search(ws, ds, dg, 0.95, 0.95);
             // Step 4: centering.
             let (nu, nu_aff) = if total_degree > 0 {
                 let deg = total_degree as f64;
@@ -428,8 +402,7 @@ fn run<F: Form>(
         let m_now = measure(&viol);
         let tau = 0.95f64.max(1.0 - viol.rvio.max(m_now).powi(2));
         let (ds, dg) = ws.delta[n..big].split_at(kt);
-        let alpha =
-            cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, tau, tau.min(0.95));
+        let alpha = cone_search(ws, ds, dg, tau, tau.min(0.95));
         // Step 7: backtracking on the violations; accept unless both got worse.
         let mut accepted = None;
         let mut cand = viol;
@@ -466,17 +439,8 @@ fn run<F: Form>(
             }
         }
         // Step 9: commit.
-        std::mem::swap(&mut ws.v, &mut ws.vc);
-        std::mem::swap(&mut ws.s, &mut ws.sc);
-        std::mem::swap(&mut ws.g, &mut ws.gc);
-        std::mem::swap(&mut ws.r, &mut ws.rc);
+        ws.commit_candidate();
         viol = cand;
-        if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
-            let k = m.dim();
-            m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
-        }) {
-            ws.stats.boundary_hits += 1;
-        }
         if prm.dojo_lagged_kappa && !fixed {
             kappa_rhs = kappa_target;
         }
@@ -511,8 +475,8 @@ fn finish<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ipm::NewtonSolve;
     use crate::ipm::iteration::residual;
+    use crate::ipm::{ContactModel, NewtonSolve};
     use nalgebra::{DMatrix, DVector};
 
     fn lcg(s: &mut u64) -> f64 {

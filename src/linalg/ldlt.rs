@@ -111,17 +111,7 @@ impl Ldlt {
         let mut ok = true;
         let mut found_zero_pivot = false;
         for k in 0..n {
-            // Largest |diagonal| in the trailing block; the first maximum wins and NaN never
-            // compares greater (Eigen's max-coefficient visitor).
-            let mut p = k;
-            let mut best = a[k + k * n].abs();
-            for i in k + 1..n {
-                let v = a[i + i * n].abs();
-                if v > best {
-                    best = v;
-                    p = i;
-                }
-            }
+            let p = largest_diagonal(a, n, k, n);
             t[k] = p;
             if p != k {
                 swap_symmetric_lower(a, n, k, p);
@@ -262,6 +252,24 @@ fn swap_symmetric_lower(a: &mut [f64], n: usize, k: usize, p: usize) {
     for i in k + 1..p {
         a.swap(i + k * n, p + i * n);
     }
+}
+
+/// The index in `k..end` of the largest |diagonal| `|a[i + i·ld]|` of a column-major matrix with
+/// leading dimension `ld`: the pivot of symmetric diagonal pivoting. The first maximum wins and NaN
+/// never compares greater (Eigen's max-coefficient visitor), so the dense and the supernodal
+/// LDLᵀ pivot alike.
+#[inline(always)]
+pub(crate) fn largest_diagonal(a: &[f64], ld: usize, k: usize, end: usize) -> usize {
+    let mut p = k;
+    let mut best = a[k + k * ld].abs();
+    for i in k + 1..end {
+        let v = a[i + i * ld].abs();
+        if v > best {
+            best = v;
+            p = i;
+        }
+    }
+    p
 }
 
 #[cfg(test)]

@@ -187,22 +187,8 @@ fn push_inside(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale:
 /// Largest step `α ≤ 1` keeping the fraction `tau` inside every cone, primal and dual
 /// (scale-invariant second-order-cone step).
 #[inline(always)]
-fn cone_search(
-    models: &[ContactModel],
-    offsets: &[usize],
-    s: &[f64],
-    g: &[f64],
-    ds: &[f64],
-    dg: &[f64],
-    tau: f64,
-) -> f64 {
-    let mut alpha: f64 = 1.0;
-    for (&model, &off) in models.iter().zip(offsets) {
-        let r = off..off + model.dim();
-        alpha = alpha.min(model.step_exact(&s[r.clone()], &ds[r.clone()], tau));
-        alpha = alpha.min(model.step_exact(&g[r.clone()], &dg[r], tau));
-    }
-    alpha
+fn cone_search(ws: &IpmWorkspace, ds: &[f64], dg: &[f64], tau: f64) -> f64 {
+    ws.largest_step(ds, dg, |m, x, dx| m.step_exact(x, dx, tau))
 }
 
 /// Scaled measures `(residual, complementarity)` of a point.
@@ -267,6 +253,21 @@ fn nesterov_todd(ws: &mut IpmWorkspace) {
             d[18..].copy_from_slice(&l);
         }
     }
+}
+
+/// The predictor's (`Affine`, κ = 0) or the corrector's (`Delta`, with the predictor's cross
+/// term) Newton step at the NT scaling: its complementarity rows by [`nt_complementarity_rhs`]
+/// (the rest of the right-hand side is already in the buffer), the solve in place, and whether
+/// every entry of the step is finite (a non-finite step ends the solve, `NonFiniteStep`).
+#[inline(always)]
+fn nt_solve<F: Form>(ws: &mut IpmWorkspace, form: &mut F, kappa: f64, which: NewtonBuf) -> bool {
+    let big = ws.n + 2 * ws.k_total;
+    let mut rhs = std::mem::take(which.of(ws));
+    let affine = matches!(which, NewtonBuf::Delta).then(|| &ws.daff[..big]);
+    nt_complementarity_rhs(ws, kappa, affine, &mut rhs[..big]);
+    *which.of(ws) = rhs;
+    solve_newton(ws, form, which);
+    which.of(ws)[..big].iter().all(|x| x.is_finite())
 }
 
 /// Replaces the second-order-cone complementarity entries of the right-hand side `rhs` (full
@@ -479,16 +480,12 @@ pub(super) fn iterate_engine<F: Form>(
         }
         // Predictor (κ = 0).
         build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, 0.0, &mut ws.daff[..big]);
-        let mut rhs = std::mem::take(&mut ws.daff);
-        nt_complementarity_rhs(ws, 0.0, None, &mut rhs[..big]);
-        ws.daff = rhs;
-        solve_newton(ws, form, NewtonBuf::Affine);
-        if !ws.daff[..big].iter().all(|x| x.is_finite()) {
+        if !nt_solve(ws, form, 0.0, NewtonBuf::Affine) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
         }
         let (ds, dg) = ws.daff[n..big].split_at(kt);
-        let alpha_aff = cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, 1.0);
+        let alpha_aff = cone_search(ws, ds, dg, 1.0);
         // Mehrotra centring σ = (ν_aff/ν)³ and corrector with the same factorization.
         let kappa = if degree > 0.0 {
             let nu = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / degree;
@@ -507,17 +504,12 @@ pub(super) fn iterate_engine<F: Form>(
                 }
             }
         }
-        let mut rhs = std::mem::take(&mut ws.delta);
-        nt_complementarity_rhs(ws, kappa, Some(&ws.daff[..big]), &mut rhs[..big]);
-        ws.delta = rhs;
-        solve_newton(ws, form, NewtonBuf::Delta);
-        if !ws.delta[..big].iter().all(|x| x.is_finite()) {
+        if !nt_solve(ws, form, kappa, NewtonBuf::Delta) {
             outcome = IpmOutcome::NonFiniteStep;
             break;
         }
         let (ds, dg) = ws.delta[n..big].split_at(kt);
-        let mut alpha =
-            cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
+        let mut alpha = cone_search(ws, ds, dg, FRACTION_TO_BOUNDARY);
         // §11.2: Gondzio's centrality correctors on the same factorization, each kept only if it
         // lengthens the step.
         for _ in 0..prm.centrality_correctors {
@@ -534,8 +526,7 @@ pub(super) fn iterate_engine<F: Form>(
                 break;
             }
             let (ds, dg) = ws.scratch[n..big].split_at(kt);
-            let corrected =
-                cone_search(&ws.models, &ws.offsets, &ws.s[..kt], &ws.g[..kt], ds, dg, FRACTION_TO_BOUNDARY);
+            let corrected = cone_search(ws, ds, dg, FRACTION_TO_BOUNDARY);
             if corrected < alpha + CORRECTOR_MIN_GAIN {
                 break;
             }
@@ -577,17 +568,8 @@ pub(super) fn iterate_engine<F: Form>(
             std::mem::swap(&mut ws.nt, &mut ws.nt_c);
         }
         let cand = ws.residual_at(form, p, 0.0, true);
-        std::mem::swap(&mut ws.v, &mut ws.vc);
-        std::mem::swap(&mut ws.s, &mut ws.sc);
-        std::mem::swap(&mut ws.g, &mut ws.gc);
-        std::mem::swap(&mut ws.r, &mut ws.rc);
+        ws.commit_candidate();
         viol = cand;
-        if !ws.models.iter().zip(&ws.offsets).all(|(&m, &off)| {
-            let k = m.dim();
-            m.is_interior(&ws.s[off..off + k]) && m.is_interior(&ws.g[off..off + k])
-        }) {
-            ws.stats.boundary_hits += 1;
-        }
         iter += 1;
         ws.stats.iterations = iter;
         ws.stats.kappa = kappa;

@@ -12,6 +12,7 @@ use faer::{Accum, MatMut, MatRef, Par, Spec};
 use super::Engine;
 use super::shared::{Kind, SparseError};
 use super::symbolic::Symbolic;
+use crate::linalg::ldlt::largest_diagonal;
 use crate::linalg::simd::{self, Simd, WithSimd};
 
 /// Diagonal blocks from this width on are factored by faer's blocked LU (as the dense
@@ -345,15 +346,7 @@ fn ldlt_panel(a: &mut [f64], ld: usize, w: usize, rows: usize, perm: &mut [usize
         *p = i;
     }
     for k in 0..w {
-        let mut p = k;
-        let mut best = a[k + k * ld].abs();
-        for i in k + 1..w {
-            let v = a[i + i * ld].abs();
-            if v > best {
-                best = v;
-                p = i;
-            }
-        }
+        let p = largest_diagonal(a, ld, k, w);
         if p != k {
             swap_symmetric(a, ld, w, k, p);
             perm.swap(k, p);
