@@ -67,6 +67,8 @@ pub struct IpmWorkspace {
     pub(super) best_v: Vec<f64>,
     pub(super) best_s: Vec<f64>,
     pub(super) best_g: Vec<f64>,
+    /// The tight setting's exact candidates (`docs/ipm.md` §11.9).
+    pub(super) exact: super::solver::exact::ExactWorkspace,
 }
 
 /// The cone variables of the last engine solve that had contact ids (`docs/ipm.md` §11.5),

@@ -204,6 +204,30 @@ impl IpmParameters {
         Self { near_rigid_beta: 1.0, natural_map_tolerance: 0.0, centrality_correctors: 0, ..Self::default() }
     }
 
+    /// The tight setting (`docs/ipm.md` §11.9): the engine iteration solved to the accuracy of
+    /// Siconos' FC3D solvers. `Converged` requires the scaled natural-map error (§11.8) and the
+    /// scaled equality residuals ≤ 1e-10 (the complementarity test stays at the defaults' 1e-6: a
+    /// natural map of 1e-10 already bounds every product). Because `natural_map_tolerance ≤
+    /// tolerance`, the solve also tries exact candidates ([`IpmParameters::tries_exact_candidates`]):
+    /// a problem whose contacts all separate costs the factorization of M alone, one whose first
+    /// guess (approaching contacts stick) is right one more, and during the iteration the modes of
+    /// the iterate give a candidate that ends the solve once it passes the convergence test. One
+    /// solve, continued from its own iterate; nothing restarts. `max_iter` 200.
+    pub fn tight() -> Self {
+        Self { tolerance: 1e-10, natural_map_tolerance: 1e-10, max_iter: 200, ..Self::default() }
+    }
+
+    /// Whether the engine iteration tries the exact candidates of §11.9 (an active-set solve of
+    /// the contacts' modes, accepted only if it passes the convergence test): when the natural map
+    /// is asked at least as tightly as the residuals (`0 < natural_map_tolerance ≤ tolerance`, as
+    /// in [`IpmParameters::tight`]; not at the defaults or the engine preset), on hard contact
+    /// without the linearized cone.
+    pub fn tries_exact_candidates(&self) -> bool {
+        !self.uses_reference_iteration()
+            && self.natural_map_tolerance > 0.0
+            && self.natural_map_tolerance <= self.tolerance
+    }
+
     /// Whether the solve runs Dojo's reference iteration (`dojo_compatible` or fixed-κ mode).
     pub fn uses_reference_iteration(&self) -> bool {
         self.dojo_compatible || self.fixed_kappa > 0.0

@@ -16,6 +16,7 @@ use super::newton::SystemData;
 use super::{IpmData, IpmError, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 mod engine;
+pub(super) mod exact;
 use engine::{WarmStart, iterate_engine};
 
 /// Fraction-to-boundary step over all contacts, primal and dual separately (§4.1).

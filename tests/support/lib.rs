@@ -21,6 +21,7 @@ pub mod ipm_common;
 pub mod rigid_c_support;
 pub mod rod2d;
 pub mod scene;
+pub mod siconos_fc3d;
 pub mod stacks;
 pub mod tamsi_blocks;
 pub mod tamsi_support;

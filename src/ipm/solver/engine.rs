@@ -32,6 +32,8 @@ use crate::ipm::form::Form;
 use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
+
+use super::exact;
 use crate::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
 
 /// β of the wide neighbourhood: every pair keeps `λ_min² ≥ β·ν` (ν = mean product).
@@ -362,6 +364,47 @@ pub(super) fn iterate_engine<F: Form>(
             ws.compliance.resize(nc, global);
         }
     }
+    // §11.8: the natural-map term only with a tolerance.
+    let nm_tol = prm.natural_map_tolerance;
+    let merit = |res: f64, comp: f64, nm: f64| {
+        let m = (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
+        if nm_tol > 0.0 { m.max(nm / nm_tol) } else { m }
+    };
+    // §11.9: the tight setting's exact candidates (hard contact, no linearized cone).
+    let try_exact = prm.tries_exact_candidates()
+        && ws.compliance.is_empty()
+        && ws.models.iter().all(|&m| m != ContactModel::Linear);
+    let converged = |res: f64, comp: f64, nm: f64| {
+        res <= prm.tolerance && comp <= prm.complementarity_tolerance && (nm_tol == 0.0 || nm <= nm_tol)
+    };
+    if try_exact && nc > 0 {
+        // The start velocity, restored when the candidate fails.
+        ws.best_v[..n].copy_from_slice(&ws.v[..n]);
+        exact::modes_from_free_velocity(ws, form);
+        if exact::candidate(ws, p, form) {
+            let viol = ws.residual_at(form, p, 0.0, false);
+            let (res, comp) = measures(&viol, pscale, vscale);
+            let nm = natural_map(ws, pscale, vscale);
+            if converged(res, comp, nm) {
+                ws.rvio_history.push(viol.rvio);
+                ws.bvio_history.push(viol.bvio);
+                ws.stats = IpmStats {
+                    rvio: viol.rvio,
+                    bvio: viol.bvio,
+                    momentum_scale: pscale,
+                    velocity_scale: vscale,
+                    residual: res,
+                    complementarity: comp,
+                    merit: merit(res, comp, nm),
+                    natural_map: nm,
+                    ..Default::default()
+                };
+                return IpmOutcome::Converged;
+            }
+        }
+        ws.v[..n].copy_from_slice(&ws.best_v[..n]);
+    }
+    let mut polish_left = if try_exact { exact::MAX_POLISH } else { 0 };
     match warm {
         WarmStart::ByPosition => {
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
@@ -376,12 +419,6 @@ pub(super) fn iterate_engine<F: Form>(
         }
     }
     let degree: f64 = ws.models.iter().map(|m| m.degree() as f64).sum();
-    // §11.8: the natural-map term only with a tolerance.
-    let nm_tol = prm.natural_map_tolerance;
-    let merit = |res: f64, comp: f64, nm: f64| {
-        let m = (res / prm.tolerance).max(comp / prm.complementarity_tolerance);
-        if nm_tol > 0.0 { m.max(nm / nm_tol) } else { m }
-    };
 
     let mut viol = ws.residual_at(form, p, 0.0, false);
     ws.stats = IpmStats {
@@ -415,7 +452,7 @@ pub(super) fn iterate_engine<F: Form>(
     let mut nt_ready = false;
     loop {
         let (res, comp) = measures(&viol, pscale, vscale);
-        if res <= prm.tolerance && comp <= prm.complementarity_tolerance && (nm_tol == 0.0 || nm <= nm_tol) {
+        if converged(res, comp, nm) {
             outcome = IpmOutcome::Converged;
             break;
         }
@@ -543,6 +580,42 @@ pub(super) fn iterate_engine<F: Form>(
         let (res, comp) = measures(&viol, pscale, vscale);
         if nm_tol > 0.0 {
             nm = natural_map(ws, pscale, vscale);
+        }
+        // §11.9: once the natural map is small the modes are known; a candidate that passes the
+        // convergence test ends the solve, a failed one leaves the iterate as it was.
+        if polish_left > 0 && nm <= exact::POLISH_FROM {
+            exact::modes_from_iterate(ws, vscale / pscale);
+            if !ws.exact.same_as_tried() {
+                polish_left -= 1;
+                ws.vc[..n].copy_from_slice(&ws.v[..n]);
+                ws.sc[..kt].copy_from_slice(&ws.s[..kt]);
+                ws.gc[..kt].copy_from_slice(&ws.g[..kt]);
+                ws.rc[..big].copy_from_slice(&ws.r[..big]);
+                // The candidate, and once more with the modes its own answer contradicts.
+                let mut found = None;
+                for attempt in 0..2 {
+                    if (attempt == 1 && !exact::correct_modes(ws, vscale)) || !exact::candidate(ws, p, form) {
+                        break;
+                    }
+                    let cv = ws.residual_at(form, p, 0.0, false);
+                    let (cr, cc) = measures(&cv, pscale, vscale);
+                    let cn = natural_map(ws, pscale, vscale);
+                    if converged(cr, cc, cn) {
+                        found = Some((cv, cn));
+                        break;
+                    }
+                }
+                if let Some((cv, cn)) = found {
+                    viol = cv;
+                    nm = cn;
+                    outcome = IpmOutcome::Converged;
+                    break;
+                }
+                std::mem::swap(&mut ws.v, &mut ws.vc);
+                std::mem::swap(&mut ws.s, &mut ws.sc);
+                std::mem::swap(&mut ws.g, &mut ws.gc);
+                std::mem::swap(&mut ws.r, &mut ws.rc);
+            }
         }
         let mt = merit(res, comp, nm);
         if mt < best {
