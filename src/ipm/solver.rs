@@ -461,6 +461,7 @@ fn run<F: Form>(
 }
 
 /// Evaluates the results at the final iterate.
+#[inline(always)]
 fn finish<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F) {
     let n = ws.n;
     for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {

@@ -59,13 +59,11 @@ fn block_tamsi_solves_call_no_fma() {
     }
 }
 
-/// Fails on main at `1c9e2a7` in the test profile: `ipm::solver::engine::scales` (the per-solve
-/// Delassus diagonals, `J_i v` through `ContactRows::velocity`) is a function of its own, outside
-/// the dispatch (19 740 calls to `fma` in a solve of pile50 t1.0; the release build makes the same
-/// calls, `docs/performance.md` §3 "Third pass"). Run it with `--ignored`; to be
-/// un-ignored with the interior point's fix (`src/ipm`, not this change's scope).
+/// The interior point's block solve at the engine preset, likewise. Failed before
+/// `ipm::solver::engine::scales` (the per-solve Delassus diagonals, `J_i v` through
+/// `ContactRows::velocity`) was inlined into the dispatch: 19 740 calls to `fma` in a solve of
+/// pile50 t1.0 (`docs/performance.md` §3 "Third pass").
 #[test]
-#[ignore = "the interior point's per-solve scales run outside the SIMD dispatch (src/ipm)"]
 fn block_ipm_solves_call_no_fma() {
     if !dispatch_has_fma() {
         eprintln!("skipped: the CPU has no AVX2 + FMA, the dispatch runs the baseline version");

@@ -65,7 +65,10 @@ const ALMOST: f64 = 100.0;
 /// by that factor), so the tests on `‖·‖/P`, `‖·‖/V` and `‖γ∘s‖/(P·V)` are scale-invariant.
 ///
 /// With `delassus`, `ws.compliance` receives every contact's normal Delassus diagonal (1/kg) from
-/// the same factorization of M (§11.7).
+/// the same factorization of M (§11.7). Inlined into the solve's SIMD dispatch: as a function of
+/// its own every `f64::mul_add` of its kernels was a call to libm's `fma` (issue 29,
+/// `tests/alloc/hot_path_fma.rs`).
+#[inline(always)]
 fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F, delassus: bool) -> (f64, f64) {
     let n = ws.n;
     for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
@@ -115,6 +118,7 @@ fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F, dela
 /// `γ∘s = ν e` exactly. Contacts about to close start with large impulses, far ones with small
 /// impulses, sliding ones with friction opposing the slip. Other pairs (the linear model's) start
 /// at `s = V`, `γ = P`.
+#[inline(always)]
 fn central_start<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, pscale: f64, vscale: f64) {
     let n = ws.n;
     let nu = pscale * vscale;

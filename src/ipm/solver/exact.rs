@@ -78,6 +78,7 @@ impl ExactWorkspace {
 
 /// Modes from the free velocity `ws.v_free`: approaching contacts stick, the others separate.
 /// Returns whether every contact separates.
+#[inline(always)]
 pub(super) fn modes_from_free_velocity<F: Form>(ws: &mut IpmWorkspace, form: &F) -> bool {
     let n = ws.n;
     ws.exact.modes.clear();
@@ -149,6 +150,7 @@ pub(super) fn correct_modes(ws: &mut IpmWorkspace, vscale: f64) -> bool {
 /// it). `ws.p_star` must hold `p*` (the engine's scales leave it there). Returns false, writing
 /// nothing, when the system would be too large (see [`MAX_GROWTH`]) or its solution is not
 /// finite. Supports the second-order-cone and impact models only (the caller checks).
+#[inline(always)]
 pub(super) fn candidate<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F) -> bool {
     let n = ws.n;
     ws.exact.tried.clear();
@@ -225,6 +227,7 @@ pub(super) fn candidate<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form
 
 /// Assembles, factors and solves the KKT system of the modes (module docs) of size `size`; the
 /// solution `[v | r_A]` is left in `ws.exact.rhs`. False when it is not finite.
+#[inline(always)]
 fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, size: usize) -> bool {
     let n = ws.n;
     let ex = &mut ws.exact;
