@@ -70,7 +70,7 @@ fn siconos_best(path: &str) -> std::collections::HashMap<String, (String, f64)> 
         else {
             continue;
         };
-        if solved == 0 || !(err <= 1e-8) {
+        if solved == 0 || err.is_nan() || err > 1e-8 {
             continue;
         }
         let e = best.entry(f[0].to_owned()).or_insert((f[1].to_owned(), t));
