@@ -162,41 +162,17 @@ fn two_dimensional_and_other_files_do_not_map() {
     }
 }
 
-/// The small and mid-size 3-D files of [`engine_convergence_agrees_with_the_natural_map_error`].
-const ENGINE_FILES: [&str; 32] = [
-    "GFC3D_Example00.dat",
-    "GFC3D_Example00_badly_scaled.dat",
-    "GFC3D_Example0.dat",
-    "GFC3D_Example0_SBM.dat",
-    "GFC3D_Example1.dat",
-    "GFC3D_OneContact.dat",
-    "GFC3D_TwoRods1.dat",
-    "GFC3D_TwoRods1-condensed.dat",
-    "FrictionContact3D_1c.dat",
-    "FrictionContact3D_RR_1c.dat",
-    "FC3D_Example1.dat",
-    "FC3D_Example1_SBM.dat",
-    "Confeti-ex13-4contact-Fc3D-SBM.dat",
-    "Rover1039.dat",
-    "Rover1040.dat",
-    "Rover1041.dat",
-    "Rover11035.dat",
-    "Rover11211.dat",
-    "Rover3865.dat",
-    "Rover4144.dat",
-    "Rover4396.dat",
-    "Rover4493.dat",
-    "Rover4516.dat",
-    "Rover4609.dat",
-    "Rover4613.dat",
-    "Rover4622.dat",
-    "Rover9770.dat",
-    "NESpheres_10_1.dat",
-    "NESpheres_30_1.dat",
-    "OneObject-i1028-138.hdf5.dat",
-    "BoxesStack1-i100000-32.hdf5.dat",
-    "Confeti-ex03-Fc3D-SBM.dat",
-];
+/// The small and mid-size 3-D files of [`engine_convergence_agrees_with_the_natural_map_error`]:
+/// [`SMALL`] and four of [`MID`], 32 in all.
+fn engine_files() -> impl Iterator<Item = &'static str> {
+    let mid = [
+        "NESpheres_30_1.dat",
+        "OneObject-i1028-138.hdf5.dat",
+        "BoxesStack1-i100000-32.hdf5.dat",
+        "Confeti-ex03-Fc3D-SBM.dat",
+    ];
+    SMALL.into_iter().chain(mid)
+}
 
 /// The engine iteration at its defaults converges on every small and mid-size mapped 3-D file
 /// (Dojo's defaults, with absolute tolerances, report "converged" with natural-map errors of 3.9,
@@ -205,7 +181,7 @@ const ENGINE_FILES: [&str; 32] = [
 #[test]
 fn engine_defaults_converge_on_every_mapped_file() {
     let prm = IpmParameters::default();
-    for name in ENGINE_FILES {
+    for name in engine_files() {
         let p = load(name).unwrap_or_else(|| panic!("{name} does not map"));
         let mut s = IpmSolver::new(prm).unwrap();
         let prob = p.problem();
@@ -231,7 +207,7 @@ fn engine_defaults_converge_on_every_mapped_file() {
 #[test]
 #[ignore = "fails on three files, see the doc comment and docs/ipm.md §11"]
 fn engine_convergence_agrees_with_the_natural_map_error() {
-    let names = ENGINE_FILES;
+    let names = engine_files();
     let defaults = IpmParameters::default();
     let tight =
         IpmParameters { tolerance: 1e-12, complementarity_tolerance: 1e-16, max_iter: 200, ..defaults };
@@ -261,7 +237,7 @@ fn engine_convergence_agrees_with_the_natural_map_error() {
             }
         }
     }
-    assert_eq!(mapped, names.len());
+    assert_eq!(mapped, engine_files().count());
     eprintln!("not converged at the tight setting: {unsolved_tight:?}");
     assert!(disagree.is_empty(), "converged above the natural-map bound: {disagree:?}");
 }
@@ -336,7 +312,7 @@ fn check_natural_map_truth(names: &[&str]) {
 
 #[test]
 fn engine_defaults_converged_implies_the_natural_map_bound() {
-    let mut names: Vec<&str> = ENGINE_FILES.to_vec();
+    let mut names: Vec<&str> = engine_files().collect();
     for extra in
         ["OneObject-i100000-499.hdf5.dat", "OneObject-i100000-316.hdf5.dat", "Confeti-ex13-Fc3D-SBM.dat"]
     {
@@ -351,13 +327,5 @@ fn engine_defaults_converged_implies_the_natural_map_bound() {
 #[test]
 #[ignore = "large problems: run in a release build (cargo test --release --test solvers natural_map -- --ignored)"]
 fn engine_defaults_converged_implies_the_natural_map_bound_large() {
-    check_natural_map_truth(&[
-        "Capsules-i101-404.dat",
-        "Capsules-i103-990.dat",
-        "Capsules-i100-1090.dat",
-        "Capsules-i100-889.dat",
-        "Capsules-i122-1617.dat",
-        "KaplasTower-i1061-4.hdf5.dat",
-        "RockPile_tob1.dat",
-    ]);
+    check_natural_map_truth(&LARGE);
 }
