@@ -6,7 +6,7 @@
 use super::form::Form;
 use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
-use crate::linalg::grow;
+use crate::linalg::{PartialPivLu, grow};
 
 /// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
 /// results, histories and sensitivities.
@@ -68,7 +68,7 @@ pub struct IpmWorkspace {
     pub(super) best_s: Vec<f64>,
     pub(super) best_g: Vec<f64>,
     /// The tight setting's exact candidates (`docs/ipm.md` §11.9).
-    pub(super) exact: super::solver::exact::ExactWorkspace,
+    pub(super) exact: ExactWorkspace,
 }
 
 /// The cone variables of the last engine solve that had contact ids (`docs/ipm.md` §11.5),
@@ -417,6 +417,40 @@ pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError
             value: NewtonSolve::Dense as i32 as f64,
             requirement: "Condensed (0) for block-sparse data",
         }),
+    }
+}
+
+/// A contact's mode in a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) enum Mode {
+    /// No impulse.
+    #[default]
+    Separated,
+    /// Zero velocity, impulse free.
+    Sticking,
+    /// Zero normal velocity, friction `r_t = −μ r_n u_t/‖u_t‖` against the slip, linearized at
+    /// the slip direction `t = u_t/‖u_t‖` and `c = μ r_n/‖u_t‖` (`[t_1, t_2, c]`):
+    /// `r_t + μ r_n t + c (I − t tᵀ) u_t = 0`, refined by Newton's method ([`MAX_NEWTON`]).
+    Sliding([f64; 3]),
+}
+
+/// Grow-only storage of the tight setting's exact candidates (`solver/exact.rs`,
+/// `docs/ipm.md` §11.9): part of the iteration state, so that the workspace owns it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ExactWorkspace {
+    pub(super) lu: PartialPivLu,
+    pub(super) rhs: Vec<f64>,
+    pub(super) tmp: Vec<f64>,
+    pub(super) col: Vec<f64>,
+    pub(super) modes: Vec<Mode>,
+    /// The modes of the last candidate tried (a candidate is not tried twice).
+    pub(super) tried: Vec<Mode>,
+}
+
+impl ExactWorkspace {
+    /// Whether the modes are those of the last candidate tried.
+    pub(super) fn same_as_tried(&self) -> bool {
+        self.modes == self.tried
     }
 }
 

@@ -27,9 +27,9 @@
 //! nothing restarts.
 
 use crate::ipm::form::Form;
-use crate::ipm::iteration::IpmWorkspace;
+use crate::ipm::iteration::{IpmWorkspace, Mode};
 use crate::ipm::{ContactModel, IpmProblem};
-use crate::linalg::{PartialPivLu, grow};
+use crate::linalg::grow;
 
 /// A candidate is formed only while `m_A ≤ MAX_GROWTH·n` (its LU then costs at most `(1 +
 /// MAX_GROWTH)³` factorizations of an n×n matrix, about one condensed Newton assembly of a dense
@@ -40,42 +40,9 @@ pub(super) const POLISH_FROM: f64 = 1e-5;
 /// Candidates tried during one iteration at most.
 pub(super) const MAX_POLISH: usize = 4;
 
-/// A contact's mode in a candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) enum Mode {
-    /// No impulse.
-    #[default]
-    Separated,
-    /// Zero velocity, impulse free.
-    Sticking,
-    /// Zero normal velocity, friction `r_t = −μ r_n u_t/‖u_t‖` against the slip, linearized at
-    /// the slip direction `t = u_t/‖u_t‖` and `c = μ r_n/‖u_t‖` (`[t_1, t_2, c]`):
-    /// `r_t + μ r_n t + c (I − t tᵀ) u_t = 0`, refined by Newton's method ([`MAX_NEWTON`]).
-    Sliding([f64; 3]),
-}
-
 /// Linear solves of one candidate at most (the first, then Newton steps on the sliding
 /// contacts' friction directions, which converge quadratically from an identified mode).
 const MAX_NEWTON: usize = 8;
-/// Grow-only storage of the candidates.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ExactWorkspace {
-    lu: PartialPivLu,
-    rhs: Vec<f64>,
-    tmp: Vec<f64>,
-    col: Vec<f64>,
-    modes: Vec<Mode>,
-    /// The modes of the last candidate tried (a candidate is not tried twice).
-    pub(super) tried: Vec<Mode>,
-}
-
-impl ExactWorkspace {
-    /// Whether the modes are those of the last candidate tried.
-    pub(super) fn same_as_tried(&self) -> bool {
-        self.modes == self.tried
-    }
-}
-
 /// Modes from the free velocity `ws.v_free`: approaching contacts stick, the others separate.
 /// Returns whether every contact separates.
 #[inline(always)]
