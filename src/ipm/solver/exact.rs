@@ -29,7 +29,7 @@
 use crate::ipm::form::Form;
 use crate::ipm::iteration::{IpmWorkspace, Mode};
 use crate::ipm::{ContactModel, IpmProblem};
-use crate::linalg::grow;
+use crate::linalg::try_grow;
 
 /// A candidate is formed only while `m_A ≤ MAX_GROWTH·n` (its LU then costs at most `(1 +
 /// MAX_GROWTH)³` factorizations of an n×n matrix, about one condensed Newton assembly of a dense
@@ -198,9 +198,15 @@ pub(super) fn candidate<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form
 fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, size: usize) -> bool {
     let n = ws.n;
     let ex = &mut ws.exact;
-    grow(&mut ex.rhs, size);
-    grow(&mut ex.tmp, size);
-    grow(&mut ex.col, 3 * n);
+    // Grown here, the first time a candidate of this size is tried: a refused allocation is a
+    // candidate not tried (the iteration goes on), never an abort.
+    let grown = try_grow(&mut ex.rhs, size, 0.0)
+        .and_then(|()| try_grow(&mut ex.tmp, size, 0.0))
+        .and_then(|()| try_grow(&mut ex.col, 3 * n, 0.0))
+        .and_then(|()| if size == n { Ok(()) } else { ex.lu.try_reserve(size) });
+    if grown.is_err() {
+        return false;
+    }
     if size == n {
         // Every contact separates: the free velocity, already solved by the scales.
         ex.rhs[..n].copy_from_slice(&ws.v_free[..n]);
