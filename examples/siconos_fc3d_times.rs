@@ -9,12 +9,17 @@
 //! output of `tools/siconos_fc3d_bench` (same session, same machine), it adds the best Siconos
 //! solver that reached 1e-8 on that file, its time and our ratio, as a Markdown table.
 //!
+//! The local problems (`u = W r + q`) are given to the solver in the Delassus data form
+//! (`IpmData::Delassus`, `docs/ipm.md` §11.10: `W` and `q` as they are); `FORM=velocity` maps them
+//! instead onto dense velocity-form data (`W = A (I + K) Aᵀ` from W's eigen-decomposition, as before
+//! §11.10, `tests/support/siconos_fc3d.rs`). The global problems are velocity-form data either way.
+//!
 //! Environment: `RUNS`; `FILTER=substring` selects files; `MODE=continuation` times instead what
 //! `tests/solvers/ipm_siconos.rs` did before the tight setting (Dojo's iteration with impulses
 //! scaled by σ, `rtol = 1e-12‖q‖`, `btol = 1e-14‖q‖²`, re-solved from scratch with btol 10×,
 //! 100×, … smaller while the answer is above 1e-8).
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
-use support::siconos_fc3d::{Impulses, LARGE, MID, Mapped, SMALL, load_with, natural_map_error};
+use support::siconos_fc3d::{Impulses, LARGE, MID, Mapped, SMALL, load_delassus, load_with, natural_map_error};
 
 fn thread_seconds() -> f64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -85,6 +90,7 @@ fn main() {
     let runs: usize = std::env::var("RUNS").ok().and_then(|x| x.parse().ok()).unwrap_or(5);
     let filter = std::env::var("FILTER").ok();
     let continuation = std::env::var("MODE").is_ok_and(|m| m == "continuation");
+    let velocity_form = std::env::var("FORM").is_ok_and(|m| m == "velocity");
     let siconos = std::env::args().nth(1).map(|p| siconos_best(&p));
     println!(
         "| file | nc | outcome | iterations | natural-map error | ours (s) | best Siconos solver | Siconos (s) | ratio |"
@@ -95,8 +101,14 @@ fn main() {
         if filter.as_ref().is_some_and(|f| !name.contains(f.as_str())) {
             continue;
         }
-        let impulses = if continuation { Impulses::Scaled } else { Impulses::Unit };
-        let p = load_with(name, impulses).expect("a 3-D file");
+        let p = if continuation {
+            load_with(name, Impulses::Scaled)
+        } else if velocity_form {
+            load_with(name, Impulses::Unit)
+        } else {
+            load_delassus(name)
+        };
+        let p = p.expect("a 3-D file");
         let mut times = Vec::with_capacity(runs);
         let mut last = None;
         for _ in 0..runs.max(1) {

@@ -1,8 +1,9 @@
 //! What the interior-point iteration needs from the problem's data form (`docs/ipm.md` §11,
 //! `docs/block_sparse.md` §5): the products with M and J, the free velocity `M⁻¹p*`, and the
 //! condensed Newton matrix `M + reg·I + Σᵢ Jᵢᵀ Dᵢ Jᵢ` (factor, solve). Both iterations (the engine's
-//! and Dojo's) are written once over [`Form`]; [`DenseForm`] (dense M, Jn, Jt) and [`BlockForm`]
-//! (trees, contact blocks, islands) implement it.
+//! and Dojo's) are written once over [`Form`]; [`DenseForm`] (dense M, Jn, Jt), [`BlockForm`]
+//! (trees, contact blocks, islands) and [`DelassusForm`] (contact space, `W`'s blocks,
+//! `form/delassus.rs`) implement it.
 
 use nalgebra::DMatrixView;
 
@@ -12,6 +13,9 @@ use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
 use crate::parallel::{WorkerPool, chunk_count};
+
+mod delassus;
+pub(crate) use delassus::{DelassusBlocks, DelassusForm, DelassusWorkspace, SparseSlot};
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
 /// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).
@@ -58,6 +62,13 @@ pub(crate) trait Form {
     /// Dense M and the packed `Jᵀ` (n×3nc, column-major: normal, t1, t2 per contact) for the
     /// full Newton matrix (`NewtonSolve::Dense`); `None` for a form without them.
     fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])>;
+
+    /// The Delassus form's `W` blocks (its `M` is the identity and `J_i` picks the entries
+    /// `3i..3i + 3` of `v`, so the exact candidates eliminate `v`, `solver/exact.rs`); `None` for
+    /// the velocity forms.
+    fn delassus_blocks(&self) -> Option<DelassusBlocks<'_>> {
+        None
+    }
 }
 
 /// Workspace of the dense form.

@@ -3,7 +3,7 @@
 //! residual and its violation measures (§4), the Newton system's data and solves (§2), and the
 //! sensitivities' storage (§7).
 
-use super::form::Form;
+use super::form::{Form, SparseSlot};
 use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
 use crate::linalg::{PartialPivLu, grow};
@@ -408,14 +408,15 @@ pub(super) fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) 
         .sum()
 }
 
-/// The block form has no full Newton matrix ([`NewtonSolve::Dense`] assembles the dense one).
+/// The block and Delassus forms have no full Newton matrix ([`NewtonSolve::Dense`] assembles the
+/// dense one).
 pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError> {
     match mode {
         NewtonSolve::Condensed => Ok(()),
         NewtonSolve::Dense => Err(IpmError::OutOfRange {
             what: "newton_solve",
             value: NewtonSolve::Dense as i32 as f64,
-            requirement: "Condensed (0) for block-sparse data",
+            requirement: "Condensed (0) for block-sparse or Delassus data",
         }),
     }
 }
@@ -445,6 +446,14 @@ pub(crate) struct ExactWorkspace {
     pub(super) modes: Vec<Mode>,
     /// The modes of the last candidate tried (a candidate is not tried twice).
     pub(super) tried: Vec<Mode>,
+    /// Delassus form (`v` eliminated): each contact's position among the active ones (or
+    /// `usize::MAX`) and its first unknown, the active contacts' sizes, the pairs of active
+    /// contacts that `W` couples, and the sparse LU of the modes' system.
+    pub(super) pos: Vec<usize>,
+    pub(super) at: Vec<usize>,
+    pub(super) dims: Vec<usize>,
+    pub(super) pairs: Vec<(usize, usize)>,
+    pub(super) sparse: SparseSlot,
 }
 
 impl ExactWorkspace {

@@ -1,12 +1,14 @@
 //! The engine-agnostic per-step problem (`docs/ipm.md` §1.2), with M and J dense or in the
-//! block-sparse form of `docs/block_sparse.md`.
+//! block-sparse form of `docs/block_sparse.md`, or a contact-space problem by its Delassus matrix
+//! (§11.10).
 
 use nalgebra::{DMatrixView, DVectorView};
 
 use super::{ContactModel, IpmError};
 use crate::block_sparse::BlockSparseSystem;
 
-/// How M and the contact Jacobians of an [`IpmProblem`] are given.
+/// How M and the contact Jacobians of an [`IpmProblem`] are given (or, for a contact-space
+/// problem, its Delassus matrix).
 #[derive(Debug, Clone, Copy)]
 pub enum IpmData<'a> {
     /// Dense matrices (nalgebra views: column-major, unit row stride, any column stride).
@@ -28,6 +30,21 @@ pub enum IpmData<'a> {
     /// take no part in the iteration (`docs/ipm.md` §11). Impact contacts' tangent rows are
     /// ignored. Only [`super::NewtonSolve::Condensed`] applies.
     Blocks(BlockSparseSystem<'a>),
+    /// Contact space (`docs/ipm.md` §11.10): the problem `u = W r + q` of Siconos and FCLIB,
+    /// given by its Delassus matrix `W` alone. The velocities `v` of the problem are then the
+    /// contacts' local velocities (n = 3nc; contact i's normal, tangent 1, tangent 2 at
+    /// `3i..3i + 3`, m/s), `M = I`, `J = I`, and the momentum rows read `v = v0 + hτ + W r`:
+    /// set `v0 = q` (the contact velocities without contact impulses) and `τ = 0`, or split `q`
+    /// between them; `φ/h` and `vt_offset` are still added to the normal and tangential
+    /// velocities. With `M = I` the engine's momentum scale equals its velocity scale, so its
+    /// measures take one impulse unit for one velocity unit (Siconos' own measure of these
+    /// problems). The condensed Newton matrix `I + W·blkdiag(D_i)` has `W`'s block pattern and is
+    /// factored sparse when `W` is block-sparse. Only [`super::NewtonSolve::Condensed`] applies.
+    Delassus {
+        /// `W`, 3nc × 3nc (m/s per N·s), any square matrix (need not be symmetric); a 3×3 block
+        /// whose entries are all 0 is not stored (the block pattern is read from the values).
+        w: DMatrixView<'a, f64>,
+    },
 }
 
 /// One time step's contact problem in generalized velocities (`docs/ipm.md` §1.2), borrowed.
@@ -72,6 +89,7 @@ impl IpmProblem<'_> {
         match &self.data {
             IpmData::Dense { m, .. } => m.nrows(),
             IpmData::Blocks(system) => system.num_velocities(),
+            IpmData::Delassus { w } => w.nrows(),
         }
     }
 
@@ -99,6 +117,7 @@ impl IpmProblem<'_> {
             }
             // The system's own values were checked finite when it was built.
             IpmData::Blocks(system) => dims("models", nc, 1, system.num_contacts(), 1)?,
+            IpmData::Delassus { w } => dims("W", w.nrows(), w.ncols(), 3 * nc, 3 * nc)?,
         }
         dims("v0", self.v0.nrows(), 1, n, 1)?;
         dims("tau", self.tau.nrows(), 1, n, 1)?;
@@ -118,6 +137,9 @@ impl IpmProblem<'_> {
             finite("M", m.iter())?;
             finite("Jn", jn.iter())?;
             finite("Jt", jt.iter())?;
+        }
+        if let IpmData::Delassus { w } = &self.data {
+            finite("W", w.iter())?;
         }
         finite("v0", self.v0.iter())?;
         finite("tau", self.tau.iter())?;

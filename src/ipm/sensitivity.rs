@@ -8,7 +8,7 @@
 
 use nalgebra::DMatrixView;
 
-use super::form::{BlockForm, DenseForm, Form};
+use super::form::{BlockForm, DelassusForm, DenseForm, Form};
 use super::iteration::{IpmWorkspace, check_block_newton_solve, system_data};
 use super::newton::SystemData;
 use super::{ContactModel, IpmData, IpmError, IpmProblem, IpmSolver, NewtonSolve};
@@ -58,6 +58,11 @@ impl IpmSolver {
             IpmData::Blocks(system) => {
                 check_block_newton_solve(mode)?;
                 let mut form = BlockForm::new(&mut self.blocks, system, None)?;
+                sensitivities(&mut self.ws, problem, &mut form, mode);
+            }
+            IpmData::Delassus { w } => {
+                check_block_newton_solve(mode)?;
+                let mut form = DelassusForm::new(&mut self.delassus, w)?;
                 sensitivities(&mut self.ws, problem, &mut form, mode);
             }
         }

@@ -7,7 +7,7 @@ use crate::linalg::simd;
 use crate::parallel::PoolSlot;
 use nalgebra::DVectorView;
 
-use super::form::{BlockForm, BlockWorkspace, DenseForm, DenseWorkspace, Form};
+use super::form::{BlockForm, BlockWorkspace, DelassusForm, DelassusWorkspace, DenseForm, DenseWorkspace, Form};
 use super::iteration::{
     IpmWorkspace, NewtonBuf, Viol, build_rhs, check_block_newton_solve, duality, solve_newton, system_data,
 };
@@ -37,6 +37,8 @@ pub struct IpmSolver {
     /// matrices of the block form).
     pub(crate) dense: DenseWorkspace,
     pub(crate) blocks: BlockWorkspace,
+    /// `W`'s blocks and the condensed matrix of the Delassus form.
+    pub(crate) delassus: DelassusWorkspace,
     /// The caller's contact ids for the next solves ([`IpmSolver::set_contact_ids`]).
     contact_ids: Option<Vec<u64>>,
     /// The worker pool of block solves with `num_threads` ≥ 2 (`docs/performance.md` §8).
@@ -155,6 +157,14 @@ impl IpmSolver {
                 check_block_newton_solve(prm.newton_solve)?;
                 let pool = self.pool.get(prm.num_threads);
                 let mut form = BlockForm::new(&mut self.blocks, system, pool)?;
+                Ok(simd::dispatch_fn(
+                    #[inline(always)]
+                    || run(&mut self.ws, &prm, p, &mut form, guess, ids),
+                ))
+            }
+            IpmData::Delassus { w } => {
+                check_block_newton_solve(prm.newton_solve)?;
+                let mut form = DelassusForm::new(&mut self.delassus, w)?;
                 Ok(simd::dispatch_fn(
                     #[inline(always)]
                     || run(&mut self.ws, &prm, p, &mut form, guess, ids),

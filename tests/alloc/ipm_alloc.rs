@@ -231,3 +231,56 @@ fn repeated_threaded_block_solves_allocate_nothing() {
         assert_eq!(s.velocities(), &v[..], "{name}: repeated solves give the same answer");
     }
 }
+
+/// The Delassus data form (`IpmData::Delassus`, `docs/ipm.md` §11.10) on the boxes' contact-space
+/// problem `W = J M⁻¹ Jᵀ` (block-sparse: only the contacts of one box couple; 192 unknowns take
+/// the sparse LU, 24 the dense one), at the defaults with sensitivities and at the tight setting
+/// (exact candidates with `v` eliminated).
+#[test]
+fn repeated_delassus_solves_allocate_nothing() {
+    for (bodies, tight) in [(2, false), (16, false), (2, true), (16, true)] {
+        let d = data(bodies, 11 + bodies as u64);
+        let nc = d.phi.len();
+        let minv = d.m.clone().try_inverse().unwrap();
+        let mut jfull = DMatrix::zeros(3 * nc, d.m.nrows());
+        for i in 0..nc {
+            jfull.row_mut(3 * i).copy_from(&d.jn.row(i));
+            jfull.row_mut(3 * i + 1).copy_from(&d.jt.row(2 * i));
+            jfull.row_mut(3 * i + 2).copy_from(&d.jt.row(2 * i + 1));
+        }
+        let w = &jfull * &minv * jfull.transpose();
+        let q = &jfull * (&d.v0 + 0.01 * &minv * &d.tau);
+        let tau = DVector::zeros(3 * nc);
+        let models =
+            if tight { vec![ContactModel::SecondOrderCone; nc] } else { d.models.clone() };
+        let p = IpmProblem {
+            data: IpmData::Delassus { w: w.as_view() },
+            v0: q.as_view(),
+            tau: tau.as_view(),
+            h: 0.01,
+            phi: d.phi.as_view(),
+            mu: d.mu.as_view(),
+            models: &models,
+            vt_offset: None,
+        };
+        let params = if tight { IpmParameters::tight() } else { IpmParameters::default() };
+        let mut s = IpmSolver::new(params).unwrap();
+        let mut outcome = None;
+        let first = allocations_during(|| outcome = Some(s.solve(&p).unwrap()));
+        assert!(first > 0, "the first solve must grow the workspace");
+        let outcome = outcome.unwrap();
+        assert_eq!(outcome, IpmOutcome::Converged, "bodies {bodies} tight {tight}");
+        if !tight {
+            s.compute_sensitivities(&p).unwrap();
+        }
+        let repeated = allocations_during(|| {
+            for _ in 0..3 {
+                assert_eq!(s.solve(&p).unwrap(), outcome);
+                if !tight {
+                    s.compute_sensitivities(&p).unwrap();
+                }
+            }
+        });
+        assert_eq!(repeated, 0, "bodies {bodies} tight {tight}: allocations in repeated solves");
+    }
+}

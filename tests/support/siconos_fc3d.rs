@@ -129,6 +129,10 @@ pub struct Mapped {
     /// Local problems: the file's Delassus matrix `W`; the error is measured with `u = W r + q`
     /// (not with the mapped problem, so a lossy mapping would show).
     pub delassus: Option<DMatrix<f64>>,
+    /// [`load_delassus`]: the local problem is given to the solver as it is, in the Delassus data
+    /// form (`IpmData::Delassus`, `docs/ipm.md` §11.10): `W`, `v0 = q` (3nc), `τ = 0`, `φ = 0`, no
+    /// offset. `m`, `jn`, `jt`, `jfull` are then empty.
+    pub contact_space: bool,
 }
 
 fn map(
@@ -170,6 +174,7 @@ fn map(
         global,
         impulse_scale: 1.0,
         delassus: None,
+        contact_space: false,
     }
 }
 
@@ -194,8 +199,18 @@ pub fn load(name: &str) -> Option<Mapped> {
     load_with(name, Impulses::Scaled)
 }
 
+/// A 3-D file for the Delassus data form: a local problem as it is (`W`, `q`, μ; see
+/// [`Mapped::contact_space`]), a global one as [`load_with`] maps it (`Impulses::Unit`).
+pub fn load_delassus(name: &str) -> Option<Mapped> {
+    load_impl(name, Impulses::Unit, true)
+}
+
 /// [`load`] with the given impulse scaling of the local problems.
 pub fn load_with(name: &str, impulses: Impulses) -> Option<Mapped> {
+    load_impl(name, impulses, false)
+}
+
+fn load_impl(name: &str, impulses: Impulses, contact_space: bool) -> Option<Mapped> {
     let text = read_text(name);
     let mut t = Tokens::new(&text);
     let d = t.u();
@@ -222,6 +237,27 @@ pub fn load_with(name: &str, impulses: Impulses) -> Option<Mapped> {
         assert_eq!(wm.nrows(), 3 * nc);
         let q = t.vec(3 * nc);
         let mu = t.vec(nc);
+        if contact_space {
+            let norm = q.norm();
+            return Some(Mapped {
+                m: DMatrix::zeros(0, 0),
+                tau: DVector::zeros(3 * nc),
+                v0: q.clone(),
+                jn: DMatrix::zeros(0, 0),
+                jt: DMatrix::zeros(0, 0),
+                phi: DVector::zeros(nc),
+                offset: DVector::zeros(0),
+                mu,
+                models: vec![ContactModel::SecondOrderCone; nc],
+                jfull: DMatrix::zeros(0, 0),
+                w: q,
+                norm: if norm > f64::EPSILON { norm } else { 1.0 },
+                global: false,
+                impulse_scale: 1.0,
+                delassus: Some(wm),
+                contact_space: true,
+            });
+        }
         // W = W_s + W_a (symmetric and antisymmetric parts; several files' W are not symmetric,
         // up to 1.5e-2 of max|W| for the Capsules). W_s = V Λ Vᵀ (kept eigenvalues λ > 1e-13 λ_max),
         // A = V (σΛ)^½, and with K = σ (σΛ)^-½ Vᵀ W_a V (σΛ)^-½ (antisymmetric):
@@ -264,6 +300,19 @@ pub fn load_with(name: &str, impulses: Impulses) -> Option<Mapped> {
 impl Mapped {
     /// The interior point's problem (dense data, `h = 1`).
     pub fn problem(&self) -> IpmProblem<'_> {
+        if self.contact_space {
+            let w = self.delassus.as_ref().expect("a local problem");
+            return IpmProblem {
+                data: IpmData::Delassus { w: w.as_view() },
+                v0: self.v0.as_view(),
+                tau: self.tau.as_view(),
+                h: 1.0,
+                phi: self.phi.as_view(),
+                mu: self.mu.as_view(),
+                models: &self.models,
+                vt_offset: None,
+            };
+        }
         IpmProblem {
             data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
             v0: self.v0.as_view(),

@@ -588,7 +588,7 @@ pub(super) fn iterate_engine<F: Form>(
         // §11.9: once the natural map is small the modes are known; a candidate that passes the
         // convergence test ends the solve, a failed one leaves the iterate as it was.
         if polish_left > 0 && nm <= exact::POLISH_FROM {
-            exact::modes_from_iterate(ws, vscale / pscale);
+            exact::modes_from_iterate(ws, vscale / exact::impulse_scale(ws, pscale));
             if !ws.exact.same_as_tried() {
                 polish_left -= 1;
                 ws.vc[..n].copy_from_slice(&ws.v[..n]);

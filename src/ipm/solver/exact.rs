@@ -26,10 +26,10 @@
 //! [`MAX_POLISH`] times. The iteration continues from its own iterate when a candidate fails:
 //! nothing restarts.
 
-use crate::ipm::form::Form;
+use crate::ipm::form::{DelassusBlocks, Form};
 use crate::ipm::iteration::{IpmWorkspace, Mode};
 use crate::ipm::{ContactModel, IpmProblem};
-use crate::linalg::try_grow;
+use crate::linalg::{BLOCK_SPARSE_MIN_DIM, try_grow};
 
 /// A candidate is formed only while `m_A ≤ MAX_GROWTH·n` (its LU then costs at most `(1 +
 /// MAX_GROWTH)³` factorizations of an n×n matrix, about one condensed Newton assembly of a dense
@@ -60,7 +60,19 @@ pub(super) fn modes_from_free_velocity<F: Form>(ws: &mut IpmWorkspace, form: &F)
     all_separate
 }
 
-/// Modes from the iterate `(ws.s, ws.g)` with `c = V/P` (impulses in velocity units): a contact
+/// The impulse scale of the modes' test: the momentum scale `P`, or the largest normal impulse
+/// of the iterate when that is smaller. `P = max(‖p*‖∞, max_j M_jj·V)` can exceed every impulse
+/// by orders of magnitude when M's diagonal and the free velocity are large in different
+/// directions (`GFC3D_Example00_badly_scaled`: M = diag(1e-4, 1, 1e4), P = 1e8 with impulses of
+/// 0.1–1), and a resting contact's small separating velocity then looked larger than its
+/// impulse in velocity units: a wrong mode, a failed candidate (`docs/ipm.md` §11.9).
+pub(super) fn impulse_scale(ws: &IpmWorkspace, pscale: f64) -> f64 {
+    let gmax = ws.offsets.iter().fold(0.0f64, |a, &off| a.max(ws.g[off]));
+    if gmax > 0.0 && gmax.is_finite() { pscale.min(gmax) } else { pscale }
+}
+
+/// Modes from the iterate `(ws.s, ws.g)` with `c = V/P` (impulses in velocity units, `P` from
+/// [`impulse_scale`]): a contact
 /// whose separating velocity exceeds its scaled impulse separates; otherwise it sticks if its slip
 /// velocity is below its scaled friction margin `c·(μγ_n − ‖ξ̄‖)`, and slides in the direction of
 /// its slip velocity if not.
@@ -197,13 +209,15 @@ pub(super) fn candidate<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form
 #[inline(always)]
 fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, size: usize) -> bool {
     let n = ws.n;
+    // The Delassus form's system has `size − n` unknowns (its own storage below).
+    let delassus = form.delassus_blocks().is_some();
     let ex = &mut ws.exact;
     // Grown here, the first time a candidate of this size is tried: a refused allocation is a
     // candidate not tried (the iteration goes on), never an abort.
     let grown = try_grow(&mut ex.rhs, size, 0.0)
         .and_then(|()| try_grow(&mut ex.tmp, size, 0.0))
         .and_then(|()| try_grow(&mut ex.col, 3 * n, 0.0))
-        .and_then(|()| if size == n { Ok(()) } else { ex.lu.try_reserve(size) });
+        .and_then(|()| if size == n || delassus { Ok(()) } else { ex.lu.try_reserve(size) });
     if grown.is_err() {
         return false;
     }
@@ -211,6 +225,9 @@ fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, siz
         // Every contact separates: the free velocity, already solved by the scales.
         ex.rhs[..n].copy_from_slice(&ws.v_free[..n]);
         return ex.rhs[..n].iter().all(|x| x.is_finite());
+    }
+    if let Some(w) = form.delassus_blocks() {
+        return solve_modes_delassus(ws, p, form, w, size - n);
     }
     let mut k = ex.lu.matrix_mut(size);
     k.fill(0.0);
@@ -280,4 +297,178 @@ fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, siz
     ex.lu.factor();
     ex.lu.solve_in_place(&mut ex.rhs[..size], &mut ex.tmp[..size]);
     ex.rhs[..size].iter().all(|x| x.is_finite())
+}
+
+/// The KKT system of the modes for the Delassus form (`M = I`, `J = I`, `W` in the momentum
+/// rows; `form/delassus.rs`), with `v = p* + W r` eliminated: `ma` unknowns `r_A` and, per active
+/// contact, the rows of its mode with `u_i = (p* + W r)_i + w_i` (sticking `u_i = 0`, sliding
+/// `u_n = 0` and `r_t + μ r_n t + c (I − t tᵀ) u_t = 0`). Its matrix has `W`'s block pattern
+/// restricted to the active contacts: sparse LU when `W` is block-sparse and the system is
+/// large (the restricted pivoting's failure, e.g. a singular `W_AA`, is a candidate not
+/// tried), dense LU otherwise. Leaves `[v | r_A]` in `ws.exact.rhs` like [`solve_modes`].
+#[inline(always)]
+fn solve_modes_delassus<F: Form>(
+    ws: &mut IpmWorkspace,
+    p: &IpmProblem<'_>,
+    form: &F,
+    w: DelassusBlocks<'_>,
+    ma: usize,
+) -> bool {
+    let (n, nc) = (ws.n, ws.nc);
+    let ex = &mut ws.exact;
+    let grown = try_grow(&mut ex.pos, nc, 0).and_then(|()| try_grow(&mut ex.at, nc, 0));
+    if grown.is_err() {
+        return false;
+    }
+    ex.dims.clear();
+    let mut at = 0;
+    for (i, (mode, &model)) in ex.modes.iter().zip(&ws.models).enumerate() {
+        ex.at[i] = at;
+        if *mode == Mode::Separated {
+            ex.pos[i] = usize::MAX;
+            continue;
+        }
+        let d = if model == ContactModel::Impact { 1 } else { 3 };
+        ex.pos[i] = ex.dims.len();
+        if ex.dims.try_reserve(1).is_err() {
+            return false;
+        }
+        ex.dims.push(d);
+        at += d;
+    }
+    let na = ex.dims.len();
+    ex.pairs.clear();
+    for j in 0..nc {
+        if ex.pos[j] == usize::MAX {
+            continue;
+        }
+        for k in w.col_ptr[j]..w.col_ptr[j + 1] {
+            let i = w.rows[k];
+            if i != j && ex.pos[i] != usize::MAX {
+                if ex.pairs.try_reserve(1).is_err() {
+                    return false;
+                }
+                ex.pairs.push((ex.pos[i], ex.pos[j]));
+            }
+        }
+    }
+    let sparse = ma >= BLOCK_SPARSE_MIN_DIM && 2 * ex.pairs.len() + na <= na * na / 2;
+    if sparse {
+        let lu = ex.sparse.get();
+        if lu.analyze(&ex.dims, &ex.pairs).is_err() {
+            return false;
+        }
+        lu.clear_values();
+    } else {
+        if ex.lu.try_reserve(ma).is_err() {
+            return false;
+        }
+        ex.lu.matrix_mut(ma).fill(0.0);
+    }
+    let wv = |i: usize, a: usize| match a {
+        0 => ws.phi_eff[i],
+        _ => p.vt_offset.as_ref().map_or(0.0, |o| o[2 * i + a - 1]),
+    };
+    // Right-hand side: −(p* + w) through each row's mode.
+    let rhs = &mut ex.rhs[n..n + ma];
+    for (i, mode) in ex.modes.iter().enumerate() {
+        let (r0, u) = (ex.at[i], |a: usize| ws.p_star[3 * i + a] + wv(i, a));
+        match *mode {
+            Mode::Separated => {}
+            Mode::Sliding([t0, t1, c]) => {
+                let pm = [[1.0 - t0 * t0, -t0 * t1], [-t0 * t1, 1.0 - t1 * t1]];
+                rhs[r0] = -u(0);
+                for b in 0..2 {
+                    rhs[r0 + 1 + b] = -c * (pm[b][0] * u(1) + pm[b][1] * u(2));
+                }
+            }
+            Mode::Sticking => {
+                for a in 0..ex.dims[ex.pos[i]] {
+                    rhs[r0 + a] = -u(a);
+                }
+            }
+        }
+    }
+    // Matrix, block by block: rows of contact i, columns of r_j.
+    for j in 0..nc {
+        if ex.pos[j] == usize::MAX {
+            continue;
+        }
+        let dj = ex.dims[ex.pos[j]];
+        for k in w.col_ptr[j]..w.col_ptr[j + 1] {
+            let i = w.rows[k];
+            if ex.pos[i] == usize::MAX {
+                continue;
+            }
+            let di = ex.dims[ex.pos[i]];
+            let wb = &w.vals[9 * k..9 * k + 9];
+            // Local block (di × dj, column-major with leading dimension 3).
+            let mut b = [0.0; 9];
+            match ex.modes[i] {
+                Mode::Sliding([t0, t1, c]) => {
+                    let pm = [[1.0 - t0 * t0, -t0 * t1], [-t0 * t1, 1.0 - t1 * t1]];
+                    for a in 0..dj {
+                        b[3 * a] = wb[3 * a];
+                        for r in 0..2 {
+                            b[1 + r + 3 * a] = c * (pm[r][0] * wb[1 + 3 * a] + pm[r][1] * wb[2 + 3 * a]);
+                        }
+                    }
+                    if i == j {
+                        for r in 0..2 {
+                            b[1 + r + 3 * (1 + r)] += 1.0;
+                            b[1 + r] += ws.mu[i] * [t0, t1][r];
+                        }
+                    }
+                }
+                _ => {
+                    for a in 0..dj {
+                        for r in 0..di {
+                            b[r + 3 * a] = wb[r + 3 * a];
+                        }
+                    }
+                }
+            }
+            if sparse {
+                let Ok((blk, rs, cs)) = ex.sparse.get().block_slice_mut(ex.pos[i], ex.pos[j]) else {
+                    return false;
+                };
+                for a in 0..dj {
+                    for r in 0..di {
+                        blk[r * rs + a * cs] += b[r + 3 * a];
+                    }
+                }
+            } else {
+                let mut kmat = ex.lu.matrix_mut(ma);
+                for a in 0..dj {
+                    for r in 0..di {
+                        kmat[(ex.at[i] + r, ex.at[j] + a)] += b[r + 3 * a];
+                    }
+                }
+            }
+        }
+    }
+    let rhs = &mut ex.rhs[n..n + ma];
+    if sparse {
+        let lu = ex.sparse.get();
+        if lu.factor().is_err() || lu.solve_in_place(rhs).is_err() {
+            return false;
+        }
+    } else {
+        ex.lu.factor();
+        ex.lu.solve_in_place(rhs, &mut ex.tmp[..ma]);
+    }
+    // v = p* + W r_A.
+    ex.rhs[..n].copy_from_slice(&ws.p_star[..n]);
+    for j in 0..nc {
+        if ex.pos[j] == usize::MAX {
+            continue;
+        }
+        let (r0, dj) = (n + ex.at[j], ex.dims[ex.pos[j]]);
+        let mut neg = [0.0; 3];
+        for a in 0..dj {
+            neg[a] = -ex.rhs[r0 + a];
+        }
+        form.sub_contact_impulse(j, dj, &neg, &mut ex.rhs[..n]);
+    }
+    ex.rhs[..n + ma].iter().all(|x| x.is_finite())
 }
