@@ -19,7 +19,9 @@
 //! scaled by σ, `rtol = 1e-12‖q‖`, `btol = 1e-14‖q‖²`, re-solved from scratch with btol 10×,
 //! 100×, … smaller while the answer is above 1e-8).
 use contact_solvers::ipm::{IpmOutcome, IpmParameters, IpmSolver};
-use support::siconos_fc3d::{Impulses, LARGE, MID, Mapped, SMALL, load_delassus, load_with, natural_map_error};
+use support::siconos_fc3d::{
+    Impulses, LARGE, MID, Mapped, SMALL, load_delassus, load_with, natural_map_error,
+};
 
 fn thread_seconds() -> f64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };

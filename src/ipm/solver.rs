@@ -7,7 +7,9 @@ use crate::linalg::simd;
 use crate::parallel::PoolSlot;
 use nalgebra::DVectorView;
 
-use super::form::{BlockForm, BlockWorkspace, DelassusForm, DelassusWorkspace, DenseForm, DenseWorkspace, Form};
+use super::form::{
+    BlockForm, BlockWorkspace, DelassusForm, DelassusWorkspace, DenseForm, DenseWorkspace, Form,
+};
 use super::iteration::{
     IpmWorkspace, NewtonBuf, Viol, build_rhs, check_block_newton_solve, duality, solve_newton, system_data,
 };

@@ -251,8 +251,7 @@ fn repeated_delassus_solves_allocate_nothing() {
         let w = &jfull * &minv * jfull.transpose();
         let q = &jfull * (&d.v0 + 0.01 * &minv * &d.tau);
         let tau = DVector::zeros(3 * nc);
-        let models =
-            if tight { vec![ContactModel::SecondOrderCone; nc] } else { d.models.clone() };
+        let models = if tight { vec![ContactModel::SecondOrderCone; nc] } else { d.models.clone() };
         let p = IpmProblem {
             data: IpmData::Delassus { w: w.as_view() },
             v0: q.as_view(),

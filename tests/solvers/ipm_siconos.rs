@@ -384,8 +384,8 @@ fn delassus_form_rejects_bad_data() {
     nan[(4, 2)] = f64::NAN;
     prob.data = IpmData::Delassus { w: nan.as_view() };
     assert_eq!(s.solve(&prob), Err(IpmError::NonFinite { what: "W", index: 22 }));
-    let mut dense = IpmSolver::new(IpmParameters { newton_solve: NewtonSolve::Dense, ..IpmParameters::tight() })
-        .unwrap();
+    let mut dense =
+        IpmSolver::new(IpmParameters { newton_solve: NewtonSolve::Dense, ..IpmParameters::tight() }).unwrap();
     assert!(matches!(dense.solve(&p.problem()), Err(IpmError::OutOfRange { what: "newton_solve", .. })));
 }
 
@@ -396,8 +396,11 @@ fn delassus_form_rejects_bad_data() {
 #[ignore = "large problems: run in a release build"]
 fn delassus_form_on_all_files_at_the_tight_setting() {
     let all: Vec<&str> = SMALL.iter().chain(&MID).chain(&LARGE).copied().collect();
-    let solved: Vec<String> =
-        report_with(&all, load_delassus).into_iter().filter(|(_, r)| r.error <= 1e-8).map(|(n, _)| n).collect();
+    let solved: Vec<String> = report_with(&all, load_delassus)
+        .into_iter()
+        .filter(|(_, r)| r.error <= 1e-8)
+        .map(|(n, _)| n)
+        .collect();
     eprintln!("{} of {} solved to 1e-8", solved.len(), all.len());
     for name in &LARGE[..6] {
         assert!(solved.iter().any(|s| s == name), "{name}");

@@ -298,30 +298,25 @@ fn load_impl(name: &str, impulses: Impulses, contact_space: bool) -> Option<Mapp
 }
 
 impl Mapped {
-    /// The interior point's problem (dense data, `h = 1`).
+    /// The interior point's problem (`h = 1`): dense velocity-form data, or the Delassus form
+    /// for [`load_delassus`]'s local problems.
     pub fn problem(&self) -> IpmProblem<'_> {
-        if self.contact_space {
-            let w = self.delassus.as_ref().expect("a local problem");
-            return IpmProblem {
-                data: IpmData::Delassus { w: w.as_view() },
-                v0: self.v0.as_view(),
-                tau: self.tau.as_view(),
-                h: 1.0,
-                phi: self.phi.as_view(),
-                mu: self.mu.as_view(),
-                models: &self.models,
-                vt_offset: None,
-            };
-        }
+        let (data, vt_offset) = match &self.delassus {
+            Some(w) if self.contact_space => (IpmData::Delassus { w: w.as_view() }, None),
+            _ => (
+                IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
+                Some(self.offset.as_view()),
+            ),
+        };
         IpmProblem {
-            data: IpmData::Dense { m: self.m.as_view(), jn: self.jn.as_view(), jt: self.jt.as_view() },
+            data,
             v0: self.v0.as_view(),
             tau: self.tau.as_view(),
             h: 1.0,
             phi: self.phi.as_view(),
             mu: self.mu.as_view(),
             models: &self.models,
-            vt_offset: Some(self.offset.as_view()),
+            vt_offset,
         }
     }
 }

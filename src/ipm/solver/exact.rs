@@ -465,8 +465,8 @@ fn solve_modes_delassus<F: Form>(
         }
         let (r0, dj) = (n + ex.at[j], ex.dims[ex.pos[j]]);
         let mut neg = [0.0; 3];
-        for a in 0..dj {
-            neg[a] = -ex.rhs[r0 + a];
+        for (x, &r) in neg.iter_mut().zip(&ex.rhs[r0..r0 + dj]) {
+            *x = -r;
         }
         form.sub_contact_impulse(j, dj, &neg, &mut ex.rhs[..n]);
     }
