@@ -542,27 +542,34 @@ impl Inner {
             return Ok(status);
         }
         let stats = self.solver.stats();
-        let detail = if self.solver.parameters().uses_reference_iteration() {
-            format!(
-                "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
-                stats.iterations,
-                g(stats.rvio),
-                g(stats.bvio),
-                if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
-            )
+        // Formatted into the reused message buffer: a solve that ends without converging (e.g.
+        // AlmostConverged in a live loop) allocates nothing once grown.
+        if self.solver.parameters().uses_reference_iteration() {
+            Err(FfiError::formatted(
+                status,
+                format_args!(
+                    "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
+                    stats.iterations,
+                    g(stats.rvio),
+                    g(stats.bvio),
+                    if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
+                ),
+            ))
         } else {
-            format!(
-                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
-                 (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
-                stats.iterations,
-                g(stats.merit),
-                g(stats.residual),
-                g(stats.complementarity),
-                g(stats.rvio),
-                g(stats.bvio)
-            )
-        };
-        Err(FfiError::new(status, detail))
+            Err(FfiError::formatted(
+                status,
+                format_args!(
+                    "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
+                     (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
+                    stats.iterations,
+                    g(stats.merit),
+                    g(stats.residual),
+                    g(stats.complementarity),
+                    g(stats.rvio),
+                    g(stats.bvio)
+                ),
+            ))
+        }
     }
 }
 
@@ -1193,7 +1200,7 @@ pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_i
 /// body, with `out` as C passed it (NULL or `ld_out*(cols-1)+rows` writable doubles).
 fn copy_sensitivity(
     solver: *const cts_ipm_solver,
-    function: &str,
+    function: &'static str,
     parameter: i32,
     out: *mut f64,
     ld_out: usize,
