@@ -967,9 +967,10 @@ typedef struct cts_ipm_stats {
    */
   double complementarity;
   /**
-   * Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
-   * of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
-   * the one of smallest merit, the start included); 0 for Dojo's iteration.
+   * Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance,
+   * natural_map/natural_map_tolerance, the last term only with natural_map_tolerance > 0) of
+   * the returned iterate (<= 1 exactly when converged; on failure the returned iterate is the
+   * one of smallest merit, the start included); 0 for Dojo's iteration.
    */
   double merit;
   /**
@@ -985,6 +986,13 @@ typedef struct cts_ipm_stats {
    * iteration.
    */
   int32_t centrality_correctors;
+  /**
+   * Engine iteration: scaled natural-map error of the returned iterate (docs/ipm.md §11.8),
+   * max over the contacts of ‖r̃ − Π_K(r̃ − (u_n + μ‖u_t‖, u_t))‖∞ / V with the impulses in
+   * velocity units r̃ = r·V/P (dimensionless; Siconos' FC3D error up to its normalization);
+   * computed at every setting, also when natural_map_tolerance is 0; 0 for Dojo's iteration.
+   */
+  double natural_map;
 } cts_ipm_stats;
 
 /**

@@ -2164,6 +2164,9 @@ struct IpmSolverStats {
   double velocity_scale{0.0};
   /** Engine iteration: Gondzio centrality correctors kept over all iterations. */
   int centrality_correctors{0};
+  /** Engine iteration: scaled natural-map error of the returned iterate (dimensionless,
+   *  docs/ipm.md §11.8), computed at every setting. */
+  double natural_map{0.0};
 };
 
 /**
@@ -2450,6 +2453,7 @@ class IpmSolver {
     s.momentum_scale = c.momentum_scale;
     s.velocity_scale = c.velocity_scale;
     s.centrality_correctors = c.centrality_correctors;
+    s.natural_map = c.natural_map;
     return s;
   }
 

@@ -590,6 +590,7 @@ struct IpmSolverStats
     momentum_scale::Cdouble
     velocity_scale::Cdouble
     centrality_correctors::Int32
+    natural_map::Cdouble
 end
 
 """
@@ -743,7 +744,7 @@ get_primal(s::IpmSolver) = _get(s, :cts_ipm_solver_get_primal, num_cone_variable
 get_dual(s::IpmSolver) = _get(s, :cts_ipm_solver_get_dual, num_cone_variables(s))
 
 function get_stats(s::IpmSolver)
-    c = Ref{IpmSolverStats}(IpmSolverStats(0, 0, 0, 0, 0, 0, 0))
+    c = Ref{IpmSolverStats}()  # isbits: filled by the call
     _check(s, ccall(_sym(:cts_ipm_solver_get_stats), Int32, (Ptr{Cvoid}, Ref{IpmSolverStats}),
                     _h(s), c))
     return c[]

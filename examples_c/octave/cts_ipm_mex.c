@@ -81,8 +81,8 @@ static const cts_mex_name model_names[] = {
     {"linear", CTS_IPM_MODEL_LINEAR},
 };
 
-static const char *result_fields[] = {"outcome", "outcome_name", "iterations", "rvio",
-                                      "bvio",    "v",            "impulses",   "gaps"};
+static const char *result_fields[] = {"outcome", "outcome_name", "iterations", "rvio", "bvio",
+                                      "natural_map", "v", "impulses", "gaps"};
 
 CTS_MEX_COLUMN(cts_ipm_solver, CTS_STATUS_OK)
 
@@ -142,6 +142,7 @@ static mxArray *results(cts_ipm_solver *solver, cts_status s, const world *w) {
   mxSetField(r, 0, "iterations", mxCreateDoubleScalar((double)stats.iterations));
   mxSetField(r, 0, "rvio", mxCreateDoubleScalar(stats.rvio));
   mxSetField(r, 0, "bvio", mxCreateDoubleScalar(stats.bvio));
+  mxSetField(r, 0, "natural_map", mxCreateDoubleScalar(stats.natural_map));
   mxSetField(r, 0, "v", column(solver, cts_ipm_solver_get_generalized_velocities, w->n, r));
   mxSetField(r, 0, "impulses", column(solver, cts_ipm_solver_get_impulses, 3 * w->nc, r));
   mxSetField(r, 0, "gaps", column(solver, cts_ipm_solver_get_next_gaps, w->nc, r));

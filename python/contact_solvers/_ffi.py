@@ -315,6 +315,7 @@ class cts_ipm_stats(ctypes.Structure):
         ("momentum_scale", ctypes.c_double),
         ("velocity_scale", ctypes.c_double),
         ("centrality_correctors", ctypes.c_int32),
+        ("natural_map", ctypes.c_double),
     ]
 
 

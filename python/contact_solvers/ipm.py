@@ -171,6 +171,9 @@ class IpmSolverStats:
     velocity_scale: float = 0.0
     #: Engine iteration: Gondzio centrality correctors kept over all iterations.
     centrality_correctors: int = 0
+    #: Engine iteration: scaled natural-map error of the returned iterate (dimensionless,
+    #: ``docs/ipm.md`` §11.8), computed at every setting.
+    natural_map: float = 0.0
 
 
 class IpmSolver(_SolverHandle):
@@ -444,7 +447,7 @@ class IpmSolver(_SolverHandle):
         return IpmSolverStats(outcome, int(c.iterations), c.rvio, c.bvio, c.kappa,
                               int(c.line_search_exhausted), int(c.boundary_hits), c.residual,
                               c.complementarity, c.merit, c.momentum_scale, c.velocity_scale,
-                              int(c.centrality_correctors))
+                              int(c.centrality_correctors), c.natural_map)
 
     def _history(self, what: str) -> np.ndarray:
         get = getattr(self._lib, _IPM_HISTORIES[what])

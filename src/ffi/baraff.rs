@@ -433,19 +433,12 @@ impl Inner {
             return Ok(status);
         }
         let stats = self.solver.stats();
-        let detail = match outcome {
-            BaraffOutcome::UnboundedRay { row } => format!("unbounded ray while driving row {row}"),
-            BaraffOutcome::Inexact => "finished, violation above the tolerance".to_string(),
-            BaraffOutcome::Cycling => "cycling safeguards exhausted".to_string(),
-            BaraffOutcome::PivotLimit => "pivot limit reached".to_string(),
-            BaraffOutcome::IterationLimit => "impulse iteration limit reached".to_string(),
-            BaraffOutcome::FrictionlessFallback { row } => format!("frictionless fallback at row {row}"),
-            BaraffOutcome::Solved => String::new(),
-        };
-        Err(FfiError::new(
+        // Formatted into the reused message buffer: no allocation once grown.
+        Err(FfiError::formatted(
             status,
-            format!(
-                "{detail} ({} pivots, {} iterations, worst relative violation {})",
+            format_args!(
+                "{} ({} pivots, {} iterations, worst relative violation {})",
+                OutcomeDetail(outcome),
                 stats.pivots,
                 stats.iterations,
                 g(stats.worst_violation)
@@ -476,6 +469,23 @@ impl Inner {
     }
 }
 
+/// What a Baraff outcome other than Solved means, as message text.
+struct OutcomeDetail(BaraffOutcome);
+
+impl std::fmt::Display for OutcomeDetail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            BaraffOutcome::UnboundedRay { row } => write!(f, "unbounded ray while driving row {row}"),
+            BaraffOutcome::Inexact => f.write_str("finished, violation above the tolerance"),
+            BaraffOutcome::Cycling => f.write_str("cycling safeguards exhausted"),
+            BaraffOutcome::PivotLimit => f.write_str("pivot limit reached"),
+            BaraffOutcome::IterationLimit => f.write_str("impulse iteration limit reached"),
+            BaraffOutcome::FrictionlessFallback { row } => write!(f, "frictionless fallback at row {row}"),
+            BaraffOutcome::Solved => Ok(()),
+        }
+    }
+}
+
 impl Results for Inner {
     type Solver = BaraffSolver;
     fn results(&self) -> Result<&BaraffSolver, FfiError> {
@@ -487,7 +497,7 @@ impl Results for Inner {
 /// [`copy_result`].
 fn copy_model_result(
     solver: *const cts_baraff_solver,
-    function: &str,
+    function: &'static str,
     name: &str,
     out: *mut f64,
     len: usize,

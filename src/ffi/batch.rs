@@ -87,7 +87,7 @@ impl<F: Fn()> Shared<F> {
 /// `solvers` a live handle of type `H` not used elsewhere during the call (the C contract of the
 /// exported function); `world` called with those handles only.
 pub(crate) unsafe fn run<H: Batched>(
-    function: &str,
+    function: &'static str,
     solvers: *const *mut H,
     count: usize,
     required: &[(&str, bool)],
@@ -157,7 +157,7 @@ fn check_call(
 ///
 /// # Safety
 /// As [`run`].
-unsafe fn mark_worlds<H: Batched>(function: &str, handles: &[*mut H], out: &mut [cts_status]) {
+unsafe fn mark_worlds<H: Batched>(function: &'static str, handles: &[*mut H], out: &mut [cts_status]) {
     for &h in handles {
         // SAFETY: NULL or live, used by this call only; no other reference to it is alive.
         if let Some(h) = unsafe { h.as_mut() } {
@@ -173,9 +173,12 @@ unsafe fn mark_worlds<H: Batched>(function: &str, handles: &[*mut H], out: &mut 
                 let (slot, inner) = h.parts();
                 let times = H::mark(inner).0;
                 if times > 1 {
-                    slot.set(&format!(
-                        "{function}: solvers[{i}]: this handle appears {times} times in the batch; each world needs its own handle (none of its worlds was solved)"
-                    ));
+                    slot.set(
+                        function,
+                        &format!(
+                            "solvers[{i}]: this handle appears {times} times in the batch; each world needs its own handle (none of its worlds was solved)"
+                        ),
+                    );
                     cts_status::InvalidArgument
                 } else {
                     TO_RUN

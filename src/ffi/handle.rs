@@ -74,7 +74,7 @@ pub enum Call {
 /// with `function` (for a NULL handle, to the thread-local channel). See [`Call`].
 pub(crate) fn with_mut<H: Handle>(
     handle: *mut H,
-    function: &str,
+    function: &'static str,
     call: Call,
     body: impl FnOnce(&mut H::Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
@@ -94,7 +94,7 @@ pub(crate) fn with_mut<H: Handle>(
 /// As [`with_mut`] for calls that only read the handle (they never clear its last error).
 pub(crate) fn with_ref<H: Handle>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     body: impl FnOnce(&H::Inner) -> Result<cts_status, FfiError>,
 ) -> cts_status {
     // SAFETY: as in `with_mut`.
@@ -118,7 +118,7 @@ pub(crate) fn read<H: Handle, T: Copy>(handle: *const H, default: T, get: impl F
 /// `*out` (only on success). Failures go to the thread-local channel, prefixed with `function`.
 pub(crate) fn new<H: Handle>(
     out: *mut *mut H,
-    function: &str,
+    function: &'static str,
     make: impl FnOnce() -> Result<H::Inner, FfiError>,
 ) -> cts_status {
     guard(None, || {
@@ -136,7 +136,7 @@ pub(crate) fn new<H: Handle>(
 pub(crate) fn clone<H: Handle>(
     solver: *const H,
     out: *mut *mut H,
-    function: &str,
+    function: &'static str,
     copy: impl FnOnce(&H::Inner) -> Result<H::Inner, FfiError>,
 ) -> cts_status {
     guard(None, || {
@@ -187,7 +187,7 @@ pub(crate) fn write_default<T>(out: *mut T, value: impl FnOnce() -> T) {
 /// that keeps it). Nothing changes on error; a success keeps the last error.
 pub(crate) fn set_parameters<H: Handle, P, R, E>(
     handle: *mut H,
-    function: &str,
+    function: &'static str,
     p: *const P,
     set: impl FnOnce(&mut H::Inner, R, &P) -> Result<(), E>,
 ) -> cts_status
@@ -207,7 +207,7 @@ where
 /// `get` of the handle's state to `*out`. Nothing is written on error.
 pub(crate) fn get_struct<H: Handle, T>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     out: *mut T,
     get: impl FnOnce(&H::Inner) -> Result<T, FfiError>,
 ) -> cts_status {
@@ -232,7 +232,7 @@ pub(crate) trait Results {
 /// written on error.
 pub(crate) fn copy_result<H: Handle>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     name: &str,
     out: *mut f64,
     len: usize,
@@ -248,7 +248,7 @@ where
 /// results).
 pub(crate) fn copy_vector<H: Handle>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     name: &str,
     out: *mut f64,
     len: usize,
@@ -266,7 +266,7 @@ pub(crate) fn copy_vector<H: Handle>(
 /// written on error.
 pub(crate) fn copy_matrix<H: Handle>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     name: &str,
     out: *mut f64,
     ld: usize,
@@ -285,7 +285,7 @@ pub(crate) fn copy_matrix<H: Handle>(
 /// length to `*count`.
 pub(crate) fn copy_history<H: Handle>(
     handle: *const H,
-    function: &str,
+    function: &'static str,
     name: &str,
     out: *mut f64,
     len: usize,

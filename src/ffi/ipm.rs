@@ -198,9 +198,10 @@ pub struct cts_ipm_stats {
     /// Engine iteration: scaled complementarity ‖γ∘s‖∞/(P·V) of the returned iterate; 0 for
     /// Dojo's iteration.
     pub complementarity: f64,
-    /// Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance)
-    /// of the returned iterate (<= 1 exactly when converged; on failure the returned iterate is
-    /// the one of smallest merit, the start included); 0 for Dojo's iteration.
+    /// Engine iteration: merit max(residual/tolerance, complementarity/complementarity_tolerance,
+    /// natural_map/natural_map_tolerance, the last term only with natural_map_tolerance > 0) of
+    /// the returned iterate (<= 1 exactly when converged; on failure the returned iterate is the
+    /// one of smallest merit, the start included); 0 for Dojo's iteration.
     pub merit: f64,
     /// Engine iteration: the momentum scale P (N·s) of the problem; 0 for Dojo's iteration.
     pub momentum_scale: f64,
@@ -209,6 +210,11 @@ pub struct cts_ipm_stats {
     /// Engine iteration: Gondzio centrality correctors kept over all iterations; 0 for Dojo's
     /// iteration.
     pub centrality_correctors: i32,
+    /// Engine iteration: scaled natural-map error of the returned iterate (docs/ipm.md §11.8),
+    /// max over the contacts of ‖r̃ − Π_K(r̃ − (u_n + μ‖u_t‖, u_t))‖∞ / V with the impulses in
+    /// velocity units r̃ = r·V/P (dimensionless; Siconos' FC3D error up to its normalization);
+    /// computed at every setting, also when natural_map_tolerance is 0; 0 for Dojo's iteration.
+    pub natural_map: f64,
 }
 
 impl From<IpmParameters> for cts_ipm_parameters {
@@ -536,27 +542,34 @@ impl Inner {
             return Ok(status);
         }
         let stats = self.solver.stats();
-        let detail = if self.solver.parameters().uses_reference_iteration() {
-            format!(
-                "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
-                stats.iterations,
-                g(stats.rvio),
-                g(stats.bvio),
-                if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
-            )
+        // Formatted into the reused message buffer: a solve that ends without converging (e.g.
+        // AlmostConverged in a live loop) allocates nothing once grown.
+        if self.solver.parameters().uses_reference_iteration() {
+            Err(FfiError::formatted(
+                status,
+                format_args!(
+                    "{outcome:?} after {} iterations (rvio = {}, bvio = {}); the results hold the last {}iterate",
+                    stats.iterations,
+                    g(stats.rvio),
+                    g(stats.bvio),
+                    if outcome == IpmOutcome::NonFiniteStep { "finite " } else { "" }
+                ),
+            ))
         } else {
-            format!(
-                "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
-                 (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
-                stats.iterations,
-                g(stats.merit),
-                g(stats.residual),
-                g(stats.complementarity),
-                g(stats.rvio),
-                g(stats.bvio)
-            )
-        };
-        Err(FfiError::new(status, detail))
+            Err(FfiError::formatted(
+                status,
+                format_args!(
+                    "{outcome:?} after {} iterations; the results hold the iterate of smallest merit {} \
+                     (scaled residual {}, scaled complementarity {}; rvio = {}, bvio = {})",
+                    stats.iterations,
+                    g(stats.merit),
+                    g(stats.residual),
+                    g(stats.complementarity),
+                    g(stats.rvio),
+                    g(stats.bvio)
+                ),
+            ))
+        }
     }
 }
 
@@ -624,12 +637,22 @@ fn check_outputs(s: &IpmSolver) -> Result<(), FfiError> {
 }
 
 /// The floating-point fields of `cts_ipm_stats`, in the order [`STATS_NAME`] lists them.
-fn stats_values(s: &crate::ipm::IpmStats) -> [f64; 8] {
-    [s.rvio, s.bvio, s.kappa, s.residual, s.complementarity, s.merit, s.momentum_scale, s.velocity_scale]
+fn stats_values(s: &crate::ipm::IpmStats) -> [f64; 9] {
+    [
+        s.rvio,
+        s.bvio,
+        s.kappa,
+        s.residual,
+        s.complementarity,
+        s.merit,
+        s.momentum_scale,
+        s.velocity_scale,
+        s.natural_map,
+    ]
 }
 
-const STATS_NAME: &str =
-    "stats (rvio, bvio, kappa, residual, complementarity, merit, momentum_scale, velocity_scale)";
+const STATS_NAME: &str = "stats (rvio, bvio, kappa, residual, complementarity, merit, momentum_scale, velocity_scale, \
+     natural_map)";
 
 /// Makes sure a workspace of `need` doubles can be allocated before the solver grows to it (an
 /// allocation failure would abort the host), remembering the largest size that could (see
@@ -1073,6 +1096,7 @@ pub unsafe extern "C" fn cts_ipm_solver_get_stats(
             momentum_scale: stats.momentum_scale,
             velocity_scale: stats.velocity_scale,
             centrality_correctors: saturating_i32(stats.centrality_correctors),
+            natural_map: stats.natural_map,
         })
     })
 }
@@ -1176,7 +1200,7 @@ pub unsafe extern "C" fn cts_ipm_solver_compute_sensitivities(solver: *mut cts_i
 /// body, with `out` as C passed it (NULL or `ld_out*(cols-1)+rows` writable doubles).
 fn copy_sensitivity(
     solver: *const cts_ipm_solver,
-    function: &str,
+    function: &'static str,
     parameter: i32,
     out: *mut f64,
     ld_out: usize,

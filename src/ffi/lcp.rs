@@ -14,6 +14,7 @@
 #![allow(non_snake_case)] // argument names follow Drake: M, ld_M
 
 use std::ffi::c_char;
+use std::fmt;
 
 use super::alloc;
 use super::guard::{ErrorSlot, guard, prefix};
@@ -479,24 +480,49 @@ pub unsafe extern "C" fn cts_lcp_solver_solve(
             return Ok(status);
         }
         let pivots = h.results()?.2;
-        let mut detail = format!("n = {n}, {pivots} pivots");
+        // Formatted into the reused message buffer: a failing solve allocates nothing once grown.
         if matches!(outcome, LcpOutcome::ResidualTestFailed | LcpOutcome::NonFiniteSolution) {
             let (residual, regularization) = h.residual();
-            if let Some(e) = regularization {
-                detail.push_str(&format!(", accepted for M + 1e{e} I"));
-            }
-            let what = residual.violation().unwrap_or_default();
-            return Err(FfiError::new(status, format!("{}: {what} ({detail})", outcome.message())));
+            return Err(FfiError::formatted(
+                status,
+                format_args!(
+                    "{}: {} (n = {n}, {pivots} pivots{})",
+                    outcome.message(),
+                    Violation(&residual),
+                    Regularized(regularization)
+                ),
+            ));
         }
-        Err(FfiError::new(status, format!("{} ({detail})", outcome.message())))
+        Err(FfiError::formatted(status, format_args!("{} (n = {n}, {pivots} pivots)", outcome.message())))
     })
+}
+
+/// The residual test's violation as message text (nothing when it passed).
+struct Violation<'a>(&'a LcpResidual);
+
+impl fmt::Display for Violation<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.write_violation(f).map(|_| ())
+    }
+}
+
+/// `, accepted for M + 1eE I` when the solve was accepted on a regularized matrix.
+struct Regularized(Option<i32>);
+
+impl fmt::Display for Regularized {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(e) => write!(f, ", accepted for M + 1e{e} I"),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Copies z or w of the last solve: the getters' body, with `out` as C passed it (NULL or `len`
 /// writable doubles). Unlike the other solvers' getters it copies a non-finite result too.
 fn copy_solution(
     solver: *const cts_lcp_solver,
-    function: &str,
+    function: &'static str,
     out: *mut f64,
     len: usize,
     pick_w: bool,

@@ -611,7 +611,10 @@ impl RigidInner {
         } else {
             let n = self.solver.lcp_size();
             let pivots = self.solver.num_pivots();
-            Err(FfiError::new(status, format!("{} (LCP size {n}, {pivots} pivots)", outcome.message())))
+            Err(FfiError::formatted(
+                status,
+                format_args!("{} (LCP size {n}, {pivots} pivots)", outcome.message()),
+            ))
         }
     }
 }
@@ -920,7 +923,7 @@ fn level_ops(h: &mut RigidInner, accel: bool) -> Result<(Sizes, &mut Operators),
 /// The body of `cts_rigid_solver_set_{accel,vel}_operator_matrix` (`accel`: the level).
 fn set_operator_matrix(
     solver: *mut cts_rigid_solver,
-    function: &str,
+    function: &'static str,
     accel: bool,
     op: i32,
     A: *const f64,
@@ -937,7 +940,7 @@ fn set_operator_matrix(
 /// The body of `cts_rigid_solver_set_{accel,vel}_operator_callback`.
 fn set_operator_callback(
     solver: *mut cts_rigid_solver,
-    function: &str,
+    function: &'static str,
     accel: bool,
     op: i32,
     f: cts_rigid_operator_fn,
@@ -960,7 +963,7 @@ fn set_operator_callback(
 /// The body of `cts_rigid_solver_set_{accel,vel}_inertia_matrix`.
 fn set_inertia_matrix(
     solver: *mut cts_rigid_solver,
-    function: &str,
+    function: &'static str,
     accel: bool,
     form: i32,
     A: *const f64,
@@ -1364,7 +1367,7 @@ struct ComputeArgs {
 /// As [`compute`]; `solver` NULL or a live handle (the contract).
 unsafe fn compute_call<B>(
     solver: *mut cts_rigid_solver,
-    function: &str,
+    function: &'static str,
     args: ComputeArgs,
     body: B,
 ) -> cts_status

@@ -5,7 +5,9 @@
 //! `From<…Outcome> for cts_status` and `From<…Error> for FfiError` live with that solver's
 //! functions (`ffi/<solver>.rs`), so the chain runs one way.
 
+use std::cell::RefCell;
 use std::ffi::{CStr, c_char};
+use std::fmt::{self, Write as _};
 
 /// Result of every fallible function. `CTS_STATUS_OK` (0) is success; 1–99 are solver outcomes
 /// (for TAMSI exactly Drake's `TamsiSolverResult` values); usage errors start at 100. In C this
@@ -132,20 +134,64 @@ pub enum cts_status {
     Panic = 199,
 }
 
+thread_local! {
+    /// The buffer [`FfiError::formatted`] writes messages into, handed back by the guard once the
+    /// message is recorded ([`recycle_message`]), so a failing solve allocates only while it grows.
+    static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Gives a recorded message's storage back to [`FfiError::formatted`] (the larger buffer is
+/// kept).
+pub(crate) fn recycle_message(message: String) {
+    let _ = SCRATCH.try_with(|b| {
+        let mut b = b.borrow_mut();
+        if message.capacity() > b.capacity() {
+            *b = message;
+        }
+    });
+}
+
 /// A failed call: its status and the detail recorded for `*_last_error`.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{message}")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FfiError {
     /// The status returned to C.
     pub status: cts_status,
     /// Human-readable detail ("Jn: ld 3 < rows 4").
     pub message: String,
+    /// The exported function the call failed in, written before the message when it is recorded
+    /// (`"cts_lcp_solver_solve: ..."`, [`super::guard::prefix`]); `""` when not known yet.
+    pub function: &'static str,
 }
+
+impl fmt::Display for FfiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.function.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "{}: {}", self.function, self.message)
+        }
+    }
+}
+
+impl std::error::Error for FfiError {}
 
 impl FfiError {
     /// An error with the given status and message.
     pub fn new(status: cts_status, message: impl Into<String>) -> Self {
-        Self { status, message: message.into() }
+        Self { status, message: message.into(), function: "" }
+    }
+
+    /// An error whose message is formatted into this thread's reused message buffer (given back
+    /// by the guard once recorded, [`recycle_message`]): once that buffer and the handle's error
+    /// slot have grown, a
+    /// solve that ends with a solver outcome (not converged, a failed residual test) records its
+    /// detail without allocating (`docs/c_api.md` §1.5).
+    pub fn formatted(status: cts_status, args: fmt::Arguments<'_>) -> Self {
+        let mut message = SCRATCH.try_with(|b| std::mem::take(&mut *b.borrow_mut())).unwrap_or_default();
+        message.clear();
+        // Writing into a String cannot fail (only a Display impl can, and ours do not).
+        let _ = message.write_fmt(args);
+        Self { status, message, function: "" }
     }
 
     /// `name` was NULL.

@@ -730,9 +730,10 @@ pub unsafe extern "C" fn cts_tamsi_solver_solve_with_guess(
             Ok(status)
         } else {
             let stats = h.solver.iteration_stats();
-            Err(FfiError::new(
+            // Formatted into the reused message buffer: no allocation once grown.
+            Err(FfiError::formatted(
                 status,
-                format!(
+                format_args!(
                     "{outcome:?} after {} Newton updates (last ||dvt|| = {} m/s)",
                     stats.num_iterations,
                     g(stats.vt_residual())

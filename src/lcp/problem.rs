@@ -2,6 +2,8 @@
 //! answer passes before it is called solved, the tolerances of `docs/rigid.md` §8.1/§9.4 and the
 //! numerical helpers of §8.6.
 
+use std::fmt;
+
 use nalgebra::{DMatrixView, DVectorView};
 
 use super::{LcpError, LcpOutcome};
@@ -336,28 +338,36 @@ impl LcpResidual {
     }
 
     /// What failed, for messages: the first non-finite entry, else the worst violated condition
-    /// with its index and bound; `None` when the test passed.
+    /// with its index and bound; `None` when the test passed. (Allocates; [`Self::write_violation`]
+    /// writes the same text without.)
     pub fn violation(&self) -> Option<String> {
+        let mut s = String::new();
+        matches!(self.write_violation(&mut s), Ok(true)).then_some(s)
+    }
+
+    /// Writes [`Self::violation`]'s text into `out`, nothing when the test passed; whether it
+    /// wrote.
+    pub fn write_violation<W: fmt::Write>(&self, out: &mut W) -> Result<bool, fmt::Error> {
         if let Some((v, i, x)) = self.non_finite {
-            return Some(format!("{v}[{i}] = {x} is not finite"));
+            write!(out, "{v}[{i}] = {x} is not finite")?;
+            return Ok(true);
         }
         let tol = self.tolerance;
         if self.min_z.1 < -tol {
-            return Some(format!("z[{}] = {:e} < -tol = {:e}", self.min_z.0, self.min_z.1, -tol));
+            write!(out, "z[{}] = {:e} < -tol = {:e}", self.min_z.0, self.min_z.1, -tol)?;
+            return Ok(true);
         }
         let (i, wi, tol_i) = self.worst_w;
         if wi < -tol_i {
-            return Some(format!("w[{i}] = {wi:e} < -tol[{i}] = {:e} (row {i}'s terms)", -tol_i));
+            write!(out, "w[{i}] = {wi:e} < -tol[{i}] = {:e} (row {i}'s terms)", -tol_i)?;
+            return Ok(true);
         }
         if self.max_zw.1 > self.complementarity_bound {
-            return Some(format!(
-                "|z[{i}] w[{i}]| = {:e} > {:e}",
-                self.max_zw.1,
-                self.complementarity_bound,
-                i = self.max_zw.0
-            ));
+            let i = self.max_zw.0;
+            write!(out, "|z[{i}] w[{i}]| = {:e} > {:e}", self.max_zw.1, self.complementarity_bound)?;
+            return Ok(true);
         }
-        None
+        Ok(false)
     }
 }
 

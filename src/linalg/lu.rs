@@ -226,6 +226,11 @@ impl PartialPivLu {
                 6 => solve_small::<6>(lu, piv, b),
                 7 => solve_small::<7>(lu, piv, b),
                 8 => solve_small::<8>(lu, piv, b),
+                // Islands of two to four free bodies (issue 29): the loops unrolled, the same
+                // operations.
+                12 => solve_small::<12>(lu, piv, b),
+                18 => solve_small::<18>(lu, piv, b),
+                24 => solve_small::<24>(lu, piv, b),
                 _ => solve_small::<0>(lu, piv, b),
             }
         } else {
@@ -317,7 +322,13 @@ impl WithSimd for FactorPanels<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
         if S::F64_LANES == CHUNK && self.n >= PANELS_MIN_DIM {
-            factor_panels(simd, self.a, self.piv, self.n)
+            // Islands of three and four free bodies (issue 29): the size a constant of the
+            // inlined kernel, the same operations.
+            match self.n {
+                18 => factor_panels(simd, self.a, self.piv, 18),
+                24 => factor_panels(simd, self.a, self.piv, 24),
+                n => factor_panels(simd, self.a, self.piv, n),
+            }
         } else if S::F64_LANES == CHUNK && self.n >= CHUNKS_MIN_DIM {
             match self.n {
                 11 => factor_chunks::<S, 11>(simd, self.a, self.piv, 11),

@@ -1,7 +1,7 @@
 //! Through the C ABI, a handle keeps its workspace: once it has grown to a problem's size,
 //! repeated successful solves, getters and post-processing allocate nothing (`cts_lcp_*` with every
 //! algorithm; `cts_rigid_*` at the acceleration level, for impacts and for the discretized
-//! problem, with dense and callback operators). (A failing call allocates its error message.) A
+//! problem, with dense and callback operators). (Failing solves: `failing_c_solves_alloc`.) A
 //! counting global allocator that sees only the measuring thread, so other tests may run meanwhile.
 #![allow(unsafe_code)]
 

@@ -21,5 +21,6 @@ mod lcp_alloc;
 mod tamsi_alloc;
 
 // Through the C ABI
+mod failing_c_solves_alloc;
 mod lcp_rigid_c_abi_alloc;
 mod tamsi_blocks_c_abi_alloc;

@@ -173,6 +173,11 @@ fn c_block_solve_equals_the_rust_api_bit_for_bit() {
         assert_eq!(unsafe { cts_ipm_solver_get_stats(h.0, stats.as_mut_ptr()) }, cts_status::Ok);
         let stats = unsafe { stats.assume_init() };
         assert_eq!(stats.iterations as usize, rs.stats().iterations);
+        // The natural map reaches C bit for bit, and Converged at the defaults keeps its bound
+        // (docs/ipm.md §11.8: natural_map_tolerance 1e-6).
+        assert_eq!(stats.natural_map.to_bits(), rs.stats().natural_map.to_bits(), "{name}");
+        assert!(stats.natural_map <= 1e-6, "{name}: natural map {:e}", stats.natural_map);
+        assert_eq!(stats.merit.to_bits(), rs.stats().merit.to_bits(), "{name}");
         // Sensitivities work on block data too.
         assert_eq!(
             unsafe { cts_ipm_solver_compute_sensitivities(h.0) },

@@ -50,6 +50,8 @@ def run(lib, m, d, seconds, on_step=None, almost=None):
             failed += 1
         stats = solver.get_stats()
         assert stats.merit <= 1.0 or failed or (almost and stats.merit <= 100.0)
+        # The engine iteration reports the returned iterate's natural map at every setting.
+        assert np.isfinite(stats.natural_map) and stats.natural_map >= 0.0
         iters = max(iters, stats.iterations)
         mb.advance(m, d, solver.get_generalized_velocities())
         emax = max(emax, mb.energy(m, d))

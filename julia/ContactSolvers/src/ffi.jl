@@ -176,6 +176,7 @@ Base.@kwdef mutable struct CtsIpmStats
     momentum_scale::Cdouble = zero(Cdouble)
     velocity_scale::Cdouble = zero(Cdouble)
     centrality_correctors::Int32 = zero(Int32)
+    natural_map::Cdouble = zero(Cdouble)
 end
 
 # `cts_lcp_parameters`

@@ -82,7 +82,7 @@ fn parameter_of(parameter: i32) -> Result<TamsiSensitivityParameter, FfiError> {
 /// body, with `out` as C passed it (NULL or `ld_out*(cols-1)+rows` writable doubles).
 fn copy_sensitivity(
     solver: *const cts_tamsi_solver,
-    function: &str,
+    function: &'static str,
     output_kind: TamsiSensitivityOutput,
     parameter: i32,
     out: *mut f64,

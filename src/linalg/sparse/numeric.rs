@@ -460,24 +460,12 @@ impl WithSimd for Solve<'_> {
         for sn in 0..nsn {
             let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
             let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
-            let ld = w + rows.len();
             let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
             let perm = &e.piv[c0..c0 + w];
-            let seg = &mut seg[..w];
-            for (y, &p) in seg.iter_mut().zip(perm) {
-                *y = x[c0 + p];
-            }
-            for j in 0..w {
-                let yj = seg[j];
-                for (y, &l) in seg[j + 1..].iter_mut().zip(&panel[j * ld + j + 1..j * ld + w]) {
-                    *y -= l * yj;
-                }
-            }
-            x[c0..c0 + w].copy_from_slice(seg);
-            for (j, &yj) in seg.iter().enumerate() {
-                for (&row, &l) in rows.iter().zip(&panel[j * ld + w..(j + 1) * ld]) {
-                    x[row] -= l * yj;
-                }
+            if w == 6 {
+                forward_supernode::<6>(panel, perm, rows, c0, x, &mut e.work);
+            } else {
+                forward_supernode::<0>(panel, perm, rows, c0, x, &mut e.work);
             }
         }
         match s.kind {
@@ -486,25 +474,18 @@ impl WithSimd for Solve<'_> {
                 for sn in (0..nsn).rev() {
                     let (c0, w) = (s.sn_col[sn], s.sn_col[sn + 1] - s.sn_col[sn]);
                     let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
-                    let ld = w + rows.len();
                     let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
                     let upanel = &e.uval[s.u_ptr[sn]..s.u_ptr[sn + 1]];
-                    let seg = &mut seg[..w];
-                    seg.copy_from_slice(&x[c0..c0 + w]);
-                    for (&row, ucol) in rows.iter().zip(upanel.chunks_exact(w)) {
-                        let xr = x[row];
-                        for (y, &u) in seg.iter_mut().zip(ucol) {
-                            *y -= u * xr;
-                        }
+                    if w == 6 {
+                        let mut y: [f64; 6] = x[c0..c0 + 6].try_into().unwrap();
+                        backward_supernode::<6>(panel, upanel, rows, x, &mut y);
+                        x[c0..c0 + 6].copy_from_slice(&y);
+                    } else {
+                        let seg = &mut seg[..w];
+                        seg.copy_from_slice(&x[c0..c0 + w]);
+                        backward_supernode::<0>(panel, upanel, rows, x, seg);
+                        x[c0..c0 + w].copy_from_slice(seg);
                     }
-                    for j in (0..w).rev() {
-                        let yj = seg[j] / panel[j + j * ld];
-                        seg[j] = yj;
-                        for (y, &u) in seg[..j].iter_mut().zip(&panel[j * ld..j * ld + j]) {
-                            *y -= u * yj;
-                        }
-                    }
-                    x[c0..c0 + w].copy_from_slice(seg);
                 }
             }
             Kind::Ldlt => {
@@ -522,6 +503,83 @@ impl WithSimd for Solve<'_> {
         }
         for (xi, &p) in x.iter().zip(&s.scalar_perm) {
             rhs[p] = *xi;
+        }
+    }
+}
+
+/// The forward step of one supernode (columns `c0..c0 + w`, `w = N` when `N > 0`, else
+/// `perm.len()`): `y = L11⁻¹ P x_s` into `x_s`, then `x_rows −= L21·y`. The rows below are
+/// gathered into `t` (scratch of at least w + r values), updated column by column of L21 (contiguous,
+/// so vectorized) and put back: each entry gets `x −= l_j·y_j` in increasing j, the operations of
+/// the indexed loop it replaces (the same bits; issue 29, `docs/performance.md` §3 "Fourth
+/// pass").
+#[inline(always)]
+fn forward_supernode<const N: usize>(
+    panel: &[f64],
+    perm: &[usize],
+    rows: &[usize],
+    c0: usize,
+    x: &mut [f64],
+    t: &mut [f64],
+) {
+    let w = if N > 0 { N } else { perm.len() };
+    let r = rows.len();
+    let ld = w + r;
+    let panel = &panel[..ld * w];
+    // The segment in registers for a fixed width, else at the front of the scratch.
+    let mut fixed = [0.0; N];
+    let (seg, t) = if N > 0 { (&mut fixed[..], t) } else { t.split_at_mut(w) };
+    for (y, &p) in seg.iter_mut().zip(&perm[..w]) {
+        *y = x[c0 + p];
+    }
+    for j in 0..w {
+        let yj = seg[j];
+        for (y, &l) in seg[j + 1..].iter_mut().zip(&panel[j * ld + j + 1..j * ld + w]) {
+            *y -= l * yj;
+        }
+    }
+    x[c0..c0 + w].copy_from_slice(seg);
+    if r == 0 {
+        return;
+    }
+    let t = &mut t[..r];
+    for (t, &row) in t.iter_mut().zip(rows) {
+        *t = x[row];
+    }
+    for (j, &yj) in seg.iter().enumerate() {
+        for (t, &l) in t.iter_mut().zip(&panel[j * ld + w..(j + 1) * ld]) {
+            *t -= l * yj;
+        }
+    }
+    for (&t, &row) in t.iter().zip(rows) {
+        x[row] = t;
+    }
+}
+
+/// The backward step of one LU supernode on its segment `seg` (a copy of `x_s`, `w = N` when
+/// `N > 0`, else `seg.len()`): `seg −= U12·x_rows` row by row, then `seg ← U11⁻¹ seg`.
+#[inline(always)]
+fn backward_supernode<const N: usize>(
+    panel: &[f64],
+    upanel: &[f64],
+    rows: &[usize],
+    x: &[f64],
+    seg: &mut [f64],
+) {
+    let w = if N > 0 { N } else { seg.len() };
+    let seg = &mut seg[..w];
+    let ld = w + rows.len();
+    for (&row, ucol) in rows.iter().zip(upanel.chunks_exact(w)) {
+        let xr = x[row];
+        for (y, &u) in seg.iter_mut().zip(ucol) {
+            *y -= u * xr;
+        }
+    }
+    for j in (0..w).rev() {
+        let yj = seg[j] / panel[j + j * ld];
+        seg[j] = yj;
+        for (y, &u) in seg[..j].iter_mut().zip(&panel[j * ld..j * ld + j]) {
+            *y -= u * yj;
         }
     }
 }
