@@ -13,7 +13,7 @@ use crate::block_sparse::{
 };
 use crate::linalg::simd::{self, Simd, WithSimd, dispatch_fn};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
-use crate::parallel::{WorkerPool, chunk_count};
+use crate::parallel::{Parts, WorkerPool, chunk_count};
 
 /// Fewest contacts per thread for which the per-contact and per-tree passes of a block solve run
 /// on the pool (below it a pass costs less than its hand-off: `docs/performance.md` §8).
@@ -316,6 +316,22 @@ impl Split<'_> {
                 self.rows.add_force_block(i, slot, f, out);
             }
         }
+    }
+}
+
+/// What the parallel passes of a solve keep besides the form's split (`docs/performance.md` §8):
+/// the index `0..=parts` and one slot of partial results per part, which the caller combines in
+/// part order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PartScratch {
+    pub(crate) index: Vec<usize>,
+    pub(crate) partials: Vec<[f64; 8]>,
+}
+
+impl PartScratch {
+    /// One slot of partial results per part (`parts` of them), each taken once by its part.
+    pub(crate) fn slots(&mut self, parts: usize) -> Parts<'_, [f64; 8]> {
+        Parts::new(&mut self.partials[..parts], &self.index[..parts + 1], 1)
     }
 }
 

@@ -3,7 +3,7 @@
 //! residual and its violation measures (§4), the Newton system's data and solves (§2), and the
 //! sensitivities' storage (§7).
 
-use super::form::{Form, Split};
+use super::form::{Form, PartScratch, Split};
 use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
 use crate::linalg::{PartialPivLu, grow};
@@ -77,15 +77,6 @@ pub struct IpmWorkspace {
     pub(crate) part: PartScratch,
 }
 
-/// What the parallel passes of a solve keep besides the form's split (`docs/performance.md` §8):
-/// the index `0..=parts` and one slot of partial results per part, which the caller combines in
-/// part order.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct PartScratch {
-    pub(crate) index: Vec<usize>,
-    pub(crate) partials: Vec<[f64; 8]>,
-}
-
 impl IpmWorkspace {
     /// Records the cone-variable offsets of `split`'s contact bounds and grows the parts' slots
     /// (after [`setup`](Self::setup); nothing without a split).
@@ -100,13 +91,6 @@ impl IpmWorkspace {
         if self.part.partials.len() < parts {
             self.part.partials.resize(parts, [0.0; 8]);
         }
-    }
-}
-
-impl PartScratch {
-    /// One slot of partial results per part (`parts` of them), each taken once by its part.
-    pub(crate) fn slots(&mut self, parts: usize) -> Parts<'_, [f64; 8]> {
-        Parts::new(&mut self.partials[..parts], &self.index[..parts + 1], 1)
     }
 }
 
@@ -351,6 +335,22 @@ pub(super) fn residual<F: Form>(
     Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
 }
 
+/// The [`ResidualRows`] of a workspace (a macro so that the borrows stay disjoint from the
+/// buffers the residual writes).
+macro_rules! residual_rows {
+    ($ws:expr) => {
+        ResidualRows {
+            phi: &$ws.phi_eff,
+            gap_h: $ws.gap_h,
+            models: &$ws.models,
+            offsets: &$ws.offsets,
+            mu: &$ws.mu,
+            e: &$ws.e,
+            compliance: &$ws.compliance,
+        }
+    };
+}
+
 /// What [`residual`] reads besides the problem and the point.
 pub(super) struct ResidualRows<'a> {
     phi: &'a [f64],
@@ -547,15 +547,7 @@ impl IpmWorkspace {
         let (n, kt) = (self.n, self.k_total);
         let big = n + 2 * kt;
         let sp = form.split().filter(|sp| self.kcuts.len() == sp.parts() + 1)?;
-        let rows = ResidualRows {
-            phi: &self.phi_eff,
-            gap_h: self.gap_h,
-            models: &self.models,
-            offsets: &self.offsets,
-            mu: &self.mu,
-            e: &self.e,
-            compliance: &self.compliance,
-        };
+        let rows = residual_rows!(self);
         let point = (&self.vc[..n], &self.sc[..kt], &self.gc[..kt]);
         let (dv, r) = (&mut self.scratch[..n], &mut self.rc[..big]);
         Some(residual_split(form, sp, &self.kcuts, &mut self.part, p, &rows, point, 0.0, dv, r, hook))
@@ -595,15 +587,7 @@ impl IpmWorkspace {
             (&self.v, &self.s, &self.g, &mut self.r)
         };
         if let Some(sp) = form.split().filter(|sp| self.kcuts.len() == sp.parts() + 1) {
-            let rows = ResidualRows {
-                phi: &self.phi_eff,
-                gap_h: self.gap_h,
-                models: &self.models,
-                offsets: &self.offsets,
-                mu: &self.mu,
-                e: &self.e,
-                compliance: &self.compliance,
-            };
+            let rows = residual_rows!(self);
             let point = (&v[..n], &s[..kt], &g[..kt]);
             let (dv, r) = (&mut self.scratch[..n], &mut r[..big]);
             let hook = |_: usize, _: &[ContactModel], _: &[usize], _: &[f64], _: &[f64], _: &mut [f64; 8]| {};

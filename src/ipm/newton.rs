@@ -18,8 +18,7 @@
 //! `D_i = Π_i·[K_i⁻¹ (0; F_i)]_γ` (3×3), `(M + REG·I + Σ J_iᵀ D_i J_i)·Δv = f_v + Σ J_iᵀ d_i`,
 //! then every contact back-substitutes locally.
 
-use super::form::Form;
-use super::iteration::PartScratch;
+use super::form::{Form, PartScratch};
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
