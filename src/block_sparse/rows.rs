@@ -143,17 +143,17 @@ impl ContactRows {
     #[inline(always)]
     pub fn add_force(&self, _system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
         for (first, r) in self.dof_blocks(i).into_iter().flatten() {
-            let o = &mut out[first..first + r.len()];
-            if let (Ok(o), Some([n, t1, t2])) = (<&mut [f64; 6]>::try_from(&mut *o), r.fixed::<6>()) {
-                // A free body: fixed-length rows, the same operations unrolled.
-                for k in 0..6 {
-                    o[k] = t2[k].mul_add(f[2], t1[k].mul_add(f[1], n[k].mul_add(f[0], o[k])));
-                }
-                continue;
-            }
-            for (((o, &n), &t1), &t2) in o.iter_mut().zip(r.n).zip(r.t1).zip(r.t2) {
-                *o = t2.mul_add(f[2], t1.mul_add(f[1], n.mul_add(f[0], *o)));
-            }
+            force_block(r, f, &mut out[first..first + r.len()]);
+        }
+    }
+
+    /// [`add_force`](Self::add_force) for one of contact i's trees (`slot` 0 or 1, its listed
+    /// order) alone, into that tree's entries `out` (the same operations per entry), for sums
+    /// taken tree by tree (`docs/performance.md` §8).
+    #[inline(always)]
+    pub(crate) fn add_force_block(&self, i: usize, slot: usize, f: [f64; 3], out: &mut [f64]) {
+        if let Some((_, r)) = self.dof_blocks(i)[slot] {
+            force_block(r, f, out);
         }
     }
 
@@ -191,6 +191,21 @@ impl ContactRows {
         if let Some((_, r)) = self.dof_blocks(i)[slot] {
             split_block(r, ft, fn_, tau_t, tau_n);
         }
+    }
+}
+
+/// `o += Gᵀ f` for one tree block (the kernel of [`ContactRows::add_force`]).
+#[inline(always)]
+fn force_block(r: Rows<'_>, f: [f64; 3], o: &mut [f64]) {
+    if let (Ok(o), Some([n, t1, t2])) = (<&mut [f64; 6]>::try_from(&mut *o), r.fixed::<6>()) {
+        // A free body: fixed-length rows, the same operations unrolled.
+        for k in 0..6 {
+            o[k] = t2[k].mul_add(f[2], t1[k].mul_add(f[1], n[k].mul_add(f[0], o[k])));
+        }
+        return;
+    }
+    for (((o, &n), &t1), &t2) in o.iter_mut().zip(r.n).zip(r.t1).zip(r.t2) {
+        *o = t2.mul_add(f[2], t1.mul_add(f[1], n.mul_add(f[0], *o)));
     }
 }
 

@@ -114,10 +114,18 @@ impl WorkSplit {
         tau_t: &mut [f64],
         tau_n: &mut [f64],
     ) {
-        for &e in &self.by_tree[self.tree_start[t]..self.tree_start[t + 1]] {
-            let (i, slot) = ((e / 2) as usize, (e % 2) as usize);
+        for (i, slot) in self.tree_contacts(t) {
             let (ft0, ft1, fn_) = forces(i);
             rows.add_split_block(i, slot, [ft0, ft1], fn_, tau_t, tau_n);
         }
+    }
+
+    /// Tree t's contacts in increasing order, as (contact, slot) with slot the contact's first
+    /// (0) or second (1) tree.
+    #[inline(always)]
+    pub fn tree_contacts(&self, t: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.by_tree[self.tree_start[t]..self.tree_start[t + 1]]
+            .iter()
+            .map(|&e| ((e / 2) as usize, (e % 2) as usize))
     }
 }

@@ -9,17 +9,31 @@ use nalgebra::DMatrixView;
 
 use super::regularization::{TreeContacts, dense_normal_delassus};
 use super::{ContactModel, IpmError};
-use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization};
-use crate::linalg::simd::{self, Simd, WithSimd};
+use crate::block_sparse::{
+    BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, ContactRows, Factorization, WorkSplit,
+};
+use crate::linalg::simd::{self, Simd, WithSimd, dispatch_fn};
 use crate::linalg::{Ldlt, PartialPivLu, grow};
-use crate::parallel::{WorkerPool, chunk_count};
+use crate::parallel::{Parts, WorkerPool, chunk_count};
+
+/// Fewest contacts per thread for which the per-contact and per-tree passes of a block solve run
+/// on the pool (below it a pass costs less than its hand-off: `docs/performance.md` §8).
+const MIN_CONTACTS_PER_THREAD: usize = 32;
 
 mod delassus;
 pub(crate) use delassus::{DelassusBlocks, DelassusForm, DelassusWorkspace, SparseSlot};
 
 /// The data-form-dependent operations of one interior-point solve. Vectors are in the problem's
 /// dof order (n entries); contact velocities and impulses are (normal, tangent 1, tangent 2).
-pub(crate) trait Form {
+/// `Sync`: the block form's parallel passes share it with the pool's threads.
+pub(crate) trait Form: Sync {
+    /// The cut of this solve's per-contact and per-tree passes for a pool's participants, when
+    /// they run on one (block form, `num_threads` ≥ 2, enough contacts); `None`: sequential.
+    #[inline(always)]
+    fn split(&self) -> Option<Split<'_>> {
+        None
+    }
+
     /// Contact i's velocity `J_i v` (m/s), the first `dirs` components (1 for impact contacts,
     /// whose tangent rows are ignored, else 3); the others are 0.
     fn contact_velocity(&self, i: usize, dirs: usize, v: &[f64]) -> [f64; 3];
@@ -240,10 +254,121 @@ impl Form for DenseForm<'_, '_> {
     }
 }
 
+/// The per-contact and per-tree passes of one block solve cut for the participants of a pool
+/// (`docs/performance.md` §8): contacts in consecutive ranges (each contact's values are its
+/// own), trees in consecutive ranges, each tree summing the terms of the contacts that touch it
+/// in increasing contact order, as the sequential sum over contacts does entry by entry. So
+/// every value gets the operations of the sequential pass in the same order: the same bits.
+#[derive(Clone, Copy)]
+pub(crate) struct Split<'s> {
+    pool: &'s WorkerPool,
+    work: &'s WorkSplit,
+    rows: &'s ContactRows,
+    system: &'s BlockSparseSystem<'s>,
+}
+
+impl Split<'_> {
+    /// Number of parts (2 per thread, claimed by whichever thread runs).
+    #[inline(always)]
+    pub fn parts(&self) -> usize {
+        self.work.parts()
+    }
+
+    /// Part p's contacts are `contacts()[p]..contacts()[p + 1]`.
+    #[inline(always)]
+    pub fn contacts(&self) -> &[usize] {
+        self.work.contact_bounds()
+    }
+
+    /// Part p's trees are `trees()[p]..trees()[p + 1]`, their dofs `dofs()[p]..dofs()[p + 1]`.
+    #[inline(always)]
+    pub fn trees(&self) -> &[usize] {
+        self.work.tree_bounds()
+    }
+
+    #[inline(always)]
+    pub fn dofs(&self) -> &[usize] {
+        self.work.dof_bounds()
+    }
+
+    /// Tree t's dofs.
+    #[inline(always)]
+    pub fn tree_range(&self, t: usize) -> std::ops::Range<usize> {
+        self.system.layout().tree_range(t)
+    }
+
+    /// Calls `f(p)` for every part on the pool's participants, each inside the SIMD dispatch
+    /// (give an `#[inline(always)]` closure: only then is it compiled into the dispatched
+    /// function, where `f64::mul_add` is one instruction; `docs/performance.md` §3).
+    #[inline(always)]
+    pub fn run(&self, f: impl Fn(usize) + Sync) {
+        self.pool.run(self.parts(), &|p| {
+            dispatch_fn(
+                #[inline(always)]
+                || f(p),
+            )
+        });
+    }
+
+    /// `out += M_t x` for tree t (`x`, `out`: the tree's entries), the operations of
+    /// [`Form::add_mass_product`].
+    #[inline(always)]
+    pub fn add_tree_mass_product(&self, t: usize, x: &[f64], out: &mut [f64]) {
+        tree_mass_product(self.system, t, x, out);
+    }
+
+    /// `out += Σ J_iᵀ f(i)` over tree t's contacts in increasing order (`out`: the tree's
+    /// entries); `f(i) = None` skips contact i. Entry by entry the operations of
+    /// [`Form::sub_contact_impulse`] called contact after contact with `b = −f(i)`.
+    #[inline(always)]
+    pub fn add_tree_forces(&self, t: usize, f: impl Fn(usize) -> Option<[f64; 3]>, out: &mut [f64]) {
+        for (i, slot) in self.work.tree_contacts(t) {
+            if let Some(f) = f(i) {
+                self.rows.add_force_block(i, slot, f, out);
+            }
+        }
+    }
+}
+
+/// What the parallel passes of a solve keep besides the form's split (`docs/performance.md` §8):
+/// the index `0..=parts` and one slot of partial results per part, which the caller combines in
+/// part order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PartScratch {
+    pub(crate) index: Vec<usize>,
+    pub(crate) partials: Vec<[f64; 8]>,
+}
+
+impl PartScratch {
+    /// One slot of partial results per part (`parts` of them), each taken once by its part.
+    pub(crate) fn slots(&mut self, parts: usize) -> Parts<'_, [f64; 8]> {
+        Parts::new(&mut self.partials[..parts], &self.index[..parts + 1], 1)
+    }
+}
+
+/// `out += M_t x` for tree t (`x`, `out`: the tree's entries), M_t read as raw columns (not
+/// through a matrix view: issue 29).
+#[inline(always)]
+fn tree_mass_product(system: &BlockSparseSystem<'_>, t: usize, x: &[f64], out: &mut [f64]) {
+    let nt = out.len();
+    let m = system.m_values(t);
+    for (c, &d) in x.iter().enumerate() {
+        if d != 0.0 {
+            for (o, &a) in out.iter_mut().zip(&m[c * nt..(c + 1) * nt]) {
+                *o += a * d;
+            }
+        }
+    }
+}
+
 /// Workspace of the block form.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct BlockWorkspace {
     pub newton: BlockNewtonMatrix,
+    /// The contacts and trees cut for the pool's participants, and whether this solve's
+    /// per-contact and per-tree passes run on the pool.
+    split: WorkSplit,
+    split_contacts: bool,
     /// One tree's M block at a time, for the free velocity.
     tree: Ldlt,
     /// The contacts of every tree, for the Delassus diagonals (`docs/ipm.md` §11.7).
@@ -272,8 +397,14 @@ impl<'w, 'a> BlockForm<'w, 'a> {
         pool: Option<&'w WorkerPool>,
     ) -> Result<Self, IpmError> {
         ws.newton.prepare(&system, Factorization::Lu)?;
+        ws.split_contacts = false;
         if let Some(pool) = pool {
-            ws.newton.prepare_parallel(&system, chunk_count(pool.threads()))?;
+            let chunks = chunk_count(pool.threads());
+            ws.newton.prepare_parallel(&system, chunks)?;
+            ws.split_contacts = system.num_contacts() >= MIN_CONTACTS_PER_THREAD * pool.threads();
+            if ws.split_contacts {
+                ws.split.prepare(&system, chunks)?;
+            }
         }
         let layout = system.layout();
         let largest = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
@@ -288,6 +419,12 @@ impl<'w, 'a> BlockForm<'w, 'a> {
 }
 
 impl Form for BlockForm<'_, '_> {
+    #[inline(always)]
+    fn split(&self) -> Option<Split<'_>> {
+        let pool = self.pool.filter(|_| self.ws.split_contacts)?;
+        Some(Split { pool, work: &self.ws.split, rows: self.ws.newton.rows(), system: &self.system })
+    }
+
     // The per-contact kernels use `f64::mul_add`: every caller runs inside the solver's SIMD
     // dispatch (`solver.rs`, `simd::dispatch_fn` around `run`), where it is one instruction; outside it would be a
     // call to libm's `fma` (same bits either way; issue 29 profile).
@@ -310,17 +447,7 @@ impl Form for BlockForm<'_, '_> {
         let layout = self.system.layout();
         for t in 0..layout.num_trees() {
             let r = layout.tree_range(t);
-            let nt = r.len();
-            // M_t column-major, read as raw columns (not through a matrix view: issue 29).
-            let m = self.system.m_values(t);
-            let out = &mut out[r.clone()];
-            for (c, &d) in x[r].iter().enumerate() {
-                if d != 0.0 {
-                    for (o, &a) in out.iter_mut().zip(&m[c * nt..(c + 1) * nt]) {
-                        *o += a * d;
-                    }
-                }
-            }
+            tree_mass_product(&self.system, t, &x[r.clone()], &mut out[r]);
         }
     }
 
@@ -431,5 +558,42 @@ impl Form for BlockForm<'_, '_> {
 
     fn dense_parts(&self) -> Option<(DMatrixView<'_, f64>, &[f64])> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block_sparse::BlockSparseLayout;
+
+    /// The per-contact and per-tree passes go to the pool from `MIN_CONTACTS_PER_THREAD`
+    /// contacts per thread on, with parts that cover every contact, tree and dof once.
+    #[test]
+    fn passes_split_from_the_threshold_on() {
+        let pool = WorkerPool::new(2).unwrap();
+        for (nc, splits) in [(2 * MIN_CONTACTS_PER_THREAD - 1, false), (2 * MIN_CONTACTS_PER_THREAD, true)] {
+            let ntree = 40;
+            let dofs = vec![6; ntree];
+            let contacts: Vec<(usize, Option<usize>)> =
+                (0..nc).map(|i| (i % ntree, (i % 3 != 0).then_some((i * 7 + 1) % ntree))).collect();
+            let contacts: Vec<_> = contacts.into_iter().map(|(a, b)| (a, b.filter(|&b| b != a))).collect();
+            let mut layout = BlockSparseLayout::new();
+            layout.set(&dofs, &contacts).unwrap();
+            let m: Vec<f64> =
+                (0..ntree).flat_map(|_| (0..36).map(|k| if k % 7 == 0 { 1.0 } else { 0.0 })).collect();
+            let j = vec![0.5; layout.j_len()];
+            let system = BlockSparseSystem::new(&layout, &m, &j).unwrap();
+            let mut ws = BlockWorkspace::default();
+            let form = BlockForm::new(&mut ws, system, Some(&pool)).unwrap();
+            assert_eq!(form.split().is_some(), splits, "{nc} contacts");
+            if let Some(sp) = form.split() {
+                assert_eq!(sp.parts(), chunk_count(2));
+                assert_eq!((sp.contacts()[0], sp.contacts()[sp.parts()]), (0, nc));
+                assert_eq!((sp.trees()[0], sp.trees()[sp.parts()]), (0, ntree));
+                assert_eq!((sp.dofs()[0], sp.dofs()[sp.parts()]), (0, 6 * ntree));
+            }
+            let sequential = BlockForm::new(&mut ws, system, None).unwrap();
+            assert!(sequential.split().is_none());
+        }
     }
 }

@@ -3,10 +3,11 @@
 //! residual and its violation measures (§4), the Newton system's data and solves (§2), and the
 //! sensitivities' storage (§7).
 
-use super::form::{Form, SparseSlot};
+use super::form::{Form, PartScratch, SparseSlot, Split};
 use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
 use crate::linalg::{PartialPivLu, grow};
+use crate::parallel::Parts;
 
 /// Grow-only storage of the solver: problem layout, iterate, residuals, Newton factorization,
 /// results, histories and sensitivities.
@@ -69,6 +70,28 @@ pub struct IpmWorkspace {
     pub(super) best_g: Vec<f64>,
     /// The tight setting's exact candidates (`docs/ipm.md` §11.9).
     pub(super) exact: ExactWorkspace,
+    /// The parallel passes (`docs/performance.md` §8): `kcuts[p]` is the offset (in the
+    /// K-blocks) of the form's split's part p's first contact, `kcuts[parts] = K`; the parts'
+    /// slots of partial results.
+    pub(crate) kcuts: Vec<usize>,
+    pub(crate) part: PartScratch,
+}
+
+impl IpmWorkspace {
+    /// Records the cone-variable offsets of `split`'s contact bounds and grows the parts' slots
+    /// (after [`setup`](Self::setup); nothing without a split).
+    pub(crate) fn prepare_split(&mut self, split: Option<Split<'_>>) {
+        let Some(sp) = split else { return };
+        let (parts, kt) = (sp.parts(), self.k_total);
+        let offsets = &self.offsets;
+        self.kcuts.clear();
+        self.kcuts.extend(sp.contacts().iter().map(|&c| offsets.get(c).copied().unwrap_or(kt)));
+        self.part.index.clear();
+        self.part.index.extend(0..=parts);
+        if self.part.partials.len() < parts {
+            self.part.partials.resize(parts, [0.0; 8]);
+        }
+    }
 }
 
 /// The cone variables of the last engine solve that had contact ids (`docs/ipm.md` §11.5),
@@ -242,6 +265,7 @@ macro_rules! system_data {
             shift_normal: 0.0,
             shift_tangent: 0.0,
             compliance: &$ws.compliance,
+            kcuts: &$ws.kcuts,
         }
     };
 }
@@ -279,40 +303,27 @@ pub(super) fn residual<F: Form>(
         *x = -p.h * t;
     }
     form.add_mass_product(dv, rd);
-    let mut nan = false;
-    let mut bvio: f64 = 0.0;
-    let mut cvio: f64 = 0.0;
-    let mut vel_norm: f64 = 0.0;
-    let mut imp_norm: f64 = 0.0;
+    let rows = ResidualRows { phi, gap_h, models, offsets, mu, e, compliance };
+    let mut acc = [0.0; 8];
     for (i, (&model, &off)) in models.iter().zip(offsets).enumerate() {
         let k = model.dim();
-        let (si, gi) = (&s[off..off + k], &g[off..off + k]);
+        residual_contact(
+            form,
+            p,
+            &rows,
+            i,
+            (v, s, g),
+            kappa,
+            &mut rc[off..off + k],
+            &mut re[off..off + k],
+            &mut acc,
+        );
         let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-        let mut u = form.contact_velocity(i, dirs, v);
-        if let Some(o) = &p.vt_offset {
-            for (a, ua) in u.iter_mut().enumerate().take(dirs).skip(1) {
-                *ua += o[2 * i + a - 1];
-            }
-        }
-        let b = model.impulse(gi);
+        let b = model.impulse(&g[off..off + k]);
         form.sub_contact_impulse(i, dirs, &b, rd);
-        model.equality_residual(&u, phi[i], gap_h, mu[i], si, gi, &mut re[off..off + k]);
-        if let Some(&c) = compliance.get(i) {
-            re[off] += c * gi[0];
-        }
-        model.product(gi, si, &mut rc[off..off + k]);
-        for j in off..off + k {
-            nan |= rc[j].is_nan() || re[j].is_nan();
-            bvio = bvio.max(rc[j].abs());
-            cvio = cvio.max((rc[j] - kappa * e[j]).abs());
-            // Row 1 of the friction models is in impulse units (μγ_n − ξ_0, μγ_n − Σβ − s_ψ).
-            if j == off + 1 {
-                imp_norm = imp_norm.max(re[j].abs());
-            } else {
-                vel_norm = vel_norm.max(re[j].abs());
-            }
-        }
     }
+    let mut nan = acc[0] != 0.0;
+    let (bvio, cvio, vel_norm, imp_norm) = (acc[1], acc[2], acc[3], acc[4]);
     let mut dyn_norm: f64 = 0.0;
     for &x in rd.iter() {
         nan |= x.is_nan();
@@ -321,6 +332,183 @@ pub(super) fn residual<F: Form>(
     if nan {
         return Viol::NAN;
     }
+    Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
+}
+
+/// The [`ResidualRows`] of a workspace (a macro so that the borrows stay disjoint from the
+/// buffers the residual writes).
+macro_rules! residual_rows {
+    ($ws:expr) => {
+        ResidualRows {
+            phi: &$ws.phi_eff,
+            gap_h: $ws.gap_h,
+            models: &$ws.models,
+            offsets: &$ws.offsets,
+            mu: &$ws.mu,
+            e: &$ws.e,
+            compliance: &$ws.compliance,
+        }
+    };
+}
+
+/// What [`residual`] reads besides the problem and the point.
+pub(super) struct ResidualRows<'a> {
+    phi: &'a [f64],
+    gap_h: f64,
+    models: &'a [ContactModel],
+    offsets: &'a [usize],
+    mu: &'a [f64],
+    e: &'a [f64],
+    compliance: &'a [f64],
+}
+
+/// Contact i's rows of [`residual`]: `re`, `rc` are the contact's k entries; returns its impulse
+/// and direction count for `Jᵀb`, and folds its entries into the measures `acc` (NaN flag as 1,
+/// `bvio`, `cvio`, the velocity- and impulse-unit norms: slots 0–4).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn residual_contact<F: Form>(
+    form: &F,
+    p: &IpmProblem<'_>,
+    rows: &ResidualRows<'_>,
+    i: usize,
+    (v, s, g): (&[f64], &[f64], &[f64]),
+    kappa: f64,
+    rc: &mut [f64],
+    re: &mut [f64],
+    acc: &mut [f64; 8],
+) {
+    let (model, off) = (rows.models[i], rows.offsets[i]);
+    let k = model.dim();
+    let (si, gi) = (&s[off..off + k], &g[off..off + k]);
+    let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+    let mut u = form.contact_velocity(i, dirs, v);
+    if let Some(o) = &p.vt_offset {
+        for (a, ua) in u.iter_mut().enumerate().take(dirs).skip(1) {
+            *ua += o[2 * i + a - 1];
+        }
+    }
+    model.equality_residual(&u, rows.phi[i], rows.gap_h, rows.mu[i], si, gi, re);
+    if let Some(&c) = rows.compliance.get(i) {
+        re[0] += c * gi[0];
+    }
+    model.product(gi, si, rc);
+    for j in 0..k {
+        if rc[j].is_nan() || re[j].is_nan() {
+            acc[0] = 1.0;
+        }
+        acc[1] = acc[1].max(rc[j].abs());
+        acc[2] = acc[2].max((rc[j] - kappa * rows.e[off + j]).abs());
+        // Row 1 of the friction models is in impulse units (μγ_n − ξ_0, μγ_n − Σβ − s_ψ).
+        if j == 1 {
+            acc[4] = acc[4].max(re[j].abs());
+        } else {
+            acc[3] = acc[3].max(re[j].abs());
+        }
+    }
+}
+
+/// [`residual`] on the participants of `sp` (`docs/performance.md` §8), one pass: each part
+/// takes its range of contacts (their velocities, equality and complementarity rows and
+/// measures) and its range of trees (`M(v − v0) − hτ − Σ J_iᵀ b_i`, the contacts of each tree in
+/// increasing order, and its momentum norm), then calls `hook` (see
+/// [`IpmWorkspace::candidate_residual_with`]). Every entry gets the operations of [`residual`] in
+/// the same order; the norms are maxima (NaN flagged apart), which do not depend on the order in
+/// which the parts' maxima are combined. So the bits are those of [`residual`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn residual_split<F: Form>(
+    form: &F,
+    sp: Split<'_>,
+    kcuts: &[usize],
+    part: &mut PartScratch,
+    p: &IpmProblem<'_>,
+    rows: &ResidualRows<'_>,
+    (v, s, g): (&[f64], &[f64], &[f64]),
+    kappa: f64,
+    dv: &mut [f64],
+    r: &mut [f64],
+    hook: impl Fn(usize, &[ContactModel], &[usize], &[f64], &[f64], &mut [f64; 8]) + Sync,
+) -> Viol {
+    let n = v.len();
+    let kt = s.len();
+    let parts = sp.parts();
+    let (rd, rk) = r.split_at_mut(n);
+    let (rc, re) = rk.split_at_mut(kt);
+    let (cuts, trees, dofs) = (sp.contacts(), sp.trees(), sp.dofs());
+    let (rd, dv) = (Parts::new(rd, dofs, 1), Parts::new(dv, dofs, 1));
+    let (rc, re) = (Parts::new(rc, kcuts, 1), Parts::new(re, kcuts, 1));
+    let (v0, tau) = (p.v0.as_slice(), p.tau.as_slice());
+    let slots = part.slots(parts);
+    let form_split = &sp;
+    sp.run(
+        #[inline(always)]
+        |q| {
+            let acc = &mut slots.take(q)[0];
+            *acc = [0.0; 8];
+            let (rc, re) = (rc.take(q), re.take(q));
+            for i in cuts[q]..cuts[q + 1] {
+                let (off, k) = (rows.offsets[i] - kcuts[q], rows.models[i].dim());
+                residual_contact(
+                    form,
+                    p,
+                    rows,
+                    i,
+                    (v, s, g),
+                    kappa,
+                    &mut rc[off..off + k],
+                    &mut re[off..off + k],
+                    acc,
+                );
+            }
+            let (rd, dv) = (rd.take(q), dv.take(q));
+            let first = dofs[q];
+            for t in trees[q]..trees[q + 1] {
+                let r = form_split.tree_range(t);
+                let local = r.start - first..r.end - first;
+                let (dv, rd) = (&mut dv[local.clone()], &mut rd[local]);
+                for ((d, &x), &x0) in dv.iter_mut().zip(&v[r.clone()]).zip(&v0[r.clone()]) {
+                    *d = x - x0;
+                }
+                for (x, &tq) in rd.iter_mut().zip(&tau[r]) {
+                    *x = -p.h * tq;
+                }
+                form_split.add_tree_mass_product(t, dv, rd);
+                form_split.add_tree_forces(
+                    t,
+                    #[inline(always)]
+                    |i| {
+                        // The force of `Form::sub_contact_impulse(i, dirs, b)`.
+                        let (m, off) = (rows.models[i], rows.offsets[i]);
+                        let b = m.impulse(&g[off..off + m.dim()]);
+                        let mut f = [-b[0], -b[1], -b[2]];
+                        if m == ContactModel::Impact {
+                            f[1..].fill(0.0);
+                        }
+                        Some(f)
+                    },
+                    rd,
+                );
+                for &x in rd.iter() {
+                    if x.is_nan() {
+                        acc[0] = 1.0;
+                    }
+                    acc[5] = acc[5].max(x.abs());
+                }
+            }
+            hook(q, rows.models, rows.offsets, s, g, acc);
+        },
+    );
+    let mut m = [0.0f64; 8];
+    for acc in &part.partials[..parts] {
+        for (a, &b) in m.iter_mut().zip(acc) {
+            *a = a.max(b);
+        }
+    }
+    if m[0] != 0.0 {
+        return Viol::NAN;
+    }
+    let (bvio, cvio, vel_norm, imp_norm, dyn_norm) = (m[1], m[2], m[3], m[4], m[5]);
     Viol { rvio: dyn_norm.max(vel_norm).max(imp_norm), bvio, cvio, dyn_norm, vel_norm, imp_norm }
 }
 
@@ -343,6 +531,26 @@ impl IpmWorkspace {
             alpha = alpha.min(step(model, &self.g[r.clone()], &dg[r]));
         }
         alpha
+    }
+
+    /// [`residual_at`](Self::residual_at) at the candidate on the participants of the form's
+    /// split, with `hook(p, models, offsets, sc, gc, acc)` called once by every part `p` after
+    /// its contacts, with its slot of partial results `acc` (slots 0–5 hold the residual's
+    /// measures; read `self.part.partials` afterwards). `None` (nothing computed) without a split.
+    #[inline(always)]
+    pub(super) fn candidate_residual_with<F: Form>(
+        &mut self,
+        form: &F,
+        p: &IpmProblem<'_>,
+        hook: impl Fn(usize, &[ContactModel], &[usize], &[f64], &[f64], &mut [f64; 8]) + Sync,
+    ) -> Option<Viol> {
+        let (n, kt) = (self.n, self.k_total);
+        let big = n + 2 * kt;
+        let sp = form.split().filter(|sp| self.kcuts.len() == sp.parts() + 1)?;
+        let rows = residual_rows!(self);
+        let point = (&self.vc[..n], &self.sc[..kt], &self.gc[..kt]);
+        let (dv, r) = (&mut self.scratch[..n], &mut self.rc[..big]);
+        Some(residual_split(form, sp, &self.kcuts, &mut self.part, p, &rows, point, 0.0, dv, r, hook))
     }
 
     /// The candidate (vc, sc, gc, rc) of the line search becomes the iterate (§4 step 9), and an
@@ -378,6 +586,25 @@ impl IpmWorkspace {
         } else {
             (&self.v, &self.s, &self.g, &mut self.r)
         };
+        if let Some(sp) = form.split().filter(|sp| self.kcuts.len() == sp.parts() + 1) {
+            let rows = residual_rows!(self);
+            let point = (&v[..n], &s[..kt], &g[..kt]);
+            let (dv, r) = (&mut self.scratch[..n], &mut r[..big]);
+            let hook = |_: usize, _: &[ContactModel], _: &[usize], _: &[f64], _: &[f64], _: &mut [f64; 8]| {};
+            return residual_split(
+                form,
+                sp,
+                &self.kcuts,
+                &mut self.part,
+                p,
+                &rows,
+                point,
+                kappa,
+                dv,
+                r,
+                hook,
+            );
+        }
         residual(
             form,
             p,

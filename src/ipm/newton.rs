@@ -18,10 +18,11 @@
 //! `D_i = Π_i·[K_i⁻¹ (0; F_i)]_γ` (3×3), `(M + REG·I + Σ J_iᵀ D_i J_i)·Δv = f_v + Σ J_iᵀ d_i`,
 //! then every contact back-substitutes locally.
 
-use super::form::Form;
+use super::form::{Form, PartScratch};
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
+use crate::parallel::Parts;
 
 /// Layout of the closed-form elimination's numbers per contact
 /// ([`NewtonSystem::factor_closed_form`]): `a`, γ_n, the normal and tangential shifts, μ, `q`
@@ -62,6 +63,9 @@ pub(crate) struct SystemData<'a> {
     /// (`docs/ipm.md` §11.3, §11.7), for both row kinds (the sensitivities factor Dojo's rows at an
     /// engine solution). Empty: hard contact.
     pub compliance: &'a [f64],
+    /// The parallel passes' cone-variable offsets of the form's contact split
+    /// (`IpmWorkspace::kcuts`; unused without a split).
+    pub kcuts: &'a [usize],
 }
 
 impl SystemData<'_> {
@@ -95,6 +99,12 @@ pub(crate) struct NewtonSystem {
     block_of: Vec<usize>,
     /// Whether the last condensed factorization used the closed form.
     closed_form: bool,
+    /// Whether it has no linear-model contact (then its solves can run split, see
+    /// [`NewtonSystem::splits`]).
+    closed_form_only: bool,
+    /// Pass 1 of a split solve: per contact the force `f = −b` folded into the velocity rows
+    /// and whether it is folded (1) or skipped (0), 4 numbers per contact.
+    fold: Vec<f64>,
     /// Whether a factorization is available and at which iterate it was computed.
     pub factored: bool,
 }
@@ -134,6 +144,7 @@ impl NewtonSystem {
         grow(&mut self.tmp, big);
         grow(&mut self.local, 4 * 144);
         grow(&mut self.closed, CLOSED * nc);
+        grow(&mut self.fold, 4 * nc);
         if self.block_of.capacity() < nc {
             self.block_of.reserve(nc - self.block_of.len());
         }
@@ -176,44 +187,41 @@ impl NewtonSystem {
         self.closed_form = true;
         self.blocks.clear();
         self.block_of.clear();
-        let (sn_shift, st_shift) = (data.shift_normal, data.shift_tangent);
-        for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let di = &mut self.d[9 * i..9 * i + 9];
-            di.fill(0.0);
-            if model == ContactModel::Linear {
-                self.block_of.push(self.blocks.num_blocks());
-                let blk = self.blocks.push_block(2 * model.dim());
-                write_local(data, i, 0.0, s, g, blk);
-                continue;
+        let nc = data.models.len();
+        self.closed_form_only = data.models.iter().all(|&m| m != ContactModel::Linear);
+        match form.split().filter(|sp| self.closed_form_only && data.kcuts.len() == sp.parts() + 1) {
+            Some(sp) => {
+                // The contacts' eliminations on the pool's participants, contact by contact as below.
+                self.block_of.resize(nc, usize::MAX);
+                let cuts = sp.contacts();
+                let (d, closed) =
+                    (Parts::new(&mut self.d, cuts, 9), Parts::new(&mut self.closed, cuts, CLOSED));
+                sp.run(
+                    #[inline(always)]
+                    |q| {
+                        let (d, closed) = (d.take(q), closed.take(q));
+                        for i in cuts[q]..cuts[q + 1] {
+                            let j = i - cuts[q];
+                            let di = &mut d[9 * j..9 * j + 9];
+                            di.fill(0.0);
+                            eliminate(data, i, s, g, di, &mut closed[CLOSED * j..CLOSED * (j + 1)]);
+                        }
+                    },
+                );
             }
-            self.block_of.push(usize::MAX);
-            let c = &mut self.closed[CLOSED * i..CLOSED * (i + 1)];
-            let sn_shift = sn_shift + data.compliance_of(i);
-            let a = 1.0 / (s[off] / g[off] + sn_shift);
-            c[A] = a;
-            c[GN] = g[off];
-            c[SHIFT_N] = sn_shift;
-            c[SHIFT_T] = st_shift;
-            di[0] = a;
-            if model == ContactModel::SecondOrderCone {
-                let nt = &data.nt[21 * i..21 * i + 21];
-                let (w, wi) = (&nt[..9], &nt[9..18]);
-                let (b, q) = tangent_elimination(w.try_into().expect("9 entries"), wi[0], st_shift);
-                let mu = data.mu[i];
-                c[MU] = mu;
-                c[Q..Q + 2].copy_from_slice(&q);
-                c[B..B + 4].copy_from_slice(&b);
-                c[W..W + 9].copy_from_slice(w);
-                // Row 0 of W⁻¹, for Δη_0 from the cone's row 0.
-                c[WI0] = wi[0];
-                c[WI0 + 1] = wi[3];
-                c[WI0 + 2] = wi[6];
-                di[1] = -mu * a * q[0];
-                di[2] = -mu * a * q[1];
-                di[4] = b[0];
-                di[5] = b[1];
-                di[7] = b[2];
-                di[8] = b[3];
+            None => {
+                for (i, &model) in data.models.iter().enumerate() {
+                    let di = &mut self.d[9 * i..9 * i + 9];
+                    di.fill(0.0);
+                    if model == ContactModel::Linear {
+                        self.block_of.push(self.blocks.num_blocks());
+                        let blk = self.blocks.push_block(2 * model.dim());
+                        write_local(data, i, 0.0, s, g, blk);
+                        continue;
+                    }
+                    self.block_of.push(usize::MAX);
+                    eliminate(data, i, s, g, di, &mut self.closed[CLOSED * i..CLOSED * (i + 1)]);
+                }
             }
         }
         self.blocks.factor();
@@ -360,7 +368,11 @@ impl NewtonSystem {
             type Output = ();
             #[inline(always)]
             fn with_simd<S: Simd>(self, _simd: S) {
-                if self.sys.closed_form {
+                if self.sys.splits(self.data, self.form) {
+                    // No per-contact hooks and no partial results.
+                    let (data, form, f) = (self.data, self.form, self.f);
+                    self.sys.solve_split(data, form, f, None, [0.0; 8], |_, _, _| {}, |_, _, _, _| {});
+                } else if self.sys.closed_form {
                     self.sys.solve_closed_form_body(self.data, self.form, self.f);
                 } else {
                     self.sys.solve_condensed_body(self.data, self.form, self.f);
@@ -383,75 +395,148 @@ impl NewtonSystem {
                 continue;
             }
             let k = model.dim();
+            if model == ContactModel::Linear {
+                let block = self.block_of[i];
+                self.fold_local_solve(block, i, model, off, (&*fc, &*fe), form, fv);
+                continue;
+            }
             let y = &mut self.zr[2 * off..2 * off + 2 * k];
             let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
-            match model {
-                ContactModel::Linear => {
-                    let block = self.block_of[i];
-                    self.fold_local_solve(block, i, model, off, (&*fc, &*fe), form, fv);
-                }
-                ContactModel::Impact => {
-                    let dn = c[A] * (fe[off] + fc[off] / c[GN]);
-                    y[0] = dn;
-                    form.sub_contact_impulse(i, 1, &[-dn, 0.0, 0.0], fv);
-                }
-                ContactModel::SecondOrderCone => {
-                    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
-                    let rc = &fc[off + 1..off + 4];
-                    let wr = [
-                        w[0] * rc[0] + w[3] * rc[1] + w[6] * rc[2],
-                        w[1] * rc[0] + w[4] * rc[1] + w[7] * rc[2],
-                        w[2] * rc[0] + w[5] * rc[1] + w[8] * rc[2],
-                    ];
-                    let dn = a * (fe[off] + fc[off] / c[GN]);
-                    let ct = [fe[off + 2] + wr[1], fe[off + 3] + wr[2]];
-                    let re2 = fe[off + 1] - mu * dn;
-                    let dt0 = b[0] * ct[0] + b[2] * ct[1] + q[0] * re2;
-                    let dt1 = b[1] * ct[0] + b[3] * ct[1] + q[1] * re2;
-                    y[0] = dn;
-                    y[1] = dt0;
-                    y[2] = dt1;
-                    y[3..6].copy_from_slice(&wr);
-                    form.sub_contact_impulse(i, 3, &[-dn, -dt0, -dt1], fv);
-                }
-            }
+            let (b, dirs) = closed_form_fold(c, model, &fc[off..off + k], &fe[off..off + k], y);
+            form.sub_contact_impulse(i, dirs, &b, fv);
         }
         form.solve_condensed(fv);
         // Pass 2: the contacts' steps from Δu_i = J_i Δv.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
-            match model {
-                ContactModel::Linear => self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv),
-                ContactModel::Impact => {
-                    let du = form.contact_velocity(i, 1, fv);
-                    let dgn = self.zr[2 * off] - c[A] * du[0];
-                    fc[off] = du[0] + c[SHIFT_N] * dgn - fe[off];
-                    fe[off] = dgn;
-                }
-                ContactModel::SecondOrderCone => {
-                    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
-                    let y = &self.zr[2 * off..2 * off + 6];
-                    let du = form.contact_velocity(i, 3, fv);
-                    let dgn = y[0] - a * du[0];
-                    let dx1 = y[1] + mu * a * q[0] * du[0] - (b[0] * du[1] + b[2] * du[2]);
-                    let dx2 = y[2] + mu * a * q[1] * du[0] - (b[1] * du[1] + b[3] * du[2]);
-                    let dx0 = mu * dgn - fe[off + 1];
-                    let dsn = du[0] + c[SHIFT_N] * dgn - fe[off];
-                    let de1 = du[1] + c[SHIFT_T] * dx1 - fe[off + 2];
-                    let de2 = du[2] + c[SHIFT_T] * dx2 - fe[off + 3];
-                    let wdx0 = w[0] * dx0 + w[3] * dx1 + w[6] * dx2;
-                    let de0 = (fc[off + 1] - wdx0 - c[WI0 + 1] * de1 - c[WI0 + 2] * de2) / c[WI0];
-                    fc[off] = dsn;
-                    fc[off + 1] = de0;
-                    fc[off + 2] = de1;
-                    fc[off + 3] = de2;
-                    fe[off] = dgn;
-                    fe[off + 1] = dx0;
-                    fe[off + 2] = dx1;
-                    fe[off + 3] = dx2;
-                }
+            if model == ContactModel::Linear {
+                self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv);
+                continue;
             }
+            let k = model.dim();
+            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
+            let du = form.contact_velocity(i, if model == ContactModel::Impact { 1 } else { 3 }, fv);
+            let y = &self.zr[2 * off..2 * off + 2 * k];
+            closed_form_step(c, model, y, du, &mut fc[off..off + k], &mut fe[off..off + k]);
         }
+    }
+
+    /// Whether the solves of the last factorization can run on the participants of `form`'s
+    /// split ([`Self::solve_split`]): closed form, no linear-model contact, a split whose offsets
+    /// `data.kcuts` were recorded.
+    #[inline(always)]
+    pub fn splits<F: Form>(&self, data: &SystemData<'_>, form: &F) -> bool {
+        self.mode == NewtonSolve::Condensed
+            && self.closed_form
+            && self.closed_form_only
+            && form.split().is_some_and(|sp| data.kcuts.len() == sp.parts() + 1)
+    }
+
+    /// [`Self::solve_closed_form_body`] on the participants of `form`'s split
+    /// (`docs/performance.md` §8; only when [`Self::splits`]): pass 1 by ranges of contacts (each
+    /// contact's local solution and the force it folds into the velocity rows), the fold by
+    /// ranges of trees (each tree's contacts in increasing order: entry by entry the sequential
+    /// sum), the islands' solves (the form's own parallel phase), pass 2 by ranges of contacts.
+    /// Every value gets the operations of the sequential solve in the same order.
+    ///
+    /// `pre(i, fc_i, fe_i)` runs for contact i before its pass 1 (to write its right-hand side
+    /// rows); `post(i, fc_i, fe_i, acc)` after its pass 2 with its rows of the step, `acc` its
+    /// part's slot of `part` (set to `init` first; a scratch slot without `part`), which the
+    /// caller combines in part order.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn solve_split<F: Form>(
+        &mut self,
+        data: &SystemData<'_>,
+        form: &mut F,
+        f: &mut [f64],
+        part: Option<&mut PartScratch>,
+        init: [f64; 8],
+        pre: impl Fn(usize, &mut [f64], &mut [f64]) + Sync,
+        post: impl Fn(usize, &[f64], &[f64], &mut [f64; 8]) + Sync,
+    ) {
+        let (fv, fc, fe) = split_rhs(data, f);
+        let (models, offsets, kc) = (data.models, data.offsets, data.kcuts);
+        {
+            let sp = form.split().expect("NewtonSystem::solve_split without a split");
+            let (cuts, trees, dofs) = (sp.contacts(), sp.trees(), sp.dofs());
+            let (fcp, fep) = (Parts::new(&mut *fc, kc, 1), Parts::new(&mut *fe, kc, 1));
+            let zr = Parts::new(&mut self.zr, kc, 2);
+            let fold = Parts::new(&mut self.fold, cuts, 4);
+            let closed = &self.closed;
+            sp.run(
+                #[inline(always)]
+                |q| {
+                    let (fc, fe, zr, fold) = (fcp.take(q), fep.take(q), zr.take(q), fold.take(q));
+                    for i in cuts[q]..cuts[q + 1] {
+                        let (model, k) = (models[i], models[i].dim());
+                        let o = offsets[i] - kc[q];
+                        let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
+                        pre(i, fc, fe);
+                        let y = &mut zr[2 * o..2 * o + 2 * k];
+                        let fi = &mut fold[4 * (i - cuts[q])..4 * (i - cuts[q]) + 4];
+                        if fc.iter().chain(fe.iter()).all(|&x| x == 0.0) {
+                            y.fill(0.0);
+                            fi[3] = 0.0;
+                            continue;
+                        }
+                        let c = &closed[CLOSED * i..CLOSED * (i + 1)];
+                        let (b, dirs) = closed_form_fold(c, model, fc, fe, y);
+                        // The force of `Form::sub_contact_impulse(i, dirs, b)`.
+                        fi[..3].copy_from_slice(&[-b[0], -b[1], -b[2]]);
+                        fi[dirs..3].fill(0.0);
+                        fi[3] = 1.0;
+                    }
+                },
+            );
+            let fvp = Parts::new(&mut *fv, dofs, 1);
+            let fold = &self.fold;
+            sp.run(
+                #[inline(always)]
+                |q| {
+                    let fv = fvp.take(q);
+                    for t in trees[q]..trees[q + 1] {
+                        let r = sp.tree_range(t);
+                        sp.add_tree_forces(
+                            t,
+                            #[inline(always)]
+                            |i| {
+                                (fold[4 * i + 3] != 0.0)
+                                    .then(|| [fold[4 * i], fold[4 * i + 1], fold[4 * i + 2]])
+                            },
+                            &mut fv[r.start - dofs[q]..r.end - dofs[q]],
+                        );
+                    }
+                },
+            );
+        }
+        form.solve_condensed(fv);
+        let form = &*form;
+        let sp = form.split().expect("NewtonSystem::solve_split without a split");
+        let cuts = sp.contacts();
+        let (fcp, fep) = (Parts::new(fc, kc, 1), Parts::new(fe, kc, 1));
+        let (fv, zr, closed) = (&*fv, &self.zr, &self.closed);
+        let slots = part.map(|part| part.slots(sp.parts()));
+        sp.run(
+            #[inline(always)]
+            |q| {
+                let (fc, fe) = (fcp.take(q), fep.take(q));
+                let mut unused = init;
+                let acc = match &slots {
+                    Some(slots) => &mut slots.take(q)[0],
+                    None => &mut unused,
+                };
+                *acc = init;
+                for i in cuts[q]..cuts[q + 1] {
+                    let (model, off, k) = (models[i], offsets[i], models[i].dim());
+                    let o = off - kc[q];
+                    let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
+                    let c = &closed[CLOSED * i..CLOSED * (i + 1)];
+                    let du = form.contact_velocity(i, if model == ContactModel::Impact { 1 } else { 3 }, fv);
+                    closed_form_step(c, model, &zr[2 * off..2 * off + 2 * k], du, fc, fe);
+                    post(i, fc, fe, acc);
+                }
+            },
+        );
     }
 
     #[inline(always)]
@@ -544,6 +629,107 @@ fn split_rhs<'f>(data: &SystemData<'_>, f: &'f mut [f64]) -> (&'f mut [f64], &'f
     let (fv, fk) = f.split_at_mut(data.n);
     let (fc, fe) = fk.split_at_mut(data.k_total);
     (fv, fc, fe)
+}
+
+/// Contact i's closed-form elimination ([`NewtonSystem::factor_closed_form`], second-order-cone
+/// and impact contacts): its numbers into `c` ([`CLOSED`]) and its `D_i` into `di` (3×3
+/// column-major, zeroed by the caller).
+#[inline(always)]
+fn eliminate(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f64], c: &mut [f64]) {
+    let (model, off) = (data.models[i], data.offsets[i]);
+    let sn_shift = data.shift_normal + data.compliance_of(i);
+    let a = 1.0 / (s[off] / g[off] + sn_shift);
+    c[A] = a;
+    c[GN] = g[off];
+    c[SHIFT_N] = sn_shift;
+    c[SHIFT_T] = data.shift_tangent;
+    di[0] = a;
+    if model == ContactModel::SecondOrderCone {
+        let nt = &data.nt[21 * i..21 * i + 21];
+        let (w, wi) = (&nt[..9], &nt[9..18]);
+        let (b, q) = tangent_elimination(w.try_into().expect("9 entries"), wi[0], data.shift_tangent);
+        let mu = data.mu[i];
+        c[MU] = mu;
+        c[Q..Q + 2].copy_from_slice(&q);
+        c[B..B + 4].copy_from_slice(&b);
+        c[W..W + 9].copy_from_slice(w);
+        // Row 0 of W⁻¹, for Δη_0 from the cone's row 0.
+        c[WI0] = wi[0];
+        c[WI0 + 1] = wi[3];
+        c[WI0 + 2] = wi[6];
+        di[1] = -mu * a * q[0];
+        di[2] = -mu * a * q[1];
+        di[4] = b[0];
+        di[5] = b[1];
+        di[7] = b[2];
+        di[8] = b[3];
+    }
+}
+
+/// Pass 1 of a closed-form solve for one second-order-cone or impact contact: its local
+/// solution into `y` (2k) from its right-hand side rows `fc`, `fe` (k each) and its numbers `c`;
+/// returns the impulse `b` and direction count to subtract as `J_iᵀ b` from the velocity rows.
+#[inline(always)]
+fn closed_form_fold(
+    c: &[f64],
+    model: ContactModel,
+    fc: &[f64],
+    fe: &[f64],
+    y: &mut [f64],
+) -> ([f64; 3], usize) {
+    if model == ContactModel::Impact {
+        let dn = c[A] * (fe[0] + fc[0] / c[GN]);
+        y[0] = dn;
+        return ([-dn, 0.0, 0.0], 1);
+    }
+    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
+    let rc = &fc[1..4];
+    let wr = [
+        w[0] * rc[0] + w[3] * rc[1] + w[6] * rc[2],
+        w[1] * rc[0] + w[4] * rc[1] + w[7] * rc[2],
+        w[2] * rc[0] + w[5] * rc[1] + w[8] * rc[2],
+    ];
+    let dn = a * (fe[0] + fc[0] / c[GN]);
+    let ct = [fe[2] + wr[1], fe[3] + wr[2]];
+    let re2 = fe[1] - mu * dn;
+    let dt0 = b[0] * ct[0] + b[2] * ct[1] + q[0] * re2;
+    let dt1 = b[1] * ct[0] + b[3] * ct[1] + q[1] * re2;
+    y[0] = dn;
+    y[1] = dt0;
+    y[2] = dt1;
+    y[3..6].copy_from_slice(&wr);
+    ([-dn, -dt0, -dt1], 3)
+}
+
+/// Pass 2 of a closed-form solve for one second-order-cone or impact contact: its rows of the
+/// step into `fc`, `fe` (k each, overwriting the right-hand side) from `Δu_i = J_i Δv` (`du`), its
+/// pass-1 solution `y` and its numbers `c`.
+#[inline(always)]
+fn closed_form_step(c: &[f64], model: ContactModel, y: &[f64], du: [f64; 3], fc: &mut [f64], fe: &mut [f64]) {
+    if model == ContactModel::Impact {
+        let dgn = y[0] - c[A] * du[0];
+        fc[0] = du[0] + c[SHIFT_N] * dgn - fe[0];
+        fe[0] = dgn;
+        return;
+    }
+    let (a, mu, q, b, w) = (c[A], c[MU], &c[Q..Q + 2], &c[B..B + 4], &c[W..W + 9]);
+    let dgn = y[0] - a * du[0];
+    let dx1 = y[1] + mu * a * q[0] * du[0] - (b[0] * du[1] + b[2] * du[2]);
+    let dx2 = y[2] + mu * a * q[1] * du[0] - (b[1] * du[1] + b[3] * du[2]);
+    let dx0 = mu * dgn - fe[1];
+    let dsn = du[0] + c[SHIFT_N] * dgn - fe[0];
+    let de1 = du[1] + c[SHIFT_T] * dx1 - fe[2];
+    let de2 = du[2] + c[SHIFT_T] * dx2 - fe[3];
+    let wdx0 = w[0] * dx0 + w[3] * dx1 + w[6] * dx2;
+    let de0 = (fc[1] - wdx0 - c[WI0 + 1] * de1 - c[WI0 + 2] * de2) / c[WI0];
+    fc[0] = dsn;
+    fc[1] = de0;
+    fc[2] = de1;
+    fc[3] = de2;
+    fe[0] = dgn;
+    fe[1] = dx0;
+    fe[2] = dx1;
+    fe[3] = dx2;
 }
 
 /// `B = (G_tt + σ I)⁻¹` (2×2, column-major) and `q = B G_t0` of one second-order-cone pair with

@@ -286,6 +286,7 @@ fn run<F: Form>(
     ws.has_solution = false;
     ws.sens.valid = false;
     ws.setup(p, prm.max_iter, prm.newton_solve, engine);
+    ws.prepare_split(form.split());
     let (n, kt) = (ws.n, ws.k_total);
     let big = n + 2 * kt;
 

@@ -3,8 +3,9 @@
 //! on the engine scenes of `tests/data` (piles of 10–26 islands, the stack of 5 and the 200-box
 //! pile of one island) and on random problems with free trees, one-way and two-way.
 
-use contact_solvers::ipm::{IpmParameters, IpmSolver};
+use contact_solvers::ipm::{ContactModel, IpmData, IpmParameters, IpmProblem, IpmSolver};
 use contact_solvers::tamsi::{TamsiParameters, TamsiProblem, TamsiSolver};
+use nalgebra::DVector;
 
 use support::engine_scenes;
 use support::ipm_blocks::IpmScene;
@@ -104,29 +105,78 @@ fn ipm_outputs(s: &IpmSolver) -> Vec<Vec<u64>> {
         bits(s.next_gaps()),
         bits(s.primal()),
         bits(s.dual()),
+        bits(s.rvio_history()),
+        bits(s.bvio_history()),
+        bits(s.kappa_history()),
+        bits(s.alpha_history()),
     ]
 }
 
+/// Sequential, then 1, 2 and 4 threads on fresh solvers and on one solver whose pool is reused
+/// and re-created: every output and history the same bits.
+fn check_ipm(name: &str, problem: &IpmProblem<'_>, base: IpmParameters) {
+    let solve = |solver: &mut IpmSolver, threads| {
+        solver.set_parameters(IpmParameters { num_threads: threads, ..base }).unwrap();
+        solver.solve(problem).unwrap();
+        ipm_outputs(solver)
+    };
+    let want = solve(&mut IpmSolver::default(), 0);
+    assert!(want[0][0] > 0, "{name}: the solve iterates");
+    for threads in [1, 2, 4] {
+        assert!(solve(&mut IpmSolver::default(), threads) == want, "{name}: {threads} threads");
+    }
+    let mut reused = IpmSolver::default();
+    for threads in [2, 2, 4, 0, 2] {
+        assert!(solve(&mut reused, threads) == want, "{name}: reused, {threads} threads");
+    }
+}
+
+/// The interior point's per-contact and per-tree passes (residuals, Nesterov–Todd scaling, the
+/// condensed solves' two passes, cone step searches, neighbourhood test, natural map) run on the
+/// pool from 32 contacts per thread (`docs/performance.md` §8): the piles' 200–1400 contacts with
+/// 2 and 4 threads, the stack's 29 sequentially; the island phases in every scene with 2 islands
+/// or more.
 #[test]
 fn ipm_engine_scenes_are_bit_identical_with_1_2_and_4_threads() {
     for s in engine_scenes::read_scenes() {
         let scene = IpmScene::new(&s);
         let problem = scene.problem(true);
         for base in [IpmParameters::default(), IpmParameters::engine()] {
-            let solve = |solver: &mut IpmSolver, threads| {
-                solver.set_parameters(IpmParameters { num_threads: threads, ..base }).unwrap();
-                solver.solve(&problem).unwrap();
-                ipm_outputs(solver)
-            };
-            let want = solve(&mut IpmSolver::default(), 0);
-            assert!(want[0][0] > 0, "{}: the solve iterates", s.name);
-            for threads in [1, 2, 4] {
-                assert!(solve(&mut IpmSolver::default(), threads) == want, "{}: {threads} threads", s.name);
-            }
-            let mut reused = IpmSolver::default();
-            for threads in [2, 2, 4, 0, 2] {
-                assert!(solve(&mut reused, threads) == want, "{}: reused, {threads} threads", s.name);
-            }
+            check_ipm(&s.name, &problem, base);
+        }
+    }
+}
+
+/// Random problems with free trees, all three contact models (a linear-model contact keeps the
+/// condensed solves' passes sequential, the other passes still split), tangential offsets, and
+/// enough contacts for the passes to split with 4 threads.
+#[test]
+fn ipm_random_problems_with_free_trees_and_every_model() {
+    for (seed, ntree, nc, linear) in [(11, 300, 200, false), (12, 200, 300, true), (13, 8, 5, false)] {
+        let p = tamsi_blocks::random(seed, ntree, nc);
+        let mut rng = tamsi_blocks::Lcg::new(seed + 100);
+        let models: Vec<ContactModel> = (0..nc)
+            .map(|i| match i % 7 {
+                3 => ContactModel::Impact,
+                5 if linear => ContactModel::Linear,
+                _ => ContactModel::SecondOrderCone,
+            })
+            .collect();
+        let phi = DVector::from_fn(nc, |_, _| rng.range(-1e-3, 2e-3));
+        let offset = DVector::from_fn(2 * nc, |_, _| rng.range(-0.01, 0.01));
+        let tau = (&p.p_star - &p.m * &p.v0) / p.dt;
+        let problem = IpmProblem {
+            data: IpmData::Blocks(p.system()),
+            v0: p.v0.as_view(),
+            tau: tau.as_view(),
+            h: p.dt,
+            phi: phi.as_view(),
+            mu: p.mu.as_view(),
+            models: &models,
+            vt_offset: Some(offset.as_view()),
+        };
+        for base in [IpmParameters::default(), IpmParameters::engine()] {
+            check_ipm(&p.name, &problem, base);
         }
     }
 }

@@ -27,11 +27,14 @@
 //!    `max(residual/tolerance, complementarity/complementarity_tolerance)` (the start included) is
 //!    returned.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::ipm::cone;
 use crate::ipm::form::Form;
 use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
+use crate::parallel::Parts;
 
 use super::exact;
 use crate::ipm::{ContactModel, IpmOutcome, IpmParameters, IpmProblem, IpmStats};
@@ -250,27 +253,73 @@ fn measures(viol: &Viol, pscale: f64, vscale: f64) -> (f64, f64) {
 /// `û = (u_n + μ‖u_t‖, u_t)` (De Saxcé's modified velocity), `u_n` the gap row's velocity (with
 /// the compliance `R γ_n` when there is one) and `u_t` the tangential velocity, both recovered
 /// from the equality residual as `r_eq + s`. `K` is the Coulomb cone `‖r_t‖ ≤ μ r_n`.
+///
+/// With the form's split the contacts' maxima are taken by parts and combined by `max`, which
+/// does not depend on the order (`docs/performance.md` §8).
 #[inline(always)]
-fn natural_map(ws: &IpmWorkspace, pscale: f64, vscale: f64) -> f64 {
+fn natural_map<F: Form>(ws: &mut IpmWorkspace, form: &F, pscale: f64, vscale: f64) -> f64 {
     let (n, kt) = (ws.n, ws.k_total);
-    let re = &ws.r[n + kt..n + 2 * kt];
     let c = vscale / pscale;
+    let IpmWorkspace { r, s, g, models, offsets, mu, part, .. } = ws;
+    let re = &r[n + kt..n + 2 * kt];
+    let pair =
+        PairState { models: &models[..], offsets: &offsets[..], s: &s[..], g: &g[..], mu: &mu[..], re, c };
     let mut worst: f64 = 0.0;
-    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
-        let (s, g) = (&ws.s[off..], &ws.g[off..]);
-        let un = re[off] + s[0];
-        let (r, ut, mu) = match m {
-            ContactModel::Impact => ([c * g[0], 0.0, 0.0], [0.0, 0.0], 0.0),
-            ContactModel::SecondOrderCone => {
-                ([c * g[0], c * g[2], c * g[3]], [re[off + 2] + s[2], re[off + 3] + s[3]], ws.mu[i])
+    match form.split() {
+        Some(sp) => {
+            let (parts, cuts) = (sp.parts(), sp.contacts());
+            let slots = part.slots(parts);
+            sp.run(
+                #[inline(always)]
+                |q| {
+                    let acc = &mut slots.take(q)[0];
+                    acc[0] = (cuts[q]..cuts[q + 1]).fold(
+                        0.0,
+                        #[inline(always)]
+                        |w, i| natural_map_contact(&pair, i, w),
+                    );
+                },
+            );
+            for acc in &part.partials[..parts] {
+                worst = worst.max(acc[0]);
             }
-            ContactModel::Linear => continue,
-        };
-        let x = [r[0] - (un + mu * ut[0].hypot(ut[1])), r[1] - ut[0], r[2] - ut[1]];
-        let p = project_coulomb(x, mu);
-        worst = worst.max((r[0] - p[0]).abs()).max((r[1] - p[1]).abs()).max((r[2] - p[2]).abs());
+        }
+        None => {
+            for i in 0..models.len() {
+                worst = natural_map_contact(&pair, i, worst);
+            }
+        }
     }
     worst / vscale
+}
+
+/// What [`natural_map_contact`] reads: the iterate, the equality residual `re` and `c = V/P`.
+struct PairState<'a> {
+    models: &'a [ContactModel],
+    offsets: &'a [usize],
+    s: &'a [f64],
+    g: &'a [f64],
+    mu: &'a [f64],
+    re: &'a [f64],
+    c: f64,
+}
+
+/// `max(worst, contact i's natural-map error)` (unscaled; [`natural_map`]).
+#[inline(always)]
+fn natural_map_contact(st: &PairState<'_>, i: usize, worst: f64) -> f64 {
+    let (m, off, c, re) = (st.models[i], st.offsets[i], st.c, st.re);
+    let (s, g) = (&st.s[off..], &st.g[off..]);
+    let un = re[off] + s[0];
+    let (r, ut, mu) = match m {
+        ContactModel::Impact => ([c * g[0], 0.0, 0.0], [0.0, 0.0], 0.0),
+        ContactModel::SecondOrderCone => {
+            ([c * g[0], c * g[2], c * g[3]], [re[off + 2] + s[2], re[off + 3] + s[3]], st.mu[i])
+        }
+        ContactModel::Linear => return worst,
+    };
+    let x = [r[0] - (un + mu * ut[0].hypot(ut[1])), r[1] - ut[0], r[2] - ut[1]];
+    let p = project_coulomb(x, mu);
+    worst.max((r[0] - p[0]).abs()).max((r[1] - p[1]).abs()).max((r[2] - p[2]).abs())
 }
 
 /// Projection of `x = (normal, t1, t2)` onto the Coulomb cone `‖x_t‖ ≤ μ x_n`.
@@ -287,38 +336,133 @@ fn project_coulomb(x: [f64; 3], mu: f64) -> [f64; 3] {
     }
 }
 
-/// Nesterov–Todd data of every second-order-cone contact at the iterate (21 numbers per contact).
+/// Nesterov–Todd data of every second-order-cone contact at the iterate (21 numbers per contact),
+/// by ranges of contacts on the participants of the form's split if it has one.
 #[inline(always)]
-fn nesterov_todd(ws: &mut IpmWorkspace) {
-    for (i, (&m, &off)) in ws.models.iter().zip(&ws.offsets).enumerate() {
-        if m == ContactModel::SecondOrderCone {
-            let (w, wi, l) = cone::nt_scaling(&ws.g[off + 1..off + 4], &ws.s[off + 1..off + 4]);
-            let d = &mut ws.nt[21 * i..21 * i + 21];
-            d[..9].copy_from_slice(&w);
-            d[9..18].copy_from_slice(&wi);
-            d[18..].copy_from_slice(&l);
+fn nesterov_todd<F: Form>(ws: &mut IpmWorkspace, form: &F) {
+    let (models, offsets, s, g) = (&ws.models, &ws.offsets, &ws.s, &ws.g);
+    match form.split() {
+        Some(sp) => {
+            let cuts = sp.contacts();
+            let nt = Parts::new(&mut ws.nt, cuts, 21);
+            sp.run(
+                #[inline(always)]
+                |q| {
+                    let nt = nt.take(q);
+                    for i in cuts[q]..cuts[q + 1] {
+                        let j = i - cuts[q];
+                        pair_scaling(models[i], offsets[i], s, g, &mut nt[21 * j..21 * j + 21]);
+                    }
+                },
+            );
         }
+        None => {
+            for (i, (&m, &off)) in models.iter().zip(offsets).enumerate() {
+                pair_scaling(m, off, s, g, &mut ws.nt[21 * i..21 * i + 21]);
+            }
+        }
+    }
+}
+
+/// One contact's Nesterov–Todd data `d` (21 numbers) at `(s, g)` when it is a second-order-cone
+/// contact.
+#[inline(always)]
+fn pair_scaling(m: ContactModel, off: usize, s: &[f64], g: &[f64], d: &mut [f64]) {
+    if m == ContactModel::SecondOrderCone {
+        let (w, wi, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
+        d[..9].copy_from_slice(&w);
+        d[9..18].copy_from_slice(&wi);
+        d[18..].copy_from_slice(&l);
     }
 }
 
 /// The predictor's (`Affine`, κ = 0) or the corrector's (`Delta`, with the predictor's cross
 /// term) Newton step at the NT scaling: its complementarity rows by [`nt_complementarity_rhs`]
-/// (the rest of the right-hand side is already in the buffer), the solve in place, and whether
-/// every entry of the step is finite (a non-finite step ends the solve, `NonFiniteStep`).
+/// (the rest of the right-hand side is already in the buffer), the solve in place, and, when
+/// every entry of the step is finite, the step length [`cone_search`] with fraction `tau` (`None`:
+/// a non-finite step, which ends the solve, `NonFiniteStep`).
+///
+/// With the form's split (`docs/performance.md` §8) the complementarity rows are written by each
+/// contact just before its pass 1 of the solve, and each contact's step length and finiteness are
+/// taken just after its pass 2, on the participants; the step is the minimum of the parts' minima
+/// (each from 1, in contact order), combined in part order, and the finiteness test is a
+/// conjunction: the same numbers as the sequential passes.
 #[inline(always)]
-fn nt_solve<F: Form>(ws: &mut IpmWorkspace, form: &mut F, kappa: f64, which: NewtonBuf) -> bool {
-    let big = ws.n + 2 * ws.k_total;
+fn nt_solve<F: Form>(
+    ws: &mut IpmWorkspace,
+    form: &mut F,
+    kappa: f64,
+    which: NewtonBuf,
+    tau: f64,
+) -> Option<f64> {
+    let (n, kt) = (ws.n, ws.k_total);
+    let big = n + 2 * kt;
     let mut rhs = std::mem::take(which.of(ws));
-    let affine = matches!(which, NewtonBuf::Delta).then(|| &ws.daff[..big]);
-    nt_complementarity_rhs(ws, kappa, affine, &mut rhs[..big]);
+    let split = {
+        let data = system_data!(ws);
+        ws.newton.splits(&data, form)
+    };
+    if !split {
+        let affine = matches!(which, NewtonBuf::Delta).then(|| &ws.daff[..big]);
+        nt_complementarity_rhs(ws, kappa, affine, &mut rhs[..big]);
+        *which.of(ws) = rhs;
+        solve_newton(ws, form, which);
+        if !which.of(ws)[..big].iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let step = match which {
+            NewtonBuf::Affine => ws.daff[n..big].split_at(kt),
+            NewtonBuf::Delta => ws.delta[n..big].split_at(kt),
+        };
+        return Some(cone_search(ws, step.0, step.1, tau));
+    }
+    let parts = form.split().map_or(0, |sp| sp.parts());
+    {
+        let data = system_data!(ws);
+        let affine = matches!(which, NewtonBuf::Delta).then(|| &ws.daff[..big]);
+        let (models, offsets, nt, s, g) = (&ws.models, &ws.offsets, &ws.nt, &ws.s, &ws.g);
+        let init = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        ws.newton.solve_split(
+            &data,
+            form,
+            &mut rhs[..big],
+            Some(&mut ws.part),
+            init,
+            #[inline(always)]
+            |i: usize, fc: &mut [f64], _: &mut [f64]| {
+                if models[i] == ContactModel::SecondOrderCone {
+                    let off = offsets[i];
+                    let cross = affine
+                        .map(|d| (&d[n + off + 1..n + off + 4], &d[n + kt + off + 1..n + kt + off + 4]));
+                    fc[1..4].copy_from_slice(&nt_pair_rhs(&nt[21 * i..21 * i + 21], kappa, cross));
+                }
+            },
+            #[inline(always)]
+            |i: usize, ds: &[f64], dg: &[f64], acc: &mut [f64; 8]| {
+                if !ds.iter().chain(dg).all(|x| x.is_finite()) {
+                    acc[0] = 1.0;
+                }
+                let (m, off) = (models[i], offsets[i]);
+                let r = off..off + m.dim();
+                acc[1] = acc[1].min(m.step_exact(&s[r.clone()], ds, tau));
+                acc[1] = acc[1].min(m.step_exact(&g[r], dg, tau));
+            },
+        );
+    }
+    let finite = rhs[..n].iter().all(|x| x.is_finite());
     *which.of(ws) = rhs;
-    solve_newton(ws, form, which);
-    which.of(ws)[..big].iter().all(|x| x.is_finite())
+    let mut alpha: f64 = 1.0;
+    let mut nonfinite = !finite;
+    for acc in &ws.part.partials[..parts] {
+        nonfinite |= acc[0] != 0.0;
+        alpha = alpha.min(acc[1]);
+    }
+    (!nonfinite).then_some(alpha)
 }
 
 /// Replaces the second-order-cone complementarity entries of the right-hand side `rhs` (full
-/// length n + 2K) by the Nesterov–Todd ones `Arw(λ)⁻¹(κe − λ∘λ − (W⁻¹Δη_a)∘(WΔξ_a))`; with
-/// `affine = None` (predictor) without the cross term. The orthant entries are already right.
+/// length n + 2K) by the Nesterov–Todd ones [`nt_pair_rhs`]; with `affine = None` (predictor)
+/// without the cross term. The orthant entries are already right.
 #[inline(always)]
 fn nt_complementarity_rhs(ws: &IpmWorkspace, kappa: f64, affine: Option<&[f64]>, rhs: &mut [f64]) {
     let (n, kt) = (ws.n, ws.k_total);
@@ -326,62 +470,165 @@ fn nt_complementarity_rhs(ws: &IpmWorkspace, kappa: f64, affine: Option<&[f64]>,
         if m != ContactModel::SecondOrderCone {
             continue;
         }
-        let d = &ws.nt[21 * i..21 * i + 21];
-        let w: &[f64; 9] = d[..9].try_into().expect("9 entries");
-        let wi: &[f64; 9] = d[9..18].try_into().expect("9 entries");
-        let l = &d[18..21];
-        let mut c = [0.0; 3];
-        cone::soc_product(l, l, &mut c);
-        c[0] = kappa - c[0];
-        c[1] = -c[1];
-        c[2] = -c[2];
-        if let Some(daff) = affine {
-            let de = cone::mat3_vec(wi, &daff[n + off + 1..n + off + 4]);
-            let dx = cone::mat3_vec(w, &daff[n + kt + off + 1..n + kt + off + 4]);
-            let mut cross = [0.0; 3];
-            cone::soc_product(&de, &dx, &mut cross);
-            for (ck, x) in c.iter_mut().zip(cross) {
-                *ck -= x;
-            }
-        }
-        let a = cone::arrow_solve(l, &c);
+        let cross = affine.map(|d| (&d[n + off + 1..n + off + 4], &d[n + kt + off + 1..n + kt + off + 4]));
+        let a = nt_pair_rhs(&ws.nt[21 * i..21 * i + 21], kappa, cross);
         rhs[n + off + 1..n + off + 4].copy_from_slice(&a);
     }
 }
 
-/// Whether every pair of the point `(s, g)` lies in the wide neighbourhood `λ_min² ≥ β·ν`.
-/// The Nesterov–Todd data of every second-order-cone pair (layout of [`nesterov_todd`]) go to
-/// `nt` on the way: when the point lies in the neighbourhood they are complete, and they are the
-/// next iteration's scaling if the point is accepted (the same function of the same numbers, so
-/// the same bits as recomputing them).
+/// One second-order-cone pair's Nesterov–Todd complementarity entries
+/// `Arw(λ)⁻¹(κe − λ∘λ − (W⁻¹Δη_a)∘(WΔξ_a))` from its data `d` (21 numbers) and, for the
+/// corrector, the predictor's `(Δη_a, Δξ_a)`.
 #[inline(always)]
-fn in_neighbourhood(
-    models: &[ContactModel],
-    offsets: &[usize],
-    s: &[f64],
-    g: &[f64],
-    degree: f64,
-    nt: &mut [f64],
-) -> bool {
+fn nt_pair_rhs(d: &[f64], kappa: f64, affine: Option<(&[f64], &[f64])>) -> [f64; 3] {
+    let w: &[f64; 9] = d[..9].try_into().expect("9 entries");
+    let wi: &[f64; 9] = d[9..18].try_into().expect("9 entries");
+    let l = &d[18..21];
+    let mut c = [0.0; 3];
+    cone::soc_product(l, l, &mut c);
+    c[0] = kappa - c[0];
+    c[1] = -c[1];
+    c[2] = -c[2];
+    if let Some((deta, dxi)) = affine {
+        let de = cone::mat3_vec(wi, deta);
+        let dx = cone::mat3_vec(w, dxi);
+        let mut cross = [0.0; 3];
+        cone::soc_product(&de, &dx, &mut cross);
+        for (ck, x) in c.iter_mut().zip(cross) {
+            *ck -= x;
+        }
+    }
+    cone::arrow_solve(l, &c)
+}
+
+/// Whether every pair of the candidate `(ws.sc, ws.gc)` lies in the wide neighbourhood
+/// `λ_min² ≥ β·ν`. The Nesterov–Todd data of every second-order-cone pair (layout of
+/// [`nesterov_todd`]) go to `ws.nt_c` on the way: when the point lies in the neighbourhood they are
+/// complete, and they are the next iteration's scaling if the point is accepted (the same
+/// function of the same numbers, so the same bits as recomputing them).
+///
+/// With the form's split the pairs are tested by ranges of contacts on the participants (ν, a
+/// sum in contact order, is taken first on this thread): every pair's data are the same numbers,
+/// and the answer is a conjunction (`docs/performance.md` §8).
+#[inline(always)]
+fn in_neighbourhood<F: Form>(ws: &mut IpmWorkspace, form: &F, degree: f64) -> bool {
     if degree == 0.0 {
         return true;
     }
+    let (kt, nc) = (ws.k_total, ws.nc);
+    let (models, offsets, s, g) = (&ws.models, &ws.offsets, &ws.sc[..kt], &ws.gc[..kt]);
     let nu = duality(s, g, s, g, 0.0) / degree;
     let floor = NEIGHBOURHOOD * nu;
-    models.iter().zip(offsets).enumerate().all(|(i, (&m, &off))| {
-        let no = m.orthant_len();
-        let orthant_ok = (off..off + no).all(|j| s[j] * g[j] >= floor);
-        orthant_ok
-            && (m != ContactModel::SecondOrderCone || {
-                let (w, wi, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
-                let d = &mut nt[21 * i..21 * i + 21];
-                d[..9].copy_from_slice(&w);
-                d[9..18].copy_from_slice(&wi);
-                d[18..].copy_from_slice(&l);
-                let lmin = cone::soc_margin(&l);
-                lmin > 0.0 && lmin * lmin >= floor
-            })
-    })
+    let Some(sp) = form.split() else {
+        let nt = &mut ws.nt_c[..21 * nc];
+        return (0..nc).all(
+            #[inline(always)]
+            |i| pair_in_neighbourhood(models[i], offsets[i], s, g, floor, &mut nt[21 * i..21 * i + 21]),
+        );
+    };
+    let cuts = sp.contacts();
+    let nt = Parts::new(&mut ws.nt_c, cuts, 21);
+    let inside = AtomicBool::new(true);
+    sp.run(
+        #[inline(always)]
+        |q| {
+            let nt = nt.take(q);
+            let c0 = cuts[q];
+            let ok = (c0..cuts[q + 1]).all(
+                #[inline(always)]
+                |i| {
+                    let j = i - c0;
+                    pair_in_neighbourhood(models[i], offsets[i], s, g, floor, &mut nt[21 * j..21 * j + 21])
+                },
+            );
+            if !ok {
+                inside.store(false, Ordering::Relaxed);
+            }
+        },
+    );
+    inside.load(Ordering::Relaxed)
+}
+
+/// [`in_neighbourhood`] and the residual at the candidate (`ws.residual_at(form, p, 0.0, true)`)
+/// in one pass on the participants of the form's split (`None` without one): each part tests
+/// its contacts' pairs after their residual rows. The same numbers as the two calls; the
+/// residual is computed also for a candidate the test rejects (the line search's next trial
+/// overwrites it, and the last trial's is the one the sequential iteration computes).
+#[inline(always)]
+fn neighbourhood_and_residual<F: Form>(
+    ws: &mut IpmWorkspace,
+    form: &F,
+    p: &IpmProblem<'_>,
+    degree: f64,
+) -> Option<(bool, Viol)> {
+    let sp = form.split()?;
+    if degree == 0.0 {
+        return None;
+    }
+    let kt = ws.k_total;
+    let (s, g) = (&ws.sc[..kt], &ws.gc[..kt]);
+    let floor = NEIGHBOURHOOD * (duality(s, g, s, g, 0.0) / degree);
+    let mut nt_c = std::mem::take(&mut ws.nt_c);
+    let viol = {
+        let cuts = sp.contacts();
+        let nt = Parts::new(&mut nt_c, cuts, 21);
+        ws.candidate_residual_with(
+            form,
+            p,
+            #[inline(always)]
+            |q: usize,
+             models: &[ContactModel],
+             offsets: &[usize],
+             s: &[f64],
+             g: &[f64],
+             acc: &mut [f64; 8]| {
+                let (nt, c0) = (nt.take(q), cuts[q]);
+                let inside = (c0..cuts[q + 1]).all(
+                    #[inline(always)]
+                    |i| {
+                        let j = i - c0;
+                        pair_in_neighbourhood(
+                            models[i],
+                            offsets[i],
+                            s,
+                            g,
+                            floor,
+                            &mut nt[21 * j..21 * j + 21],
+                        )
+                    },
+                );
+                acc[6] = if inside { 0.0 } else { 1.0 };
+            },
+        )
+    };
+    ws.nt_c = nt_c;
+    let viol = viol?;
+    let inside = ws.part.partials[..sp.parts()].iter().all(|a| a[6] == 0.0);
+    Some((inside, viol))
+}
+
+/// Whether one pair of `(s, g)` lies in the wide neighbourhood `λ_min² ≥ floor`; a
+/// second-order-cone pair's Nesterov–Todd data go to `d` (21 numbers).
+#[inline(always)]
+fn pair_in_neighbourhood(
+    m: ContactModel,
+    off: usize,
+    s: &[f64],
+    g: &[f64],
+    floor: f64,
+    d: &mut [f64],
+) -> bool {
+    let no = m.orthant_len();
+    let orthant_ok = (off..off + no).all(|j| s[j] * g[j] >= floor);
+    orthant_ok
+        && (m != ContactModel::SecondOrderCone || {
+            let (w, wi, l) = cone::nt_scaling(&g[off + 1..off + 4], &s[off + 1..off + 4]);
+            d[..9].copy_from_slice(&w);
+            d[9..18].copy_from_slice(&wi);
+            d[18..].copy_from_slice(&l);
+            let lmin = cone::soc_margin(&l);
+            lmin > 0.0 && lmin * lmin >= floor
+        })
 }
 
 /// Runs the engine iteration from `ws.v` (set by the caller) and returns its outcome; the
@@ -430,7 +677,7 @@ pub(super) fn iterate_engine<F: Form>(
         if exact::candidate(ws, p, form) {
             let viol = ws.residual_at(form, p, 0.0, false);
             let (res, comp) = measures(&viol, pscale, vscale);
-            let nm = natural_map(ws, pscale, vscale);
+            let nm = natural_map(ws, form, pscale, vscale);
             if converged(res, comp, nm) {
                 ws.rvio_history.push(viol.rvio);
                 ws.bvio_history.push(viol.bvio);
@@ -484,7 +731,7 @@ pub(super) fn iterate_engine<F: Form>(
     let (res0, comp0) = measures(&viol, pscale, vscale);
     // §11.8: without a natural-map tolerance the measure only goes to the statistics of the
     // returned iterate, and is computed for it alone after the loop (issue 29).
-    let mut nm = if nm_tol > 0.0 { natural_map(ws, pscale, vscale) } else { 0.0 };
+    let mut nm = if nm_tol > 0.0 { natural_map(ws, form, pscale, vscale) } else { 0.0 };
     let mut best = if res0.is_finite() && comp0.is_finite() { merit(res0, comp0, nm) } else { f64::INFINITY };
     let mut best_viol = viol;
     let mut best_nm = nm;
@@ -510,7 +757,7 @@ pub(super) fn iterate_engine<F: Form>(
             break;
         }
         if !nt_ready {
-            nesterov_todd(ws);
+            nesterov_todd(ws, form);
         }
         // §11.2: the proximal term vanishes by 10× per iteration, down to 1e-10·V/P.
         let prox = if prm.proximal_regularization > 0.0 {
@@ -526,12 +773,11 @@ pub(super) fn iterate_engine<F: Form>(
         }
         // Predictor (κ = 0).
         build_rhs(&ws.r[..big], &ws.e[..kt], n, kt, 0.0, &mut ws.daff[..big]);
-        if !nt_solve(ws, form, 0.0, NewtonBuf::Affine) {
+        let Some(alpha_aff) = nt_solve(ws, form, 0.0, NewtonBuf::Affine, 1.0) else {
             outcome = IpmOutcome::NonFiniteStep;
             break;
-        }
+        };
         let (ds, dg) = ws.daff[n..big].split_at(kt);
-        let alpha_aff = cone_search(ws, ds, dg, 1.0);
         // Mehrotra centring σ = (ν_aff/ν)³ and corrector with the same factorization.
         let kappa = if degree > 0.0 {
             let nu = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / degree;
@@ -550,12 +796,10 @@ pub(super) fn iterate_engine<F: Form>(
                 }
             }
         }
-        if !nt_solve(ws, form, kappa, NewtonBuf::Delta) {
+        let Some(mut alpha) = nt_solve(ws, form, kappa, NewtonBuf::Delta, FRACTION_TO_BOUNDARY) else {
             outcome = IpmOutcome::NonFiniteStep;
             break;
-        }
-        let (ds, dg) = ws.delta[n..big].split_at(kt);
-        let mut alpha = cone_search(ws, ds, dg, FRACTION_TO_BOUNDARY);
+        };
         // §11.2: Gondzio's centrality correctors on the same factorization, each kept only if it
         // lengthens the step.
         for _ in 0..prm.centrality_correctors {
@@ -583,6 +827,8 @@ pub(super) fn iterate_engine<F: Form>(
         // Neighbourhood safeguard: halve the step while a pair leaves the neighbourhood.
         let mut step = alpha;
         let mut accepted = false;
+        // The residual at the last candidate tried, when the test computed it on the way.
+        let mut cand = None;
         for _ in 0..prm.max_ls {
             for ((c, &x), &d) in ws.vc[..n].iter_mut().zip(&ws.v[..n]).zip(&ws.delta[..n]) {
                 *c = x + step * d;
@@ -593,14 +839,14 @@ pub(super) fn iterate_engine<F: Form>(
             for ((c, &x), &d) in ws.gc[..kt].iter_mut().zip(&ws.g[..kt]).zip(&ws.delta[n + kt..big]) {
                 *c = x + step * d;
             }
-            if in_neighbourhood(
-                &ws.models,
-                &ws.offsets,
-                &ws.sc[..kt],
-                &ws.gc[..kt],
-                degree,
-                &mut ws.nt_c[..21 * nc],
-            ) {
+            let inside = match neighbourhood_and_residual(ws, form, p, degree) {
+                Some((inside, viol)) => {
+                    cand = Some(viol);
+                    inside
+                }
+                None => in_neighbourhood(ws, form, degree),
+            };
+            if inside {
                 accepted = true;
                 break;
             }
@@ -613,7 +859,10 @@ pub(super) fn iterate_engine<F: Form>(
         if nt_ready {
             std::mem::swap(&mut ws.nt, &mut ws.nt_c);
         }
-        let cand = ws.residual_at(form, p, 0.0, true);
+        let cand = match cand {
+            Some(viol) => viol,
+            None => ws.residual_at(form, p, 0.0, true),
+        };
         ws.commit_candidate();
         viol = cand;
         iter += 1;
@@ -625,7 +874,7 @@ pub(super) fn iterate_engine<F: Form>(
         ws.bvio_history.push(viol.bvio);
         let (res, comp) = measures(&viol, pscale, vscale);
         if nm_tol > 0.0 {
-            nm = natural_map(ws, pscale, vscale);
+            nm = natural_map(ws, form, pscale, vscale);
         }
         // §11.9: once the natural map is small the modes are known; a candidate that passes the
         // convergence test ends the solve, a failed one leaves the iterate as it was.
@@ -645,7 +894,7 @@ pub(super) fn iterate_engine<F: Form>(
                     }
                     let cv = ws.residual_at(form, p, 0.0, false);
                     let (cr, cc) = measures(&cv, pscale, vscale);
-                    let cn = natural_map(ws, pscale, vscale);
+                    let cn = natural_map(ws, form, pscale, vscale);
                     if converged(cr, cc, cn) {
                         found = Some((cv, cn));
                         break;
@@ -696,7 +945,7 @@ pub(super) fn iterate_engine<F: Form>(
             // it was evaluated in the loop), for its natural map.
             ws.residual_at(form, p, 0.0, false);
         }
-        nm = natural_map(ws, pscale, vscale);
+        nm = natural_map(ws, form, pscale, vscale);
     }
     let (res, comp) = measures(&viol, pscale, vscale);
     if outcome != IpmOutcome::Converged {
