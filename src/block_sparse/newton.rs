@@ -483,8 +483,72 @@ impl BlockNewtonMatrix {
     }
 
     /// Whether the island phases run on `pool`: prepared, two islands or more.
-    fn runs_parallel(&self, pool: &WorkerPool) -> bool {
+    pub fn runs_parallel(&self, pool: &WorkerPool) -> bool {
         self.parts >= 2 && pool.threads() >= 2 && self.islands.count() >= 2
+    }
+
+    /// The islands' chunks of the last [`prepare_parallel`](Self::prepare_parallel): chunk p holds
+    /// islands `cuts[p]..cuts[p + 1]` (`parts + 1` bounds; `[0]` when not prepared).
+    pub fn island_cuts(&self) -> &[usize] {
+        &self.island_cuts[..self.parts + 1]
+    }
+
+    /// One parallel phase over the chunks of islands (see
+    /// [`prepare_parallel`](Self::prepare_parallel); call only when
+    /// [`runs_parallel`](Self::runs_parallel)): `task` gets each chunk once, on whichever
+    /// participant claims it, and solves the chunk's islands with [`IslandChunk::solve`] (each
+    /// island assembled with `scale` and factored with `kind`, as
+    /// [`assemble_and_factor`](Self::assemble_and_factor) would). Then this thread writes the
+    /// islands' solutions into `b` (nv) and zeros the free trees' entries, as
+    /// [`solve_in_place`](Self::solve_in_place) does. Returns `false` when some island's LDLᵀ
+    /// failed or could not be factored (TAMSI's fused iteration, `docs/performance.md` §8).
+    #[inline(always)]
+    pub fn islands_on<T: Fn(IslandChunk<'_, '_>) + Sync>(
+        &mut self,
+        pool: &WorkerPool,
+        system: &BlockSparseSystem<'_>,
+        scale: f64,
+        kind: Factorization,
+        task: &T,
+        b: &mut [f64],
+    ) -> bool {
+        let layout = system.layout();
+        let parts = self.parts;
+        let count = self.islands.count();
+        let failed = AtomicBool::new(false);
+        let no_memory = AtomicBool::new(false);
+        {
+            let Self { islands, factors, rows, scatter, island_cuts, part_index, part_scratch, .. } = self;
+            let cuts = &island_cuts[..parts + 1];
+            let factors = Parts::new(&mut factors[..count], cuts, 1);
+            let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
+            let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
+            let (failed, no_memory) = (&failed, &no_memory);
+            pool.run(parts, &|p| {
+                task(IslandChunk {
+                    index: p,
+                    first: cuts[p],
+                    factors: factors.take(p),
+                    scratch: &mut scratch.take(p)[0],
+                    islands,
+                    rows,
+                    scatter,
+                    system,
+                    scale,
+                    kind,
+                    failed,
+                    no_memory,
+                })
+            });
+        }
+        self.kind = Some(kind);
+        for (k, f) in self.factors[..count].iter().enumerate() {
+            scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
+        }
+        for &t in self.islands.free_trees() {
+            b[layout.tree_range(t as usize)].fill(0.0);
+        }
+        !(failed.load(Ordering::Relaxed) || no_memory.load(Ordering::Relaxed))
     }
 
     /// One parallel phase over the islands: each chunk's thread factors (with `factor`) and/or
@@ -663,6 +727,87 @@ impl BlockNewtonMatrix {
             self.free.solve_in_place(&mut b[layout.tree_range(t)]);
         }
         ok
+    }
+}
+
+/// One chunk of consecutive islands in [`BlockNewtonMatrix::islands_on`]: their factorizations,
+/// the chunk's scratch and what the assembly reads.
+pub struct IslandChunk<'s, 'a> {
+    index: usize,
+    first: usize,
+    factors: &'s mut [IslandFactor],
+    scratch: &'s mut PartScratch,
+    islands: &'s Islands,
+    rows: &'s ContactRows,
+    scatter: &'s [Scatter],
+    system: &'s BlockSparseSystem<'a>,
+    scale: f64,
+    kind: Factorization,
+    failed: &'s AtomicBool,
+    no_memory: &'s AtomicBool,
+}
+
+impl<'s> IslandChunk<'s, '_> {
+    /// The chunk's index (`0..parts`).
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The chunk's islands.
+    #[inline(always)]
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.factors.len()
+    }
+
+    /// The islands of the prepared system.
+    #[inline(always)]
+    pub fn islands(&self) -> &'s Islands {
+        self.islands
+    }
+
+    /// The contacts' transposed Jacobian blocks ([`BlockNewtonMatrix::rows`]).
+    #[inline(always)]
+    pub fn rows(&self) -> &'s ContactRows {
+        self.rows
+    }
+
+    /// Island k (of this chunk): `fill` writes its right-hand side in the island's local
+    /// numbering into the island's own vector, then the island's matrix is assembled with
+    /// `weight`, factored and solved there in place (the operations of
+    /// [`BlockNewtonMatrix::factor_and_solve_on`]). Returns the solution (local numbering).
+    #[inline(always)]
+    pub fn solve<W: Fn(usize) -> [[f64; 3]; 3]>(
+        &mut self,
+        k: usize,
+        weight: &W,
+        fill: impl FnOnce(&mut [f64]),
+    ) -> &[f64] {
+        let (islands, n) = (self.islands, self.islands.dofs(k));
+        let f = &mut self.factors[k - self.first];
+        fill(&mut f.x[..n]);
+        let input = AssemblyInput {
+            islands,
+            rows: self.rows,
+            scatter: self.scatter,
+            system: self.system,
+            scale: self.scale,
+            shift: 0.0,
+            kind: self.kind,
+            weight,
+        };
+        match factor_island(f, k, &input, &mut self.scratch.wg) {
+            Factored::Ok => {}
+            Factored::Failed => self.failed.store(true, Ordering::Relaxed),
+            Factored::NoMemory => {
+                self.no_memory.store(true, Ordering::Relaxed);
+                return &f.x[..n];
+            }
+        }
+        let mut x = std::mem::take(&mut f.x);
+        solve_island(f, self.kind, &mut x[..n], &mut self.scratch.tmp[..n], false);
+        f.x = x;
+        &f.x[..n]
     }
 }
 

@@ -93,6 +93,39 @@ fn tamsi_random_problems_with_free_trees_one_way_and_two_way() {
     }
 }
 
+/// The solves that stop before convergence: out of iterations (the state is evaluated again at
+/// the returned v) and a NaN in the guess (the limiter or the factorization fails, and the state
+/// at v is returned). A threaded iteration runs as one pool phase by islands and leaves part of
+/// the contact state in island order, so these outcomes return through other code than Success.
+#[test]
+fn tamsi_unconverged_and_failed_solves_are_bit_identical() {
+    use contact_solvers::tamsi::TamsiOutcome;
+    let scenes = engine_scenes::read_scenes();
+    let scene = scenes.iter().find(|s| s.name == "pile50_seed1_t1.0").expect("pile50 t1.0");
+    let p = tamsi_blocks::from_scene_touching(scene);
+    let problem = two_way(&p);
+    let mut nan_guess = p.v0.clone();
+    nan_guess[7] = f64::NAN;
+    for (max_iterations, guess, outcome) in [
+        (3, &p.v0, TamsiOutcome::MaxIterationsReached),
+        (1, &p.v0, TamsiOutcome::MaxIterationsReached),
+        (100, &nan_guess, TamsiOutcome::AlphaSolverFailed),
+    ] {
+        let solve = |threads| {
+            let mut s = TamsiSolver::new(p.nv());
+            let params = TamsiParameters { num_threads: threads, max_iterations, ..*s.parameters() };
+            s.set_parameters(params).unwrap();
+            let got = s.solve_with_guess(&problem, p.dt, guess.as_view()).unwrap();
+            assert_eq!(got, outcome, "{max_iterations} iterations, {threads} threads");
+            tamsi_outputs(&s)
+        };
+        let want = solve(0);
+        for threads in [1, 2, 4] {
+            assert!(solve(threads) == want, "{max_iterations} iterations: {threads} threads differ");
+        }
+    }
+}
+
 /// Everything an interior-point solve returns, as bits.
 fn ipm_outputs(s: &IpmSolver) -> Vec<Vec<u64>> {
     let st = s.stats();
