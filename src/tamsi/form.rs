@@ -26,8 +26,13 @@ pub(super) struct ContactOutputs<'c> {
     pub friction: &'c mut [ContactFriction],
 }
 
-/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`.
-pub(super) type PerContact<'e> = dyn Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'e;
+/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`. Taken as
+/// a generic, not `dyn`: called from the pool's closures, a `dyn` call cannot be inlined into
+/// their SIMD dispatch, and its body compiled for the baseline calls libm's `fma`
+/// (`tests/alloc/hot_path_fma.rs`).
+pub(super) trait PerContact: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync {}
+
+impl<T: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync> PerContact for T {}
 
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
@@ -83,7 +88,7 @@ pub(super) trait Form: Sync {
         v: &[f64],
         nc: usize,
         out: ContactOutputs<'_>,
-        per_contact: &PerContact<'_>,
+        per_contact: &impl PerContact,
     ) {
         evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
     }
@@ -124,7 +129,7 @@ pub(super) trait Form: Sync {
         _v: &[f64],
         _p_star: &[f64],
         _two_way: bool,
-        _per_contact: &PerContact<'_>,
+        _per_contact: &impl PerContact,
         _rhs: &mut [f64],
         _vt: &mut [f64],
         _dv: (&mut [f64], &mut [f64]),
@@ -198,7 +203,7 @@ fn evaluate_in_order<S: Simd, F: Form + ?Sized>(
     v: &[f64],
     range: std::ops::Range<usize>,
     out: ContactOutputs<'_>,
-    per_contact: &PerContact<'_>,
+    per_contact: &impl PerContact,
 ) {
     let ContactOutputs { vt, vn, fn_, g, friction } = out;
     let n = range.len();
@@ -615,7 +620,7 @@ impl Form for BlockForm<'_, '_> {
         v: &[f64],
         nc: usize,
         out: ContactOutputs<'_>,
-        per_contact: &PerContact<'_>,
+        per_contact: &impl PerContact,
     ) {
         let Some(pool) = self.contact_pool() else {
             return evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
@@ -727,103 +732,13 @@ impl Form for BlockForm<'_, '_> {
         v: &[f64],
         p_star: &[f64],
         two_way: bool,
-        per_contact: &PerContact<'_>,
+        per_contact: &impl PerContact,
         rhs: &mut [f64],
         vt_out: &mut [f64],
         (dvt_out, dvn_out): (&mut [f64], &mut [f64]),
     ) -> Option<bool> {
         let pool = self.pool.filter(|_| self.ws.fused)?;
-        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
-        let BlockWorkspace { newton, dt, split, order, .. } = &mut *self.ws;
-        let (system, dt) = (&self.system, *dt);
-        let layout = system.layout();
-        let nc = layout.num_contacts();
-        let chunks = newton.island_cuts().len() - 1;
-        let factored = {
-            let IslandOrder { bounds, index, pos, vt, vn, fn_, g, friction, dvt, dvn, tau, tree } = order;
-            let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
-            let (vt, dvt) = (Parts::new(vt, bounds, 2), Parts::new(dvt, bounds, 2));
-            let (vn, fn_, g) =
-                (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
-            let (friction, dvn) = (Parts::new(friction, bounds, 1), Parts::new(dvn, bounds, 1));
-            let tau = Parts::new(tau, &index[..chunks + 1], 2 * tree);
-            newton.islands_on(
-                pool,
-                system,
-                dt,
-                kind,
-                &|mut chunk| {
-                    let p = chunk.index();
-                    let base = bounds[p];
-                    let (vt, vn, fn_, g, fr) =
-                        (vt.take(p), vn.take(p), fn_.take(p), g.take(p), friction.take(p));
-                    let (dvt, dvn, tau) = (dvt.take(p), dvn.take(p), tau.take(p));
-                    let (islands, rows) = (chunk.islands(), chunk.rows());
-                    dispatch_fn(
-                        #[inline(always)]
-                        || {
-                            for k in chunk.range() {
-                                let contacts = islands.contacts(k);
-                                // The contacts at v (`evaluate_in_order`'s operations).
-                                for &i in contacts {
-                                    let (i, j) = (i as usize, pos[i as usize] - base);
-                                    let [n, t1, t2] = rows.velocity(system, i, v);
-                                    (vn[j], vt[2 * j], vt[2 * j + 1]) = (n, t1, t2);
-                                    (fn_[j], g[j], fr[j]) = per_contact(i, [t1, t2], n);
-                                }
-                                let (fn_, g, fr) = (&*fn_, &*g, &*fr);
-                                let forces = |i: usize| {
-                                    let j = pos[i] - base;
-                                    (fr[j].ft[0], fr[j].ft[1], fn_[j])
-                                };
-                                let weight = |i: usize| {
-                                    let j = pos[i] - base;
-                                    block_weight(&update_coefficients(&fr[j], fn_[j], g[j], two_way))
-                                };
-                                // −R on the island's trees, in its local numbering (the tree
-                                // phase's operations in `negative_residual`), then the step.
-                                let dv = chunk.solve(k, &weight, |x| {
-                                    let (tn, tt) = tau.split_at_mut(tree);
-                                    for &t in islands.trees(k) {
-                                        let t = t as usize;
-                                        let r = layout.tree_range(t);
-                                        let (n, off) = (r.len(), islands.local_offset(t));
-                                        let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
-                                        tn.fill(0.0);
-                                        tt.fill(0.0);
-                                        split.add_tree_forces(rows, t, &forces, tt, tn);
-                                        let out = &mut x[off..off + n];
-                                        system.mul_m_tree(t, &v[r.clone()], out);
-                                        for (((o, &ps), &n), &tf) in
-                                            out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
-                                        {
-                                            *o = -(((*o - ps) - dt * n) - dt * tf);
-                                        }
-                                    }
-                                });
-                                // J Δv of the island's contacts, from the island's solution.
-                                for &i in contacts {
-                                    let (i, j) = (i as usize, pos[i as usize] - base);
-                                    let (a, b) = layout.contact_trees(i);
-                                    let first =
-                                        [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
-                                    let [n, t1, t2] = rows.velocity_at(i, first, dv);
-                                    (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
-                                }
-                            }
-                        },
-                    )
-                },
-                rhs,
-            )
-        };
-        // Back in contact order, for the caller's reductions.
-        for (i, &j) in order.pos[..nc].iter().enumerate() {
-            vt_out[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
-            dvt_out[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
-            dvn_out[i] = order.dvn[j];
-        }
-        Some(factored)
+        Some(self.fused_phase(pool, v, p_star, two_way, per_contact, rhs, vt_out, (dvt_out, dvn_out)))
     }
 
     #[inline(always)]
@@ -902,6 +817,126 @@ impl Form for BlockForm<'_, '_> {
 }
 
 impl BlockForm<'_, '_> {
+    /// [`Form::fused_iteration`] on `pool`. Not inlined: the sequential solve, into which it
+    /// would otherwise be inlined, keeps its code (measured: +0.3 % instructions on pile50 t0.3
+    /// when inlined). The work handed to the pool runs inside `dispatch_fn` all the same.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fused_phase(
+        &mut self,
+        pool: &WorkerPool,
+        v: &[f64],
+        p_star: &[f64],
+        two_way: bool,
+        per_contact: &impl PerContact,
+        rhs: &mut [f64],
+        vt_out: &mut [f64],
+        (dvt_out, dvn_out): (&mut [f64], &mut [f64]),
+    ) -> bool {
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        let BlockWorkspace { newton, dt, split, order, .. } = &mut *self.ws;
+        let (system, dt) = (&self.system, *dt);
+        let layout = system.layout();
+        let nc = layout.num_contacts();
+        let chunks = newton.island_cuts().len() - 1;
+        let factored = {
+            let IslandOrder { bounds, index, pos, vt, vn, fn_, g, friction, dvt, dvn, tau, tree } = order;
+            let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
+            let (vt, dvt) = (Parts::new(vt, bounds, 2), Parts::new(dvt, bounds, 2));
+            let (vn, fn_, g) =
+                (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
+            let (friction, dvn) = (Parts::new(friction, bounds, 1), Parts::new(dvn, bounds, 1));
+            let tau = Parts::new(tau, &index[..chunks + 1], 2 * tree);
+            newton.islands_on(
+                pool,
+                system,
+                dt,
+                kind,
+                &|mut chunk| {
+                    let p = chunk.index();
+                    let base = bounds[p];
+                    let (vt, vn, fn_, g, fr) =
+                        (vt.take(p), vn.take(p), fn_.take(p), g.take(p), friction.take(p));
+                    let (dvt, dvn, tau) = (dvt.take(p), dvn.take(p), tau.take(p));
+                    let (islands, rows) = (chunk.islands(), chunk.rows());
+                    dispatch_fn(
+                        #[inline(always)]
+                        || {
+                            for k in chunk.range() {
+                                let contacts = islands.contacts(k);
+                                // The contacts at v (`evaluate_in_order`'s operations).
+                                for &i in contacts {
+                                    let (i, j) = (i as usize, pos[i as usize] - base);
+                                    let [n, t1, t2] = rows.velocity(system, i, v);
+                                    (vn[j], vt[2 * j], vt[2 * j + 1]) = (n, t1, t2);
+                                    (fn_[j], g[j], fr[j]) = per_contact(i, [t1, t2], n);
+                                }
+                                let (fn_, g, fr) = (&*fn_, &*g, &*fr);
+                                let forces = {
+                                    #[inline(always)]
+                                    |i: usize| {
+                                        let j = pos[i] - base;
+                                        (fr[j].ft[0], fr[j].ft[1], fn_[j])
+                                    }
+                                };
+                                let weight = {
+                                    #[inline(always)]
+                                    |i: usize| {
+                                        let j = pos[i] - base;
+                                        block_weight(&update_coefficients(&fr[j], fn_[j], g[j], two_way))
+                                    }
+                                };
+                                // −R on the island's trees, in its local numbering (the tree
+                                // phase's operations in `negative_residual`), then the step.
+                                let dv = chunk.solve(
+                                    k,
+                                    &weight,
+                                    #[inline(always)]
+                                    |x| {
+                                        let (tn, tt) = tau.split_at_mut(tree);
+                                        for &t in islands.trees(k) {
+                                            let t = t as usize;
+                                            let r = layout.tree_range(t);
+                                            let (n, off) = (r.len(), islands.local_offset(t));
+                                            let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
+                                            tn.fill(0.0);
+                                            tt.fill(0.0);
+                                            split.add_tree_forces(rows, t, &forces, tt, tn);
+                                            let out = &mut x[off..off + n];
+                                            system.mul_m_tree(t, &v[r.clone()], out);
+                                            for (((o, &ps), &n), &tf) in
+                                                out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                                            {
+                                                *o = -(((*o - ps) - dt * n) - dt * tf);
+                                            }
+                                        }
+                                    },
+                                );
+                                // J Δv of the island's contacts, from the island's solution.
+                                for &i in contacts {
+                                    let (i, j) = (i as usize, pos[i as usize] - base);
+                                    let (a, b) = layout.contact_trees(i);
+                                    let first =
+                                        [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
+                                    let [n, t1, t2] = rows.velocity_at(i, first, dv);
+                                    (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
+                                }
+                            }
+                        },
+                    )
+                },
+                rhs,
+            )
+        };
+        // Back in contact order, for the caller's reductions.
+        for (i, &j) in order.pos[..nc].iter().enumerate() {
+            vt_out[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
+            dvt_out[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
+            dvn_out[i] = order.dvn[j];
+        }
+        factored
+    }
+
     /// The pool, when this solve's per-contact and per-tree phases run on it.
     #[inline(always)]
     fn contact_pool(&self) -> Option<&WorkerPool> {

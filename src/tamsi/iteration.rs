@@ -194,7 +194,8 @@ impl IterationState {
 }
 
 /// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)` (§7.1
-/// steps 1.2–1.3; a [`PerContact`](super::form::PerContact)).
+/// steps 1.2–1.3; a [`PerContact`](super::form::PerContact)), inlined into the dispatch wherever
+/// it is called.
 #[inline(always)]
 fn per_contact<'a>(
     problem: &'a TamsiProblem<'_>,
@@ -203,6 +204,7 @@ fn per_contact<'a>(
     eps_v: f64,
 ) -> impl Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'a {
     let mu = problem.mu.as_slice();
+    #[inline(always)]
     move |i: usize, [vt0, vt1]: [f64; 2], vn: f64| {
         let (fn_, g) = match &problem.normal {
             NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
