@@ -512,7 +512,24 @@ impl BlockNewtonMatrix {
         task: &T,
         b: &mut [f64],
     ) -> bool {
-        let layout = system.layout();
+        let Some(factored) = self.run_chunks(pool, system, (scale, 0.0, kind), task) else {
+            return false;
+        };
+        self.write_back(system, b);
+        factored
+    }
+
+    /// One parallel phase over the chunks of islands (assembly `M + shift·I + scale·Σ…`, factors
+    /// of `kind`): `task` per chunk. Returns `None` when some island could not be factored (no
+    /// memory for a dense fallback), else whether every island's LDLᵀ succeeded.
+    #[inline(always)]
+    fn run_chunks<T: Fn(IslandChunk<'_, '_>) + Sync>(
+        &mut self,
+        pool: &WorkerPool,
+        system: &BlockSparseSystem<'_>,
+        (scale, shift, kind): (f64, f64, Factorization),
+        task: &T,
+    ) -> Option<bool> {
         let parts = self.parts;
         let count = self.islands.count();
         let failed = AtomicBool::new(false);
@@ -535,20 +552,30 @@ impl BlockNewtonMatrix {
                     scatter,
                     system,
                     scale,
+                    shift,
                     kind,
                     failed,
                     no_memory,
                 })
             });
         }
+        if no_memory.load(Ordering::Relaxed) {
+            return None;
+        }
         self.kind = Some(kind);
-        for (k, f) in self.factors[..count].iter().enumerate() {
+        Some(!failed.load(Ordering::Relaxed))
+    }
+
+    /// The islands' solutions of the last [`run_chunks`](Self::run_chunks) into `b` (nv), the
+    /// free trees' entries zeroed (as [`solve_in_place`](Self::solve_in_place) leaves them).
+    fn write_back(&self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
+        let layout = system.layout();
+        for (k, f) in self.factors[..self.islands.count()].iter().enumerate() {
             scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
         }
         for &t in self.islands.free_trees() {
             b[layout.tree_range(t as usize)].fill(0.0);
         }
-        !(failed.load(Ordering::Relaxed) || no_memory.load(Ordering::Relaxed))
     }
 
     /// One parallel phase over the islands: each chunk's thread factors (with `factor`) and/or
@@ -564,76 +591,38 @@ impl BlockNewtonMatrix {
         b: Option<&mut [f64]>,
     ) -> bool {
         let layout = system.layout();
-        let parts = self.parts;
-        let count = self.islands.count();
-        let kind = match factor {
-            Some((_, _, kind, _)) => kind,
-            None => self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor"),
+        let (scale, shift, kind) = match factor {
+            Some((scale, shift, kind, _)) => (scale, shift, kind),
+            None => {
+                (0.0, 0.0, self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor"))
+            }
         };
-        let failed = AtomicBool::new(false);
-        let no_memory = AtomicBool::new(false);
-        {
-            let Self { islands, factors, rows, scatter, island_cuts, part_index, part_scratch, .. } = self;
-            let cuts = &island_cuts[..parts + 1];
-            let factors = Parts::new(&mut factors[..count], cuts, 1);
-            let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
-            let rhs = b.as_deref();
-            let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
-            pool.run(parts, &|p| {
-                let fs = factors.take(p);
-                let sc = &mut scratch.take(p)[0];
-                dispatch_fn(
-                    #[inline(always)]
-                    || {
-                        for (j, f) in fs.iter_mut().enumerate() {
-                            let k = cuts[p] + j;
-                            if let Some((scale, shift, kind, weight)) = factor {
-                                let input = AssemblyInput {
-                                    islands,
-                                    rows,
-                                    scatter,
-                                    system,
-                                    scale,
-                                    shift,
-                                    kind,
-                                    weight,
-                                };
-                                match factor_island(f, k, &input, &mut sc.wg) {
-                                    Factored::Ok => {}
-                                    Factored::Failed => failed.store(true, Ordering::Relaxed),
-                                    Factored::NoMemory => {
-                                        no_memory.store(true, Ordering::Relaxed);
-                                        return;
-                                    }
-                                }
-                            }
-                            if let Some(b) = rhs {
-                                let n = islands.dofs(k);
-                                let mut x = std::mem::take(&mut f.x);
-                                gather(islands, layout, k, b, &mut x[..n]);
-                                solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
-                                f.x = x;
-                            }
+        let rhs = b.as_deref();
+        let task = |mut chunk: IslandChunk<'_, '_>| {
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    let islands = chunk.islands;
+                    for k in chunk.range() {
+                        if let Some((.., weight)) = factor
+                            && !chunk.factor(k, weight)
+                        {
+                            return;
                         }
-                    },
-                );
-            });
-        }
-        if no_memory.load(Ordering::Relaxed) {
+                        if let Some(b) = rhs {
+                            chunk.solve_local(k, |x| gather(islands, layout, k, b, x));
+                        }
+                    }
+                },
+            )
+        };
+        let Some(factored) = self.run_chunks(pool, system, (scale, shift, kind), &task) else {
             return false;
-        }
-        if factor.is_some() {
-            self.kind = Some(kind);
-        }
+        };
         if let Some(b) = b {
-            for (k, f) in self.factors[..count].iter().enumerate() {
-                scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
-            }
-            for &t in self.islands.free_trees() {
-                b[layout.tree_range(t as usize)].fill(0.0);
-            }
+            self.write_back(system, b);
         }
-        !failed.load(Ordering::Relaxed)
+        factored
     }
 
     /// Assembles the matrix of [`assemble_and_factor`](Self::assemble_and_factor) without
@@ -742,6 +731,7 @@ pub struct IslandChunk<'s, 'a> {
     scatter: &'s [Scatter],
     system: &'s BlockSparseSystem<'a>,
     scale: f64,
+    shift: f64,
     kind: Factorization,
     failed: &'s AtomicBool,
     no_memory: &'s AtomicBool,
@@ -783,31 +773,51 @@ impl<'s> IslandChunk<'s, '_> {
         weight: &W,
         fill: impl FnOnce(&mut [f64]),
     ) -> &[f64] {
-        let (islands, n) = (self.islands, self.islands.dofs(k));
-        let f = &mut self.factors[k - self.first];
-        fill(&mut f.x[..n]);
+        let n = self.islands.dofs(k);
+        fill(&mut self.factors[k - self.first].x[..n]);
+        if self.factor(k, weight) {
+            self.solve_local(k, |_| {});
+        }
+        &self.factors[k - self.first].x[..n]
+    }
+
+    /// Assembles island k's matrix with `weight` and factors it, recording a failure; `false`
+    /// when it could not be factored (no memory for a dense fallback).
+    #[inline(always)]
+    fn factor<W: Fn(usize) -> [[f64; 3]; 3]>(&mut self, k: usize, weight: &W) -> bool {
         let input = AssemblyInput {
-            islands,
+            islands: self.islands,
             rows: self.rows,
             scatter: self.scatter,
             system: self.system,
             scale: self.scale,
-            shift: 0.0,
+            shift: self.shift,
             kind: self.kind,
             weight,
         };
-        match factor_island(f, k, &input, &mut self.scratch.wg) {
-            Factored::Ok => {}
-            Factored::Failed => self.failed.store(true, Ordering::Relaxed),
+        match factor_island(&mut self.factors[k - self.first], k, &input, &mut self.scratch.wg) {
+            Factored::Ok => true,
+            Factored::Failed => {
+                self.failed.store(true, Ordering::Relaxed);
+                true
+            }
             Factored::NoMemory => {
                 self.no_memory.store(true, Ordering::Relaxed);
-                return &f.x[..n];
+                false
             }
         }
+    }
+
+    /// `fill` writes island k's right-hand side (local numbering) into its own vector, which is
+    /// then solved in place with the island's factors.
+    #[inline(always)]
+    fn solve_local(&mut self, k: usize, fill: impl FnOnce(&mut [f64])) {
+        let n = self.islands.dofs(k);
+        let f = &mut self.factors[k - self.first];
         let mut x = std::mem::take(&mut f.x);
+        fill(&mut x[..n]);
         solve_island(f, self.kind, &mut x[..n], &mut self.scratch.tmp[..n], false);
         f.x = x;
-        &f.x[..n]
     }
 }
 

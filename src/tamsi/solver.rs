@@ -144,11 +144,16 @@ fn newton<S: Simd, F: Form>(
         // The contacts at v, −R(v), the Newton step Δv and J Δv (one pool phase on islands).
         let (factored, fused) = it.step(simd, form, problem, dt, vs, tolerance);
         // A failure returns the contact state at v: a fused iteration left only vt current.
-        let fail = |it: &mut IterationState, outcome| {
-            if fused {
-                it.contacts.evaluate(simd, &*form, problem, &it.v, dt, vs, tolerance);
+        // Inlined: a closure compiled outside the SIMD dispatch calls libm's `fma` (whose NaNs
+        // differ from the instruction's: `parallel_islands.rs`, a NaN guess).
+        let fail = {
+            #[inline(always)]
+            |it: &mut IterationState, outcome| {
+                if fused {
+                    it.contacts.evaluate(simd, &*form, problem, &it.v, dt, vs, tolerance);
+                }
+                outcome
             }
-            outcome
         };
         if !factored {
             return fail(it, TamsiOutcome::LinearSolverFailed);
