@@ -156,6 +156,13 @@ impl Islands {
         &self.contacts[self.contact_start[k]..self.contact_start[k + 1]]
     }
 
+    /// Position of island k's first contact in the island order of the contacts (island 0's
+    /// contacts, then island 1's, …); `k = count` gives the number of contacts.
+    #[inline]
+    pub fn contact_offset(&self, k: usize) -> usize {
+        self.contact_start[k]
+    }
+
     /// Number of dofs of island k.
     #[inline]
     pub fn dofs(&self, k: usize) -> usize {

@@ -483,8 +483,99 @@ impl BlockNewtonMatrix {
     }
 
     /// Whether the island phases run on `pool`: prepared, two islands or more.
-    fn runs_parallel(&self, pool: &WorkerPool) -> bool {
+    pub fn runs_parallel(&self, pool: &WorkerPool) -> bool {
         self.parts >= 2 && pool.threads() >= 2 && self.islands.count() >= 2
+    }
+
+    /// The islands' chunks of the last [`prepare_parallel`](Self::prepare_parallel): chunk p holds
+    /// islands `cuts[p]..cuts[p + 1]` (`parts + 1` bounds; `[0]` when not prepared).
+    pub fn island_cuts(&self) -> &[usize] {
+        &self.island_cuts[..self.parts + 1]
+    }
+
+    /// One parallel phase over the chunks of islands (see
+    /// [`prepare_parallel`](Self::prepare_parallel); call only when
+    /// [`runs_parallel`](Self::runs_parallel)): `task` gets each chunk once, on whichever
+    /// participant claims it, and solves the chunk's islands with [`IslandChunk::solve`] (each
+    /// island assembled with `scale` and factored with `kind`, as
+    /// [`assemble_and_factor`](Self::assemble_and_factor) would). Then this thread writes the
+    /// islands' solutions into `b` (nv) and zeros the free trees' entries, as
+    /// [`solve_in_place`](Self::solve_in_place) does. Returns `false` when some island's LDLᵀ
+    /// failed or could not be factored (TAMSI's fused iteration, `docs/performance.md` §8).
+    #[inline(always)]
+    pub fn islands_on<T: Fn(IslandChunk<'_, '_>) + Sync>(
+        &mut self,
+        pool: &WorkerPool,
+        system: &BlockSparseSystem<'_>,
+        scale: f64,
+        kind: Factorization,
+        task: &T,
+        b: &mut [f64],
+    ) -> bool {
+        let Some(factored) = self.run_chunks(pool, system, (scale, 0.0, kind), task) else {
+            return false;
+        };
+        self.write_back(system, b);
+        factored
+    }
+
+    /// One parallel phase over the chunks of islands (assembly `M + shift·I + scale·Σ…`, factors
+    /// of `kind`): `task` per chunk. Returns `None` when some island could not be factored (no
+    /// memory for a dense fallback), else whether every island's LDLᵀ succeeded.
+    #[inline(always)]
+    fn run_chunks<T: Fn(IslandChunk<'_, '_>) + Sync>(
+        &mut self,
+        pool: &WorkerPool,
+        system: &BlockSparseSystem<'_>,
+        (scale, shift, kind): (f64, f64, Factorization),
+        task: &T,
+    ) -> Option<bool> {
+        let parts = self.parts;
+        let count = self.islands.count();
+        let failed = AtomicBool::new(false);
+        let no_memory = AtomicBool::new(false);
+        {
+            let Self { islands, factors, rows, scatter, island_cuts, part_index, part_scratch, .. } = self;
+            let cuts = &island_cuts[..parts + 1];
+            let factors = Parts::new(&mut factors[..count], cuts, 1);
+            let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
+            let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
+            let (failed, no_memory) = (&failed, &no_memory);
+            pool.run(parts, &|p| {
+                task(IslandChunk {
+                    index: p,
+                    first: cuts[p],
+                    factors: factors.take(p),
+                    scratch: &mut scratch.take(p)[0],
+                    islands,
+                    rows,
+                    scatter,
+                    system,
+                    scale,
+                    shift,
+                    kind,
+                    failed,
+                    no_memory,
+                })
+            });
+        }
+        if no_memory.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.kind = Some(kind);
+        Some(!failed.load(Ordering::Relaxed))
+    }
+
+    /// The islands' solutions of the last [`run_chunks`](Self::run_chunks) into `b` (nv), the
+    /// free trees' entries zeroed (as [`solve_in_place`](Self::solve_in_place) leaves them).
+    fn write_back(&self, system: &BlockSparseSystem<'_>, b: &mut [f64]) {
+        let layout = system.layout();
+        for (k, f) in self.factors[..self.islands.count()].iter().enumerate() {
+            scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
+        }
+        for &t in self.islands.free_trees() {
+            b[layout.tree_range(t as usize)].fill(0.0);
+        }
     }
 
     /// One parallel phase over the islands: each chunk's thread factors (with `factor`) and/or
@@ -500,76 +591,38 @@ impl BlockNewtonMatrix {
         b: Option<&mut [f64]>,
     ) -> bool {
         let layout = system.layout();
-        let parts = self.parts;
-        let count = self.islands.count();
-        let kind = match factor {
-            Some((_, _, kind, _)) => kind,
-            None => self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor"),
+        let (scale, shift, kind) = match factor {
+            Some((scale, shift, kind, _)) => (scale, shift, kind),
+            None => {
+                (0.0, 0.0, self.kind.expect("BlockNewtonMatrix::solve_in_place before assemble_and_factor"))
+            }
         };
-        let failed = AtomicBool::new(false);
-        let no_memory = AtomicBool::new(false);
-        {
-            let Self { islands, factors, rows, scatter, island_cuts, part_index, part_scratch, .. } = self;
-            let cuts = &island_cuts[..parts + 1];
-            let factors = Parts::new(&mut factors[..count], cuts, 1);
-            let scratch = Parts::new(&mut part_scratch[..parts], &part_index[..parts + 1], 1);
-            let rhs = b.as_deref();
-            let (islands, rows, scatter) = (&*islands, &*rows, &scatter[..]);
-            pool.run(parts, &|p| {
-                let fs = factors.take(p);
-                let sc = &mut scratch.take(p)[0];
-                dispatch_fn(
-                    #[inline(always)]
-                    || {
-                        for (j, f) in fs.iter_mut().enumerate() {
-                            let k = cuts[p] + j;
-                            if let Some((scale, shift, kind, weight)) = factor {
-                                let input = AssemblyInput {
-                                    islands,
-                                    rows,
-                                    scatter,
-                                    system,
-                                    scale,
-                                    shift,
-                                    kind,
-                                    weight,
-                                };
-                                match factor_island(f, k, &input, &mut sc.wg) {
-                                    Factored::Ok => {}
-                                    Factored::Failed => failed.store(true, Ordering::Relaxed),
-                                    Factored::NoMemory => {
-                                        no_memory.store(true, Ordering::Relaxed);
-                                        return;
-                                    }
-                                }
-                            }
-                            if let Some(b) = rhs {
-                                let n = islands.dofs(k);
-                                let mut x = std::mem::take(&mut f.x);
-                                gather(islands, layout, k, b, &mut x[..n]);
-                                solve_island(f, kind, &mut x[..n], &mut sc.tmp[..n], false);
-                                f.x = x;
-                            }
+        let rhs = b.as_deref();
+        let task = |mut chunk: IslandChunk<'_, '_>| {
+            dispatch_fn(
+                #[inline(always)]
+                || {
+                    let islands = chunk.islands;
+                    for k in chunk.range() {
+                        if let Some((.., weight)) = factor
+                            && !chunk.factor(k, weight)
+                        {
+                            return;
                         }
-                    },
-                );
-            });
-        }
-        if no_memory.load(Ordering::Relaxed) {
+                        if let Some(b) = rhs {
+                            chunk.solve_local(k, |x| gather(islands, layout, k, b, x));
+                        }
+                    }
+                },
+            )
+        };
+        let Some(factored) = self.run_chunks(pool, system, (scale, shift, kind), &task) else {
             return false;
-        }
-        if factor.is_some() {
-            self.kind = Some(kind);
-        }
+        };
         if let Some(b) = b {
-            for (k, f) in self.factors[..count].iter().enumerate() {
-                scatter_back(&self.islands, layout, k, &f.x[..self.islands.dofs(k)], b);
-            }
-            for &t in self.islands.free_trees() {
-                b[layout.tree_range(t as usize)].fill(0.0);
-            }
+            self.write_back(system, b);
         }
-        !failed.load(Ordering::Relaxed)
+        factored
     }
 
     /// Assembles the matrix of [`assemble_and_factor`](Self::assemble_and_factor) without
@@ -663,6 +716,108 @@ impl BlockNewtonMatrix {
             self.free.solve_in_place(&mut b[layout.tree_range(t)]);
         }
         ok
+    }
+}
+
+/// One chunk of consecutive islands in [`BlockNewtonMatrix::islands_on`]: their factorizations,
+/// the chunk's scratch and what the assembly reads.
+pub struct IslandChunk<'s, 'a> {
+    index: usize,
+    first: usize,
+    factors: &'s mut [IslandFactor],
+    scratch: &'s mut PartScratch,
+    islands: &'s Islands,
+    rows: &'s ContactRows,
+    scatter: &'s [Scatter],
+    system: &'s BlockSparseSystem<'a>,
+    scale: f64,
+    shift: f64,
+    kind: Factorization,
+    failed: &'s AtomicBool,
+    no_memory: &'s AtomicBool,
+}
+
+impl<'s> IslandChunk<'s, '_> {
+    /// The chunk's index (`0..parts`).
+    #[inline(always)]
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The chunk's islands.
+    #[inline(always)]
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.first..self.first + self.factors.len()
+    }
+
+    /// The islands of the prepared system.
+    #[inline(always)]
+    pub fn islands(&self) -> &'s Islands {
+        self.islands
+    }
+
+    /// The contacts' transposed Jacobian blocks ([`BlockNewtonMatrix::rows`]).
+    #[inline(always)]
+    pub fn rows(&self) -> &'s ContactRows {
+        self.rows
+    }
+
+    /// Island k (of this chunk): `fill` writes its right-hand side in the island's local
+    /// numbering into the island's own vector, then the island's matrix is assembled with
+    /// `weight`, factored and solved there in place (the operations of
+    /// [`BlockNewtonMatrix::factor_and_solve_on`]). Returns the solution (local numbering).
+    #[inline(always)]
+    pub fn solve<W: Fn(usize) -> [[f64; 3]; 3]>(
+        &mut self,
+        k: usize,
+        weight: &W,
+        fill: impl FnOnce(&mut [f64]),
+    ) -> &[f64] {
+        let n = self.islands.dofs(k);
+        fill(&mut self.factors[k - self.first].x[..n]);
+        if self.factor(k, weight) {
+            self.solve_local(k, |_| {});
+        }
+        &self.factors[k - self.first].x[..n]
+    }
+
+    /// Assembles island k's matrix with `weight` and factors it, recording a failure; `false`
+    /// when it could not be factored (no memory for a dense fallback).
+    #[inline(always)]
+    fn factor<W: Fn(usize) -> [[f64; 3]; 3]>(&mut self, k: usize, weight: &W) -> bool {
+        let input = AssemblyInput {
+            islands: self.islands,
+            rows: self.rows,
+            scatter: self.scatter,
+            system: self.system,
+            scale: self.scale,
+            shift: self.shift,
+            kind: self.kind,
+            weight,
+        };
+        match factor_island(&mut self.factors[k - self.first], k, &input, &mut self.scratch.wg) {
+            Factored::Ok => true,
+            Factored::Failed => {
+                self.failed.store(true, Ordering::Relaxed);
+                true
+            }
+            Factored::NoMemory => {
+                self.no_memory.store(true, Ordering::Relaxed);
+                false
+            }
+        }
+    }
+
+    /// `fill` writes island k's right-hand side (local numbering) into its own vector, which is
+    /// then solved in place with the island's factors.
+    #[inline(always)]
+    fn solve_local(&mut self, k: usize, fill: impl FnOnce(&mut [f64])) {
+        let n = self.islands.dofs(k);
+        let f = &mut self.factors[k - self.first];
+        let mut x = std::mem::take(&mut f.x);
+        fill(&mut x[..n]);
+        solve_island(f, self.kind, &mut x[..n], &mut self.scratch.tmp[..n], false);
+        f.x = x;
     }
 }
 

@@ -114,10 +114,17 @@ impl ContactRows {
     /// by side in one vector.
     #[inline(always)]
     pub fn velocity(&self, _system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
+        self.velocity_at(i, self.desc[i].first, v)
+    }
+
+    /// [`velocity`](Self::velocity) with contact i's trees' dofs starting at `first` in `v` (its
+    /// listed order; e.g. an island's local numbering); the same operations.
+    #[inline(always)]
+    pub fn velocity_at(&self, i: usize, first: [usize; 2], v: &[f64]) -> [f64; 3] {
         let d = &self.desc[i];
         let mut u = [0.0; 4];
         let mut at = d.off / 3 * 4;
-        for (&first, &n) in d.first.iter().zip(&d.n) {
+        for (&first, &n) in first.iter().zip(&d.n) {
             let cols = &self.cols[at..at + 4 * n];
             let vt = &v[first..first + n];
             if let (Ok(cols), Ok(vt)) = (<&[f64; 24]>::try_from(cols), <&[f64; 6]>::try_from(vt)) {

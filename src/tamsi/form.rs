@@ -9,7 +9,9 @@ use super::TamsiError;
 use super::contact_blocks::{BLOCK, ContactBlocks};
 use super::friction::ContactFriction;
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
-use crate::block_sparse::{BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit};
+use crate::block_sparse::{
+    BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit, try_grow,
+};
 use crate::linalg::simd::{Simd, dispatch_fn};
 use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
 use crate::parallel::{Parts, WorkerPool, chunk_count};
@@ -24,8 +26,13 @@ pub(super) struct ContactOutputs<'c> {
     pub friction: &'c mut [ContactFriction],
 }
 
-/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`.
-pub(super) type PerContact<'e> = dyn Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'e;
+/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)`. Taken as
+/// a generic, not `dyn`: called from the pool's closures, a `dyn` call cannot be inlined into
+/// their SIMD dispatch, and its body compiled for the baseline calls libm's `fma`
+/// (`tests/alloc/hot_path_fma.rs`).
+pub(super) trait PerContact: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync {}
+
+impl<T: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync> PerContact for T {}
 
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
@@ -81,7 +88,7 @@ pub(super) trait Form: Sync {
         v: &[f64],
         nc: usize,
         out: ContactOutputs<'_>,
-        per_contact: &PerContact<'_>,
+        per_contact: &impl PerContact,
     ) {
         evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
     }
@@ -104,6 +111,30 @@ pub(super) trait Form: Sync {
     ) {
         self.generalized_forces(simd, tau_n, tau_t, forces);
         combine_residual(self, simd, v, p_star, dt, rhs, tau_n, tau_t);
+    }
+
+    /// One Newton iteration's work at `v` in one pool phase by islands, when this solve has it
+    /// (block data on a pool, two islands or more; `docs/performance.md` §8): every contact
+    /// evaluated at `v` (as [`Form::evaluate_contacts`] with `per_contact`), `rhs = −R(v)` (as
+    /// [`Form::negative_residual`]), the Newton step `rhs = Δv` (as [`Form::newton_step`]) and
+    /// `dvt = Jt Δv`, `dvn = Jn Δv`, every number with the operations of those steps. Of the
+    /// contact state only `vt` (with `dvt`, `dvn`) is written back in contact order; `vn`, the
+    /// forces and friction are left stale (evaluate again before reading them). Returns `None`
+    /// when the solve takes the steps one by one, else whether the factorization succeeded.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn fused_iteration<S: Simd>(
+        &mut self,
+        _simd: S,
+        _v: &[f64],
+        _p_star: &[f64],
+        _two_way: bool,
+        _per_contact: &impl PerContact,
+        _rhs: &mut [f64],
+        _vt: &mut [f64],
+        _dv: (&mut [f64], &mut [f64]),
+    ) -> Option<bool> {
+        None
     }
 
     /// Called once per solve before the first iteration, with `v` the guess: a form that solves
@@ -172,7 +203,7 @@ fn evaluate_in_order<S: Simd, F: Form + ?Sized>(
     v: &[f64],
     range: std::ops::Range<usize>,
     out: ContactOutputs<'_>,
-    per_contact: &PerContact<'_>,
+    per_contact: &impl PerContact,
 ) {
     let ContactOutputs { vt, vn, fn_, g, friction } = out;
     let n = range.len();
@@ -205,6 +236,20 @@ fn combine_residual<S: Simd, F: Form + ?Sized>(
     for (((r, &p), &tn), &tt) in rhs.iter_mut().zip(p_star).zip(tau_n.iter()).zip(tau_t.iter()) {
         *r = -(((*r - p) - dt * tn) - dt * tt);
     }
+}
+
+/// A contact's coefficients `Cᵢ` of the Newton matrix (§4) from its state: the friction gradient
+/// block and, in the two-way scheme only, the coupling column (`g = dfn/dvn`).
+#[inline(always)]
+pub(super) fn update_coefficients(
+    fr: &ContactFriction,
+    fn_: f64,
+    g: f64,
+    two_way: bool,
+) -> UpdateCoefficients {
+    let coupling =
+        if two_way { [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g] } else { [0.0; 3] };
+    UpdateCoefficients { d: fr.gradient_block(fn_), coupling }
 }
 
 /// Workspace of the dense form: the column-blocked Jacobian rows, the tile assembly and the
@@ -419,6 +464,72 @@ pub(super) struct BlockWorkspace {
     split: WorkSplit,
     /// Whether this solve's per-contact and per-tree phases run on the pool.
     split_contacts: bool,
+    /// Whether this solve's iterations run as one pool phase by islands
+    /// ([`Form::fused_iteration`]), and that phase's per-contact state.
+    fused: bool,
+    order: IslandOrder,
+}
+
+/// The per-contact state of the fused iteration in island order (island 0's contacts, then
+/// island 1's, …: each chunk of islands owns a consecutive range), so that the participants write
+/// disjoint parts (`crate::parallel::Parts`).
+#[derive(Debug, Clone, Default)]
+struct IslandOrder {
+    /// Chunk p's contacts are at positions `bounds[p]..bounds[p + 1]`.
+    bounds: Vec<usize>,
+    /// `0..=chunks`, the bounds of the per-chunk scratch.
+    index: Vec<usize>,
+    /// Contact i's position.
+    pos: Vec<usize>,
+    vt: Vec<f64>,
+    vn: Vec<f64>,
+    fn_: Vec<f64>,
+    g: Vec<f64>,
+    friction: Vec<ContactFriction>,
+    dvt: Vec<f64>,
+    dvn: Vec<f64>,
+    /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values).
+    tau: Vec<f64>,
+    tree: usize,
+}
+
+impl IslandOrder {
+    /// Positions and room for the islands of `newton` cut in its chunks.
+    fn prepare(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        newton: &BlockNewtonMatrix,
+    ) -> Result<(), TamsiError> {
+        let layout = system.layout();
+        let (nc, islands, cuts) = (layout.num_contacts(), newton.islands(), newton.island_cuts());
+        let chunks = cuts.len() - 1;
+        let tree = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
+        let what = "TAMSI fused iteration state";
+        let failed = |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
+        let grow = |v: &mut Vec<f64>, len| try_grow(v, len, 0.0, what).map_err(|_| failed(len));
+        for (v, len) in [(&mut self.vt, 2 * nc), (&mut self.vn, nc), (&mut self.fn_, nc), (&mut self.g, nc)] {
+            grow(v, len)?;
+        }
+        for (v, len) in [(&mut self.dvt, 2 * nc), (&mut self.dvn, nc), (&mut self.tau, 2 * tree * chunks)] {
+            grow(v, len)?;
+        }
+        try_grow(&mut self.friction, nc, ContactFriction::default(), what).map_err(|_| failed(nc))?;
+        for (v, len) in [(&mut self.bounds, chunks + 1), (&mut self.index, chunks + 1), (&mut self.pos, nc)] {
+            try_grow(v, len, 0, what).map_err(|_| failed(len))?;
+        }
+        for (p, (b, x)) in self.bounds.iter_mut().zip(&mut self.index).take(chunks + 1).enumerate() {
+            *b = islands.contact_offset(cuts[p]);
+            *x = p;
+        }
+        for k in 0..islands.count() {
+            let start = islands.contact_offset(k);
+            for (j, &i) in islands.contacts(k).iter().enumerate() {
+                self.pos[i as usize] = start + j;
+            }
+        }
+        self.tree = tree;
+        Ok(())
+    }
 }
 
 /// The block-sparse form: M by trees, J by contacts and trees, Newton matrices by islands
@@ -451,12 +562,17 @@ impl Form for BlockForm<'_, '_> {
         self.ws.dt = dt;
         self.ws.newton.prepare(&self.system, kind)?;
         self.ws.split_contacts = false;
+        self.ws.fused = false;
         if let Some(pool) = self.pool {
             let chunks = chunk_count(pool.threads());
             self.ws.newton.prepare_parallel(&self.system, chunks)?;
             self.ws.split_contacts = nc >= MIN_CONTACTS_PER_THREAD * pool.threads();
-            if self.ws.split_contacts {
+            self.ws.fused = self.ws.newton.runs_parallel(pool);
+            if self.ws.split_contacts || self.ws.fused {
                 self.ws.split.prepare(&self.system, chunks)?;
+            }
+            if self.ws.fused {
+                self.ws.order.prepare(&self.system, &self.ws.newton)?;
             }
         }
         Ok(())
@@ -504,7 +620,7 @@ impl Form for BlockForm<'_, '_> {
         v: &[f64],
         nc: usize,
         out: ContactOutputs<'_>,
-        per_contact: &PerContact<'_>,
+        per_contact: &impl PerContact,
     ) {
         let Some(pool) = self.contact_pool() else {
             return evaluate_in_order(self, simd, v, 0..nc, out, per_contact);
@@ -606,6 +722,127 @@ impl Form for BlockForm<'_, '_> {
     #[inline(always)]
     fn force_len(nv: usize) -> usize {
         nv
+    }
+
+    /// Not inlined: the sequential solve, into which it would otherwise be inlined, keeps its
+    /// code (measured: +0.2 % instructions on pile50 t0.3 when inlined); one call per iteration.
+    /// The work handed to the pool runs inside `dispatch_fn` all the same.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn fused_iteration<S: Simd>(
+        &mut self,
+        _simd: S,
+        v: &[f64],
+        p_star: &[f64],
+        two_way: bool,
+        per_contact: &impl PerContact,
+        rhs: &mut [f64],
+        vt_out: &mut [f64],
+        (dvt_out, dvn_out): (&mut [f64], &mut [f64]),
+    ) -> Option<bool> {
+        let pool = self.pool.filter(|_| self.ws.fused)?;
+        let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
+        let BlockWorkspace { newton, dt, split, order, .. } = &mut *self.ws;
+        let (system, dt) = (&self.system, *dt);
+        let layout = system.layout();
+        let nc = layout.num_contacts();
+        let chunks = newton.island_cuts().len() - 1;
+        let factored = {
+            let IslandOrder { bounds, index, pos, vt, vn, fn_, g, friction, dvt, dvn, tau, tree } = order;
+            let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
+            let (vt, dvt) = (Parts::new(vt, bounds, 2), Parts::new(dvt, bounds, 2));
+            let (vn, fn_, g) =
+                (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
+            let (friction, dvn) = (Parts::new(friction, bounds, 1), Parts::new(dvn, bounds, 1));
+            let tau = Parts::new(tau, &index[..chunks + 1], 2 * tree);
+            newton.islands_on(
+                pool,
+                system,
+                dt,
+                kind,
+                &|mut chunk| {
+                    let p = chunk.index();
+                    let base = bounds[p];
+                    let (vt, vn, fn_, g, fr) =
+                        (vt.take(p), vn.take(p), fn_.take(p), g.take(p), friction.take(p));
+                    let (dvt, dvn, tau) = (dvt.take(p), dvn.take(p), tau.take(p));
+                    let (islands, rows) = (chunk.islands(), chunk.rows());
+                    dispatch_fn(
+                        #[inline(always)]
+                        || {
+                            for k in chunk.range() {
+                                let contacts = islands.contacts(k);
+                                // The contacts at v (`evaluate_in_order`'s operations).
+                                for &i in contacts {
+                                    let (i, j) = (i as usize, pos[i as usize] - base);
+                                    let [n, t1, t2] = rows.velocity(system, i, v);
+                                    (vn[j], vt[2 * j], vt[2 * j + 1]) = (n, t1, t2);
+                                    (fn_[j], g[j], fr[j]) = per_contact(i, [t1, t2], n);
+                                }
+                                let (fn_, g, fr) = (&*fn_, &*g, &*fr);
+                                let forces = {
+                                    #[inline(always)]
+                                    |i: usize| {
+                                        let j = pos[i] - base;
+                                        (fr[j].ft[0], fr[j].ft[1], fn_[j])
+                                    }
+                                };
+                                let weight = {
+                                    #[inline(always)]
+                                    |i: usize| {
+                                        let j = pos[i] - base;
+                                        block_weight(&update_coefficients(&fr[j], fn_[j], g[j], two_way))
+                                    }
+                                };
+                                // −R on the island's trees, in its local numbering (the tree
+                                // phase's operations in `negative_residual`), then the step.
+                                let dv = chunk.solve(
+                                    k,
+                                    &weight,
+                                    #[inline(always)]
+                                    |x| {
+                                        let (tn, tt) = tau.split_at_mut(tree);
+                                        for &t in islands.trees(k) {
+                                            let t = t as usize;
+                                            let r = layout.tree_range(t);
+                                            let (n, off) = (r.len(), islands.local_offset(t));
+                                            let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
+                                            tn.fill(0.0);
+                                            tt.fill(0.0);
+                                            split.add_tree_forces(rows, t, &forces, tt, tn);
+                                            let out = &mut x[off..off + n];
+                                            system.mul_m_tree(t, &v[r.clone()], out);
+                                            for (((o, &ps), &n), &tf) in
+                                                out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                                            {
+                                                *o = -(((*o - ps) - dt * n) - dt * tf);
+                                            }
+                                        }
+                                    },
+                                );
+                                // J Δv of the island's contacts, from the island's solution.
+                                for &i in contacts {
+                                    let (i, j) = (i as usize, pos[i as usize] - base);
+                                    let (a, b) = layout.contact_trees(i);
+                                    let first =
+                                        [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
+                                    let [n, t1, t2] = rows.velocity_at(i, first, dv);
+                                    (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
+                                }
+                            }
+                        },
+                    )
+                },
+                rhs,
+            )
+        };
+        // Back in contact order, for the caller's reductions.
+        for (i, &j) in order.pos[..nc].iter().enumerate() {
+            vt_out[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
+            dvt_out[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
+            dvn_out[i] = order.dvn[j];
+        }
+        Some(factored)
     }
 
     #[inline(always)]

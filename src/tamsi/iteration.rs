@@ -4,7 +4,9 @@
 //! sensitivities' grow-only storage (`docs/tamsi.md` §7, `docs/tamsi_sensitivities.md`).
 
 use super::contact_blocks::try_grow as grow;
-use super::form::{BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form};
+use super::form::{
+    BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form, update_coefficients,
+};
 use super::friction::ContactFriction;
 use super::newton_matrix::UpdateCoefficients;
 use super::normal::normal_force;
@@ -130,16 +132,7 @@ impl ContactState {
         eps_v: f64,
     ) {
         let nc = problem.num_contacts();
-        let mu = problem.mu.as_slice();
-        let per_contact = |i: usize, [vt0, vt1]: [f64; 2], vn: f64| {
-            let (fn_, g) = match &problem.normal {
-                NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
-                NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
-                    normal_force(vn, fn0[i], stiffness[i], dissipation[i], dt)
-                }
-            };
-            (fn_, g, ContactFriction::evaluate([vt0, vt1], fn_, mu[i], vs, eps_v))
-        };
+        let per_contact = per_contact(problem, dt, vs, eps_v);
         let out = ContactOutputs {
             vt: &mut self.vt[..2 * nc],
             vn: &mut self.vn[..nc],
@@ -149,7 +142,81 @@ impl ContactState {
         };
         form.evaluate_contacts(simd, v, nc, out, &per_contact);
     }
+}
 
+impl IterationState {
+    /// One Newton iteration's work at `v` (§7.1): the contacts at `v`, `rhs = −R(v)`, the Newton
+    /// step `rhs = Δv` and the step's contact velocities `dvt`, `dvn`, one step after the other,
+    /// or in one pool phase by islands when the form has it ([`Form::fused_iteration`], the same
+    /// operations on every number). Returns `(factored, fused)`: after a fused iteration only
+    /// `vt`, `dvt` and `dvn` of the contact state are current (evaluate again before reading the
+    /// rest); after a failed factorization `dvt` and `dvn` are not.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn step<S: Simd, F: Form>(
+        &mut self,
+        simd: S,
+        form: &mut F,
+        problem: &TamsiProblem<'_>,
+        dt: f64,
+        vs: f64,
+        eps_v: f64,
+    ) -> (bool, bool) {
+        let nc = problem.num_contacts();
+        let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
+        let p_star = problem.p_star.as_slice();
+        {
+            let per_contact = per_contact(problem, dt, vs, eps_v);
+            let c = &mut self.contacts;
+            let dv = (&mut c.dvt[..2 * nc], &mut c.dvn[..nc]);
+            let vt = &mut c.vt[..2 * nc];
+            if let Some(factored) =
+                form.fused_iteration(simd, &self.v, p_star, two_way, &per_contact, &mut self.rhs, vt, dv)
+            {
+                return (factored, true);
+            }
+        }
+        self.contacts.evaluate(simd, form, problem, &self.v, dt, vs, eps_v);
+        self.negative_residual(simd, form, p_star, dt);
+        let contacts = &mut self.contacts;
+        let factored = form.newton_step(
+            simd,
+            two_way,
+            |i| contacts.coefficients(i, two_way),
+            &mut self.rhs,
+            &mut self.tmp,
+        );
+        if factored {
+            form.contact_velocities(simd, &self.rhs, &mut contacts.dvt[..2 * nc], &mut contacts.dvn[..nc]);
+        }
+        (factored, false)
+    }
+}
+
+/// One contact's normal force, its derivative and friction from `(i, [vt0, vt1], vn)` (§7.1
+/// steps 1.2–1.3; a [`PerContact`](super::form::PerContact)), inlined into the dispatch wherever
+/// it is called.
+#[inline(always)]
+fn per_contact<'a>(
+    problem: &'a TamsiProblem<'_>,
+    dt: f64,
+    vs: f64,
+    eps_v: f64,
+) -> impl Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'a {
+    let mu = problem.mu.as_slice();
+    #[inline(always)]
+    move |i: usize, [vt0, vt1]: [f64; 2], vn: f64| {
+        let (fn_, g) = match &problem.normal {
+            NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
+            NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
+                normal_force(vn, fn0[i], stiffness[i], dissipation[i], dt)
+            }
+        };
+        (fn_, g, ContactFriction::evaluate([vt0, vt1], fn_, mu[i], vs, eps_v))
+    }
+}
+
+impl ContactState {
     /// `tau_n = Jnᵀ fn` and `tau_t = Jtᵀ ft` at the current state; both have the form's force
     /// length.
     #[inline(always)]
@@ -170,14 +237,7 @@ impl ContactState {
     /// gradient block and, in the two-way scheme only, the coupling column.
     #[inline(always)]
     pub(super) fn coefficients(&self, i: usize, two_way: bool) -> UpdateCoefficients {
-        let fr = &self.friction[i];
-        let coupling = if two_way {
-            let g = self.g[i];
-            [fr.mu_reg * fr.t_hat[0] * g, fr.mu_reg * fr.t_hat[1] * g, -g]
-        } else {
-            [0.0; 3]
-        };
-        UpdateCoefficients { d: fr.gradient_block(self.fn_[i]), coupling }
+        update_coefficients(&self.friction[i], self.fn_[i], self.g[i], two_way)
     }
 }
 

@@ -130,29 +130,37 @@ fn newton<S: Simd, F: Form>(
     let vs = params.stiction_tolerance;
     let rtol = params.relative_tolerance;
     let tolerance = rtol * vs;
-    let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
-    let p_star = problem.p_star.as_slice();
     // No convergence is possible before one update.
     let mut vt_err = 2.0 * tolerance;
     let mut vn_err = 2.0 * tolerance;
 
     for _ in 0..params.max_iterations {
-        it.contacts.evaluate(simd, form, problem, &it.v, dt, vs, tolerance);
+        // Drake evaluates the contacts at v, then tests the errors of the last step: known
+        // before, so a converged iterate is only evaluated (the state returned at v).
         if cxx_max(vt_err, vn_err) < tolerance {
+            it.contacts.evaluate(simd, form, problem, &it.v, dt, vs, tolerance);
             return TamsiOutcome::Success;
         }
-
-        it.negative_residual(simd, form, p_star, dt);
-        let contacts = &mut it.contacts;
-        let factored =
-            form.newton_step(simd, two_way, |i| contacts.coefficients(i, two_way), &mut it.rhs, &mut it.tmp);
+        // The contacts at v, −R(v), the Newton step Δv and J Δv (one pool phase on islands).
+        let (factored, fused) = it.step(simd, form, problem, dt, vs, tolerance);
+        // A failure returns the contact state at v: a fused iteration left only vt current.
+        // Inlined: a closure compiled outside the SIMD dispatch calls libm's `fma` (whose NaNs
+        // differ from the instruction's: `parallel_islands.rs`, a NaN guess).
+        let fail = {
+            #[inline(always)]
+            |it: &mut IterationState, outcome| {
+                if fused {
+                    it.contacts.evaluate(simd, &*form, problem, &it.v, dt, vs, tolerance);
+                }
+                outcome
+            }
+        };
         if !factored {
-            return TamsiOutcome::LinearSolverFailed;
+            return fail(it, TamsiOutcome::LinearSolverFailed);
         }
-        let dv = &it.rhs;
+        let contacts = &it.contacts;
 
         // Errors of the full (un-limited) step.
-        form.contact_velocities(simd, dv, &mut contacts.dvt[..2 * nc], &mut contacts.dvn[..nc]);
         let (mut dvt2, mut dvn2) = (0.0, 0.0);
         for i in 0..nc {
             let (a, b, c) = (contacts.dvt[2 * i], contacts.dvt[2 * i + 1], contacts.dvn[i]);
@@ -168,14 +176,15 @@ fn newton<S: Simd, F: Form>(
             let dvt = [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]];
             match calc_alpha(vt, dvt, cos_theta_max, vs, rtol) {
                 Some(a) => alpha = cxx_min(alpha, a),
-                None => return TamsiOutcome::AlphaSolverFailed,
+                None => return fail(it, TamsiOutcome::AlphaSolverFailed),
             }
         }
         // Drake aborts the process here; non-finite data can cause it.
         if !(alpha > 0.0 && alpha <= 1.0) {
-            return TamsiOutcome::AlphaSolverFailed;
+            return fail(it, TamsiOutcome::AlphaSolverFailed);
         }
-        for (v, &d) in it.v.iter_mut().zip(dv.iter()) {
+        let IterationState { v, rhs: dv, .. } = it;
+        for (v, &d) in v.iter_mut().zip(dv.iter()) {
             *v += alpha * d;
         }
         stats.num_iterations += 1;

@@ -94,6 +94,56 @@ fn tamsi_random_problems_with_free_trees_one_way_and_two_way() {
     }
 }
 
+/// The solves that stop before convergence: out of iterations (the state is evaluated again at
+/// the returned v) and a NaN in the guess (the limiter or the factorization fails, and the state
+/// at v is returned). A threaded iteration runs as one pool phase by islands and leaves part of
+/// the contact state in island order, so these outcomes return through other code than Success.
+#[test]
+fn tamsi_unconverged_and_failed_solves_are_bit_identical() {
+    use contact_solvers::tamsi::TamsiOutcome;
+    let scenes = engine_scenes::read_scenes();
+    let scene = scenes.iter().find(|s| s.name == "pile50_seed1_t1.0").expect("pile50 t1.0");
+    let p = tamsi_blocks::from_scene_touching(scene);
+    let problem = two_way(&p);
+    let mut nan_guess = p.v0.clone();
+    nan_guess[7] = f64::NAN;
+    for (max_iterations, guess, outcome) in [
+        (3, &p.v0, TamsiOutcome::MaxIterationsReached),
+        (1, &p.v0, TamsiOutcome::MaxIterationsReached),
+        (100, &nan_guess, TamsiOutcome::AlphaSolverFailed),
+    ] {
+        let solve = |threads| {
+            let mut s = TamsiSolver::new(p.nv());
+            let params = TamsiParameters { num_threads: threads, max_iterations, ..*s.parameters() };
+            s.set_parameters(params).unwrap();
+            let got = s.solve_with_guess(&problem, p.dt, guess.as_view()).unwrap();
+            assert_eq!(got, outcome, "{max_iterations} iterations, {threads} threads");
+            // NaN payloads and signs follow the compiler's operand order, which differs between
+            // call sites: every NaN compares as one value here.
+            let canonical = |x: u64| if f64::from_bits(x).is_nan() { f64::NAN.to_bits() } else { x };
+            tamsi_outputs(&s)
+                .into_iter()
+                .map(|o| o.into_iter().map(canonical).collect())
+                .collect::<Vec<Vec<u64>>>()
+        };
+        let want = solve(0);
+        if max_iterations == 100 {
+            assert!(
+                want[6].iter().any(|&x| f64::from_bits(x).is_nan()),
+                "the NaN reaches the friction forces"
+            );
+        }
+        for threads in [1, 2, 4] {
+            let got = solve(threads);
+            let first = (0..want.len()).find(|&k| got[k] != want[k]);
+            assert!(
+                first.is_none(),
+                "{max_iterations} iterations: {threads} threads differ in output {first:?}"
+            );
+        }
+    }
+}
+
 /// Everything an interior-point solve returns, as bits.
 fn ipm_outputs(s: &IpmSolver) -> Vec<Vec<u64>> {
     let st = s.stats();
