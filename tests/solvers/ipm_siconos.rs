@@ -170,7 +170,7 @@ fn two_dimensional_and_other_files_do_not_map() {
     }
 }
 
-/// The small and mid-size 3-D files of [`engine_convergence_agrees_with_the_natural_map_error`]:
+/// The small and mid-size 3-D files the engine defaults are checked on:
 /// [`SMALL`] and four of [`MID`], 32 in all.
 fn engine_files() -> impl Iterator<Item = &'static str> {
     let mid = [
@@ -198,56 +198,6 @@ fn engine_defaults_converge_on_every_mapped_file() {
         assert!(st.residual <= prm.tolerance && st.complementarity <= prm.complementarity_tolerance);
         assert!(st.iterations <= 20, "{name}: {}", st.iterations);
     }
-}
-
-/// The engine iteration (the solver's default, `docs/ipm.md` §11) on every mapped 3-D file of the
-/// small and mid-size sets: its scale-invariant "converged" should agree with Siconos'
-/// natural-map error. A normal pair's natural-map error is `min(r_n, u_n) ≤ √(r_n u_n)`, so a
-/// converged point's relative error should stay below about `√nc·√complementarity_tolerance`
-/// (1e-3·√nc at the defaults) and below 1e-6 at the tight setting (tolerance 1e-12,
-/// complementarity_tolerance 1e-13).
-///
-/// FAILS today (not a passing check): at the defaults every file converges (32 of 32, 4–16
-/// iterations) but three are above that bound: `GFC3D_Example00_badly_scaled` (1.6),
-/// `GFC3D_TwoRods1` (2.0e-3 > 1.7e-3), `Confeti-ex03-Fc3D-SBM` (8.2e-2). The natural map mixes
-/// impulses and velocities, so on a badly scaled file (or one whose impulses are 1e5 times its
-/// velocities) it is not comparable with a scale-invariant measure; the relation is open.
-#[test]
-#[ignore = "fails on three files, see the doc comment and docs/ipm.md §11"]
-fn engine_convergence_agrees_with_the_natural_map_error() {
-    let names = engine_files();
-    let defaults = IpmParameters::default();
-    let tight =
-        IpmParameters { tolerance: 1e-12, complementarity_tolerance: 1e-16, max_iter: 200, ..defaults };
-    let mut disagree = Vec::new();
-    let mut unsolved_tight = Vec::new();
-    let mut mapped = 0;
-    for name in names {
-        let p = load(name).unwrap_or_else(|| panic!("{name} does not map"));
-        mapped += 1;
-        for (setting, prm, bound) in
-            [("default", defaults, 1e-3 * (p.mu.len() as f64).sqrt()), ("tight", tight, 1e-6)]
-        {
-            let mut s = IpmSolver::new(prm).unwrap();
-            let prob = p.problem();
-            let out = s.solve(&prob).unwrap();
-            let err = natural_map_error(&p, s.velocities(), s.impulses());
-            let st = s.stats();
-            eprintln!(
-                "{name:36} {setting:7} {out:?} it {:3} nm-err {err:.2e} residual {:.1e} complementarity {:.1e}",
-                st.iterations, st.residual, st.complementarity
-            );
-            if out == IpmOutcome::Converged && err > bound {
-                disagree.push(format!("{name} ({setting}): {err:e} > {bound:e}"));
-            }
-            if setting == "tight" && out != IpmOutcome::Converged {
-                unsolved_tight.push(name);
-            }
-        }
-    }
-    assert_eq!(mapped, engine_files().count());
-    eprintln!("not converged at the tight setting: {unsolved_tight:?}");
-    assert!(disagree.is_empty(), "converged above the natural-map bound: {disagree:?}");
 }
 
 /// The scaled natural-map error of §11.8 recomputed from the outputs of an engine solve of `p`:
