@@ -185,7 +185,7 @@ impl FfiError {
     /// by the guard once recorded, [`recycle_message`]): once that buffer and the handle's error
     /// slot have grown, a
     /// solve that ends with a solver outcome (not converged, a failed residual test) records its
-    /// detail without allocating (`docs/c_api.md` §1.5).
+    /// detail without allocating (`docs/c_api.md` §1.3).
     pub fn formatted(status: cts_status, args: fmt::Arguments<'_>) -> Self {
         let mut message = SCRATCH.try_with(|b| std::mem::take(&mut *b.borrow_mut())).unwrap_or_default();
         message.clear();
