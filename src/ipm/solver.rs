@@ -157,7 +157,7 @@ impl IpmSolver {
             }
             IpmData::Blocks(system) => {
                 check_block_newton_solve(prm.newton_solve)?;
-                let pool = self.pool.get(prm.num_threads);
+                let pool = self.pool.get(prm.num_threads, crate::linalg::grow_product_buffers);
                 let mut form = BlockForm::new(&mut self.blocks, system, pool)?;
                 Ok(simd::dispatch_fn(
                     #[inline(always)]

@@ -50,6 +50,7 @@ pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::{BLOCKED_MIN_DIM, PartialPivLu, padded_dim};
 pub(crate) use padded::PaddedMatrix;
 pub use qr_update::UpdatableQr;
+pub(crate) use sparse::grow_product_buffers;
 pub use sparse::{
     BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, BlockSparseStats, BlockViewMut, Reuse, SparseError,
 };

@@ -104,6 +104,15 @@ impl WorkerPool {
     /// A pool of `threads` participants (the caller included; 0 counts as 1), starting
     /// `threads − 1` worker threads. On failure the threads already started are joined.
     pub fn new(threads: usize) -> Result<Self, PoolError> {
+        Self::with_thread_start(threads, || {})
+    }
+
+    /// [`new`](Self::new), with `thread_start` called once on every participant before the pool
+    /// is returned: on each worker thread before it takes any run, and on the calling thread.
+    /// It grows per-thread state that a run would otherwise grow inside a solve (faer's
+    /// product buffers: `docs/performance.md` §8), so that runs allocate nothing whichever
+    /// thread takes which chunk. A panic in it is caught and ignored.
+    pub fn with_thread_start(threads: usize, thread_start: fn()) -> Result<Self, PoolError> {
         if threads > MAX_THREADS {
             return Err(PoolError::TooMany(threads));
         }
@@ -126,9 +135,11 @@ impl WorkerPool {
         pool.workers.try_reserve_exact(threads - 1).map_err(|_| PoolError::Spawn(1))?;
         for index in 1..threads {
             let shared = Arc::clone(&pool.shared);
-            let spawned = std::thread::Builder::new()
-                .name(format!("contact-solvers-{index}"))
-                .spawn(move || worker(&shared));
+            let spawned =
+                std::thread::Builder::new().name(format!("contact-solvers-{index}")).spawn(move || {
+                    let _ = catch_unwind(thread_start);
+                    worker(&shared)
+                });
             match spawned {
                 Ok(handle) => pool.workers.push(handle),
                 // `pool` is dropped here: the started workers are joined.
@@ -137,6 +148,7 @@ impl WorkerPool {
         }
         // Wait until every worker runs: a thread's start-up (the runtime allocates for it) then
         // belongs to the pool's creation, never to a later solve that a late worker joins.
+        let _ = catch_unwind(thread_start);
         while pool.shared.started.load(Ordering::Acquire) < threads - 1 {
             std::thread::yield_now();
         }
@@ -308,9 +320,10 @@ impl Clone for PoolSlot {
 }
 
 impl PoolSlot {
-    /// The pool for `threads` participants, `None` for 0 or 1 (sequential). When a worker thread
-    /// cannot be started the solve runs sequentially, with the same results.
-    pub fn get(&mut self, threads: usize) -> Option<&WorkerPool> {
+    /// The pool for `threads` participants, `None` for 0 or 1 (sequential), created with
+    /// `thread_start` ([`WorkerPool::with_thread_start`]). When a worker thread cannot be started
+    /// the solve runs sequentially, with the same results.
+    pub fn get(&mut self, threads: usize, thread_start: fn()) -> Option<&WorkerPool> {
         let threads = threads.min(MAX_THREADS);
         if threads <= 1 {
             self.pool = None;
@@ -319,7 +332,7 @@ impl PoolSlot {
         if self.pool.as_ref().map(WorkerPool::threads) != Some(threads) {
             // The old threads are joined before the new ones start.
             self.pool = None;
-            self.pool = WorkerPool::new(threads).ok();
+            self.pool = WorkerPool::with_thread_start(threads, thread_start).ok();
         }
         self.pool.as_ref()
     }
@@ -472,12 +485,45 @@ mod tests {
     #[test]
     fn slot_creates_once_and_recreates_on_a_new_count() {
         let mut slot = PoolSlot::default();
-        assert!(slot.get(1).is_none());
-        let first = Arc::as_ptr(&slot.get(2).unwrap().shared);
-        assert_eq!(Arc::as_ptr(&slot.get(2).unwrap().shared), first);
-        assert_eq!(slot.get(3).unwrap().threads(), 3);
-        assert!(slot.get(0).is_none() && slot.pool.is_none());
+        assert!(slot.get(1, || {}).is_none());
+        let first = Arc::as_ptr(&slot.get(2, || {}).unwrap().shared);
+        assert_eq!(Arc::as_ptr(&slot.get(2, || {}).unwrap().shared), first);
+        assert_eq!(slot.get(3, || {}).unwrap().threads(), 3);
+        assert!(slot.get(0, || {}).is_none() && slot.pool.is_none());
         assert!(slot.clone().pool.is_none());
+    }
+
+    #[test]
+    fn thread_start_runs_once_on_every_participant_before_the_pool_is_returned() {
+        static STARTS: AtomicUsize = AtomicUsize::new(0);
+        thread_local! {
+            static STARTED_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+        }
+        fn start() {
+            STARTS.fetch_add(1, Ordering::SeqCst);
+            STARTED_HERE.with(|c| c.set(c.get() + 1));
+        }
+        let pool = WorkerPool::with_thread_start(3, start).unwrap();
+        assert_eq!(STARTS.load(Ordering::SeqCst), 3, "the caller and two workers");
+        assert_eq!(STARTED_HERE.with(|c| c.get()), 1, "once on the calling thread");
+        // Every chunk, on whichever thread runs it, finds the start done there.
+        let all_started = AtomicBool::new(true);
+        pool.run(64, &|_| {
+            if STARTED_HERE.with(|c| c.get()) != 1 {
+                all_started.store(false, Ordering::SeqCst);
+            }
+        });
+        assert!(all_started.load(Ordering::SeqCst));
+        // A panicking start is ignored: the pool still starts and runs.
+        fn panics() {
+            panic!("thread start");
+        }
+        let pool = WorkerPool::with_thread_start(2, panics).unwrap();
+        let n = AtomicUsize::new(0);
+        pool.run(8, &|_| {
+            n.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(n.load(Ordering::SeqCst), 8);
     }
 
     #[test]

@@ -34,6 +34,21 @@ pub(super) trait PerContact: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFrict
 
 impl<T: Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync> PerContact for T {}
 
+/// The limiter's step factor of one contact from its `vt` and `dvt` (`super::calc_alpha` with the
+/// solve's parameters), inlined where it is called.
+pub(super) trait StepLimiter: Fn([f64; 2], [f64; 2]) -> Option<f64> + Sync {}
+
+impl<T: Fn([f64; 2], [f64; 2]) -> Option<f64> + Sync> StepLimiter for T {}
+
+/// What [`Form::fused_iteration`] writes back in contact order: `vt`, `dvt` (2 per contact),
+/// `dvn` and the limiter's step factor of every contact.
+pub(super) struct FusedOutputs<'a> {
+    pub vt: &'a mut [f64],
+    pub dvt: &'a mut [f64],
+    pub dvn: &'a mut [f64],
+    pub alpha: &'a mut [Option<f64>],
+}
+
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
 const MIN_CONTACTS_PER_THREAD: usize = 128;
@@ -117,10 +132,12 @@ pub(super) trait Form: Sync {
     /// (block data on a pool, two islands or more; `docs/performance.md` §8): every contact
     /// evaluated at `v` (as [`Form::evaluate_contacts`] with `per_contact`), `rhs = −R(v)` (as
     /// [`Form::negative_residual`]), the Newton step `rhs = Δv` (as [`Form::newton_step`]) and
-    /// `dvt = Jt Δv`, `dvn = Jn Δv`, every number with the operations of those steps. Of the
-    /// contact state only `vt` (with `dvt`, `dvn`) is written back in contact order; `vn`, the
-    /// forces and friction are left stale (evaluate again before reading them). Returns `None`
-    /// when the solve takes the steps one by one, else whether the factorization succeeded.
+    /// `dvt = Jt Δv`, `dvn = Jn Δv` and each contact's limiter factor (`limiter`, the per-contact
+    /// part of Drake's α), every number with the operations of those steps. Of the contact state
+    /// only `vt`, `dvt`, `dvn` and the factors are written back in contact order (`out`); `vn`,
+    /// the forces and friction are left stale (evaluate again before reading them). Returns
+    /// `None` when the solve takes the steps one by one, else whether the factorization
+    /// succeeded (after a failure `out` but `vt` is stale).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fused_iteration<S: Simd>(
@@ -130,9 +147,9 @@ pub(super) trait Form: Sync {
         _p_star: &[f64],
         _two_way: bool,
         _per_contact: &impl PerContact,
+        _limiter: &impl StepLimiter,
         _rhs: &mut [f64],
-        _vt: &mut [f64],
-        _dv: (&mut [f64], &mut [f64]),
+        _out: FusedOutputs<'_>,
     ) -> Option<bool> {
         None
     }
@@ -488,9 +505,14 @@ struct IslandOrder {
     friction: Vec<ContactFriction>,
     dvt: Vec<f64>,
     dvn: Vec<f64>,
-    /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values).
+    alpha: Vec<Option<f64>>,
+    /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values), [`TAU_STRIDE`]
+    /// apart.
     tau: Vec<f64>,
     tree: usize,
+    /// Entries per chunk of `tau`: `2·tree` rounded up to a cache line, plus one line, so that
+    /// no two chunks write the same line.
+    tau_stride: usize,
 }
 
 impl IslandOrder {
@@ -510,10 +532,12 @@ impl IslandOrder {
         for (v, len) in [(&mut self.vt, 2 * nc), (&mut self.vn, nc), (&mut self.fn_, nc), (&mut self.g, nc)] {
             grow(v, len)?;
         }
-        for (v, len) in [(&mut self.dvt, 2 * nc), (&mut self.dvn, nc), (&mut self.tau, 2 * tree * chunks)] {
+        let tau_stride = (2 * tree).next_multiple_of(8) + 8;
+        for (v, len) in [(&mut self.dvt, 2 * nc), (&mut self.dvn, nc), (&mut self.tau, tau_stride * chunks)] {
             grow(v, len)?;
         }
         try_grow(&mut self.friction, nc, ContactFriction::default(), what).map_err(|_| failed(nc))?;
+        try_grow(&mut self.alpha, nc, None, what).map_err(|_| failed(nc))?;
         for (v, len) in [(&mut self.bounds, chunks + 1), (&mut self.index, chunks + 1), (&mut self.pos, nc)] {
             try_grow(v, len, 0, what).map_err(|_| failed(len))?;
         }
@@ -528,6 +552,7 @@ impl IslandOrder {
             }
         }
         self.tree = tree;
+        self.tau_stride = tau_stride;
         Ok(())
     }
 }
@@ -736,9 +761,9 @@ impl Form for BlockForm<'_, '_> {
         p_star: &[f64],
         two_way: bool,
         per_contact: &impl PerContact,
+        limiter: &impl StepLimiter,
         rhs: &mut [f64],
-        vt_out: &mut [f64],
-        (dvt_out, dvn_out): (&mut [f64], &mut [f64]),
+        out: FusedOutputs<'_>,
     ) -> Option<bool> {
         let pool = self.pool.filter(|_| self.ws.fused)?;
         let kind = if two_way { Factorization::Lu } else { Factorization::Ldlt };
@@ -748,13 +773,29 @@ impl Form for BlockForm<'_, '_> {
         let nc = layout.num_contacts();
         let chunks = newton.island_cuts().len() - 1;
         let factored = {
-            let IslandOrder { bounds, index, pos, vt, vn, fn_, g, friction, dvt, dvn, tau, tree } = order;
+            let IslandOrder {
+                bounds,
+                index,
+                pos,
+                vt,
+                vn,
+                fn_,
+                g,
+                friction,
+                dvt,
+                dvn,
+                alpha,
+                tau,
+                tree,
+                tau_stride,
+            } = order;
             let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
             let (vt, dvt) = (Parts::new(vt, bounds, 2), Parts::new(dvt, bounds, 2));
             let (vn, fn_, g) =
                 (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
             let (friction, dvn) = (Parts::new(friction, bounds, 1), Parts::new(dvn, bounds, 1));
-            let tau = Parts::new(tau, &index[..chunks + 1], 2 * tree);
+            let alpha = Parts::new(alpha, bounds, 1);
+            let tau = Parts::new(tau, &index[..chunks + 1], *tau_stride);
             newton.islands_on(
                 pool,
                 system,
@@ -765,7 +806,7 @@ impl Form for BlockForm<'_, '_> {
                     let base = bounds[p];
                     let (vt, vn, fn_, g, fr) =
                         (vt.take(p), vn.take(p), fn_.take(p), g.take(p), friction.take(p));
-                    let (dvt, dvn, tau) = (dvt.take(p), dvn.take(p), tau.take(p));
+                    let (dvt, dvn, alpha, tau) = (dvt.take(p), dvn.take(p), alpha.take(p), tau.take(p));
                     let (islands, rows) = (chunk.islands(), chunk.rows());
                     dispatch_fn(
                         #[inline(always)]
@@ -820,7 +861,9 @@ impl Form for BlockForm<'_, '_> {
                                         }
                                     },
                                 );
-                                // J Δv of the island's contacts, from the island's solution.
+                                // J Δv of the island's contacts, from the island's solution,
+                                // and each contact's limiter factor (only the minimum over all
+                                // contacts is global).
                                 for &i in contacts {
                                     let (i, j) = (i as usize, pos[i as usize] - base);
                                     let (a, b) = layout.contact_trees(i);
@@ -828,6 +871,7 @@ impl Form for BlockForm<'_, '_> {
                                         [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
                                     let [n, t1, t2] = rows.velocity_at(i, first, dv);
                                     (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
+                                    alpha[j] = limiter([vt[2 * j], vt[2 * j + 1]], [t1, t2]);
                                 }
                             }
                         },
@@ -838,9 +882,10 @@ impl Form for BlockForm<'_, '_> {
         };
         // Back in contact order, for the caller's reductions.
         for (i, &j) in order.pos[..nc].iter().enumerate() {
-            vt_out[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
-            dvt_out[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
-            dvn_out[i] = order.dvn[j];
+            out.vt[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
+            out.dvt[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
+            out.dvn[i] = order.dvn[j];
+            out.alpha[i] = order.alpha[j];
         }
         Some(factored)
     }

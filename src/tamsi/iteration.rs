@@ -5,7 +5,8 @@
 
 use super::contact_blocks::try_grow as grow;
 use super::form::{
-    BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form, update_coefficients,
+    BlockForm, BlockWorkspace, ContactOutputs, DenseForm, DenseWorkspace, Form, FusedOutputs, StepLimiter,
+    update_coefficients,
 };
 use super::friction::ContactFriction;
 use super::newton_matrix::UpdateCoefficients;
@@ -28,6 +29,9 @@ pub(super) struct ContactState {
     pub(super) friction: Vec<ContactFriction>,
     pub(super) dvn: Vec<f64>,
     pub(super) dvt: Vec<f64>,
+    /// Each contact's limiter factor, written by a fused iteration only (§7.1 step 4's
+    /// per-contact part).
+    pub(super) alpha: Vec<Option<f64>>,
 }
 
 /// Iteration state.
@@ -113,6 +117,7 @@ impl ContactState {
             grow(v, two_nc, 0.0, what)?;
         }
         grow(&mut self.friction, nc, ContactFriction::default(), what)?;
+        grow(&mut self.alpha, nc, None, what)?;
         self.capacity = nc;
         Ok(())
     }
@@ -153,6 +158,7 @@ impl IterationState {
     /// rest); after a failed factorization `dvt` and `dvn` are not.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn step<S: Simd, F: Form>(
         &mut self,
         simd: S,
@@ -161,6 +167,7 @@ impl IterationState {
         dt: f64,
         vs: f64,
         eps_v: f64,
+        limiter: &impl StepLimiter,
     ) -> (bool, bool) {
         let nc = problem.num_contacts();
         let two_way = problem.coupling_scheme() == CouplingScheme::TwoWay;
@@ -168,11 +175,22 @@ impl IterationState {
         {
             let per_contact = per_contact(problem, dt, vs, eps_v);
             let c = &mut self.contacts;
-            let dv = (&mut c.dvt[..2 * nc], &mut c.dvn[..nc]);
-            let vt = &mut c.vt[..2 * nc];
-            if let Some(factored) =
-                form.fused_iteration(simd, &self.v, p_star, two_way, &per_contact, &mut self.rhs, vt, dv)
-            {
+            let out = FusedOutputs {
+                vt: &mut c.vt[..2 * nc],
+                dvt: &mut c.dvt[..2 * nc],
+                dvn: &mut c.dvn[..nc],
+                alpha: &mut c.alpha[..nc],
+            };
+            if let Some(factored) = form.fused_iteration(
+                simd,
+                &self.v,
+                p_star,
+                two_way,
+                &per_contact,
+                limiter,
+                &mut self.rhs,
+                out,
+            ) {
                 return (factored, true);
             }
         }
@@ -266,7 +284,7 @@ pub(super) fn run_in_form<Op: FormOp>(ws: &mut Workspace, problem: &TamsiProblem
                     self.op.run(simd, DenseForm { ws: dense, m, jn, jt }, iter)
                 }
                 ProblemData::Blocks(system) => {
-                    let pool = pool.get(*threads);
+                    let pool = pool.get(*threads, crate::linalg::grow_product_buffers);
                     self.op.run(simd, BlockForm { ws: block, system, pool }, iter)
                 }
             }

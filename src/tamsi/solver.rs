@@ -141,8 +141,13 @@ fn newton<S: Simd, F: Form>(
             it.contacts.evaluate(simd, form, problem, &it.v, dt, vs, tolerance);
             return TamsiOutcome::Success;
         }
-        // The contacts at v, −R(v), the Newton step Δv and J Δv (one pool phase on islands).
-        let (factored, fused) = it.step(simd, form, problem, dt, vs, tolerance);
+        // The contacts at v, −R(v), the Newton step Δv and J Δv (one pool phase on islands,
+        // which also evaluates each contact's limiter factor).
+        let limiter = {
+            #[inline(always)]
+            |vt, dvt| calc_alpha(vt, dvt, cos_theta_max, vs, rtol)
+        };
+        let (factored, fused) = it.step(simd, form, problem, dt, vs, tolerance, &limiter);
         // A failure returns the contact state at v: a fused iteration left only vt current.
         // Inlined: a closure compiled outside the SIMD dispatch calls libm's `fma` (whose NaNs
         // differ from the instruction's: `parallel_islands.rs`, a NaN guess).
@@ -170,11 +175,16 @@ fn newton<S: Simd, F: Form>(
         vt_err = dvt2.sqrt();
         vn_err = dvn2.sqrt();
 
+        // Drake's α: the minimum in contact order (a fused iteration computed the factors).
         let mut alpha = 1.0;
         for i in 0..nc {
-            let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
-            let dvt = [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]];
-            match calc_alpha(vt, dvt, cos_theta_max, vs, rtol) {
+            let a = if fused {
+                contacts.alpha[i]
+            } else {
+                let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
+                limiter(vt, [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]])
+            };
+            match a {
                 Some(a) => alpha = cxx_min(alpha, a),
                 None => return fail(it, TamsiOutcome::AlphaSolverFailed),
             }
@@ -352,9 +362,9 @@ impl TamsiSolver {
     /// Errors: [`TamsiError::TooLarge`] when dense data has more contact column blocks
     /// (nc·⌈nv/4⌉) than the workspace's 32-bit indices address, which no solve could handle.
     pub fn solve_workspace(nv: usize, nc: usize, blocks: bool) -> Result<usize, TamsiError> {
-        // ContactState: vn, fn, g, dvn, vt, dvt (8 per contact) and the friction state; Results:
-        // vn, fn, vt, ft (6 per contact).
-        let per_contact = 14 + std::mem::size_of::<super::friction::ContactFriction>() / 8;
+        // ContactState: vn, fn, g, dvn, vt, dvt (8 per contact), the limiter factor (2) and the
+        // friction state; Results: vn, fn, vt, ft (6 per contact).
+        let per_contact = 16 + std::mem::size_of::<super::friction::ContactFriction>() / 8;
         let state = nc.saturating_mul(per_contact);
         if blocks {
             return Ok(state);

@@ -202,8 +202,9 @@ fn warm_start_by_contact_id_allocates_nothing() {
 #[test]
 fn repeated_threaded_block_solves_allocate_nothing() {
     let _pool_tests = crate::counting_alloc::POOL_TESTS.lock().unwrap_or_else(|e| e.into_inner());
-    for (name, threads) in
-        ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0"].into_iter().flat_map(|n| [(n, 2), (n, 4)])
+    for (name, threads) in ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0", "pile100_seed1_t1.0"]
+        .into_iter()
+        .flat_map(|n| [(n, 2), (n, 4)])
     {
         let scene = support::ipm_blocks::IpmScene::new(&scene(name));
         let problem = scene.problem(true);
@@ -213,17 +214,11 @@ fn repeated_threaded_block_solves_allocate_nothing() {
             s.solve(&problem).unwrap();
         });
         assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
-        // Per-thread buffers of faer's products grow in whichever thread first takes an island
-        // (see tamsi_alloc's threaded test): settled once a solve allocates nothing.
-        let settled = (0..20).any(|_| {
-            allocations_with_workers_during(|| {
-                s.solve(&problem).unwrap();
-            }) == 0
-        });
-        assert!(settled, "{name}, {threads} threads: every solve of 20 allocated");
+        // From the second solve on, nothing (faer's per-thread product buffers are grown when
+        // the pool starts; see tamsi_alloc's threaded test).
         let v = s.velocities().to_vec();
         let repeated = allocations_with_workers_during(|| {
-            for _ in 0..3 {
+            for _ in 0..5 {
                 s.solve(&problem).unwrap();
             }
         });

@@ -169,10 +169,12 @@ fn threaded_block_solves_do_not_allocate_once_grown() {
     assert!(counted > 0, "a worker's allocation is counted");
     drop(pool);
 
-    // Not pile100 t3.0 (its 576-dof island): faer's matrix products keep per-thread packing
-    // buffers (the gemm crate's thread-locals), grown the first time a thread multiplies large
-    // blocks, and which worker first factors that island varies from solve to solve.
-    for name in ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0", "stack5_jitter_seed1_t1.0"] {
+    // pile100 t3.0 has a 576-dof island, factored with faer's blocked products: their per-thread
+    // packing buffers are grown on every thread of the pool when it starts, so which thread
+    // first factors that island does not matter.
+    for name in
+        ["pile50_seed1_t1.0", "arm7_pile30_seed1_t1.0", "stack5_jitter_seed1_t1.0", "pile100_seed1_t3.0"]
+    {
         let p = support::tamsi_blocks::from_scene_touching(&support::engine_scenes::scene(name));
         let problem = TamsiProblem::two_way_blocks(
             p.system(),
@@ -190,20 +192,11 @@ fn threaded_block_solves_do_not_allocate_once_grown() {
                 solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
             });
             assert!(first > 0, "{name}: the first solve grows the workspace and starts the pool");
-            // faer's products keep per-thread packing buffers (the gemm crate's thread-locals),
-            // grown the first time a thread multiplies: which thread takes an island varies from
-            // solve to solve, so a worker can grow its buffer in the second or third solve.
-            // "Once grown" is after every participant has: a solve with no allocation comes
-            // within a few solves (bounded here), and from then on none allocates.
-            let settled = (0..20).any(|_| {
-                allocations_with_workers_during(|| {
-                    solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
-                }) == 0
-            });
-            assert!(settled, "{name}, {threads} threads: every solve of 20 allocated");
             let v = solver.generalized_velocities().to_vec();
+            // From the second solve on, nothing: each chunk of islands goes to whichever thread
+            // claims it, so five solves see the large islands on different threads.
             let repeated = allocations_with_workers_during(|| {
-                for _ in 0..3 {
+                for _ in 0..5 {
                     assert_eq!(
                         solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap(),
                         TamsiOutcome::Success

@@ -75,6 +75,7 @@ use faer::linalg::lu::partial_pivoting::factor as faer_lu;
 use faer::{Par, Spec};
 use nalgebra::{Dyn, MatrixViewMut};
 
+pub(crate) use numeric::grow_product_buffers;
 pub use shared::SparseError;
 use shared::{Kind, try_grow};
 use symbolic::{PatternKey, Symbolic};

@@ -670,3 +670,17 @@ fn lower_transposed_backward(s: &Symbolic, lval: &[f64], piv: &[usize], x: &mut 
         }
     }
 }
+
+/// Grows this thread's buffers of faer's matrix products (the packing memory of its x86 kernels,
+/// a thread-local allocated at a thread's first product above the small-product size) with one
+/// 17×17×17 product. A worker pool calls it on each of its threads when it starts
+/// (`crate::parallel::WorkerPool::with_thread_start`), so that no solve allocates it later on
+/// whichever thread first multiplies large blocks (`docs/performance.md` §8).
+pub(crate) fn grow_product_buffers() {
+    const N: usize = 17;
+    let a = [1.0f64; N * N];
+    let mut c = [0.0f64; N * N];
+    let a = MatRef::from_column_major_slice(&a, N, N);
+    let c = MatMut::from_column_major_slice_mut(&mut c, N, N);
+    matmul(c, Accum::Replace, a, a, 1.0, Par::Seq);
+}
