@@ -55,6 +55,7 @@
 #define CTSMJ_STAGES 1  /* run mj_fwdPosition, Velocity, Actuation, Acceleration first */
 #define CTSMJ_MJ_JAC 2  /* Jp from mj_jac (the reference) instead of the chain columns */
 #define CTSMJ_ADVANCE 4 /* step: qvel = v, mj_integratePos over opt.timestep, time += timestep */
+#define CTSMJ_ALL_CONTACTS 8 /* keep every contact MuJoCo found (margin included), not only dist < 0 */
 
 /* Indices of ctsmj_array. */
 enum {
@@ -69,6 +70,9 @@ enum {
   CTSMJ_DISSIPATION,   /* double, nc */
   CTSMJ_MU,            /* double, nc */
   CTSMJ_PHI,           /* double, nc */
+  CTSMJ_TAU,           /* double, nv: qfrc_smooth */
+  CTSMJ_MODELS,        /* int32, nc: the interior point's contact model (ctsmj_ipm_step) */
+  CTSMJ_IDS,           /* uint64, nc: (geom1·100003 + geom2)·64 + index of the contact in its pair */
   CTSMJ_NUM_ARRAYS
 };
 
@@ -108,7 +112,8 @@ ctsmj_bridge *ctsmj_new(void) {
   if (!b) return NULL;
   static const size_t sizes[CTSMJ_NUM_ARRAYS] = {
       sizeof(int32_t), sizeof(double), sizeof(int32_t), sizeof(double), sizeof(double), sizeof(double),
-      sizeof(double),  sizeof(double), sizeof(double),  sizeof(double), sizeof(double)};
+      sizeof(double),  sizeof(double), sizeof(double),  sizeof(double), sizeof(double), sizeof(double),
+      sizeof(int32_t), sizeof(uint64_t)};
   for (int i = 0; i < CTSMJ_NUM_ARRAYS; ++i) b->a[i].size = sizes[i];
   b->tree_first.size = b->tree_of_dof.size = sizeof(int);
   b->mv.size = b->jac.size = b->jrel.size = sizeof(double);
@@ -226,13 +231,15 @@ long ctsmj_extract(ctsmj_bridge *b, const mjModel *m, mjData *d, double stiffnes
     }
   }
   /* p* and v0. */
-  if (grow(&b->a[CTSMJ_P_STAR], (size_t)nv) || grow(&b->a[CTSMJ_V0], (size_t)nv) || grow(&b->mv, (size_t)nv))
+  if (grow(&b->a[CTSMJ_P_STAR], (size_t)nv) || grow(&b->a[CTSMJ_V0], (size_t)nv) || grow(&b->mv, (size_t)nv) ||
+      grow(&b->a[CTSMJ_TAU], (size_t)nv))
     return fail(b, "out of memory for nv", nv);
   mj_mulM(m, d, b->mv.p, d->qvel);
   {
     double dt = m->opt.timestep, *p = b->a[CTSMJ_P_STAR].p, *mv = b->mv.p;
     for (int i = 0; i < nv; ++i) p[i] = mv[i] + dt * d->qfrc_smooth[i];
     memcpy(b->a[CTSMJ_V0].p, d->qvel, sizeof(double) * nv);
+    memcpy(b->a[CTSMJ_TAU].p, d->qfrc_smooth, sizeof(double) * nv);
   }
   /* Contacts: sizes grow to the worst case (every contact, two 6... n_t blocks) first. */
   int ncon = d->ncon, maxn = 0;
@@ -241,16 +248,20 @@ long ctsmj_extract(ctsmj_bridge *b, const mjModel *m, mjData *d, double stiffnes
   size_t cmax = (size_t)ncon;
   if (grow(&b->a[CTSMJ_CONTACT_TREES], 2 * cmax) || grow(&b->a[CTSMJ_J], 6 * (size_t)maxn * cmax) ||
       grow(&b->a[CTSMJ_FN0], cmax) || grow(&b->a[CTSMJ_STIFFNESS], cmax) || grow(&b->a[CTSMJ_DISSIPATION], cmax) ||
-      grow(&b->a[CTSMJ_MU], cmax) || grow(&b->a[CTSMJ_PHI], cmax) || grow(&b->jrel, 6 * (size_t)maxn) ||
+      grow(&b->a[CTSMJ_MU], cmax) || grow(&b->a[CTSMJ_PHI], cmax) || grow(&b->a[CTSMJ_MODELS], cmax) ||
+      grow(&b->a[CTSMJ_IDS], cmax) || grow(&b->jrel, 6 * (size_t)maxn) ||
       ((flags & CTSMJ_MJ_JAC) && grow(&b->jac, 3 * (size_t)nv)))
     return fail(b, "out of memory for contacts", ncon);
   int32_t *ctrees = b->a[CTSMJ_CONTACT_TREES].p;
   double *J = b->a[CTSMJ_J].p, *jrel = b->jrel.p;
   size_t nc = 0, jlen = 0;
+  uint64_t in_pair = 0; /* index of contact i among its geom pair's (MuJoCo lists a pair's together) */
   for (int i = 0; i < ncon; ++i) {
     const mjContact *con = d->contact + i;
     if (con->geom[0] < 0 || con->geom[1] < 0) return fail(b, "flex contact not supported, contact", i);
-    if (!(con->dist < 0.0)) continue; /* block_step keeps touching contacts only */
+    in_pair = i > 0 && con[-1].geom[0] == con->geom[0] && con[-1].geom[1] == con->geom[1] ? in_pair + 1 : 0;
+    /* block_step keeps touching contacts only; the interior point's loop every one found */
+    if (!(flags & CTSMJ_ALL_CONTACTS) && !(con->dist < 0.0)) continue;
     int body[2] = {m->geom_bodyid[con->geom[0]], m->geom_bodyid[con->geom[1]]};
     /* Candidate trees (sorted, distinct): the trees of the bodies' chains (-1: no dofs). */
     int cand[2], ncand = 0, btree[2] = {-1, -1};
@@ -304,12 +315,14 @@ long ctsmj_extract(ctsmj_bridge *b, const mjModel *m, mjData *d, double stiffnes
     ARR(b, CTSMJ_FN0, double)[nc] = stiffness * (0.0 > -phi ? 0.0 : -phi);
     ARR(b, CTSMJ_STIFFNESS, double)[nc] = stiffness;
     ARR(b, CTSMJ_DISSIPATION, double)[nc] = dissipation;
+    ARR(b, CTSMJ_IDS, uint64_t)[nc] = ((uint64_t)con->geom[0] * 100003u + (uint64_t)con->geom[1]) * 64u + in_pair;
     ++nc;
   }
   b->a[CTSMJ_CONTACT_TREES].len = 2 * nc;
   b->a[CTSMJ_J].len = jlen;
   b->a[CTSMJ_FN0].len = b->a[CTSMJ_STIFFNESS].len = b->a[CTSMJ_DISSIPATION].len = nc;
-  b->a[CTSMJ_MU].len = b->a[CTSMJ_PHI].len = nc;
+  b->a[CTSMJ_MU].len = b->a[CTSMJ_PHI].len = b->a[CTSMJ_IDS].len = nc;
+  b->a[CTSMJ_MODELS].len = 0; /* filled by ctsmj_ipm_step */
   return (long)nc;
 }
 
@@ -355,6 +368,52 @@ int ctsmj_tamsi_step(ctsmj_bridge *b, cts_tamsi_solver *solver, const mjModel *m
   if ((flags & CTSMJ_ADVANCE) && (st == CTS_STATUS_OK || st == CTS_STATUS_MAX_ITERATIONS_REACHED)) {
     cts_status g = cts_tamsi_solver_get_generalized_velocities(solver, d->qvel, (size_t)m->nv);
     if (g != CTS_STATUS_OK) return g;
+    mj_integratePos(m, d->qpos, d->qvel, m->opt.timestep);
+    d->time += m->opt.timestep;
+  }
+  return st;
+}
+
+/* One interior-point step (the loop of mujoco_pile.py's simulate_ipm): extract with every contact
+ * MuJoCo found (flags | CTSMJ_ALL_CONTACTS; the caller sets the geoms' margin), set the block data
+ * (v0 = qvel, tau = qfrc_smooth, h = opt.timestep, phi, mu, every contact of kind
+ * `contact_model`), set the contact ids (warm start by contact id), solve; with CTSMJ_ADVANCE,
+ * MuJoCo is stepped with the next velocities. seconds: extraction, set calls, solve. Returns the
+ * status of the first failing set call, else the solve's, or -1 on a bridge error. */
+int ctsmj_ipm_step(ctsmj_bridge *b, cts_ipm_solver *solver, const mjModel *m, mjData *d, int32_t contact_model,
+                   int flags, double *seconds) {
+  double t0 = now();
+  long nc = ctsmj_extract(b, m, d, 0.0, 0.0, flags | CTSMJ_ALL_CONTACTS);
+  if (nc < 0) return -1;
+  if (grow(&b->a[CTSMJ_MODELS], (size_t)nc)) return fail(b, "out of memory for models", nc);
+  for (long i = 0; i < nc; ++i) ARR(b, CTSMJ_MODELS, int32_t)[i] = contact_model;
+  double t1 = now();
+  cts_block_sparse_data data = {
+      .num_trees = b->a[CTSMJ_TREE_DOFS].len,
+      .tree_dofs = b->a[CTSMJ_TREE_DOFS].p,
+      .M_len = b->a[CTSMJ_M].len,
+      .M = b->a[CTSMJ_M].p,
+      .num_contacts = (size_t)nc,
+      .contact_trees = b->a[CTSMJ_CONTACT_TREES].p,
+      .J_len = b->a[CTSMJ_J].len,
+      .J = b->a[CTSMJ_J].p,
+  };
+  cts_status st = cts_ipm_solver_set_block_problem_data(solver, &data, b->a[CTSMJ_V0].p, b->a[CTSMJ_TAU].p,
+                                                        m->opt.timestep, b->a[CTSMJ_PHI].p, b->a[CTSMJ_MU].p,
+                                                        b->a[CTSMJ_MODELS].p, NULL, 0);
+  if (st == CTS_STATUS_OK) st = cts_ipm_solver_set_contact_ids(solver, b->a[CTSMJ_IDS].p, (size_t)nc);
+  double t2 = now();
+  if (st != CTS_STATUS_OK) return st;
+  st = cts_ipm_solver_solve(solver);
+  double t3 = now();
+  if (seconds) {
+    seconds[0] = t1 - t0;
+    seconds[1] = t2 - t1;
+    seconds[2] = t3 - t2;
+  }
+  if (flags & CTSMJ_ADVANCE) {
+    cts_status g = cts_ipm_solver_get_generalized_velocities(solver, d->qvel, (size_t)m->nv);
+    if (g != CTS_STATUS_OK) return st != CTS_STATUS_OK ? st : g;
     mj_integratePos(m, d->qpos, d->qvel, m->opt.timestep);
     d->time += m->opt.timestep;
   }

@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 SOURCE = HERE / "mujoco_bridge.c"
 
-STAGES, MJ_JAC, ADVANCE = 1, 2, 4  # the CTSMJ_* flags of mujoco_bridge.c
+STAGES, MJ_JAC, ADVANCE, ALL_CONTACTS = 1, 2, 4, 8  # the CTSMJ_* flags of mujoco_bridge.c
 
 
 class Array(enum.IntEnum):
@@ -46,9 +46,12 @@ class Array(enum.IntEnum):
     DISSIPATION = 8
     MU = 9
     PHI = 10
+    TAU = 11
+    MODELS = 12
+    IDS = 13
 
 
-_INT_ARRAYS = (Array.TREE_DOFS, Array.CONTACT_TREES)
+_DTYPES = {Array.TREE_DOFS: np.int32, Array.CONTACT_TREES: np.int32, Array.MODELS: np.int32, Array.IDS: np.uint64}
 
 
 def mujoco_dir() -> Path:
@@ -94,6 +97,8 @@ class CBridge:
         dll.ctsmj_array.argtypes = [p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)]
         dll.ctsmj_extract.restype = ctypes.c_long
         dll.ctsmj_extract.argtypes = [p, p, p, ctypes.c_double, ctypes.c_double, ctypes.c_int]
+        dll.ctsmj_ipm_step.restype = ctypes.c_int
+        dll.ctsmj_ipm_step.argtypes = [p, p, p, p, ctypes.c_int32, ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
         dll.ctsmj_tamsi_step.restype = ctypes.c_int
         dll.ctsmj_tamsi_step.argtypes = [p, p, p, p, ctypes.c_double, ctypes.c_double, ctypes.c_double,
                                          ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
@@ -132,11 +137,11 @@ class CBridge:
         """A copy of array ``which`` of the last extraction (or step)."""
         n = ctypes.c_size_t()
         ptr = self._dll.ctsmj_array(self._b, int(which), ctypes.byref(n))
-        ctype = ctypes.c_int32 if which in _INT_ARRAYS else ctypes.c_double
-        dtype = np.int32 if which in _INT_ARRAYS else np.float64
+        dtype = _DTYPES.get(which, np.float64)
         if not n.value:
             return np.zeros(0, dtype=dtype)
-        return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctype)), (n.value,)).copy()
+        return np.frombuffer((ctypes.c_char * (n.value * np.dtype(dtype).itemsize)).from_address(ptr),
+                             dtype=dtype).copy()
 
     def bind_tamsi_step(self, solver: cts.TamsiSolver, model, data, stiffness: float, dissipation: float,
                         dt: float, flags: int = STAGES | ADVANCE):
@@ -170,4 +175,18 @@ class CBridge:
         if st < 0:
             raise RuntimeError(self._error())
         solver._borrowed = ()  # the data the solver borrows now lives in the bridge
+        return st, tuple(self._seconds)
+
+    def ipm_step(self, solver: cts.IpmSolver, model, data, contact_model: int, flags: int = STAGES | ADVANCE):
+        """One interior-point step in C (``ctsmj_ipm_step``: every contact MuJoCo found, the
+        caller's geom margin; block data, contact ids, solve): ``(status, (extract s, set s, solve
+        s))``, ``status`` a :class:`contact_solvers.IpmOutcome` value or a usage error (raised)."""
+        handle = ctypes.cast(solver._h(), ctypes.c_void_p).value
+        st = self._dll.ctsmj_ipm_step(self._b, handle, model._address, data._address, contact_model, flags,
+                                      self._seconds)
+        if st < 0:
+            raise RuntimeError(self._error())
+        solver._borrowed = ()
+        if st != 0 and st not in {int(o) for o in cts.IpmOutcome}:
+            raise cts.ContactSolversError(st, solver.last_error())
         return st, tuple(self._seconds)

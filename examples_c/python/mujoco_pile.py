@@ -17,7 +17,8 @@ engine scenes in ``tests/data/README.md``).
 with the system's C compiler, see ``mujoco_bridge_c.py``): the extraction of the block data, the
 set call, the solve and MuJoCo's advance are one Python-level call, on arrays bit-identical to the
 Python bridge's (the default, ``--bridge python``). With ``--scaling`` it also times the Python
-bridge's set + solve on the same states with a second solver.
+bridge's set + solve on the same states with a second solver. ``--ipm --bridge c`` does the
+interior point's steps through the C bridge the same way (``ctsmj_ipm_step``).
 
 ``--ipm`` runs the interior point at its engine preset instead (``IpmSolverParameters.engine()``,
 docs/ipm.md §11.7: per-contact near-rigid normal regularization, exact Coulomb cone) on the same
@@ -269,41 +270,64 @@ class IpmStepRecord:
     energy: float  # kinetic + potential, J, after the step
 
 
+def ipm_step_python(solver: cts.IpmSolver, model, data):
+    """One interior-point step prepared by the Python bridge (MuJoCo's stages run here): sets the
+    block data and the contact ids, solves, advances MuJoCo; ``(outcome, solve seconds, nc, phi)``."""
+    step = bridge.contact_step(model, data)
+    nc = step.nc
+    phi = step.phi() if nc else np.zeros(0)
+    J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
+    trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
+    # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
+    ids, seen = [], {}
+    for i in range(data.ncon):
+        con = data.contact[i]
+        pair = (int(con.geom1), int(con.geom2))
+        seen[pair] = seen.get(pair, -1) + 1
+        ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
+    ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
+    solver.set_block_problem_data(
+        np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
+        step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
+        np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32))
+    solver.set_contact_ids(np.array(ids, dtype=np.uint64))
+    t0 = time.perf_counter()
+    outcome = solver.solve()
+    seconds = time.perf_counter() - t0
+    bridge.advance(model, data, solver.get_generalized_velocities())
+    return outcome, seconds, nc, phi
+
+
+def ipm_step_c(cb, solver: cts.IpmSolver, model, data):
+    """The same step through the C bridge (``ctsmj_ipm_step``; MuJoCo's stages run there too):
+    ``(outcome, (extract s, set s, solve s), nc, phi)``."""
+    import mujoco_bridge_c
+
+    status, seconds = cb.ipm_step(solver, model, data, int(cts.IpmContactModel.kSecondOrderCone),
+                                  mujoco_bridge_c.STAGES | mujoco_bridge_c.ADVANCE)
+    phi = cb.array(mujoco_bridge_c.Array.PHI)
+    return cts.IpmOutcome(status), seconds, phi.size, phi
+
+
 def simulate_ipm(n_boxes: int, steps: int, seed: int = 1, library=None, report=None, margin: float = 0.005,
-                 warm_start: bool = True, **layout) -> list:
+                 warm_start: bool = True, bridge_kind: str = "python", **layout) -> list:
     """Drops a pile with the interior point at its engine preset as the contact step (block data,
-    every pair closer than ``margin``, warm start by contact id); one :class:`IpmStepRecord` per
-    step."""
+    every pair closer than ``margin``, warm start by contact id), each step prepared by the Python
+    bridge or (``bridge_kind="c"``) done by the C bridge; one :class:`IpmStepRecord` per step
+    (``seconds``: the solve)."""
     model, data = pile(n_boxes, seed, **layout)
     model.geom_margin[:] = margin
     records = []
     params = cts.IpmSolverParameters.engine()
     params.warm_start = warm_start
+    cb = c_bridge(library) if bridge_kind == "c" else None
     with cts.IpmSolver(library=library) as solver:
         solver.set_parameters(params)
         for k in range(steps):
-            step = bridge.contact_step(model, data)
-            nc = step.nc
-            phi = step.phi() if nc else np.zeros(0)
-            J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
-            trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
-            # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
-            ids, seen = [], {}
-            for i in range(data.ncon):
-                con = data.contact[i]
-                pair = (int(con.geom1), int(con.geom2))
-                seen[pair] = seen.get(pair, -1) + 1
-                ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
-            ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
-            solver.set_block_problem_data(
-                np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
-                step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
-                np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32))
-            solver.set_contact_ids(np.array(ids, dtype=np.uint64))
-            t0 = time.perf_counter()
-            outcome = solver.solve()
-            seconds = time.perf_counter() - t0
-            bridge.advance(model, data, solver.get_generalized_velocities())
+            if cb is None:
+                outcome, seconds, nc, phi = ipm_step_python(solver, model, data)
+            else:
+                outcome, (_, _, seconds), nc, phi = ipm_step_c(cb, solver, model, data)
             r = IpmStepRecord(k, nc, outcome, solver.get_stats().iterations, seconds,
                               float(max(0.0, -phi.min())) if nc else 0.0, bridge.energy(model, data))
             records.append(r)
@@ -493,7 +517,7 @@ def main() -> None:
     if args.ipm:
         print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms, interior point (engine preset)")
         print(" step    nc          outcome iter     IPM us  max pen mm   energy J")
-        recs = simulate_ipm(args.boxes, args.steps, args.seed, report=lambda r: print(
+        recs = simulate_ipm(args.boxes, args.steps, args.seed, bridge_kind=args.bridge, report=lambda r: print(
             f"{r.step:5d} {r.nc:5d} {r.outcome.name:>16} {r.iterations:4d} {r.seconds * 1e6:10.1f} "
             f"{r.penetration * 1e3:11.4f} {r.energy:10.4f}", flush=True))
         failed = sum(r.outcome is not cts.IpmOutcome.kConverged for r in recs)

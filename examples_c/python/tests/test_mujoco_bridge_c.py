@@ -31,8 +31,8 @@ def python_arrays(model, data) -> dict:
     return {
         Array.TREE_DOFS: s.tree_dofs, Array.M: s.M, Array.CONTACT_TREES: s.contact_trees.ravel(), Array.J: s.J,
         Array.P_STAR: s.p_star, Array.V0: s.v0, Array.FN0: s.fn0, Array.STIFFNESS: s.stiffness,
-        Array.DISSIPATION: s.dissipation, Array.MU: s.mu, Array.PHI: s.step.phi(),
-    }
+        Array.DISSIPATION: s.dissipation, Array.MU: s.mu, Array.PHI: s.step.phi(), Array.TAU: s.step.tau,
+    }  # not MODELS and IDS: the interior point's (checked by the last test)
 
 
 def assert_same_bits(a: np.ndarray, b: np.ndarray, what: str) -> None:
@@ -60,7 +60,7 @@ def test_c_bridge_gives_the_python_bridges_bits(lib, cbridge):
             for flags in (bc.STAGES, bc.STAGES | bc.MJ_JAC):
                 mujoco.mj_copyData(scratch, model, data)
                 c = cbridge.extract(model, scratch, mp.STIFFNESS, mp.DISSIPATION, flags)
-                for a in Array:
+                for a in py:
                     assert_same_bits(py[a], c[a], f"step {step}, flags {flags}, {a.name}")
             nc = py[Array.MU].size
             ncs.append(nc)
@@ -97,3 +97,35 @@ def test_c_bridge_passes_the_setters_status_and_keeps_the_state(lib, cbridge):
     assert err.value.status == cts.Status.DIMENSION_MISMATCH
     assert "42" in str(err.value) and "36" in str(err.value)
     assert np.array_equal(np.array(data.qpos), qpos) and data.time == 0.0
+
+
+def test_c_bridge_interior_point_step_gives_the_python_loops_bits(lib, cbridge):
+    # The --ipm loop (engine preset, every pair closer than 5 mm, warm start by contact id) on the
+    # six touching boxes: the C step's inputs (ids included) and results equal the Python step's.
+    model, data = mp.pile(6, 3, drop=0.0, gap=0.0, per_side=2)
+    model.geom_margin[:] = 0.005
+    c_data = mujoco.MjData(model)
+    mujoco.mj_copyData(c_data, model, data)
+    params = cts.IpmSolverParameters.engine()
+    iterations = []
+    with cts.IpmSolver(library=lib) as py_solver, cts.IpmSolver(library=lib) as c_solver:
+        py_solver.set_parameters(params)
+        c_solver.set_parameters(params)
+        for step in range(15):
+            py_outcome, _, nc, py_phi = mp.ipm_step_python(py_solver, model, data)
+            c_outcome, seconds, c_nc, c_phi = mp.ipm_step_c(cbridge, c_solver, model, c_data)
+            assert py_outcome is c_outcome is cts.IpmOutcome.kConverged, (step, py_outcome, c_outcome)
+            assert nc == c_nc and nc >= 16
+            assert_same_bits(py_phi, c_phi, f"step {step}: phi")
+            ids = cbridge.array(Array.IDS)
+            assert ids.size == nc and len(set(ids.tolist())) == nc  # distinct: the warm start's keys
+            assert_same_bits(cbridge.array(Array.MODELS),
+                             np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32), "models")
+            for x, y, what in ((py_solver.get_generalized_velocities(), c_solver.get_generalized_velocities(), "v"),
+                               (py_solver.get_impulses(), c_solver.get_impulses(), "impulses")):
+                assert_same_bits(x, y, f"step {step}: {what}")
+            assert py_solver.get_stats().iterations == c_solver.get_stats().iterations
+            iterations.append(c_solver.get_stats().iterations)
+            assert_same_bits(np.array(data.qpos), np.array(c_data.qpos), f"step {step}: qpos")
+            assert_same_bits(np.array(data.qvel), np.array(c_data.qvel), f"step {step}: qvel")
+    assert max(iterations) >= 3  # real solves, not a trivial problem
