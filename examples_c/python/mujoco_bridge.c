@@ -332,6 +332,21 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The setters' view of the last extraction (the arrays stay the bridge's). */
+static cts_block_sparse_data block_data(const ctsmj_bridge *b, size_t nc) {
+  cts_block_sparse_data data = {
+      .num_trees = b->a[CTSMJ_TREE_DOFS].len,
+      .tree_dofs = b->a[CTSMJ_TREE_DOFS].p,
+      .M_len = b->a[CTSMJ_M].len,
+      .M = b->a[CTSMJ_M].p,
+      .num_contacts = nc,
+      .contact_trees = b->a[CTSMJ_CONTACT_TREES].p,
+      .J_len = b->a[CTSMJ_J].len,
+      .J = b->a[CTSMJ_J].p,
+  };
+  return data;
+}
+
 /* One TAMSI step: extract (flags as for ctsmj_extract), set two-way block data, solve from
  * v0 = qvel with time step dt; with CTSMJ_ADVANCE, MuJoCo is stepped with the next velocities.
  * seconds (may be NULL): extraction, set call, solve (CLOCK_MONOTONIC, the clock of Python's
@@ -343,16 +358,7 @@ int ctsmj_tamsi_step(ctsmj_bridge *b, cts_tamsi_solver *solver, const mjModel *m
   long nc = ctsmj_extract(b, m, d, stiffness, dissipation, flags);
   if (nc < 0) return -1;
   double t1 = now();
-  cts_block_sparse_data data = {
-      .num_trees = b->a[CTSMJ_TREE_DOFS].len,
-      .tree_dofs = b->a[CTSMJ_TREE_DOFS].p,
-      .M_len = b->a[CTSMJ_M].len,
-      .M = b->a[CTSMJ_M].p,
-      .num_contacts = (size_t)nc,
-      .contact_trees = b->a[CTSMJ_CONTACT_TREES].p,
-      .J_len = b->a[CTSMJ_J].len,
-      .J = b->a[CTSMJ_J].p,
-  };
+  cts_block_sparse_data data = block_data(b, (size_t)nc);
   cts_status st = cts_tamsi_solver_set_two_way_coupled_block_problem_data(
       solver, &data, b->a[CTSMJ_P_STAR].p, b->a[CTSMJ_FN0].p, b->a[CTSMJ_STIFFNESS].p, b->a[CTSMJ_DISSIPATION].p,
       b->a[CTSMJ_MU].p);
@@ -388,16 +394,7 @@ int ctsmj_ipm_step(ctsmj_bridge *b, cts_ipm_solver *solver, const mjModel *m, mj
   if (grow(&b->a[CTSMJ_MODELS], (size_t)nc)) return fail(b, "out of memory for models", nc);
   for (long i = 0; i < nc; ++i) ARR(b, CTSMJ_MODELS, int32_t)[i] = contact_model;
   double t1 = now();
-  cts_block_sparse_data data = {
-      .num_trees = b->a[CTSMJ_TREE_DOFS].len,
-      .tree_dofs = b->a[CTSMJ_TREE_DOFS].p,
-      .M_len = b->a[CTSMJ_M].len,
-      .M = b->a[CTSMJ_M].p,
-      .num_contacts = (size_t)nc,
-      .contact_trees = b->a[CTSMJ_CONTACT_TREES].p,
-      .J_len = b->a[CTSMJ_J].len,
-      .J = b->a[CTSMJ_J].p,
-  };
+  cts_block_sparse_data data = block_data(b, (size_t)nc);
   cts_status st = cts_ipm_solver_set_block_problem_data(solver, &data, b->a[CTSMJ_V0].p, b->a[CTSMJ_TAU].p,
                                                         m->opt.timestep, b->a[CTSMJ_PHI].p, b->a[CTSMJ_MU].p,
                                                         b->a[CTSMJ_MODELS].p, NULL, 0);
