@@ -133,6 +133,10 @@ class CBridge:
             raise RuntimeError(self._error())
         return {a: self.array(a) for a in Array}
 
+    def address(self, which: Array) -> int:
+        """Where array ``which`` lives now (it moves only when a step needs more room)."""
+        return self._dll.ctsmj_array(self._b, int(which), None) or 0
+
     def array(self, which: Array) -> np.ndarray:
         """A copy of array ``which`` of the last extraction (or step)."""
         n = ctypes.c_size_t()

@@ -79,6 +79,12 @@ def test_c_bridge_gives_the_python_bridges_bits(lib, cbridge):
             assert_same_bits(np.array(data.qpos), np.array(c_data.qpos), f"step {step}: qpos")
             assert_same_bits(np.array(data.qvel), np.array(c_data.qvel), f"step {step}: qvel")
             assert data.time == c_data.time
+            # Grown once, then no allocation: the buffers stay where they are (same contact count).
+            addresses = [cbridge.address(a) for a in Array]
+            if step == 5:
+                grown = addresses
+            elif step > 5:
+                assert addresses == grown
     print("contacts per step", ncs)
     assert min(ncs[10:]) >= 16  # 4 corners per box on the floor, once they have sunk in
     assert pairs_seen >= 2  # the stacked boxes touch the ones below
