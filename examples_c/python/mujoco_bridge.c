@@ -17,9 +17,15 @@
  *   rows are contact.frame's rows applied to jrel as ((f0·j0) + (f1·j1)) + (f2·j2); a tree is
  *   touched when one of its columns is nonzero; contacts touching no tree are dropped, more
  *   than two are an error; the trees are listed in increasing order (-1: static side);
- * - only touching contacts (dist < 0) are kept: phi = dist, mu = friction[0],
- *   fn0 = k·max(0, −phi), stiffness k and dissipation d the caller's constants;
- * - p* = M·qvel (mj_mulM) + dt·qfrc_smooth with dt = opt.timestep; v0 = qvel.
+ * - TAMSI's loop keeps the touching contacts (dist < 0), the interior point's every contact found
+ *   within the geoms' margin (CTSMJ_ALL_CONTACTS): phi = dist, mu = friction[0],
+ *   fn0 = k·max(0, −phi), stiffness k and dissipation d the caller's constants; contact ids
+ *   (the interior point's warm start) (geom1·100003 + geom2)·64 + the contact's index among its
+ *   geom pair's, counted over MuJoCo's list, where a pair's contacts are consecutive;
+ * - p* = M·qvel (mj_mulM) + dt·qfrc_smooth with dt = opt.timestep; v0 = qvel, tau = qfrc_smooth.
+ *
+ * Python (mujoco_bridge_c.py) passes the wheel's MjModel._address, MjData._address and the
+ * solver handle; a C or C++ engine calls the same functions with its own mjModel and mjData.
  *
  * Jp is MuJoCo's mj_jac (CTSMJ_MJ_JAC) or, by default, the same columns built only on the
  * body's chain of dofs from MuJoCo's com-based dof axes: column i = lin_i + ang_i × (p − c), with
@@ -51,7 +57,7 @@
 
 #include "contact_solvers.h"
 
-/* Flags of ctsmj_extract and ctsmj_tamsi_step. */
+/* Flags of ctsmj_extract, ctsmj_tamsi_step and ctsmj_ipm_step. */
 #define CTSMJ_STAGES 1  /* run mj_fwdPosition, Velocity, Actuation, Acceleration first */
 #define CTSMJ_MJ_JAC 2  /* Jp from mj_jac (the reference) instead of the chain columns */
 #define CTSMJ_ADVANCE 4 /* step: qvel = v, mj_integratePos over opt.timestep, time += timestep */
