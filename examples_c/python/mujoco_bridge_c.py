@@ -59,10 +59,15 @@ def mujoco_dir() -> Path:
 
 
 def build(library_path: str | os.PathLike, out_dir: str | os.PathLike | None = None, cc: str | None = None) -> Path:
-    """Compiles ``mujoco_bridge.c`` into ``out_dir/libctsmj.so`` (default ``target/mujoco_bridge_c``)
-    linked to ``library_path`` (libcontact_solvers) and MuJoCo's wheel library, with both folders
-    as run paths; rebuilt when the source is newer. Returns the path."""
-    out = Path(out_dir) if out_dir else REPO / "target" / "mujoco_bridge_c"
+    """Compiles ``mujoco_bridge.c`` into ``out_dir/libctsmj.so`` (default
+    ``target/mujoco_bridge_c/<hash of the two libraries' paths>``, so that a bridge is never
+    used with another copy of the library than the one it links) linked to ``library_path``
+    (libcontact_solvers) and MuJoCo's wheel library, with both folders as run paths; rebuilt when
+    the source is newer. Returns the path."""
+    import hashlib
+
+    key = hashlib.sha256(f"{Path(library_path).resolve()}\n{mujoco_dir()}".encode()).hexdigest()[:16]
+    out = Path(out_dir) if out_dir else REPO / "target" / "mujoco_bridge_c" / key
     out.mkdir(parents=True, exist_ok=True)
     so = out / "libctsmj.so"
     if so.exists() and so.stat().st_mtime >= SOURCE.stat().st_mtime:
