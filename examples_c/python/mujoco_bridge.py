@@ -58,6 +58,7 @@ class ContactStep:
     v0: np.ndarray  # qvel (nv)
     tau: np.ndarray  # qfrc_smooth (nv)
     contacts: list  # Contact
+    Mv0: np.ndarray  # M v0 (nv), MuJoCo's own product (mj_mulM)
 
     @property
     def nc(self) -> int:
@@ -65,8 +66,9 @@ class ContactStep:
 
     @property
     def p_star(self) -> np.ndarray:
-        """``M v0 + dt·tau``."""
-        return self.M() @ self.v0 + self.dt * self.tau
+        """``M v0 + dt·tau``, with M v0 from ``mj_mulM`` (a fixed order of operations, so that the C
+        bridge ``mujoco_bridge.c`` gives the same bits; a BLAS product's order is its own)."""
+        return self.Mv0 + self.dt * self.tau
 
     def M(self) -> np.ndarray:
         """The dense mass matrix (nv×nv)."""
@@ -171,7 +173,9 @@ def contact_step(model, data) -> ContactStep:
             mujoco.mj_jac(model, data, jacp, jacr, con.pos, body)
             jrel += sign * jacp
         frame = np.array(con.frame).reshape(3, 3)
-        j = frame @ jrel
+        # frame @ jrel, written out: ((f0·j0) + (f1·j1)) + (f2·j2) per entry, the order the C
+        # bridge (mujoco_bridge.c) uses, so both give the same bits (BLAS would choose its own).
+        j = frame[:, 0:1] * jrel[0] + frame[:, 1:2] * jrel[1] + frame[:, 2:3] * jrel[2]
         touched = sorted({int(tree_of_dof[c]) for c in np.nonzero(np.any(j != 0.0, axis=0))[0]})
         if not touched:
             continue  # both sides static
@@ -186,8 +190,10 @@ def contact_step(model, data) -> ContactStep:
             jb = j[:, fb:fb + nb].copy()
         contacts.append(Contact(ta, tb, float(con.friction[0]), float(con.dist), j[:, fa:fa + na].copy(), jb,
                                 np.array(con.pos), frame))
-    return ContactStep(float(model.opt.timestep), nv, tr, blocks, np.array(data.qvel), np.array(data.qfrc_smooth),
-                       contacts)
+    v0 = np.array(data.qvel)
+    mv0 = np.zeros(nv)
+    mujoco.mj_mulM(model, data, mv0, v0)
+    return ContactStep(float(model.opt.timestep), nv, tr, blocks, v0, np.array(data.qfrc_smooth), contacts, mv0)
 
 
 def advance(model, data, v_next) -> None:

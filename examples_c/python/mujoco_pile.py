@@ -13,6 +13,13 @@ scale, not a like-for-like comparison.
 Boxes: 0.2 m cubes of 1 kg, μ 0.5, in a 2 m × 2 m walled bin, dt = 1 ms (the setup of the
 engine scenes in ``tests/data/README.md``).
 
+``--bridge c`` does each TAMSI step through the C bridge (``mujoco_bridge.c``, built on first use
+with the system's C compiler, see ``mujoco_bridge_c.py``): the extraction of the block data, the
+set call, the solve and MuJoCo's advance are one Python-level call, on arrays bit-identical to the
+Python bridge's (the default, ``--bridge python``). With ``--scaling`` it also times the Python
+bridge's set + solve on the same states with a second solver. ``--ipm --bridge c`` does the
+interior point's steps through the C bridge the same way (``ctsmj_ipm_step``).
+
 ``--ipm`` runs the interior point at its engine preset instead (``IpmSolverParameters.engine()``,
 docs/ipm.md §11.7: per-contact near-rigid normal regularization, exact Coulomb cone) on the same
 block data with every pair closer than 5 mm (geom margin 5 mm, so that contacts are seen a step
@@ -25,6 +32,7 @@ Usage (from this folder, with the library built and ``pip install mujoco numpy m
     python mujoco_pile.py --ipm --boxes 200 --steps 3000  # the interior point, engine preset
     python mujoco_pile.py --compare 50 200 --steps 3000   # beside MuJoCo's own drop (a table)
     python mujoco_pile.py --scaling 10 25 50 100 200 --plot ../../docs/engine_scaling.png
+    python mujoco_pile.py --bridge c --scaling 50 100 200 --settle 3000 --measure 30
 
 The library is found as ``contact_solvers.load_library`` says (``CONTACT_SOLVERS_LIB``, the
 repository's build, or the system's).
@@ -157,10 +165,19 @@ def solve_dense(solver: cts.TamsiSolver, s: BlockStep):
     return outcome, time.perf_counter() - t0
 
 
-def mujoco_constraint_seconds(model, data, repeats: int = 5) -> float:
-    """Median wall time of MuJoCo's own constraint solve (``mj_fwdConstraint``) on the state whose
-    stages ``block_step`` just ran, warm-started from the previous step's accelerations as
-    ``mj_step`` does. MuJoCo's results are not used."""
+def mujoco_stages(model, data) -> None:
+    """MuJoCo's stages before its constraint solve (what ``bridge.contact_step`` runs)."""
+    mujoco.mj_fwdPosition(model, data)
+    mujoco.mj_fwdVelocity(model, data)
+    mujoco.mj_fwdActuation(model, data)
+    mujoco.mj_fwdAcceleration(model, data)
+
+
+def mujoco_constraint_times(model, data, repeats: int = 5) -> list:
+    """Wall times of ``repeats`` runs of MuJoCo's own constraint solve (``mj_fwdConstraint``) on
+    the state whose stages just ran, each warm-started from the previous step's accelerations as
+    ``mj_step`` does (the first run meets the caches as the step left them, the others warm).
+    MuJoCo's results are not used."""
     warm = np.array(data.qacc_warmstart)
     times = []
     for _ in range(repeats):
@@ -169,7 +186,12 @@ def mujoco_constraint_seconds(model, data, repeats: int = 5) -> float:
         mujoco.mj_fwdConstraint(model, data)
         times.append(time.perf_counter() - t0)
     data.qacc_warmstart[:] = data.qacc  # what mj_step leaves for the next step
-    return statistics.median(times)
+    return times
+
+
+def mujoco_constraint_seconds(model, data, repeats: int = 5) -> float:
+    """The median of :func:`mujoco_constraint_times`."""
+    return statistics.median(mujoco_constraint_times(model, data, repeats))
 
 
 @dataclasses.dataclass
@@ -185,23 +207,57 @@ class StepRecord:
     max_speed: float  # largest |v| entry after the step, m/s
 
 
+def c_bridge(library=None, path=None):
+    """The C bridge (``mujoco_bridge_c.CBridge``), built on first use."""
+    import mujoco_bridge_c
+
+    return mujoco_bridge_c.CBridge(library if isinstance(library, cts.Library) else cts.load_library(library), path)
+
+
+def c_step(cb, solver: cts.TamsiSolver, model, data, advance: bool = True):
+    """One TAMSI step through the C bridge on the state whose stages already ran: ``(outcome,
+    (extract s, set s, solve s), wall s of the Python-level call)``."""
+    import mujoco_bridge_c
+
+    t0 = time.perf_counter()
+    status, seconds = cb.tamsi_step(solver, model, data, STIFFNESS, DISSIPATION, DT,
+                                    mujoco_bridge_c.ADVANCE if advance else 0)
+    wall = time.perf_counter() - t0
+    if status not in (0, 1, 2, 3):
+        raise cts.ContactSolversError(status, solver.last_error())
+    return cts.TamsiSolverResult(status), seconds, wall
+
+
 def simulate(n_boxes: int, steps: int, seed: int = 1, time_mujoco: bool = True, library=None,
-             report=None, **layout) -> list:
+             report=None, bridge_kind: str = "python", **layout) -> list:
     """Drops a pile of ``n_boxes`` (``layout``: the keywords of :func:`pile_xml`) and steps it
-    ``steps`` times with block-sparse TAMSI; returns a :class:`StepRecord` per step (``report``
-    is called with each)."""
+    ``steps`` times with block-sparse TAMSI, each step prepared by the Python bridge or
+    (``bridge_kind="c"``) done by the C bridge; returns a :class:`StepRecord` per step
+    (``report`` is called with each)."""
     model, data = pile(n_boxes, seed, **layout)
     records = []
+    cb = c_bridge(library) if bridge_kind == "c" else None
     with cts.TamsiSolver(model.nv, library=library) as solver:
         for k in range(steps):
-            s = block_step(model, data)
-            mj = mujoco_constraint_seconds(model, data) if time_mujoco else None
-            outcome, seconds, _ = solve_blocks(solver, s)
+            if cb is None:
+                s = block_step(model, data)
+                mj = mujoco_constraint_seconds(model, data) if time_mujoco else None
+                outcome, seconds, _ = solve_blocks(solver, s)
+                v = solver.get_generalized_velocities()
+                bridge.advance(model, data, v)
+                nc, contact_trees = s.nc, s.contact_trees
+            else:
+                import mujoco_bridge_c
+
+                mujoco_stages(model, data)
+                mj = mujoco_constraint_seconds(model, data) if time_mujoco else None
+                outcome, (_, _, seconds), _ = c_step(cb, solver, model, data)
+                v = np.array(data.qvel)  # the C bridge wrote the next velocities
+                contact_trees = cb.array(mujoco_bridge_c.Array.CONTACT_TREES).reshape(-1, 2)
+                nc = contact_trees.shape[0]
             iterations = solver.get_iteration_statistics().num_iterations
-            v = solver.get_generalized_velocities()
-            bridge.advance(model, data, v)
-            pairs = int(np.sum(s.contact_trees[:, 1] >= 0)) if s.nc else 0
-            r = StepRecord(k, s.nc, pairs, outcome, iterations, seconds, mj, bridge.energy(model, data),
+            pairs = int(np.sum(contact_trees[:, 1] >= 0)) if nc else 0
+            r = StepRecord(k, nc, pairs, outcome, iterations, seconds, mj, bridge.energy(model, data),
                            float(np.max(np.abs(v))))
             records.append(r)
             if report:
@@ -220,41 +276,64 @@ class IpmStepRecord:
     energy: float  # kinetic + potential, J, after the step
 
 
+def ipm_step_python(solver: cts.IpmSolver, model, data):
+    """One interior-point step prepared by the Python bridge (MuJoCo's stages run here): sets the
+    block data and the contact ids, solves, advances MuJoCo; ``(outcome, solve seconds, nc, phi)``."""
+    step = bridge.contact_step(model, data)
+    nc = step.nc
+    phi = step.phi() if nc else np.zeros(0)
+    J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
+    trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
+    # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
+    ids, seen = [], {}
+    for i in range(data.ncon):
+        con = data.contact[i]
+        pair = (int(con.geom1), int(con.geom2))
+        seen[pair] = seen.get(pair, -1) + 1
+        ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
+    ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
+    solver.set_block_problem_data(
+        np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
+        step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
+        np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32))
+    solver.set_contact_ids(np.array(ids, dtype=np.uint64))
+    t0 = time.perf_counter()
+    outcome = solver.solve()
+    seconds = time.perf_counter() - t0
+    bridge.advance(model, data, solver.get_generalized_velocities())
+    return outcome, seconds, nc, phi
+
+
+def ipm_step_c(cb, solver: cts.IpmSolver, model, data):
+    """The same step through the C bridge (``ctsmj_ipm_step``; MuJoCo's stages run there too):
+    ``(outcome, (extract s, set s, solve s), nc, phi)``."""
+    import mujoco_bridge_c
+
+    status, seconds = cb.ipm_step(solver, model, data, int(cts.IpmContactModel.kSecondOrderCone),
+                                  mujoco_bridge_c.STAGES | mujoco_bridge_c.ADVANCE)
+    phi = cb.array(mujoco_bridge_c.Array.PHI)
+    return cts.IpmOutcome(status), seconds, phi.size, phi
+
+
 def simulate_ipm(n_boxes: int, steps: int, seed: int = 1, library=None, report=None, margin: float = 0.005,
-                 warm_start: bool = True, **layout) -> list:
+                 warm_start: bool = True, bridge_kind: str = "python", **layout) -> list:
     """Drops a pile with the interior point at its engine preset as the contact step (block data,
-    every pair closer than ``margin``, warm start by contact id); one :class:`IpmStepRecord` per
-    step."""
+    every pair closer than ``margin``, warm start by contact id), each step prepared by the Python
+    bridge or (``bridge_kind="c"``) done by the C bridge; one :class:`IpmStepRecord` per step
+    (``seconds``: the solve)."""
     model, data = pile(n_boxes, seed, **layout)
     model.geom_margin[:] = margin
     records = []
     params = cts.IpmSolverParameters.engine()
     params.warm_start = warm_start
+    cb = c_bridge(library) if bridge_kind == "c" else None
     with cts.IpmSolver(library=library) as solver:
         solver.set_parameters(params)
         for k in range(steps):
-            step = bridge.contact_step(model, data)
-            nc = step.nc
-            phi = step.phi() if nc else np.zeros(0)
-            J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
-            trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
-            # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
-            ids, seen = [], {}
-            for i in range(data.ncon):
-                con = data.contact[i]
-                pair = (int(con.geom1), int(con.geom2))
-                seen[pair] = seen.get(pair, -1) + 1
-                ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
-            ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
-            solver.set_block_problem_data(
-                np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
-                step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
-                np.full(nc, int(cts.IpmContactModel.kSecondOrderCone), dtype=np.int32))
-            solver.set_contact_ids(np.array(ids, dtype=np.uint64))
-            t0 = time.perf_counter()
-            outcome = solver.solve()
-            seconds = time.perf_counter() - t0
-            bridge.advance(model, data, solver.get_generalized_velocities())
+            if cb is None:
+                outcome, seconds, nc, phi = ipm_step_python(solver, model, data)
+            else:
+                outcome, (_, _, seconds), nc, phi = ipm_step_c(cb, solver, model, data)
             r = IpmStepRecord(k, nc, outcome, solver.get_stats().iterations, seconds,
                               float(max(0.0, -phi.min())) if nc else 0.0, bridge.energy(model, data))
             records.append(r)
@@ -342,6 +421,67 @@ def scaling(boxes, settle_steps: int, measure_steps: int, dense_steps: int, seed
     return rows
 
 
+def scaling_c(boxes, settle_steps: int, measure_steps: int, seed: int = 1, library=None, python_too: bool = True):
+    """:func:`scaling` through the C bridge: per pile size, ``settle_steps`` C-bridge steps, then
+    ``measure_steps`` steps each timed as MuJoCo's constraint solve, then the C bridge's step
+    (extraction, set, solve: its own clock; the whole call, made as one pre-bound ctypes call:
+    ``perf_counter``), then
+    (``python_too``) the Python bridge's set + solve of the same state on a second solver, after
+    the C step so that it does not warm the C step's caches. Returns rows ``(n, nv, median nc,
+    solve µs, nan, MuJoCo µs, set + solve µs, extract µs, set µs, C call µs, Python bridge set +
+    solve µs, MuJoCo's first of its 5 runs µs)`` of medians (MuJoCo's column: the median of its 5
+    runs, as :func:`scaling`; the first run meets the caches as our single call does)."""
+    rows = []
+    cb = c_bridge(library)
+    for n in boxes:
+        model, data = pile(n, seed)
+        cols = {k: [] for k in ("solve", "mj", "mj_first", "setsolve", "extract", "set", "call", "py", "nc")}
+        with cts.TamsiSolver(model.nv, library=library) as solver, \
+                cts.TamsiSolver(model.nv, library=library) as py_solver:
+            step_call = cb.bind_tamsi_step(solver, model, data, STIFFNESS, DISSIPATION, DT, 0)  # timed steps
+            for k in range(settle_steps + measure_steps):
+                mujoco_stages(model, data)
+                measuring = k >= settle_steps
+                if not measuring:
+                    outcome, _, _ = c_step(cb, solver, model, data)
+                else:
+                    mj_times = mujoco_constraint_times(model, data)
+                    cols["mj"].append(statistics.median(mj_times))
+                    cols["mj_first"].append(mj_times[0])
+                    t0 = time.perf_counter()
+                    status = step_call()
+                    wall = time.perf_counter() - t0
+                    if status not in (0, 1, 2, 3):
+                        raise cts.ContactSolversError(status, solver.last_error())
+                    outcome, (ex, st, so) = cts.TamsiSolverResult(status), cb.seconds
+                    cols["solve"].append(so)
+                    cols["setsolve"].append(st + so)
+                    cols["extract"].append(ex)
+                    cols["set"].append(st)
+                    cols["call"].append(wall)
+                    cols["nc"].append(solver.num_contacts)
+                    v = solver.get_generalized_velocities()
+                    if python_too:
+                        py_outcome, py_seconds, py_set = solve_blocks(py_solver, block_step(model, data))
+                        cols["py"].append(py_seconds + py_set)
+                        if not np.array_equal(py_solver.get_generalized_velocities(), v):
+                            raise RuntimeError(f"{n} boxes, step {k}: the Python and C bridges disagree")
+                    bridge.advance(model, data, v)
+                if outcome != cts.TamsiSolverResult.kSuccess:
+                    raise RuntimeError(f"{n} boxes, step {k}: {outcome.name}")
+        med = {k: statistics.median(v) * (1 if k == "nc" else 1e6) if v else float("nan") for k, v in cols.items()}
+        row = (n, model.nv, int(med["nc"]), med["solve"], float("nan"), med["mj"], med["setsolve"], med["extract"],
+               med["set"], med["call"], med["py"], med["mj_first"])
+        print(f"{n:4d} boxes  nv {model.nv:5d}  nc {row[2]:5d}  C bridge: extract {row[7]:8.1f} us  set {row[8]:7.1f}"
+              f" us  solve {row[3]:8.1f} us  set+solve {row[6]:8.1f} us  whole call {row[9]:8.1f} us  |  Python "
+              f"bridge set+solve {row[10]:8.1f} us  |  MuJoCo {row[5]:8.1f} us (first of 5: {row[11]:8.1f} us)  |  "
+              f"set+solve/MuJoCo "
+              f"{row[6] / row[5]:.2f}  whole call/MuJoCo {row[9] / row[5]:.2f}  Python/MuJoCo {row[10] / row[5]:.2f}",
+              flush=True)
+        rows.append(row)
+    return rows
+
+
 def plot(rows, path: str, title: str) -> None:
     import matplotlib
 
@@ -375,6 +515,8 @@ def main() -> None:
     ap.add_argument("--dense-steps", type=int, default=3, help="of those, dense TAMSI solves")
     ap.add_argument("--plot", help="where --scaling writes its plot (PNG)")
     ap.add_argument("--ipm", action="store_true", help="the interior point at its engine preset")
+    ap.add_argument("--bridge", choices=("python", "c"), default="python",
+                    help="prepare each TAMSI step in Python (default) or in the C bridge (mujoco_bridge.c)")
     ap.add_argument("--compare", type=int, nargs="*",
                     help="pile sizes: the interior point's drop beside MuJoCo's own, one table")
     args = ap.parse_args()
@@ -385,7 +527,7 @@ def main() -> None:
     if args.ipm:
         print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms, interior point (engine preset)")
         print(" step    nc          outcome iter     IPM us  max pen mm   energy J")
-        recs = simulate_ipm(args.boxes, args.steps, args.seed, report=lambda r: print(
+        recs = simulate_ipm(args.boxes, args.steps, args.seed, bridge_kind=args.bridge, report=lambda r: print(
             f"{r.step:5d} {r.nc:5d} {r.outcome.name:>16} {r.iterations:4d} {r.seconds * 1e6:10.1f} "
             f"{r.penetration * 1e3:11.4f} {r.energy:10.4f}", flush=True))
         failed = sum(r.outcome is not cts.IpmOutcome.kConverged for r in recs)
@@ -395,6 +537,9 @@ def main() -> None:
               f"(last 0.5 s: {max(r.penetration for r in last) * 1e3:.3f} mm); energy max "
               f"{max(r.energy for r in recs):.4f} J vs initial {recs[0].energy:.4f} J")
         return
+    if args.scaling and args.bridge == "c":
+        scaling_c(args.scaling, args.settle, args.measure, args.seed)
+        return
     if args.scaling:
         rows = scaling(args.scaling, args.settle, args.measure, args.dense_steps, args.seed)
         if args.plot:
@@ -402,9 +547,9 @@ def main() -> None:
                                   f"{args.measure} steps (dense: {args.dense_steps})")
             print(f"wrote {args.plot}")
         return
-    print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms")
+    print(f"{args.boxes} boxes, {args.steps} steps of {DT * 1e3:g} ms, {args.bridge} bridge")
     print(" step    nc                outcome iter   TAMSI us  MuJoCo us   energy J  max |v|")
-    records = simulate(args.boxes, args.steps, args.seed, report=print_step)
+    records = simulate(args.boxes, args.steps, args.seed, report=print_step, bridge_kind=args.bridge)
     t = statistics.median(r.tamsi_seconds for r in records) * 1e6
     m = statistics.median(r.mujoco_seconds for r in records) * 1e6
     print(f"median per step: block-sparse TAMSI {t:.1f} us, MuJoCo's constraint solve {m:.1f} us")

@@ -1,7 +1,9 @@
 //! The Python ctypes binding, through the shim `examples_c/python/contact_solvers.py` that loads
 //! the package `python/contact_solvers/` from the source tree, against the library this test run
 //! built: its pytest suite (`examples_c/python/tests/`: Drake's TAMSI reference values,
-//! usage errors, borrowing and array conversion, block-sparse data, the MuJoCo pile's physics),
+//! usage errors, borrowing and array conversion, block-sparse data, the MuJoCo pile's physics,
+//! the C bridge `mujoco_bridge.c` built with the system's `cc` against the MuJoCo wheel and
+//! compared bit for bit with the Python bridge),
 //! the rolling-cylinder example, whose printout is checked against Drake's values like the C
 //! example's, the MuJoCo engine example (`mujoco_pile.py`) and the friction-estimation
 //! example (`estimate_friction.py`, TAMSI sensitivities) run as programs.
