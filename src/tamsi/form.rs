@@ -13,7 +13,7 @@ use crate::block_sparse::{
     BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit, try_grow,
 };
 use crate::linalg::simd::{Simd, dispatch_fn};
-use crate::linalg::{BLOCKED_MIN_DIM, Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
+use crate::linalg::{Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
 use crate::parallel::{Parts, WorkerPool, chunk_count};
 
 /// The per-contact state [`Form::evaluate_contacts`] writes (nc entries each; `vt` 2nc).
@@ -52,6 +52,14 @@ pub(super) struct FusedOutputs<'a> {
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
 const MIN_CONTACTS_PER_THREAD: usize = 128;
+
+/// Fewest velocities from which dense two-way problems use fused multiply-adds in the products
+/// and the Newton-matrix assembly (`docs/tamsi.md` §5.2, `docs/performance.md` §1): half the
+/// floating-point operations of the assembly, round-off-level differences from Drake, the same
+/// iterations. Below it the solve is mostly fixed per-iteration work (fusing gains 3 % of the
+/// instructions at nv = 6) and keeps Drake's bits, which Drake's own test cases (nv ≤ 6) then
+/// reproduce exactly.
+const FUSED_MIN_DIM: usize = 12;
 
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc. `Sync`: the block
@@ -281,9 +289,9 @@ pub(super) struct DenseWorkspace {
     pub newton: NewtonMatrix,
     pub ldlt: Ldlt,
     pub lu: PartialPivLu,
-    /// Whether the per-iteration products use fused multiply-adds: two-way problems from
-    /// `BLOCKED_MIN_DIM` velocities up, whose Newton matrix goes to the blocked LU and so differs
-    /// from Eigen's in round-off anyway. Everywhere else Eigen's rounding, and so Drake's bits.
+    /// Whether the per-iteration products and the assembly use fused multiply-adds: two-way
+    /// problems from [`FUSED_MIN_DIM`] velocities up. Everywhere else Eigen's rounding, and so
+    /// Drake's bits (with the LU's, Eigen's order below `BLOCKED_MIN_DIM`).
     pub fused: bool,
 }
 
@@ -303,7 +311,8 @@ impl DenseWorkspace {
 }
 
 /// The dense form: M (nv×nv), Jn (nc×nv) and Jt (2nc×nv) as the caller's column-major views,
-/// with Drake's arithmetic (bit-identical to Drake below `BLOCKED_MIN_DIM`).
+/// with Drake's arithmetic (bit-identical to Drake below [`FUSED_MIN_DIM`], and in one-way
+/// problems below `BLOCKED_MIN_DIM`).
 pub(super) struct DenseForm<'w, 'a> {
     pub ws: &'w mut DenseWorkspace,
     pub m: DMatrixView<'a, f64>,
@@ -332,7 +341,7 @@ impl Form for DenseForm<'_, '_> {
         ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
         ws.blocks.prepare(&self.jt, &self.jn)?;
         ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
-        ws.fused = two_way && nv >= BLOCKED_MIN_DIM;
+        ws.fused = two_way && nv >= FUSED_MIN_DIM;
         Ok(())
     }
 
