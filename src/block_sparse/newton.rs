@@ -1189,6 +1189,13 @@ fn assemble_free_body_contact(
                 o[c] = row(k, [n[c], t1[c], t2[c]]);
             }
         }
+        let (da, db) = (sc.0[q], sc.0[2 + q]);
+        if two && da.array != SKIP && da.array == db.array && (da.rs, db.rs, da.cs) == (1, 1, db.cs) {
+            // Both blocks of column q column-major in one array (a dense island, or the L
+            // panels of the first tree's column): one pass over the columns of tree q.
+            add_column_pairs6(vals[da.array as usize], [da.off, db.off], da.cs, [g[0], g[1]], &y);
+            continue;
+        }
         for (p, &gp) in g[..nb].iter().enumerate() {
             let dst = sc.0[2 * p + q];
             if dst.array == SKIP {
@@ -1204,6 +1211,29 @@ fn assemble_free_body_contact(
                 let [y0, y1, y2] = &mut y;
                 add_block(a, dst.rs, dst.cs, Rows { n, t1, t2 }, [y0, y1, y2]);
             }
+        }
+    }
+}
+
+/// [`add_columns6`] into the two blocks (a, q) and (b, q) of one contact's column q at once:
+/// column c of both from `off[0]` and `off[1]` of `a` (column stride `cs`), with the contact's
+/// two free bodies' `G_a`, `G_b` and `Y = scale·W·G_q`. Each entry gets the operations of
+/// [`add_columns6`] in the same order (the same bits); the three values of `Y` of a column are
+/// broadcast once for both blocks instead of being kept broadcast for the whole block
+/// (`docs/performance.md` §3, fifth pass).
+#[inline(always)]
+fn add_column_pairs6(a: &mut [f64], off: [usize; 2], cs: usize, g: [[&[f64; 6]; 3]; 2], y: &[[f64; 6]; 3]) {
+    let [[a0, a1, a2], [b0, b1, b2]] = g;
+    let gs = [[*a0, *a1, *a2], [*b0, *b1, *b2]];
+    for c in 0..6 {
+        let (y0, y1, y2) = (y[0][c], y[1][c], y[2][c]);
+        for (&o, [g0, g1, g2]) in off.iter().zip(&gs) {
+            let col: &mut [f64; 6] = (&mut a[o + c * cs..o + c * cs + 6]).try_into().unwrap();
+            let mut x = *col;
+            for r in 0..6 {
+                x[r] = g2[r].mul_add(y2, g1[r].mul_add(y1, g0[r].mul_add(y0, x[r])));
+            }
+            *col = x;
         }
     }
 }
