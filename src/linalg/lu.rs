@@ -226,6 +226,9 @@ impl PartialPivLu {
                 6 => solve_small::<6>(lu, piv, b),
                 7 => solve_small::<7>(lu, piv, b),
                 8 => solve_small::<8>(lu, piv, b),
+                // Three contacts in the Delassus data form (issue 30 item 5), and ten.
+                9 => solve_small::<9>(lu, piv, b),
+                10 => solve_small::<10>(lu, piv, b),
                 // Islands of two to four free bodies (issue 29): the loops unrolled, the same
                 // operations.
                 12 => solve_small::<12>(lu, piv, b),
@@ -349,6 +352,10 @@ impl WithSimd for FactorPanels<'_> {
                 6 => factor_fixed::<6>(self.a, self.piv),
                 7 => factor_fixed::<7>(self.a, self.piv),
                 8 => factor_fixed::<8>(self.a, self.piv),
+                // Three contacts in the Delassus data form (docs/ipm.md §11.10), and ten: the
+                // fixed cost of an iteration on the smallest FC3D files (issue 30 item 5).
+                9 => factor_fixed::<9>(self.a, self.piv),
+                10 => factor_fixed::<10>(self.a, self.piv),
                 n => factor_unblocked_piv(self.a, self.piv, n, padded_dim(n)),
             }
         }
