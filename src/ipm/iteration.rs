@@ -174,13 +174,16 @@ impl Viol {
 }
 
 impl IpmWorkspace {
-    /// Records the problem's layout and grows every buffer to its size.
+    /// Records the problem's layout and grows every buffer to its size. `by_id`: the solve
+    /// records its solution by contact id ([`PreviousSolution`], engine iteration with ids);
+    /// only then is that storage grown.
     pub(super) fn setup(
         &mut self,
         p: &IpmProblem<'_>,
         max_iter: usize,
         mode: super::NewtonSolve,
         engine: bool,
+        by_id: bool,
     ) {
         let n = p.num_velocities();
         let nc = p.num_contacts();
@@ -239,8 +242,9 @@ impl IpmWorkspace {
             let off = self.offsets[i];
             m.neutral(&mut self.e[off..off + m.dim()]);
         }
-        self.newton.reserve(mode, n, nc, k);
-        if engine {
+        let block_entries = p.models.iter().map(|m| 4 * m.dim() * m.dim()).sum();
+        self.newton.reserve(mode, n, nc, k, block_entries);
+        if by_id {
             self.previous.reserve(nc, k);
         }
         self.newton.factored = false;

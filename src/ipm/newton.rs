@@ -38,6 +38,9 @@ const W: usize = 11;
 const WI0: usize = 20;
 const CLOSED: usize = 23;
 
+/// Length of `NewtonSystem::local`: a 2k×2k local block for the largest cone (k = 6).
+const LOCAL: usize = 144;
+
 /// What the Newton matrix depends on besides the cone variables and the data form (M and J,
 /// [`Form`]).
 pub(crate) struct SystemData<'a> {
@@ -131,18 +134,24 @@ fn write_local(data: &SystemData<'_>, i: usize, reg: f64, s: &[f64], g: &[f64], 
 }
 
 impl NewtonSystem {
-    /// Makes sure a problem of these sizes needs no further allocation.
-    pub fn reserve(&mut self, mode: NewtonSolve, n: usize, nc: usize, k_total: usize) {
+    /// Makes sure a problem of these sizes needs no further allocation: `n` velocities, `nc`
+    /// contacts of `k_total` cone entries, whose local blocks (2k×2k per contact) hold
+    /// `block_entries` = Σ (2k)² numbers. Sized to the problem, not to the largest model (six
+    /// entries per contact): a fresh solver of a small problem zero-fills only what it uses
+    /// (`docs/performance.md` §4).
+    pub fn reserve(&mut self, mode: NewtonSolve, n: usize, nc: usize, k_total: usize, block_entries: usize) {
         let big = n + 2 * k_total;
         if mode == NewtonSolve::Dense {
             self.lu.reserve(big);
         }
-        self.blocks.reserve(nc, 4 * 36 * nc, 12 * nc);
+        self.blocks.reserve(nc, block_entries, 2 * k_total);
         grow(&mut self.d, 9 * nc);
         grow(&mut self.zf, 6 * k_total);
         grow(&mut self.zr, 2 * k_total);
         grow(&mut self.tmp, big);
-        grow(&mut self.local, 4 * 144);
+        // One local block of the largest model (12×12, `factor_dense`), which also covers the
+        // 12 + 12 of a right-hand side and its solve's scratch.
+        grow(&mut self.local, LOCAL);
         grow(&mut self.closed, CLOSED * nc);
         grow(&mut self.fold, 4 * nc);
         if self.block_of.capacity() < nc {

@@ -246,7 +246,7 @@ impl IpmSolver {
         ws.offsets.reserve(nc);
         ws.mu.reserve(nc);
         self.dense.reserve(n, nc);
-        ws.newton.reserve(self.params.newton_solve, n, nc, 6 * nc);
+        ws.newton.reserve(self.params.newton_solve, n, nc, 6 * nc, 144 * nc);
     }
 
     pub(crate) fn require_solution(&self) -> Result<(), IpmError> {
@@ -285,7 +285,7 @@ fn run<F: Form>(
     };
     ws.has_solution = false;
     ws.sens.valid = false;
-    ws.setup(p, prm.max_iter, prm.newton_solve, engine);
+    ws.setup(p, prm.max_iter, prm.newton_solve, engine, engine && ids.is_some());
     ws.prepare_split(form.split());
     let (n, kt) = (ws.n, ws.k_total);
     let big = n + 2 * kt;
