@@ -515,8 +515,8 @@ struct IslandOrder {
     dvt: Vec<f64>,
     dvn: Vec<f64>,
     alpha: Vec<Option<f64>>,
-    /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values), [`TAU_STRIDE`]
-    /// apart.
+    /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values),
+    /// `tau_stride` apart.
     tau: Vec<f64>,
     tree: usize,
     /// Entries per chunk of `tau`: `2·tree` rounded up to a cache line, plus one line, so that

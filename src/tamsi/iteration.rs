@@ -158,7 +158,6 @@ impl IterationState {
     /// rest); after a failed factorization `dvt` and `dvn` are not.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn step<S: Simd, F: Form>(
         &mut self,
         simd: S,
