@@ -67,20 +67,22 @@ void StackMlcp() {
 }
 
 // The pile settles with no energy gain and comes to rest, and through ContactSolver its
-// penetration at rest (the deepest contact over the last 0.5 s) is no deeper than Bullet's own
+// penetration at rest (the deepest contact over the last 0.5 s of a 3 s drop) is no deeper than Bullet's own
 // sequential impulse solver's on the same drop, run in this process (docs/bullet.md §3–4: TAMSI's
 // near-rigid stiffness, the interior point's limited recovery). The Baraff adapter solves
 // btMLCPSolver's MLCP, whose penetration handling is Bullet's (ERP, split impulse): its figure is
 // printed, not checked. The Lemke adapter is left out: its dense LCP of the pile (~900 variables)
-// takes about a second per step.
+// takes about a second per step. The drop lasts 3 s: the pile is chaotic and its last box can land
+// after 1.5 s (at dt = 1/50 and 1/90, or with another warm start at 1/60), so a window ending at
+// 2 s can hold an impact rather than the rest the check names (docs/ipm.md §11.5).
 void Pile() {
   for (double dt : kSteps) {
-    const scenes::Result si = scenes::Pile(scenes::Solver::kSequentialImpulse, dt, 2.0);
+    const scenes::Result si = scenes::Pile(scenes::Solver::kSequentialImpulse, dt, 3.0);
     for (scenes::Solver s : {scenes::Solver::kBaraffMlcp, scenes::Solver::kTamsi, scenes::Solver::kInteriorPoint}) {
-      const scenes::Result r = scenes::Pile(s, dt, 2.0);
+      const scenes::Result r = scenes::Pile(s, dt, 3.0);
       // 1 mJ: round-off of float positions for 50 boxes (E ≈ 100 J).
       check(r.energy_gain <= 1e-3, label(s, dt, "pile energy gain (J)").c_str(), r.energy_gain, 1e-3);
-      check(r.metric < 0.5, label(s, dt, "pile kinetic energy at 2 s (J)").c_str(), r.metric, 0.5);
+      check(r.metric < 0.5, label(s, dt, "pile kinetic energy at 3 s (J)").c_str(), r.metric, 0.5);
       if (s == scenes::Solver::kBaraffMlcp) {
         std::printf("info %s: penetration at rest %.4g m (Bullet SI %.4g m)\n", label(s, dt, "pile").c_str(),
                     r.penetration, si.penetration);

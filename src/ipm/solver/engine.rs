@@ -176,17 +176,59 @@ fn warm_start_by_id(ws: &mut IpmWorkspace, ids: &[u64], pscale: f64, vscale: f64
         let (k, po) = (m.dim(), prev.offsets[j]);
         ws.s[off..off + k].copy_from_slice(&prev.s[po..po + k]);
         ws.g[off..off + k].copy_from_slice(&prev.g[po..po + k]);
-        push_inside(m, &mut ws.s[off..off + k], &mut ws.g[off..off + k], &ws.e[off..off + k], pscale, vscale);
+        push_inside_by_mode(
+            m,
+            &mut ws.s[off..off + k],
+            &mut ws.g[off..off + k],
+            &ws.e[off..off + k],
+            pscale,
+            vscale,
+        );
+    }
+}
+
+/// Which of a pair's primal and dual the warm start pushes inside, from their distances `ds`
+/// (m/s) and `dg` (N·s) to the boundary at the previous solution (the pair's mode, `docs/ipm.md`
+/// §11.5): a primal well inside (≥ a tenth of V) with its dual at the boundary (a separated
+/// contact's gap, a sliding contact's friction pair) is kept and only the dual is pushed; a dual
+/// well inside with its primal at the boundary (a touching contact's gap, a sticking contact's
+/// friction pair) is kept and only the primal is pushed; otherwise both are pushed.
+fn pushed_by_mode(ds: f64, dg: f64, pscale: f64, vscale: f64) -> (bool, bool) {
+    let s_inside = ds >= 0.1 * vscale;
+    let g_inside = dg >= 0.1 * pscale;
+    match (s_inside, g_inside) {
+        (true, false) => (false, true),
+        (false, true) => (true, false),
+        _ => (true, true),
     }
 }
 
 /// One contact's previous solution `(s, g)` moved inside by a tenth of the scales along the
-/// identity `e`, then Dojo's interior shift: a converged point sits on the boundary, where the
-/// shift alone leaves products near 0 and the first steps collapse (`docs/ipm.md` §11 item 3).
-fn push_inside(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale: f64, vscale: f64) {
-    for ((x, y), &ej) in s.iter_mut().zip(g.iter_mut()).zip(e) {
-        *x += 0.1 * vscale * ej;
-        *y += 0.1 * pscale * ej;
+/// identity `e`, pair by pair (each orthant entry, the `Q³` block) as [`pushed_by_mode`] says, then
+/// Dojo's interior shift: a converged point sits on the boundary, where the shift alone leaves
+/// products near 0 and the first steps collapse (§11 item 3). Keeping the variable the mode says
+/// is inside keeps the part of the previous solution that carries over: in MuJoCo's 200-box loop
+/// 3.84 iterations a step on average against 4.69 when every variable is pushed (§11.5).
+fn push_inside_by_mode(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale: f64, vscale: f64) {
+    let push = |s: &mut [f64], g: &mut [f64], r: std::ops::Range<usize>, ds: f64, dg: f64| {
+        let (push_s, push_g) = pushed_by_mode(ds, dg, pscale, vscale);
+        for j in r {
+            if push_s {
+                s[j] += 0.1 * vscale * e[j];
+            }
+            if push_g {
+                g[j] += 0.1 * pscale * e[j];
+            }
+        }
+    };
+    let no = m.orthant_len();
+    for j in 0..no {
+        let (ds, dg) = (s[j], g[j]);
+        push(s, g, j..j + 1, ds, dg);
+    }
+    if m == ContactModel::SecondOrderCone {
+        let (ds, dg) = (cone::soc_margin(&s[no..no + 3]), cone::soc_margin(&g[no..no + 3]));
+        push(s, g, no..no + 3, ds, dg);
     }
     m.shift(s, g);
 }
@@ -675,7 +717,7 @@ pub(super) fn iterate_engine<F: Form>(
         WarmStart::ByPosition => {
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
                 let r = off..off + m.dim();
-                push_inside(m, &mut ws.s[r.clone()], &mut ws.g[r.clone()], &ws.e[r], pscale, vscale);
+                push_inside_by_mode(m, &mut ws.s[r.clone()], &mut ws.g[r.clone()], &ws.e[r], pscale, vscale);
             }
         }
         WarmStart::Cold => central_start(ws, p, form, pscale, vscale),
@@ -979,5 +1021,25 @@ fn centrality_rhs(ws: &mut IpmWorkspace, kappa: f64, at: f64) {
         let c = [(c1 + c2) / 2.0, (c2 - c1) / 2.0 * u[0], (c2 - c1) / 2.0 * u[1]];
         let a = cone::arrow_solve(&d[18..21], &c);
         ws.daff[n + off + 1..n + off + 4].copy_from_slice(&a);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pushed_by_mode;
+
+    #[test]
+    fn the_warm_start_keeps_the_variable_the_previous_mode_has_inside() {
+        let (p, v) = (2.0, 0.5); // P (N·s), V (m/s)
+        // Separated gap: slack well inside, impulse at 0 -> only the impulse is pushed.
+        assert_eq!(pushed_by_mode(0.3, 0.0, p, v), (false, true));
+        // Touching gap / sticking friction pair: impulse inside, slack at 0 -> only the slack.
+        assert_eq!(pushed_by_mode(1e-9, 0.5, p, v), (true, false));
+        // Sliding friction pair (both on the boundary), or both inside: both, as before.
+        assert_eq!(pushed_by_mode(1e-9, 1e-9, p, v), (true, true));
+        assert_eq!(pushed_by_mode(0.3, 0.5, p, v), (true, true));
+        // The thresholds are a tenth of each scale.
+        assert_eq!(pushed_by_mode(0.049, 0.0, p, v), (true, true));
+        assert_eq!(pushed_by_mode(0.05, 0.0, p, v), (false, true));
     }
 }
