@@ -45,6 +45,7 @@ class Contact:
     Jb: np.ndarray | None  # 3 × ndofs(tree_b), None when tree_b = -1
     pos: np.ndarray  # contact point (world, m)
     frame: np.ndarray  # 3×3, rows normal, t1, t2 (world)
+    con_index: int = -1  # its index in MuJoCo's contact list (data.contact), for ids across steps
 
 
 @dataclasses.dataclass
@@ -189,7 +190,7 @@ def contact_step(model, data) -> ContactStep:
             fb, nb = tr[tb]
             jb = j[:, fb:fb + nb].copy()
         contacts.append(Contact(ta, tb, float(con.friction[0]), float(con.dist), j[:, fa:fa + na].copy(), jb,
-                                np.array(con.pos), frame))
+                                np.array(con.pos), frame, i))
     v0 = np.array(data.qvel)
     mv0 = np.zeros(nv)
     mujoco.mj_mulM(model, data, mv0, v0)

@@ -284,14 +284,16 @@ def ipm_step_python(solver: cts.IpmSolver, model, data):
     phi = step.phi() if nc else np.zeros(0)
     J = [b for c in step.contacts for b in ((c.Ja, c.Jb) if c.tree_b >= 0 else (c.Ja,))]
     trees = np.array([(c.tree_a, c.tree_b) for c in step.contacts], dtype=np.int32).reshape(nc, 2)
-    # Ids: the geom pair (from MuJoCo's contact list, in order) and the index within it.
-    ids, seen = [], {}
+    # Ids: the geom pair and the contact's index within it, numbered over MuJoCo's contact list
+    # in order; each kept contact takes the id of the MuJoCo contact it came from (the bridge
+    # drops contacts between static bodies, so positions in the two lists can differ).
+    pair_ids, seen = [], {}
     for i in range(data.ncon):
         con = data.contact[i]
         pair = (int(con.geom1), int(con.geom2))
         seen[pair] = seen.get(pair, -1) + 1
-        ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
-    ids = ids[:nc] if len(ids) >= nc else ids + list(range(10**12, 10**12 + nc - len(ids)))
+        pair_ids.append((pair[0] * 100003 + pair[1]) * 64 + seen[pair])
+    ids = [pair_ids[c.con_index] for c in step.contacts]
     solver.set_block_problem_data(
         np.array([n for _, n in step.trees], dtype=np.int32), step.M_blocks, trees, J,
         step.v0, step.tau, step.dt, phi, step.mu() if nc else np.zeros(0),
