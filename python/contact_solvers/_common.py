@@ -331,17 +331,6 @@ def _int32_array(x, name: str, copy: bool) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
 
 
-_INT32_P = ctypes.POINTER(ctypes.c_int32)
-
-
-def _int32_ptr(a: np.ndarray):
-    """An ``int32_t *`` to ``a``'s first element (``a.ctypes.data_as`` costs 4 µs a call; a
-    pointer to a ctypes view of a writable buffer, 0.8 µs)."""
-    if a.flags.writeable and a.size:
-        return _INT32_P(ctypes.c_int32.from_buffer(a))
-    return a.ctypes.data_as(_INT32_P)
-
-
 _F64 = np.dtype(np.float64)
 _I32 = np.dtype(np.int32)
 
