@@ -331,8 +331,11 @@ def _int32_array(x, name: str, copy: bool) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
 
 
+# numpy's arrays share one dtype object per native type (an unpickled array has an equal
+# copy): the checks below compare by identity first.
 _F64 = np.dtype(np.float64)
 _I32 = np.dtype(np.int32)
+
 
 
 def _plain_ints(key: tuple) -> bool:
@@ -370,7 +373,7 @@ class _Index:
         """(the int32 array, its address)."""
         t = type(x)
         if t is np.ndarray:
-            if not copy and x.dtype is _I32 and x.flags.c_contiguous and x.size and (
+            if not copy and (x.dtype is _I32 or x.dtype == _I32) and x.flags.c_contiguous and x.size and (
                 x.ndim == 1 and (not self.pairs or x.size % 2 == 0)
                 or self.pairs and x.ndim == 2 and x.shape[1] == 2
             ):
@@ -427,7 +430,7 @@ class _Packed:
     def get(self, x, copy: bool, block: _BlockSparse):
         """(the packed array, its address)."""
         self.filled = False
-        if type(x) is np.ndarray and not copy and x.dtype is _F64 and x.ndim == 1 \
+        if type(x) is np.ndarray and not copy and (x.dtype is _F64 or x.dtype == _F64) and x.ndim == 1 \
                 and x.flags.c_contiguous:
             return x, block.address(self.name, x)
         block.copied = True
@@ -538,7 +541,10 @@ class _BlockSparse:
         """The address of ``x``, a C-contiguous array the library is to borrow as argument
         ``name`` without a copy."""
         known = self.known.get(name)
-        address = known[1] if known is not None and known[0] is x else _c_address(x)
+        if known is not None and known[0] is x:
+            self.pending[name] = known
+            return known[1]
+        address = _c_address(x)
         self.pending[name] = (x, address)
         return address
 
@@ -560,9 +566,13 @@ class _BlockSparse:
     def vector(self, x, n: int, name: str, copy: bool):
         """A per-velocity or per-contact vector as :func:`_vector` gives it, and its address;
         the common case, a contiguous float64 vector, checked without ``np.asarray``."""
-        if not copy and type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) \
+        if not copy and type(x) is np.ndarray and (x.dtype is _F64 or x.dtype == _F64) and x.shape == (n,) \
                 and x.flags.c_contiguous:
-            return x, self.address(name, x)
+            known = self.known.get(name)
+            if known is None or known[0] is not x:
+                known = (x, _c_address(x))
+            self.pending[name] = known
+            return known
         self.copied = True
         a = _vector(x, n, name, copy)
         return a, _ptr(a)

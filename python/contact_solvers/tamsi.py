@@ -260,8 +260,8 @@ class TamsiSolver(_SolverHandle):
         :class:`_BlockSparse`: the structure reused while it repeats, lists of blocks packed into
         reused buffers, the arrays of the last call passed again without conversions; the arrays
         are kept only once the call succeeded."""
-        handle = self._h()
-        block = self._block_sparse()
+        handle = self._handle or self._h()  # _h() raises: closed
+        block = self.__dict__.get("_block") or self._block_sparse()
         block.begin(self._borrowed)
         if not copy:
             addresses = block.repeat(function, args)
