@@ -337,7 +337,6 @@ _F64 = np.dtype(np.float64)
 _I32 = np.dtype(np.int32)
 
 
-
 def _plain_ints(key: tuple) -> bool:
     """Whether ``key`` holds only Python ints or tuples of Python ints: immutable values, so a
     tuple of them is a snapshot that no later change of the caller's list can reach."""
@@ -373,10 +372,10 @@ class _Index:
         """(the int32 array, its address)."""
         t = type(x)
         if t is np.ndarray:
-            if not copy and (x.dtype is _I32 or x.dtype == _I32) and x.flags.c_contiguous and x.size and (
-                x.ndim == 1 and (not self.pairs or x.size % 2 == 0)
-                or self.pairs and x.ndim == 2 and x.shape[1] == 2
-            ):
+            dtype = x.dtype
+            if not copy and (dtype is _I32 or dtype == _I32) and x.flags.c_contiguous and x.size \
+                    and (x.ndim == 1 and (not self.pairs or x.size % 2 == 0)
+                         or self.pairs and x.ndim == 2 and x.shape[1] == 2):
                 return x if x.ndim == 1 else x.reshape(-1), block.address(self.name, x)
         elif (t is list or t is tuple) and self.key is not None:
             try:
@@ -430,8 +429,8 @@ class _Packed:
     def get(self, x, copy: bool, block: _BlockSparse):
         """(the packed array, its address)."""
         self.filled = False
-        if type(x) is np.ndarray and not copy and (x.dtype is _F64 or x.dtype == _F64) and x.ndim == 1 \
-                and x.flags.c_contiguous:
+        if type(x) is np.ndarray and not copy and (x.dtype is _F64 or x.dtype == _F64) \
+                and x.ndim == 1 and x.flags.c_contiguous:
             return x, block.address(self.name, x)
         block.copied = True
         if isinstance(x, (list, tuple)) and x:
@@ -566,8 +565,8 @@ class _BlockSparse:
     def vector(self, x, n: int, name: str, copy: bool):
         """A per-velocity or per-contact vector as :func:`_vector` gives it, and its address;
         the common case, a contiguous float64 vector, checked without ``np.asarray``."""
-        if not copy and type(x) is np.ndarray and (x.dtype is _F64 or x.dtype == _F64) and x.shape == (n,) \
-                and x.flags.c_contiguous:
+        if not copy and type(x) is np.ndarray and (x.dtype is _F64 or x.dtype == _F64) \
+                and x.shape == (n,) and x.flags.c_contiguous:
             known = self.known.get(name)
             if known is None or known[0] is not x:
                 known = (x, _c_address(x))

@@ -138,6 +138,32 @@ def test_the_repeated_call_converts_nothing_and_sees_in_place_changes(lib, monke
         assert all(np.array_equal(results(s)[n], want[n]) for n in want)
 
 
+def test_read_only_and_empty_arrays_take_the_same_paths(lib):
+    """Arrays a ctypes view cannot take (read-only, or empty: no contacts) are looked up the
+    slow way, on the first call and on the repeated one alike."""
+    q = steps()[0]
+    iterations, want = reference(lib, q)
+    arrays = Persistent()(q)
+    for a in arrays:
+        a.flags.writeable = False
+    none = [q["tree_dofs"], q["M_packed"], np.zeros((0, 2), dtype=np.int32), np.zeros(0),
+            q["p_star"], *[np.zeros(0)] * 4]
+    with cts.TamsiSolver(q["nv"], library=lib) as s:
+        for _ in range(3):
+            s.set_two_way_coupled_block_problem_data(*arrays)
+            s.solve_with_guess(DT, q["v0"])
+            assert all(np.array_equal(results(s)[n], want[n]) for n in want)
+        assert s._block_sparse().last is not None
+        for _ in range(3):
+            s.set_two_way_coupled_block_problem_data(*none)
+            assert s.num_contacts == 0
+            s.solve_with_guess(DT, q["v0"])
+            first = np.cumsum([0] + [m.shape[0] for m in q["M_list"]])
+            free = np.concatenate([np.linalg.solve(m, q["p_star"][a:b])  # no contact: M v = p*
+                                   for m, a, b in zip(q["M_list"], first, first[1:])])
+            assert np.allclose(s.get_generalized_velocities(), free, rtol=1e-12, atol=1e-15)
+
+
 def test_another_set_call_or_a_resize_forgets_the_borrowed_addresses(lib, monkeypatch):
     """Once the library borrows other data, the caller may reallocate the old arrays (here with
     ``__setstate__``, which may move an array's memory): the next block call looks again."""
