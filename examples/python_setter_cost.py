@@ -1,12 +1,17 @@
-"""The Python setter's cost beside a TAMSI solve on the engine scenes of tests/data, with M and J
-given as lists of blocks (what a bridge from MuJoCo writes), issue 29 item 5.
+"""The Python setter's cost beside a TAMSI solve on the engine scenes of tests/data, issue 29
+item 5 (docs/performance.md §3, "The setter from Python").
 
     cargo build --release --lib
-    python3 examples/python_setter_cost.py
+    python3 examples/python_setter_cost.py [package root, default: this repository]
 
-Median thread CPU time of `set_two_way_coupled_block_problem_data` and of a cold
-`solve_with_guess` from v0 (docs/performance.md, "The setter from Python"). A measurement, not a
-test: the figures depend on the machine and its load."""
+Median thread CPU time of a cold `solve_with_guess` from v0 and of
+`set_two_way_coupled_block_problem_data` given
+* lists: M and J as lists of blocks (what a bridge from MuJoCo writes), the structure as a list
+  of ints and an int32 array;
+* same: packed arrays, the same array objects at every call (a loop that writes its step into
+  the same arrays, as MuJoCo's mjData is written);
+* fresh: packed arrays, other array objects at every call (a loop that builds new arrays).
+A measurement, not a test: the figures depend on the machine and its load."""
 import gzip
 import sys
 import time
@@ -15,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "python"))
 import contact_solvers as cs  # noqa: E402
 
 def read_scenes(path):
@@ -60,19 +65,51 @@ def read_scenes(path):
         out.append(s)
     return out
 
-def med(f, n):
+def med(f, n, batch):
+    """Median over n samples of the thread CPU time of `batch` calls of f, per call (µs): the
+    clock itself (a system call, about 0.7 µs here) is read once per batch, not per call."""
     ts = []
     for _ in range(n):
-        t = time.thread_time_ns(); f(); ts.append(time.thread_time_ns() - t)
-    return np.median(ts) / 1e3
+        t = time.thread_time_ns()
+        for _ in range(batch):
+            f()
+        ts.append(time.thread_time_ns() - t)
+    return np.median(ts) / batch / 1e3
+
+
+FRESH = 16  # sets of copies used in turn: each call gets other array objects than the last
+
 
 for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz"):
     solver = cs.TamsiSolver(s["nv"])
-    def setd():
-        solver.set_two_way_coupled_block_problem_data(s["dofs"], s["M"], s["trees"], s["J"], s["p_star"], s["fn0"], s["k"], s["d"], s["mu"])
+    per_contact = (s["fn0"], s["k"], s["d"], s["mu"])
+    M_packed = np.concatenate([b.ravel(order="F") for b in s["M"]])
+    J_packed = np.concatenate([b.ravel(order="F") for b in s["J"]])
+    tree_dofs = np.array(s["dofs"], dtype=np.int32)
+    copies = [[a.copy() for a in (M_packed, J_packed, s["p_star"], *per_contact)]
+              for _ in range(FRESH)]
+    turn = [0]
+
+    def set_lists():
+        solver.set_two_way_coupled_block_problem_data(s["dofs"], s["M"], s["trees"], s["J"], s["p_star"], *per_contact)
+
+    def set_same():
+        solver.set_two_way_coupled_block_problem_data(tree_dofs, M_packed, s["trees"], J_packed, s["p_star"], *per_contact)
+
+    def set_fresh():
+        m, j, p, *c = copies[turn[0] % FRESH]
+        turn[0] += 1
+        solver.set_two_way_coupled_block_problem_data(tree_dofs, m, s["trees"], j, p, *c)
+
     def solve():
         solver.solve_with_guess(s["dt"], s["v0"])
-    setd(); solve()
-    n = 200 if s["nv"] < 700 else 20
-    ts, tv = med(setd, n), med(solve, n)
-    print(f"{s['name']:28s} set {ts:8.1f} us  solve {tv:9.1f} us  set/solve {100*ts/tv:6.1f} %")
+
+    small = s["nv"] < 700
+    n, batch = (200, 10) if small else (20, 2)
+    times = {}
+    for name, f in (("lists", set_lists), ("same", set_same), ("fresh", set_fresh)):
+        f(); f(); solve()
+        times[name] = med(f, n, batch)
+    times["solve"] = med(solve, n, batch)
+    print(f"{s['name']:26s} solve {times['solve']:9.1f} us  set: " + "  ".join(
+        f"{k} {times[k]:6.1f} us {100 * times[k] / times['solve']:6.1f} %" for k in ("lists", "same", "fresh")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import operator
 import os
 import sys
 from pathlib import Path
@@ -166,6 +167,19 @@ def _ptr(a: np.ndarray) -> int:
     return a.ctypes.data
 
 
+_FROM_BUFFER = ctypes.c_char.from_buffer
+_ADDRESS_OF = ctypes.addressof
+
+
+def _c_address(a: np.ndarray) -> int:
+    """``_ptr`` of a C-contiguous array, the writable case without the flag tests first (0.4
+    instead of 0.7 µs, a sixth of a small block set call's own Python work)."""
+    try:
+        return _ADDRESS_OF(_FROM_BUFFER(a))
+    except (TypeError, ValueError, BufferError):  # read-only or empty
+        return _ptr(a)
+
+
 class _Reused:
     """Column-major float64 storage for one matrix argument of one solver object, reused by every
     set call that must convert that argument: two buffers used in turn (the one the library
@@ -246,12 +260,12 @@ def _vector(x, n: int, name: str, copy: bool) -> np.ndarray:
     return a
 
 
-def _packed_side_by_side(blocks, name: str) -> np.ndarray | None:
-    """The packed values of a list of 2-D blocks with one row count (every J block is 3×n_t, and
-    the M blocks of equal trees are), in two numpy calls and no Python work per block: the blocks
-    set side by side, read column-major, are each block's columns in order, which is each block
-    column-major, back to back (issue 29 item 5). None when the blocks' row counts or ranks
-    differ (the caller then packs block by block and names the offending block)."""
+def _side_by_side(blocks, name: str) -> np.ndarray | None:
+    """A list of 2-D blocks with one row count (every J block is 3×n_t, and the M blocks of
+    equal trees are) set side by side, in one numpy call and no Python work per block: read
+    column-major, it is each block's columns in order, which is each block column-major, back to
+    back (issue 29 item 5). None when the blocks' row counts or ranks differ (the caller then
+    packs block by block and names the offending block); raises for blocks that are not real."""
     try:
         side_by_side = np.concatenate(blocks, axis=1)
     except (ValueError, TypeError, IndexError):  # AxisError (1-D blocks) is a ValueError
@@ -259,26 +273,27 @@ def _packed_side_by_side(blocks, name: str) -> np.ndarray | None:
     if side_by_side.ndim != 2:
         return None
     _real(side_by_side, name)
-    return side_by_side.astype(np.float64, copy=False).ravel(order="F")
+    return side_by_side
+
+
+def _block_by_block(blocks, name: str) -> np.ndarray:
+    """The packed values of a list of 2-D blocks of mixed row counts (each flattened
+    column-major, in order, into one new array); names the first block that is not 2-D."""
+    parts = [np.asarray(b, dtype=np.float64) for b in blocks]
+    for k, b in enumerate(parts):
+        if b.ndim != 2:
+            raise ContactSolversError(
+                Status.DIMENSION_MISMATCH, f"{name}[{k}]: shape {b.shape}, expected a 2-D block"
+            )
+    return np.concatenate([b.ravel(order="F") for b in parts])
 
 
 def _packed(x, name: str, copy: bool) -> np.ndarray:
-    """Packed float64 values of a block-sparse array: a 1-D array (used as it is when it is a
-    contiguous float64 array, else copied once), or a sequence of 2-D blocks (each flattened
-    column-major, in order, into one new array)."""
-    if isinstance(x, (list, tuple)):
-        if not x:
-            return np.zeros(0)
-        packed = _packed_side_by_side(x, name)
-        if packed is not None:
-            return packed
-        parts = [np.asarray(b, dtype=np.float64) for b in x]
-        for k, b in enumerate(parts):
-            if b.ndim != 2:
-                raise ContactSolversError(
-                    Status.DIMENSION_MISMATCH, f"{name}[{k}]: shape {b.shape}, expected a 2-D block"
-                )
-        return np.concatenate([b.ravel(order="F") for b in parts])
+    """Packed float64 values of a block-sparse array given as a 1-D array (used as it is when it
+    is a contiguous float64 array, else copied once) or as an empty list (lists of blocks:
+    :class:`_Packed`)."""
+    if isinstance(x, (list, tuple)) and not x:
+        return np.zeros(0)
     a = np.asarray(x)
     if a.ndim != 1:
         raise ContactSolversError(
@@ -316,37 +331,266 @@ def _int32_array(x, name: str, copy: bool) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
 
 
-_INT32_P = ctypes.POINTER(ctypes.c_int32)
+# numpy's arrays share one dtype object per native type (an unpickled array has an equal
+# copy): the checks below compare by identity first.
+_F64 = np.dtype(np.float64)
+_I32 = np.dtype(np.int32)
 
 
-def _int32_ptr(a: np.ndarray):
-    """An ``int32_t *`` to ``a``'s first element (``a.ctypes.data_as`` costs 4 µs a call; a
-    pointer to a ctypes view of a writable buffer, 0.8 µs)."""
-    if a.flags.writeable and a.size:
-        return _INT32_P(ctypes.c_int32.from_buffer(a))
-    return a.ctypes.data_as(_INT32_P)
+def _plain_ints(key: tuple) -> bool:
+    """Whether ``key`` holds only Python ints or tuples of Python ints: immutable values, so a
+    tuple of them is a snapshot that no later change of the caller's list can reach."""
+    for v in key:
+        if type(v) is tuple:
+            if not all(type(u) is int for u in v):
+                return False
+        elif type(v) is not int:
+            return False
+    return True
 
 
-def _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy: bool):
-    """``cts_block_sparse_data`` over the given arrays: (the struct, the arrays it points into,
-    to be kept alive while the library borrows them, nc)."""
-    trees = _int32_array(tree_dofs, "tree_dofs", copy)
-    ct = np.asarray(contact_trees)
-    if ct.size and not (ct.ndim == 2 and ct.shape[1] == 2) and not (
-        ct.ndim == 1 and ct.shape[0] % 2 == 0
-    ):
-        raise ContactSolversError(
-            Status.DIMENSION_MISMATCH,
-            f"contact_trees: shape {ct.shape}, expected (nc, 2) or (2*nc,)",
-        )
-    ct = _int32_array(ct, "contact_trees", copy)
-    nc = ct.shape[0] // 2
-    m = _packed(M_blocks, "M_blocks", copy)
-    j = _packed(J_blocks, "J_blocks", copy)
-    data = _ffi.cts_block_sparse_data(
-        trees.shape[0], _int32_ptr(trees), m.shape[0], _ptr(m), nc, _int32_ptr(ct), j.shape[0], _ptr(j)
-    )
-    return data, (trees, m, ct, j), nc
+class _Index:
+    """One index argument of the block-sparse setters (``tree_dofs``, ``contact_trees``) as the
+    library reads it: contiguous int32, flattened in C order.
+
+    A contiguous int32 array is used as it is (borrowed, no copy). A live loop passes the same
+    structure at every step: a list or tuple of Python ints (or of pairs of them) equal to the
+    last one converted reuses that conversion, found by one tuple comparison in C instead of a
+    numpy conversion and range checks (issue 29 item 5). The reused array is this object's own
+    and never written, so it may stay borrowed."""
+
+    __slots__ = ("name", "pairs", "key", "array", "address")
+
+    def __init__(self, name: str, pairs: bool):
+        self.name = name
+        self.pairs = pairs  # contact_trees: (nc, 2) or flat 2nc
+        self.key = None
+        self.array = None
+        self.address = 0
+
+    def get(self, x, copy: bool, block: _BlockSparse):
+        """(the int32 array, its address)."""
+        t = type(x)
+        if t is np.ndarray:
+            dtype = x.dtype
+            if not copy and (dtype is _I32 or dtype == _I32) and x.flags.c_contiguous and x.size \
+                    and (x.ndim == 1 and (not self.pairs or x.size % 2 == 0)
+                         or self.pairs and x.ndim == 2 and x.shape[1] == 2):
+                return x if x.ndim == 1 else x.reshape(-1), block.address(self.name, x)
+        elif (t is list or t is tuple) and self.key is not None:
+            try:
+                if tuple(x) == self.key:
+                    block.copied = True  # a conversion, reused: not the caller's array
+                    return self.array, self.address
+            except (TypeError, ValueError):  # an element compares as an array: convert
+                pass
+        block.copied = True
+        if self.pairs:
+            ct = np.asarray(x)
+            if ct.size and not (ct.ndim == 2 and ct.shape[1] == 2) and not (
+                ct.ndim == 1 and ct.shape[0] % 2 == 0
+            ):
+                raise ContactSolversError(
+                    Status.DIMENSION_MISMATCH,
+                    f"{self.name}: shape {ct.shape}, expected (nc, 2) or (2*nc,)",
+                )
+            a = _int32_array(ct, self.name, copy)
+        else:
+            a = _int32_array(x, self.name, copy)
+        address = _ptr(a)
+        if t is list or t is tuple:
+            key = tuple(x)
+            if _plain_ints(key):
+                self.key, self.array, self.address = key, a, address
+        return a, address
+
+
+class _Packed:
+    """One packed argument of the block-sparse setters (``M_blocks``, ``J_blocks``) as the
+    library reads it: contiguous float64.
+
+    A 1-D contiguous float64 array is used as it is (borrowed, no copy). A list of blocks with
+    one row count is set side by side (``np.concatenate(axis=1)``, no Python work per block) into
+    a Fortran-ordered buffer this object keeps, read column-major: each block column-major, back
+    to back. Two buffers are used in turn (the one the library borrows is never written, so a
+    failed set call leaves it intact); a call of the same total width as the last one in this
+    turn writes straight into its buffer: no allocation, one copy of the entries (issue 29
+    item 5). Blocks of mixed row counts are packed block by block; other inputs are converted as
+    :func:`_packed` does."""
+
+    __slots__ = ("name", "buffers", "next", "filled")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.buffers = [None, None]  # (the (rows, cols) F-ordered buffer, its flat view, address)
+        self.next = 0
+        self.filled = False
+
+    def get(self, x, copy: bool, block: _BlockSparse):
+        """(the packed array, its address)."""
+        self.filled = False
+        if type(x) is np.ndarray and not copy and (x.dtype is _F64 or x.dtype == _F64) \
+                and x.ndim == 1 and x.flags.c_contiguous:
+            return x, block.address(self.name, x)
+        block.copied = True
+        if isinstance(x, (list, tuple)) and x:
+            buf = self.buffers[self.next]
+            if buf is not None:
+                try:
+                    # same_kind casting: real blocks only (complex, object or text raise).
+                    np.concatenate(x, axis=1, out=buf[0])
+                    self.filled = True
+                    return buf[1], buf[2]
+                except (ValueError, TypeError, IndexError):
+                    pass  # another width, a refused cast, blocks of mixed ranks: as below
+            side_by_side = _side_by_side(x, self.name)
+            if side_by_side is None:
+                a = _block_by_block(x, self.name)
+                return a, _ptr(a)
+            fortran = np.empty(side_by_side.shape, dtype=np.float64, order="F")
+            np.copyto(fortran, side_by_side, casting="unsafe")  # real: checked above
+            flat = fortran.reshape(-1, order="F")  # a view: the buffer is F-contiguous
+            buf = self.buffers[self.next] = (fortran, flat, _ptr(flat))
+            self.filled = True
+            return flat, buf[2]
+        a = _packed(x, self.name, copy)
+        return a, _ptr(a)
+
+    def commit(self) -> None:
+        """The set call succeeded: the library now borrows the buffer filled, if any."""
+        if self.filled:
+            self.next ^= 1
+            self.filled = False
+
+
+def _struct_words(data: ctypes.Structure):
+    """``cts_block_sparse_data`` as an array of size_t words, written in one slice assignment
+    (eight field assignments cost twice as much). Every field is a size_t or a pointer, back to
+    back: checked here, so a change of the struct in the header fails loudly."""
+    word = ctypes.sizeof(ctypes.c_size_t)
+    fields = type(data)._fields_
+    offsets = [getattr(type(data), name).offset for name, _ in fields]
+    if offsets != [word * k for k in range(len(fields))] or ctypes.sizeof(data) != word * len(
+        fields
+    ) or ctypes.sizeof(ctypes.c_void_p) != word:
+        raise AssertionError("cts_block_sparse_data is no longer size_t and pointer words")
+    return (ctypes.c_size_t * len(fields)).from_buffer(data)
+
+
+_IS = operator.is_
+_LAYOUT = operator.attrgetter("shape", "dtype", "strides")
+
+
+class _BlockSparse:
+    """The ``cts_block_sparse_data`` of one solver object's block-sparse set calls and what they
+    reuse from call to call (issue 29 item 5, ``docs/performance.md`` §3 "The setter from
+    Python"): the converted structure (:class:`_Index`), the packing buffers (:class:`_Packed`),
+    one struct (the library copies it at each call) with a pointer to it, and the addresses of
+    the caller's arrays the library borrows. Use: :meth:`begin`, :meth:`fill` and
+    :meth:`vector`, the library call, then :meth:`commit` if it succeeded.
+
+    The addresses: passing again an array object that the library borrows since this object's
+    last successful call skips the address look-up (a ctypes view, 0.4-0.7 µs); passing again
+    all the arrays of that call, each used as it was (no copy) and with the same shape, dtype
+    and strides, skips every conversion (:meth:`repeat`): the library gets the same struct and
+    addresses and checks every value again. Sound by the borrowing rule: a borrowed array stays
+    allocated until the next set call, so its memory has not moved (only
+    ``ndarray.resize(refcheck=False)`` or ``__setstate__`` could move it, and doing that to a
+    borrowed array already breaks the rule). What is known holds only while the solver object
+    still borrows what that call gave (``borrowed``, its ``_borrowed`` tuple: any other set call,
+    a resize or a close replaces it), and is taken over only from a call that succeeded."""
+
+    __slots__ = ("trees", "contacts", "M", "J", "known", "pending", "copied", "previous",
+                 "last", "borrowed", "data", "pointer", "words", "written")
+
+    def __init__(self):
+        self.trees = _Index("tree_dofs", pairs=False)
+        self.contacts = _Index("contact_trees", pairs=True)
+        self.M = _Packed("M_blocks")
+        self.J = _Packed("J_blocks")
+        self.known: dict = {}  # argument name -> (the array borrowed, its address)
+        self.pending: dict = {}  # the same for the call under way
+        self.copied = False  # whether the call under way converted or packed any argument
+        self.previous = None  # (function, arguments) of the last call without copies
+        self.last = None  # (function, arguments, their layouts, addresses) when it repeated one
+        self.borrowed = None
+        self.data = _ffi.cts_block_sparse_data()
+        self.pointer = ctypes.pointer(self.data)
+        self.words = _struct_words(self.data)
+        self.written = None
+
+    def begin(self, borrowed: tuple) -> None:
+        """Starts a set call of the solver object whose ``_borrowed`` is ``borrowed``."""
+        if borrowed is not self.borrowed:
+            self.known = {}
+            self.previous = self.last = None
+        self.pending = {}
+        self.copied = False
+
+    def repeat(self, function, args: tuple):
+        """The addresses (after the struct's) of the last successful call when ``function`` and
+        ``args`` are that call's and every argument has kept its layout; else None."""
+        last = self.last
+        if (last is not None and last[0] is function and all(map(_IS, args, last[1]))
+                and list(map(_LAYOUT, args)) == last[2]):
+            return last[3]
+        return None
+
+    def address(self, name: str, x: np.ndarray) -> int:
+        """The address of ``x``, a C-contiguous array the library is to borrow as argument
+        ``name`` without a copy."""
+        known = self.known.get(name)
+        if known is not None and known[0] is x:
+            self.pending[name] = known
+            return known[1]
+        address = _c_address(x)
+        self.pending[name] = (x, address)
+        return address
+
+    def fill(self, tree_dofs, M_blocks, contact_trees, J_blocks, copy: bool):
+        """Converts the four arguments and writes the struct: (the arrays it points into, to be
+        kept alive while the library borrows them, nc)."""
+        trees, trees_address = self.trees.get(tree_dofs, copy, self)
+        ct, ct_address = self.contacts.get(contact_trees, copy, self)
+        m, m_address = self.M.get(M_blocks, copy, self)
+        j, j_address = self.J.get(J_blocks, copy, self)
+        nc = ct.shape[0] // 2
+        words = (trees.shape[0], trees_address, m.shape[0], m_address, nc, ct_address,
+                 j.shape[0], j_address)
+        if words != self.written:
+            self.words[:] = words
+            self.written = words
+        return (trees, m, ct, j), nc
+
+    def vector(self, x, n: int, name: str, copy: bool):
+        """A per-velocity or per-contact vector as :func:`_vector` gives it, and its address;
+        the common case, a contiguous float64 vector, checked without ``np.asarray``."""
+        if not copy and type(x) is np.ndarray and (x.dtype is _F64 or x.dtype == _F64) \
+                and x.shape == (n,) and x.flags.c_contiguous:
+            known = self.known.get(name)
+            if known is None or known[0] is not x:
+                known = (x, _c_address(x))
+            self.pending[name] = known
+            return known
+        self.copied = True
+        a = _vector(x, n, name, copy)
+        return a, _ptr(a)
+
+    def commit(self, borrowed: tuple, function=None, args=None, addresses=None) -> None:
+        """The set call succeeded and the solver object's ``_borrowed`` is now ``borrowed``;
+        with ``function``, ``args`` and the ``addresses`` passed after the struct, the call is
+        kept for :meth:`repeat` if it converted nothing and repeats the call before it (the
+        layouts, 2 µs to read, are read only for a loop that passes the same arrays)."""
+        self.M.commit()
+        self.J.commit()
+        self.known, self.pending = self.pending, {}
+        self.borrowed = borrowed
+        previous, self.previous, self.last = self.previous, None, None
+        if function is not None and not self.copied:
+            self.previous = (function, args)
+            if (previous is not None and previous[0] is function
+                    and all(map(_IS, args, previous[1]))):
+                self.last = (function, args, list(map(_LAYOUT, args)), addresses)
 
 
 def _int32(name: str, value) -> int:
@@ -406,6 +650,13 @@ class _SolverHandle:
                 filled.append(reused)
         return out, filled
 
+    def _block_sparse(self) -> _BlockSparse:
+        """This object's :class:`_BlockSparse`, made at its first block-sparse set call."""
+        block = self.__dict__.get("_block")
+        if block is None:
+            block = self._block = _BlockSparse()
+        return block
+
     # -- lifetime -----------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -417,6 +668,7 @@ class _SolverHandle:
         if handle:
             self._fn("free")(handle)
         self._borrowed = ()
+        self.__dict__.pop("_block", None)
 
     def __enter__(self):
         return self

@@ -14,7 +14,6 @@ from ._common import (
     ContactSolversError,
     Library,
     Status,
-    _block_sparse_data,
     _int32,
     _library,
     _ptr,
@@ -338,7 +337,9 @@ class IpmSolver(_SolverHandle):
         Newton solve (the default). Borrowed (``copy=True`` snapshots); on an error the
         previous data stays set.
         """
-        data, keep, nc = _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy)
+        block = self._block_sparse()
+        block.begin(self._borrowed)
+        keep, nc = block.fill(tree_dofs, M_blocks, contact_trees, J_blocks, copy)
         trees = keep[0]
         # The C call takes v0 and tau without lengths: n is checked here. A tree size < 1 is
         # the library's to refuse with its message (it checks the structure before reading v0).
@@ -362,12 +363,13 @@ class IpmSolver(_SolverHandle):
             offset_ptr, offset_len = _ptr(offset), 2 * nc
         self._check(
             self._lib.cts_ipm_solver_set_block_problem_data(
-                self._h(), ctypes.byref(data), _ptr(vecs[0]), _ptr(vecs[1]), float(h),
+                self._h(), block.pointer, _ptr(vecs[0]), _ptr(vecs[1]), float(h),
                 _ptr(vecs[2]), _ptr(vecs[3]),
                 kinds.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), offset_ptr, offset_len,
             )
         )
         self._borrowed = (*keep, *vecs, kinds, offset)  # a failed call keeps the old borrow
+        block.commit(self._borrowed)
 
     # -- solving ------------------------------------------------------------------------------
 

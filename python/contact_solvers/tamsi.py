@@ -14,7 +14,6 @@ from ._common import (
     ContactSolversError,
     Library,
     Status,
-    _block_sparse_data,
     _int32,
     _library,
     _ptr,
@@ -164,6 +163,7 @@ class TamsiSolver(_SolverHandle):
             raise ContactSolversError(Status.INVALID_ARGUMENT, f"nv = {nv} < 0")
         self._check(self._lib.cts_tamsi_solver_resize(self._h(), int(nv)))
         self._borrowed = ()
+        self.__dict__.pop("_nv_kept", None)
 
     # -- sizes and parameters -----------------------------------------------------------------
 
@@ -254,12 +254,32 @@ class TamsiSolver(_SolverHandle):
         for reused in filled:
             reused.commit()
 
-    def _block_arrays(self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, per_contact, copy):
-        """The struct and the arrays of a block-sparse set call (kept alive by the caller)."""
-        data, keep, nc = _block_sparse_data(tree_dofs, M_blocks, contact_trees, J_blocks, copy)
-        vecs = [_vector(p_star, self.num_velocities, "p_star", copy)]
-        vecs += [_vector(x, nc, name, copy) for name, x in per_contact]
-        return data, (*keep, *vecs), vecs
+    def _set_blocks(self, function, names, args, copy) -> None:
+        """A block-sparse set call ``function(handle, &data, p_star, *per_contact)``, ``args``
+        the setter's arguments (``names``: those after ``p_star``), through
+        :class:`_BlockSparse`: the structure reused while it repeats, lists of blocks packed into
+        reused buffers, the arrays of the last call passed again without conversions; the arrays
+        are kept only once the call succeeded."""
+        handle = self._handle or self._h()  # _h() raises: closed
+        block = self.__dict__.get("_block") or self._block_sparse()
+        block.begin(self._borrowed)
+        if not copy:
+            addresses = block.repeat(function, args)
+            if addresses is not None:  # the library borrows these very arrays: nothing to keep
+                self._check(function(handle, block.pointer, *addresses))
+                return
+        keep, nc = block.fill(*args[:4], copy)
+        # nv kept per handle: only resize() changes it (a library call costs about 0.5 µs).
+        kept = self.__dict__.get("_nv_kept")
+        if kept is None or kept[0] is not handle:
+            kept = self._nv_kept = (handle, int(self._lib.cts_tamsi_solver_num_velocities(handle)))
+        vecs = [block.vector(args[4], kept[1], "p_star", copy)]
+        vecs += [block.vector(x, nc, name, copy) for name, x in zip(names, args[5:])]
+        addresses = [address for _, address in vecs]
+        self._check(function(handle, block.pointer, *addresses))
+        # Only now: a failed call keeps the old borrow (and the buffers it reads).
+        self._borrowed = (*keep, *[v for v, _ in vecs])
+        block.commit(self._borrowed, function, args, addresses)
 
     def set_one_way_coupled_block_problem_data(
         self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn, mu, *, copy=False
@@ -277,15 +297,10 @@ class TamsiSolver(_SolverHandle):
         contiguous float64 packed arrays and contiguous float64 vectors; anything else is
         converted once. Borrowed as the dense data; on an error the previous data stays set.
         """
-        data, keep, vecs = self._block_arrays(
-            tree_dofs, M_blocks, contact_trees, J_blocks, p_star, [("fn", fn), ("mu", mu)], copy
+        self._set_blocks(
+            self._lib.cts_tamsi_solver_set_one_way_coupled_block_problem_data, ("fn", "mu"),
+            (tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn, mu), copy,
         )
-        self._check(
-            self._lib.cts_tamsi_solver_set_one_way_coupled_block_problem_data(
-                self._h(), ctypes.byref(data), *[_ptr(v) for v in vecs]
-            )
-        )
-        self._borrowed = keep
 
     def set_two_way_coupled_block_problem_data(
         self, tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn0, stiffness, dissipation,
@@ -294,17 +309,12 @@ class TamsiSolver(_SolverHandle):
         """Two-way data in block-sparse form: as :meth:`set_one_way_coupled_block_problem_data`
         with ``fn0`` (N), ``stiffness`` k (N/m), ``dissipation`` d (s/m) and ``mu``, nc each
         (``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊``)."""
-        per_contact = [("fn0", fn0), ("stiffness", stiffness), ("dissipation", dissipation),
-                       ("mu", mu)]
-        data, keep, vecs = self._block_arrays(
-            tree_dofs, M_blocks, contact_trees, J_blocks, p_star, per_contact, copy
+        self._set_blocks(
+            self._lib.cts_tamsi_solver_set_two_way_coupled_block_problem_data,
+            ("fn0", "stiffness", "dissipation", "mu"),
+            (tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn0, stiffness, dissipation, mu),
+            copy,
         )
-        self._check(
-            self._lib.cts_tamsi_solver_set_two_way_coupled_block_problem_data(
-                self._h(), ctypes.byref(data), *[_ptr(v) for v in vecs]
-            )
-        )
-        self._borrowed = keep
 
     # -- solving ------------------------------------------------------------------------------
 
