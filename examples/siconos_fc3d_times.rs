@@ -14,7 +14,9 @@
 //! instead onto dense velocity-form data (`W = A (I + K) Aᵀ` from W's eigen-decomposition, as before
 //! §11.10, `tests/support/siconos_fc3d.rs`). The global problems are velocity-form data either way.
 //!
-//! Environment: `RUNS`; `FILTER=substring` selects files; `MODE=continuation` times instead what
+//! Environment: `RUNS`; `FILTER=substring` selects files; `HASH=1` adds a column with a hash of the
+//! bits of the answer's velocities and impulses (to check that a change keeps the same bits);
+//! `MODE=continuation` times instead what
 //! `tests/solvers/ipm_siconos.rs` did before the tight setting (Dojo's iteration with impulses
 //! scaled by σ, `rtol = 1e-12‖q‖`, `btol = 1e-14‖q‖²`, re-solved from scratch with btol 10×,
 //! 100×, … smaller while the answer is above 1e-8).
@@ -30,17 +32,26 @@ fn thread_seconds() -> f64 {
     t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
 }
 
-/// One timed solve: outcome, iterations (summed over the re-solves), error, seconds, solves.
-fn solve(p: &Mapped, continuation: bool) -> (IpmOutcome, usize, f64, f64, usize) {
+/// FNV-1a of the bits of the answer's velocities and impulses (`HASH=1`).
+fn answer_hash(s: &IpmSolver) -> u64 {
+    s.velocities().iter().chain(s.impulses()).fold(0xcbf2_9ce4_8422_2325, |h, x| {
+        x.to_bits().to_le_bytes().iter().fold(h, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    })
+}
+
+/// One timed solve: outcome, iterations (summed over the re-solves), error, seconds, solves,
+/// hash of the answer (0 for the continuation).
+fn solve(p: &Mapped, continuation: bool) -> (IpmOutcome, usize, f64, f64, usize, u64) {
     if !continuation {
         let t0 = thread_seconds();
         let mut s = IpmSolver::new(IpmParameters::tight()).unwrap();
         let out = s.solve(&p.problem()).unwrap();
         let dt = thread_seconds() - t0;
-        return (out, s.stats().iterations, natural_map_error(p, s.velocities(), s.impulses()), dt, 1);
+        let err = natural_map_error(p, s.velocities(), s.impulses());
+        return (out, s.stats().iterations, err, dt, 1, answer_hash(&s));
     }
     let (mut total, mut iters) = (0.0, 0);
-    let mut last = (IpmOutcome::MaxIterationsReached, 0, f64::INFINITY, 0.0, 0);
+    let mut last = (IpmOutcome::MaxIterationsReached, 0, f64::INFINITY, 0.0, 0, 0);
     for (k, factor) in [1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6].into_iter().enumerate() {
         let prm = IpmParameters {
             rtol: 1e-12 * p.norm,
@@ -55,7 +66,7 @@ fn solve(p: &Mapped, continuation: bool) -> (IpmOutcome, usize, f64, f64, usize)
         total += thread_seconds() - t0;
         iters += s.stats().iterations;
         let err = natural_map_error(p, s.velocities(), s.impulses());
-        last = (out, iters, err, total, k + 1);
+        last = (out, iters, err, total, k + 1, 0);
         if out != IpmOutcome::Converged || err <= 1e-8 {
             break;
         }
@@ -93,6 +104,7 @@ fn main() {
     let filter = std::env::var("FILTER").ok();
     let continuation = std::env::var("MODE").is_ok_and(|m| m == "continuation");
     let velocity_form = std::env::var("FORM").is_ok_and(|m| m == "velocity");
+    let hash = std::env::var("HASH").is_ok_and(|m| m == "1");
     let siconos = std::env::args().nth(1).map(|p| siconos_best(&p));
     println!(
         "| file | nc | outcome | iterations | natural-map error | ours (s) | best Siconos solver | Siconos (s) | ratio |"
@@ -123,7 +135,7 @@ fn main() {
         }
         times.sort_by(f64::total_cmp);
         let t = times[times.len() / 2];
-        let (out, it, err, _, solves) = last.unwrap();
+        let (out, it, err, _, solves, bits) = last.unwrap();
         solved += usize::from(out == IpmOutcome::Converged && err <= 1e-8);
         let its = if continuation { format!("{it} ({solves} solves)") } else { it.to_string() };
         let (who, ts, ratio) = match siconos.as_ref().and_then(|s| s.get(*name)) {
@@ -136,8 +148,9 @@ fn main() {
             }
             None => ("none reaches 1e-8".to_owned(), "–".to_owned(), "–".to_owned()),
         };
+        let bits = if hash { format!(" {bits:016x} |") } else { String::new() };
         println!(
-            "| {} | {} | {out:?} | {its} | {err:.1e} | {t:.2e} | {who} | {ts} | {ratio} |",
+            "| {} | {} | {out:?} | {its} | {err:.1e} | {t:.2e} | {who} | {ts} | {ratio} |{bits}",
             name.trim_end_matches(".dat"),
             p.mu.len()
         );

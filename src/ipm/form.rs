@@ -184,7 +184,7 @@ impl Form for DenseForm<'_, '_> {
 
     fn solve_mass_in_place(&mut self, b: &mut [f64], delassus: Option<&mut [f64]>) {
         let n = self.m.nrows();
-        self.ws.lu.matrix_mut(n).copy_from(&self.m);
+        self.ws.lu.padded_matrix_mut(n).copy_from(&self.m);
         self.ws.lu.factor();
         self.ws.lu.solve_in_place(b, &mut self.ws.tmp[..n]);
         if let Some(w) = delassus {
@@ -197,7 +197,8 @@ impl Form for DenseForm<'_, '_> {
         let n = self.m.nrows();
         let ws = &mut *self.ws;
         let jtr = &ws.jtr;
-        let mut hm = ws.lu.matrix_mut(n);
+        // The LU's padded layout: no repacking before the factorization (issue 30 item 5).
+        let mut hm = ws.lu.padded_matrix_mut(n);
         hm.copy_from(&self.m);
         for j in 0..n {
             hm[(j, j)] += reg;

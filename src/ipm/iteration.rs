@@ -300,10 +300,11 @@ pub(super) fn residual<F: Form>(
     let kt = s.len();
     let (rd, rk) = r.split_at_mut(n);
     let (rc, re) = rk.split_at_mut(kt);
-    for ((d, &x), &x0) in dv.iter_mut().zip(v).zip(p.v0.iter()) {
+    // Slices, not nalgebra's strided iterators (issue 30 item 5).
+    for ((d, &x), &x0) in dv.iter_mut().zip(v).zip(p.v0.as_slice()) {
         *d = x - x0;
     }
-    for (x, &t) in rd.iter_mut().zip(p.tau.iter()) {
+    for (x, &t) in rd.iter_mut().zip(p.tau.as_slice()) {
         *x = -p.h * t;
     }
     form.add_mass_product(dv, rd);

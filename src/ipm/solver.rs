@@ -295,13 +295,13 @@ fn run<F: Form>(
     match guess {
         Some(vg) => ws.v[..n].copy_from_slice(vg.as_slice()),
         None => {
-            for (x, &y) in ws.v[..n].iter_mut().zip(p.v0.iter()) {
+            for (x, &y) in ws.v[..n].iter_mut().zip(p.v0.as_slice()) {
                 *x = y;
             }
         }
     }
     // Velocities the form solves directly (the block form's trees without contact).
-    for (x, &t) in ws.v_free[..n].iter_mut().zip(p.tau.iter()) {
+    for (x, &t) in ws.v_free[..n].iter_mut().zip(p.tau.as_slice()) {
         *x = p.h * t;
     }
     let free_ok = form.start(p.v0.as_slice(), &ws.v_free[..n], &mut ws.v[..n]);

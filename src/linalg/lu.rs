@@ -20,7 +20,7 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor as faer_lu;
 use faer::{MatMut, Par, Spec};
-use nalgebra::DMatrixViewMut;
+use nalgebra::{DMatrixViewMut, Dyn, U1};
 
 use super::grow;
 use super::simd::{Simd, WithSimd};
@@ -57,7 +57,7 @@ impl std::fmt::Debug for PartialPivLu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PartialPivLu")
             .field("n", &self.n)
-            .field("perm", &&self.perm[..self.n])
+            .field("perm", &self.perm.get(..self.n))
             .finish_non_exhaustive()
     }
 }
@@ -101,10 +101,14 @@ impl PartialPivLu {
     /// Makes sure `n×n` problems need no further allocation.
     pub fn reserve(&mut self, n: usize) {
         grow(&mut self.lu, padded_dim(n) * n);
-        if self.perm.len() < n {
+        if self.piv.len() < n {
+            self.piv.resize(n, 0);
+        }
+        // The permutations only for the blocked kernel: a small matrix's storage is two
+        // allocations fewer (issue 30 item 5).
+        if n >= BLOCKED_MIN_DIM && self.perm.len() < n {
             self.perm.resize(n, 0);
             self.perm_inv.resize(n, 0);
-            self.piv.resize(n, 0);
         }
         if n >= BLOCKED_MIN_DIM && n > self.stack_dim {
             self.stack =
@@ -117,8 +121,10 @@ impl PartialPivLu {
     pub fn try_reserve(&mut self, n: usize) -> Result<(), super::AllocationFailed> {
         let len = padded_dim(n).checked_mul(n).ok_or(super::AllocationFailed)?;
         super::try_grow(&mut self.lu, len, 0.0)?;
-        super::try_grow(&mut self.perm, n, 0)?;
-        super::try_grow(&mut self.perm_inv, n, 0)?;
+        if n >= BLOCKED_MIN_DIM {
+            super::try_grow(&mut self.perm, n, 0)?;
+            super::try_grow(&mut self.perm_inv, n, 0)?;
+        }
         super::try_grow(&mut self.piv, n, 0)?;
         self.reserve(n);
         Ok(())
@@ -147,6 +153,20 @@ impl PartialPivLu {
     /// contents are unspecified. Allocates only when `n` exceeds every size seen before.
     pub fn matrix_mut(&mut self, n: usize) -> DMatrixViewMut<'_, f64> {
         DMatrixViewMut::from_slice(self.storage_mut(n), n, n)
+    }
+
+    /// [`PartialPivLu::matrix_mut`] in the layout the factorization works in (leading dimension
+    /// [`padded_dim(n)`](padded_dim), as [`padded_storage_mut`](Self::padded_storage_mut)):
+    /// [`factor`](Self::factor) then does not move the columns apart first.
+    pub fn padded_matrix_mut(&mut self, n: usize) -> DMatrixViewMut<'_, f64> {
+        let ld = padded_dim(n);
+        DMatrixViewMut::from_slice_with_strides_generic(
+            self.padded_storage_mut(n),
+            Dyn(n),
+            Dyn(n),
+            U1,
+            Dyn(ld),
+        )
     }
 
     /// The same storage as [`PartialPivLu::matrix_mut`] as a column-major slice of length `n·n`

@@ -14,7 +14,8 @@ use nalgebra::DMatrixView;
 
 use super::Form;
 use crate::ipm::{ContactModel, IpmError};
-use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLu, PartialPivLu, SparseError};
+use crate::linalg::simd;
+use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLu, PartialPivLu, SparseError, padded_dim};
 
 /// Block density (nonzero blocks / nc²) above which the dense LU is used.
 const DENSE_FROM: f64 = 0.5;
@@ -90,11 +91,17 @@ impl<'w> DelassusForm<'w> {
         for cb in 0..nc {
             count += (0..nc).filter(|&rb| present(rb, cb)).count();
         }
+        let density = count as f64 / (nc * nc).max(1) as f64;
+        ws.use_sparse = n >= BLOCK_SPARSE_MIN_DIM && density <= DENSE_FROM;
         reserve_to(&mut ws.col_ptr, nc + 1, "Delassus block columns")?;
         reserve_to(&mut ws.rows, count, "Delassus blocks")?;
         reserve_to(&mut ws.vals, 9 * count, "Delassus block values")?;
-        reserve_to(&mut ws.pairs, count - nc, "Delassus block pairs")?;
-        reserve_to(&mut ws.dims, nc, "Delassus block sizes")?;
+        // The pattern's pairs and block sizes only for the sparse analysis (a small problem's
+        // fresh workspace skips the two allocations, issue 30 item 5).
+        if ws.use_sparse {
+            reserve_to(&mut ws.pairs, count - nc, "Delassus block pairs")?;
+            reserve_to(&mut ws.dims, nc, "Delassus block sizes")?;
+        }
         ws.col_ptr.push(0);
         for cb in 0..nc {
             for rb in (0..nc).filter(|&rb| present(rb, cb)) {
@@ -104,16 +111,14 @@ impl<'w> DelassusForm<'w> {
                         ws.vals.push(w[(3 * rb + r, 3 * cb + c)]);
                     }
                 }
-                if rb != cb {
+                if rb != cb && ws.use_sparse {
                     ws.pairs.push((rb, cb));
                 }
             }
             ws.col_ptr.push(ws.rows.len());
         }
-        ws.dims.resize(nc, 3);
-        let density = count as f64 / (nc * nc).max(1) as f64;
-        ws.use_sparse = n >= BLOCK_SPARSE_MIN_DIM && density <= DENSE_FROM;
         if ws.use_sparse {
+            ws.dims.resize(nc, 3);
             match ws.sparse.get().analyze(&ws.dims, &ws.pairs) {
                 Ok(_) => {}
                 Err(SparseError::OutOfMemory) => {
@@ -136,27 +141,17 @@ impl<'w> DelassusForm<'w> {
         DelassusBlocks { col_ptr: &self.ws.col_ptr, rows: &self.ws.rows, vals: &self.ws.vals }
     }
 
-    /// `H = (1 + reg)·I + W·blkdiag(D)` into the dense LU's storage, factored.
+    /// `H = (1 + reg)·I + W·blkdiag(D)` into the dense LU's storage, factored. Written in the
+    /// LU's padded layout (leading dimension `padded_dim(n)`), so that `factor` does not move
+    /// the columns apart first (eight `memmove` calls a factorization of a 3-contact problem),
+    /// and assembled inside the SIMD dispatch (this method is not inlined into the solve's):
+    /// the same additions in the same order (issue 30 item 5).
     fn factor_dense(&mut self, reg: f64, d: &[f64]) {
-        let n = self.n;
-        let ws = &mut *self.ws;
-        let h = ws.lu.storage_mut(n);
-        h.fill(0.0);
-        for j in 0..n {
-            h[j * n + j] = 1.0 + reg;
-        }
-        for cb in 0..ws.col_ptr.len() - 1 {
-            let dj = &d[9 * cb..9 * cb + 9];
-            for k in ws.col_ptr[cb]..ws.col_ptr[cb + 1] {
-                let p = block_times(&ws.vals[9 * k..9 * k + 9], dj);
-                let rb = ws.rows[k];
-                for c in 0..3 {
-                    for r in 0..3 {
-                        h[(3 * cb + c) * n + 3 * rb + r] += p[r + 3 * c];
-                    }
-                }
-            }
-        }
+        let (n, ws) = (self.n, &mut *self.ws);
+        simd::dispatch_fn(
+            #[inline(always)]
+            || assemble_dense(ws, n, reg, d),
+        );
         ws.lu.factor();
         ws.dense_factored = true;
     }
@@ -188,6 +183,29 @@ impl<'w> DelassusForm<'w> {
     }
 }
 
+/// [`DelassusForm::factor_dense`]'s matrix `(1 + reg)·I + W·blkdiag(D)` (n×n) into `ws.lu`.
+#[inline(always)]
+fn assemble_dense(ws: &mut DelassusWorkspace, n: usize, reg: f64, d: &[f64]) {
+    let ld = padded_dim(n);
+    let h = ws.lu.padded_storage_mut(n);
+    h.fill(0.0);
+    for j in 0..n {
+        h[j * ld + j] = 1.0 + reg;
+    }
+    for (cb, dj) in d.chunks_exact(9).enumerate().take(ws.col_ptr.len() - 1) {
+        let (lo, hi) = (ws.col_ptr[cb], ws.col_ptr[cb + 1]);
+        for (&rb, w) in ws.rows[lo..hi].iter().zip(ws.vals[9 * lo..9 * hi].chunks_exact(9)) {
+            let p = block_times(w, dj);
+            for (c, pc) in p.chunks_exact(3).enumerate() {
+                let col = &mut h[(3 * cb + c) * ld + 3 * rb..(3 * cb + c) * ld + 3 * rb + 3];
+                for (x, &y) in col.iter_mut().zip(pc) {
+                    *x += y;
+                }
+            }
+        }
+    }
+}
+
 /// `A·B` of two column-major 3×3 blocks.
 #[inline(always)]
 fn block_times(a: &[f64], b: &[f64]) -> [f64; 9] {
@@ -215,8 +233,10 @@ impl Form for DelassusForm<'_> {
         let mut f = *b;
         f[dirs..].fill(0.0);
         for k in ws.col_ptr[i]..ws.col_ptr[i + 1] {
-            let w = &ws.vals[9 * k..9 * k + 9];
-            let o = &mut out[3 * ws.rows[k]..3 * ws.rows[k] + 3];
+            // Fixed-size blocks: no bounds check per entry (issue 30 item 5), the same operations.
+            let w: &[f64; 9] = ws.vals[9 * k..9 * k + 9].try_into().expect("9 entries");
+            let rb = ws.rows[k];
+            let o: &mut [f64; 3] = (&mut out[3 * rb..3 * rb + 3]).try_into().expect("3 entries");
             for r in 0..3 {
                 o[r] -= w[r] * f[0] + w[r + 3] * f[1] + w[r + 6] * f[2];
             }

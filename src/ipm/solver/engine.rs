@@ -74,7 +74,7 @@ const ALMOST: f64 = 100.0;
 #[inline(always)]
 fn scales<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &mut F, delassus: bool) -> (f64, f64) {
     let n = ws.n;
-    for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.iter()) {
+    for (x, &t) in ws.p_star[..n].iter_mut().zip(p.tau.as_slice()) {
         *x = p.h * t;
     }
     form.add_mass_product(p.v0.as_slice(), &mut ws.p_star[..n]);
@@ -422,7 +422,7 @@ fn nt_solve<F: Form>(
         nt_complementarity_rhs(ws, kappa, affine, &mut rhs[..big]);
         *which.of(ws) = rhs;
         solve_newton(ws, form, which);
-        if !which.of(ws)[..big].iter().all(|x| x.is_finite()) {
+        if !all_finite(&which.of(ws)[..big]) {
             return None;
         }
         let step = match which {
@@ -473,6 +473,14 @@ fn nt_solve<F: Form>(
         alpha = alpha.min(acc[1]);
     }
     (!nonfinite).then_some(alpha)
+}
+
+/// Whether every entry is finite, without stopping at the first that is not: the test of a
+/// whole step, which is finite but on failure, is then one vector reduction (as `all`, it was
+/// 2.5 % of a 3-contact FC3D solve's instructions, issue 30 item 5).
+#[inline(always)]
+fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
 /// Replaces the second-order-cone complementarity entries of the right-hand side `rhs` (full
@@ -827,7 +835,7 @@ pub(super) fn iterate_engine<F: Form>(
             for ((c, &d), &dc) in ws.scratch[..big].iter_mut().zip(&ws.delta[..big]).zip(&ws.daff[..big]) {
                 *c = d + dc;
             }
-            if !ws.scratch[..big].iter().all(|x| x.is_finite()) {
+            if !all_finite(&ws.scratch[..big]) {
                 break;
             }
             let (ds, dg) = ws.scratch[n..big].split_at(kt);

@@ -29,7 +29,7 @@
 use crate::ipm::form::{DelassusBlocks, Form};
 use crate::ipm::iteration::{IpmWorkspace, Mode};
 use crate::ipm::{ContactModel, IpmProblem};
-use crate::linalg::{BLOCK_SPARSE_MIN_DIM, try_grow};
+use crate::linalg::{BLOCK_SPARSE_MIN_DIM, padded_dim, try_grow};
 
 /// A candidate is formed only while `m_A ≤ MAX_GROWTH·n` (its LU then costs at most `(1 +
 /// MAX_GROWTH)³` factorizations of an n×n matrix, about one condensed Newton assembly of a dense
@@ -229,7 +229,7 @@ fn solve_modes<F: Form>(ws: &mut IpmWorkspace, p: &IpmProblem<'_>, form: &F, siz
     if let Some(w) = form.delassus_blocks() {
         return solve_modes_delassus(ws, p, form, w, size - n);
     }
-    let mut k = ex.lu.matrix_mut(size);
+    let mut k = ex.lu.padded_matrix_mut(size);
     k.fill(0.0);
     // M, column by column (one unit product each).
     for j in 0..n {
@@ -363,8 +363,10 @@ fn solve_modes_delassus<F: Form>(
         if ex.lu.try_reserve(ma).is_err() {
             return false;
         }
-        ex.lu.matrix_mut(ma).fill(0.0);
+        // In the LU's padded layout (no repacking before the factorization, issue 30 item 5).
+        ex.lu.padded_storage_mut(ma).fill(0.0);
     }
+    let ld = padded_dim(ma);
     let wv = |i: usize, a: usize| match a {
         0 => ws.phi_eff[i],
         _ => p.vt_offset.as_ref().map_or(0.0, |o| o[2 * i + a - 1]),
@@ -438,10 +440,11 @@ fn solve_modes_delassus<F: Form>(
                     }
                 }
             } else {
-                let mut kmat = ex.lu.matrix_mut(ma);
+                let kmat = ex.lu.padded_storage_mut(ma);
                 for a in 0..dj {
-                    for r in 0..di {
-                        kmat[(ex.at[i] + r, ex.at[j] + a)] += b[r + 3 * a];
+                    let col = &mut kmat[(ex.at[j] + a) * ld + ex.at[i]..(ex.at[j] + a) * ld + ex.at[i] + di];
+                    for (x, &y) in col.iter_mut().zip(&b[3 * a..3 * a + di]) {
+                        *x += y;
                     }
                 }
             }
