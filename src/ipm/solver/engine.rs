@@ -32,6 +32,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::ipm::cone::{self, LANES};
 use crate::ipm::form::Form;
 use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
+use crate::ipm::model::visit_runs;
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
 use crate::parallel::Parts;
@@ -200,32 +201,28 @@ fn push_inside(m: ContactModel, s: &mut [f64], g: &mut [f64], e: &[f64], pscale:
 #[inline(always)]
 fn cone_search(ws: &IpmWorkspace, ds: &[f64], dg: &[f64], tau: f64) -> f64 {
     let (models, offsets) = (&ws.models, &ws.offsets);
-    let mut run: [f64; LANES] = [1.0; LANES];
+    let mut run_min: [f64; LANES] = [1.0; LANES];
     let mut alpha: f64 = 1.0;
-    let mut i = 0;
-    while i < models.len() {
-        if let Some(o) = soc_run(models, offsets, i) {
-            for (x, dx) in [(&ws.s[..], ds), (&ws.g[..], dg)] {
-                let step = soc_contact_steps(&soc_blocks(x, &o), &soc_blocks(dx, &o), tau);
-                run = cone::lanes(|l| run[l].min(step[l]));
+    visit_runs(
+        models,
+        offsets,
+        #[inline(always)]
+        |i, run| {
+            if let Some(o) = run {
+                for (x, dx) in [(&ws.s[..], ds), (&ws.g[..], dg)] {
+                    let step = soc_contact_steps(&soc_blocks(x, &o), &soc_blocks(dx, &o), tau);
+                    run_min = cone::lanes(|l| run_min[l].min(step[l]));
+                }
+            } else {
+                let (m, off) = (models[i], offsets[i]);
+                let r = off..off + m.dim();
+                alpha = alpha.min(m.step_exact(&ws.s[r.clone()], &ds[r.clone()], tau));
+                alpha = alpha.min(m.step_exact(&ws.g[r.clone()], &dg[r], tau));
             }
-            i += LANES;
-        } else {
-            let (m, off) = (models[i], offsets[i]);
-            let r = off..off + m.dim();
-            alpha = alpha.min(m.step_exact(&ws.s[r.clone()], &ds[r.clone()], tau));
-            alpha = alpha.min(m.step_exact(&ws.g[r.clone()], &dg[r], tau));
-            i += 1;
-        }
-    }
-    run.iter().fold(alpha, |a, &x| a.min(x))
-}
-
-/// The offsets of contacts `i..i + LANES` when all of them are second-order-cone contacts.
-#[inline(always)]
-fn soc_run(models: &[ContactModel], offsets: &[usize], i: usize) -> Option<[usize; LANES]> {
-    let run = models.get(i..i + LANES)?;
-    run.iter().all(|&m| m == ContactModel::SecondOrderCone).then(|| core::array::from_fn(|l| offsets[i + l]))
+            true
+        },
+    );
+    run_min.iter().fold(alpha, |a, &x| a.min(x))
 }
 
 /// The 4 entries `x[o..o + 4]` (the orthant entry, then the cone block) of the second-order-cone
@@ -407,16 +404,21 @@ fn nesterov_todd<F: Form>(ws: &mut IpmWorkspace, form: &F) {
             );
         }
         None => {
-            let mut i = 0;
-            while i < models.len() {
-                if let Some(o) = soc_run(models, offsets, i) {
-                    pair_scalings(&o, s, g, &mut ws.nt[21 * i..21 * (i + LANES)]);
-                    i += LANES;
-                } else {
-                    pair_scaling(models[i], offsets[i], s, g, &mut ws.nt[21 * i..21 * i + 21]);
-                    i += 1;
-                }
-            }
+            let nt = &mut ws.nt;
+            visit_runs(
+                models,
+                offsets,
+                #[inline(always)]
+                |i, run| {
+                    match run {
+                        Some(o) => {
+                            pair_scalings(&o, s, g, &mut nt[21 * i..21 * (i + LANES)]);
+                        }
+                        None => pair_scaling(models[i], offsets[i], s, g, &mut nt[21 * i..21 * i + 21]),
+                    }
+                    true
+                },
+            );
         }
     }
 }
@@ -581,25 +583,24 @@ fn in_neighbourhood<F: Form>(ws: &mut IpmWorkspace, form: &F, degree: f64) -> bo
         // (a failing pair's successors in it get their data too, which only an accepted point
         // uses).
         let nt = &mut ws.nt_c[..21 * nc];
-        let mut i = 0;
-        while i < nc {
-            if let Some(o) = soc_run(models, offsets, i) {
-                let l = pair_scalings(&o, s, g, &mut nt[21 * i..21 * (i + LANES)]);
-                let margin: [f64; LANES] = cone::lanes(|k| cone::soc_margin(&[l[0][k], l[1][k], l[2][k]]));
-                if !(0..LANES)
-                    .all(|k| s[o[k]] * g[o[k]] >= floor && margin[k] > 0.0 && margin[k] * margin[k] >= floor)
-                {
-                    return false;
+        return visit_runs(
+            models,
+            offsets,
+            #[inline(always)]
+            |i, run| match run {
+                Some(o) => {
+                    let l = pair_scalings(&o, s, g, &mut nt[21 * i..21 * (i + LANES)]);
+                    let margin: [f64; LANES] =
+                        cone::lanes(|k| cone::soc_margin(&[l[0][k], l[1][k], l[2][k]]));
+                    (0..LANES).all(|k| {
+                        s[o[k]] * g[o[k]] >= floor && margin[k] > 0.0 && margin[k] * margin[k] >= floor
+                    })
                 }
-                i += LANES;
-            } else {
-                if !pair_in_neighbourhood(models[i], offsets[i], s, g, floor, &mut nt[21 * i..21 * i + 21]) {
-                    return false;
+                None => {
+                    pair_in_neighbourhood(models[i], offsets[i], s, g, floor, &mut nt[21 * i..21 * i + 21])
                 }
-                i += 1;
-            }
-        }
-        return true;
+            },
+        );
     };
     let cuts = sp.contacts();
     let nt = Parts::new(&mut ws.nt_c, cuts, 21);
