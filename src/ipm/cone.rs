@@ -73,17 +73,48 @@ pub(crate) fn soc_step_exact(lambda: &[f64], delta: &[f64], tau: f64) -> f64 {
 
 #[inline(always)]
 fn soc_step_eps(lambda: &[f64], delta: &[f64], tau: f64, floor: f64, eps: f64) -> f64 {
-    let (l0, l1, l2) = (lambda[0], lambda[1], lambda[2]);
-    let (d0, d1, d2) = (delta[0], delta[1], delta[2]);
-    let nu = (l0 * l0 - (l1 * l1 + l2 * l2)).max(floor) + eps;
-    let zeta = l0 * d0 - (l1 * d1 + l2 * d2) + eps;
-    let rho_s = zeta / nu;
-    let sq = nu.sqrt();
-    let c = (zeta / sq + d0) / (l0 / sq + 1.0);
-    let rv1 = d1 / sq - c * l1 / nu;
-    let rv2 = d2 / sq - c * l2 / nu;
-    let gap = (rv1 * rv1 + rv2 * rv2).sqrt() - rho_s;
-    if gap > 0.0 { (tau / gap).min(1.0) } else { 1.0 }
+    let one = |x: &[f64]| [[x[0]], [x[1]], [x[2]]];
+    soc_step_lanes(&one(lambda), &one(delta), tau, floor, eps)[0]
+}
+
+/// Second-order-cone blocks handled side by side by the lane kernels ([`soc_step_lanes`],
+/// [`nt_scaling_lanes`]): four, one per double of an AVX2 vector (issue 29,
+/// `docs/performance.md` §3 "Sixth pass: the interior point's cone algebra in vector lanes").
+pub(crate) const LANES: usize = 4;
+
+/// `[f(0), …, f(N − 1)]`: one operation of a lane kernel on every lane. Written stage by stage
+/// into arrays, the lanes' operations are isomorphic and adjacent, so LLVM's SLP vectorizer puts
+/// them in the lanes of one vector instruction (a division or square root of a vector costs
+/// about what the scalar one does); every lane gets the operations of the scalar formula in the
+/// same order, so the same bits (IEEE division and square root are correctly rounded either way).
+#[inline(always)]
+pub(crate) fn lanes<const N: usize>(f: impl FnMut(usize) -> f64) -> [f64; N] {
+    core::array::from_fn(f)
+}
+
+/// [`soc_step_eps`] of `N` blocks side by side: `lambda[c][l]` is entry `c` of block `l`
+/// (component-major); with `N = 1` it is the scalar step.
+#[inline(always)]
+pub(crate) fn soc_step_lanes<const N: usize>(
+    lambda: &[[f64; N]; 3],
+    delta: &[[f64; N]; 3],
+    tau: f64,
+    floor: f64,
+    eps: f64,
+) -> [f64; N] {
+    let ([l0, l1, l2], [d0, d1, d2]) = (lambda, delta);
+    let nu: [f64; N] = lanes(|i| (l0[i] * l0[i] - (l1[i] * l1[i] + l2[i] * l2[i])).max(floor) + eps);
+    let zeta: [f64; N] = lanes(|i| l0[i] * d0[i] - (l1[i] * d1[i] + l2[i] * d2[i]) + eps);
+    let rho_s: [f64; N] = lanes(|i| zeta[i] / nu[i]);
+    let sq: [f64; N] = lanes(|i| nu[i].sqrt());
+    let c: [f64; N] = lanes(|i| (zeta[i] / sq[i] + d0[i]) / (l0[i] / sq[i] + 1.0));
+    let rv1: [f64; N] = lanes(|i| d1[i] / sq[i] - c[i] * l1[i] / nu[i]);
+    let rv2: [f64; N] = lanes(|i| d2[i] / sq[i] - c[i] * l2[i] / nu[i]);
+    let gap: [f64; N] = lanes(|i| (rv1[i] * rv1[i] + rv2[i] * rv2[i]).sqrt() - rho_s[i]);
+    lanes(|i| {
+        let step = (tau / gap[i]).min(1.0);
+        if gap[i] > 0.0 { step } else { 1.0 }
+    })
 }
 
 /// Interior shift of one orthant block of a primal–dual pair (§3 step 2): move both vectors
@@ -139,30 +170,54 @@ pub(crate) fn soc_margin(x: &[f64]) -> f64 {
 /// `W = β(2vvᵀ − J)`, `W⁻¹ = β⁻¹(2Jv vᵀJ − J)`, `β = (yᵀJy / xᵀJx)^¼`.
 #[inline(always)]
 pub(crate) fn nt_scaling(x: &[f64], y: &[f64]) -> ([f64; 9], [f64; 9], [f64; 3]) {
-    let det = |a: &[f64]| (a[0] * a[0] - a[1] * a[1] - a[2] * a[2]).max(f64::MIN_POSITIVE);
-    let (xn, yn) = (det(x).sqrt(), det(y).sqrt());
-    let xb = [x[0] / xn, x[1] / xn, x[2] / xn];
-    let yb = [y[0] / yn, y[1] / yn, y[2] / yn];
-    let gamma = (0.5 * (1.0 + xb[0] * yb[0] + xb[1] * yb[1] + xb[2] * yb[2])).sqrt();
-    let wb =
-        [(yb[0] + xb[0]) / (2.0 * gamma), (yb[1] - xb[1]) / (2.0 * gamma), (yb[2] - xb[2]) / (2.0 * gamma)];
-    let c = (2.0 * (wb[0] + 1.0)).sqrt();
-    let v = [(wb[0] + 1.0) / c, wb[1] / c, wb[2] / c];
-    let beta = (yn / xn).sqrt();
+    let one = |a: &[f64]| [[a[0]], [a[1]], [a[2]]];
+    let (w, wi, l) = nt_scaling_lanes(&one(x), &one(y));
+    (w.map(|e| e[0]), wi.map(|e| e[0]), l.map(|e| e[0]))
+}
+
+/// [`nt_scaling`] of `N` pairs side by side (component-major, as [`soc_step_lanes`]): entry `e`
+/// of pair `l`'s `W` is `w[e][l]`. `W` and `W⁻¹` are symmetric in their bits too (an entry and its
+/// mirror are the same product: `2·v_r` and `2·v_c` are exact, and a rounded product does not
+/// depend on the order of its factors), so the lower triangle is copied from the upper one.
+#[inline(always)]
+#[allow(clippy::type_complexity)]
+pub(crate) fn nt_scaling_lanes<const N: usize>(
+    x: &[[f64; N]; 3],
+    y: &[[f64; N]; 3],
+) -> ([[f64; N]; 9], [[f64; N]; 9], [[f64; N]; 3]) {
+    let det = |a: &[[f64; N]; 3]| -> [f64; N] {
+        lanes(|i| (a[0][i] * a[0][i] - a[1][i] * a[1][i] - a[2][i] * a[2][i]).max(f64::MIN_POSITIVE))
+    };
+    let (dx, dy) = (det(x), det(y));
+    let xn: [f64; N] = lanes(|i| dx[i].sqrt());
+    let yn: [f64; N] = lanes(|i| dy[i].sqrt());
+    let xb: [[f64; N]; 3] = core::array::from_fn(|c| lanes(|i| x[c][i] / xn[i]));
+    let yb: [[f64; N]; 3] = core::array::from_fn(|c| lanes(|i| y[c][i] / yn[i]));
+    let gamma: [f64; N] =
+        lanes(|i| (0.5 * (1.0 + xb[0][i] * yb[0][i] + xb[1][i] * yb[1][i] + xb[2][i] * yb[2][i])).sqrt());
+    let wb: [[f64; N]; 3] = [
+        lanes(|i| (yb[0][i] + xb[0][i]) / (2.0 * gamma[i])),
+        lanes(|i| (yb[1][i] - xb[1][i]) / (2.0 * gamma[i])),
+        lanes(|i| (yb[2][i] - xb[2][i]) / (2.0 * gamma[i])),
+    ];
+    let c: [f64; N] = lanes(|i| (2.0 * (wb[0][i] + 1.0)).sqrt());
+    let v: [[f64; N]; 3] =
+        [lanes(|i| (wb[0][i] + 1.0) / c[i]), lanes(|i| wb[1][i] / c[i]), lanes(|i| wb[2][i] / c[i])];
+    let beta: [f64; N] = lanes(|i| (yn[i] / xn[i]).sqrt());
     let jd = [1.0, -1.0, -1.0];
-    let mut w = [0.0; 9];
-    let mut wi = [0.0; 9];
+    let mut w = [[0.0; N]; 9];
+    let mut wi = [[0.0; N]; 9];
     for col in 0..3 {
-        for row in 0..3 {
+        for row in 0..=col {
             let j = if row == col { jd[row] } else { 0.0 };
-            w[row + 3 * col] = beta * (2.0 * v[row] * v[col] - j);
-            wi[row + 3 * col] = (2.0 * jd[row] * v[row] * v[col] * jd[col] - j) / beta;
+            w[row + 3 * col] = lanes(|i| beta[i] * (2.0 * v[row][i] * v[col][i] - j));
+            wi[row + 3 * col] = lanes(|i| (2.0 * jd[row] * v[row][i] * v[col][i] * jd[col] - j) / beta[i]);
+            w[col + 3 * row] = w[row + 3 * col];
+            wi[col + 3 * row] = wi[row + 3 * col];
         }
     }
-    let mut lambda = [0.0; 3];
-    for (row, l) in lambda.iter_mut().enumerate() {
-        *l = (0..3).map(|col| w[row + 3 * col] * x[col]).sum();
-    }
+    let lambda: [[f64; N]; 3] =
+        core::array::from_fn(|row| lanes(|i| (0..3).map(|col| w[row + 3 * col][i] * x[col][i]).sum()));
     (w, wi, lambda)
 }
 

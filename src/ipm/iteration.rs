@@ -520,8 +520,8 @@ fn residual_split<F: Form>(
 impl IpmWorkspace {
     /// The largest step `α ≤ 1` from the iterate's (s, γ) along (Δs, Δγ) over every contact's
     /// primal and dual pair, with `step(model, x, Δx)` the step of one cone: the
-    /// fraction-to-the-boundary rule of Dojo's iteration (§4.1) or the engine iteration's exact
-    /// one (§11).
+    /// fraction-to-the-boundary rule of Dojo's iteration (§4.1; the engine iteration's exact one
+    /// takes runs of contacts side by side, `solver/engine.rs`).
     #[inline(always)]
     pub(super) fn largest_step(
         &self,

@@ -17,6 +17,35 @@
 use super::cone;
 use crate::coded::coded_enum;
 
+/// The offsets of contacts `i..i + LANES` when all of them are second-order-cone contacts: a run
+/// for the lane kernels of the engine iteration (`cone::LANES`, issue 29).
+#[inline(always)]
+fn soc_run(models: &[ContactModel], offsets: &[usize], i: usize) -> Option<[usize; cone::LANES]> {
+    let run = models.get(i..i + cone::LANES)?;
+    run.iter().all(|&m| m == ContactModel::SecondOrderCone).then(|| core::array::from_fn(|l| offsets[i + l]))
+}
+
+/// Visits contacts `0..models.len()` in order: every run of [`cone::LANES`] second-order-cone
+/// contacts ([`soc_run`]) by `visit(i, Some(offsets))`, every other contact by `visit(i, None)`;
+/// stops at the first call that returns false, and returns whether none did. Mark the closure
+/// `#[inline(always)]`: only then is it compiled into the caller's SIMD dispatch.
+#[inline(always)]
+pub(crate) fn visit_runs(
+    models: &[ContactModel],
+    offsets: &[usize],
+    mut visit: impl FnMut(usize, Option<[usize; cone::LANES]>) -> bool,
+) -> bool {
+    let mut i = 0;
+    while i < models.len() {
+        let run = soc_run(models, offsets, i);
+        if !visit(i, run) {
+            return false;
+        }
+        i += if run.is_some() { cone::LANES } else { 1 };
+    }
+    true
+}
+
 /// Regularization `REG` that Dojo adds inside the Newton matrix only (§2.1): to the cone
 /// variables of the complementarity Jacobian and to the diagonal of `M`.
 pub(crate) const REG: f64 = 1e-10;

@@ -18,7 +18,9 @@
 //! `D_i = Π_i·[K_i⁻¹ (0; F_i)]_γ` (3×3), `(M + REG·I + Σ J_iᵀ D_i J_i)·Δv = f_v + Σ J_iᵀ d_i`,
 //! then every contact back-substitutes locally.
 
+use super::cone::{self, LANES};
 use super::form::{Form, PartScratch};
+use super::model::visit_runs;
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
@@ -219,18 +221,34 @@ impl NewtonSystem {
                 );
             }
             None => {
-                for (i, &model) in data.models.iter().enumerate() {
-                    let di = &mut self.d[9 * i..9 * i + 9];
-                    di.fill(0.0);
-                    if model == ContactModel::Linear {
-                        self.block_of.push(self.blocks.num_blocks());
-                        let blk = self.blocks.push_block(2 * model.dim());
-                        write_local(data, i, 0.0, s, g, blk);
-                        continue;
-                    }
-                    self.block_of.push(usize::MAX);
-                    eliminate(data, i, s, g, di, &mut self.closed[CLOSED * i..CLOSED * (i + 1)]);
-                }
+                // Runs of second-order-cone contacts side by side (issue 29).
+                let (d, closed, blocks, block_of) =
+                    (&mut self.d, &mut self.closed, &mut self.blocks, &mut self.block_of);
+                visit_runs(
+                    data.models,
+                    data.offsets,
+                    #[inline(always)]
+                    |i, run| {
+                        if run.is_some() {
+                            let d = &mut d[9 * i..9 * (i + LANES)];
+                            d.fill(0.0);
+                            eliminate_run(data, i, s, g, d, &mut closed[CLOSED * i..CLOSED * (i + LANES)]);
+                            block_of.extend([usize::MAX; LANES]);
+                            return true;
+                        }
+                        let model = data.models[i];
+                        let di = &mut d[9 * i..9 * i + 9];
+                        di.fill(0.0);
+                        if model == ContactModel::Linear {
+                            block_of.push(blocks.num_blocks());
+                            write_local(data, i, 0.0, s, g, blocks.push_block(2 * model.dim()));
+                        } else {
+                            block_of.push(usize::MAX);
+                            eliminate(data, i, s, g, di, &mut closed[CLOSED * i..CLOSED * (i + 1)]);
+                        }
+                        true
+                    },
+                );
             }
         }
         self.blocks.factor();
@@ -645,7 +663,33 @@ fn split_rhs<'f>(data: &SystemData<'_>, f: &'f mut [f64]) -> (&'f mut [f64], &'f
 /// column-major, zeroed by the caller).
 #[inline(always)]
 fn eliminate(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f64], c: &mut [f64]) {
-    let (model, off) = (data.models[i], data.offsets[i]);
+    eliminate_normal(data, i, s, g, di, c);
+    if data.models[i] == ContactModel::SecondOrderCone {
+        let nt = &data.nt[21 * i..21 * i + 21];
+        let (b, q) = tangent_elimination(nt[..9].try_into().expect("9 entries"), nt[9], data.shift_tangent);
+        eliminate_tangent(data, i, b, q, di, c);
+    }
+}
+
+/// [`eliminate`] of the [`cone::LANES`] second-order-cone contacts `i..`: `d` and `c` hold their
+/// `D_i` (9 numbers each, zeroed by the caller) and numbers ([`CLOSED`] each) contact after
+/// contact; their tangent eliminations side by side ([`tangent_elimination_lanes`], the same
+/// bits).
+#[inline(always)]
+fn eliminate_run(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], d: &mut [f64], c: &mut [f64]) {
+    let nt = |l: usize| &data.nt[21 * (i + l)..21 * (i + l) + 21];
+    let w: [[f64; LANES]; 3] = core::array::from_fn(|e| cone::lanes(|l| nt(l)[e]));
+    let (b, q) = tangent_elimination_lanes(&w, &cone::lanes(|l| nt(l)[9]), data.shift_tangent);
+    for (l, (di, cl)) in d.chunks_exact_mut(9).zip(c.chunks_exact_mut(CLOSED)).take(LANES).enumerate() {
+        eliminate_normal(data, i + l, s, g, di, cl);
+        eliminate_tangent(data, i + l, b.map(|x| x[l]), q.map(|x| x[l]), di, cl);
+    }
+}
+
+/// The normal part of [`eliminate`]: `a = 1/(s_n/γ_n + shift)`.
+#[inline(always)]
+fn eliminate_normal(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f64], c: &mut [f64]) {
+    let off = data.offsets[i];
     let sn_shift = data.shift_normal + data.compliance_of(i);
     let a = 1.0 / (s[off] / g[off] + sn_shift);
     c[A] = a;
@@ -653,26 +697,36 @@ fn eliminate(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f6
     c[SHIFT_N] = sn_shift;
     c[SHIFT_T] = data.shift_tangent;
     di[0] = a;
-    if model == ContactModel::SecondOrderCone {
-        let nt = &data.nt[21 * i..21 * i + 21];
-        let (w, wi) = (&nt[..9], &nt[9..18]);
-        let (b, q) = tangent_elimination(w.try_into().expect("9 entries"), wi[0], data.shift_tangent);
-        let mu = data.mu[i];
-        c[MU] = mu;
-        c[Q..Q + 2].copy_from_slice(&q);
-        c[B..B + 4].copy_from_slice(&b);
-        c[W..W + 9].copy_from_slice(w);
-        // Row 0 of W⁻¹, for Δη_0 from the cone's row 0.
-        c[WI0] = wi[0];
-        c[WI0 + 1] = wi[3];
-        c[WI0 + 2] = wi[6];
-        di[1] = -mu * a * q[0];
-        di[2] = -mu * a * q[1];
-        di[4] = b[0];
-        di[5] = b[1];
-        di[7] = b[2];
-        di[8] = b[3];
-    }
+}
+
+/// The tangent part of [`eliminate`] for a second-order-cone contact, from its
+/// [`tangent_elimination`] `(b, q)`.
+#[inline(always)]
+fn eliminate_tangent(
+    data: &SystemData<'_>,
+    i: usize,
+    b: [f64; 4],
+    q: [f64; 2],
+    di: &mut [f64],
+    c: &mut [f64],
+) {
+    let nt = &data.nt[21 * i..21 * i + 21];
+    let (w, wi) = (&nt[..9], &nt[9..18]);
+    let (mu, a) = (data.mu[i], c[A]);
+    c[MU] = mu;
+    c[Q..Q + 2].copy_from_slice(&q);
+    c[B..B + 4].copy_from_slice(&b);
+    c[W..W + 9].copy_from_slice(w);
+    // Row 0 of W⁻¹, for Δη_0 from the cone's row 0.
+    c[WI0] = wi[0];
+    c[WI0 + 1] = wi[3];
+    c[WI0 + 2] = wi[6];
+    di[1] = -mu * a * q[0];
+    di[2] = -mu * a * q[1];
+    di[4] = b[0];
+    di[5] = b[1];
+    di[7] = b[2];
+    di[8] = b[3];
 }
 
 /// Pass 1 of a closed-form solve for one second-order-cone or impact contact: its local
@@ -750,18 +804,35 @@ fn closed_form_step(c: &[f64], model: ContactModel, y: &[f64], du: [f64; 3], fc:
 /// Sherman–Morrison, with `d = β² + σ + β²c|v_t|²` (every term positive, no cancellation),
 /// `B = (I − β²c v_t v_tᵀ/d)/(β² + σ)` and `q = 4β²v_0(2v_0² − 1) v_t/d`.
 fn tangent_elimination(w: &[f64; 9], wi00: f64, shift: f64) -> ([f64; 4], [f64; 2]) {
-    let beta2 = w[0] / wi00;
-    let t = (w[0] * wi00).sqrt();
-    let v0 = (0.5 * (1.0 + t)).sqrt();
-    let scale = 1.0 / (2.0 * beta2.sqrt() * v0);
-    let vt = [w[1] * scale, w[2] * scale];
-    let c = 8.0 * beta2 * v0 * v0;
-    let d = beta2 + shift + c * (vt[0] * vt[0] + vt[1] * vt[1]);
-    let inv = 1.0 / (beta2 + shift);
-    let off = -inv * c * vt[0] * vt[1] / d;
-    let b = [inv * (1.0 - c * vt[0] * vt[0] / d), off, off, inv * (1.0 - c * vt[1] * vt[1] / d)];
-    let f = 4.0 * beta2 * v0 * t / d;
-    (b, [f * vt[0], f * vt[1]])
+    let (b, q) = tangent_elimination_lanes(&[[w[0]], [w[1]], [w[2]]], &[wi00], shift);
+    (b.map(|x| x[0]), q.map(|x| x[0]))
+}
+
+/// [`tangent_elimination`] of `N` pairs side by side (`w[e][l]`: entry `e` of column 0 of pair
+/// `l`'s `W`), each lane the operations of the scalar formula (`cone::lanes`).
+#[inline(always)]
+fn tangent_elimination_lanes<const N: usize>(
+    w: &[[f64; N]; 3],
+    wi00: &[f64; N],
+    shift: f64,
+) -> ([[f64; N]; 4], [[f64; N]; 2]) {
+    let beta2: [f64; N] = cone::lanes(|i| w[0][i] / wi00[i]);
+    let t: [f64; N] = cone::lanes(|i| (w[0][i] * wi00[i]).sqrt());
+    let v0: [f64; N] = cone::lanes(|i| (0.5 * (1.0 + t[i])).sqrt());
+    let scale: [f64; N] = cone::lanes(|i| 1.0 / (2.0 * beta2[i].sqrt() * v0[i]));
+    let vt: [[f64; N]; 2] = [cone::lanes(|i| w[1][i] * scale[i]), cone::lanes(|i| w[2][i] * scale[i])];
+    let c: [f64; N] = cone::lanes(|i| 8.0 * beta2[i] * v0[i] * v0[i]);
+    let d: [f64; N] = cone::lanes(|i| beta2[i] + shift + c[i] * (vt[0][i] * vt[0][i] + vt[1][i] * vt[1][i]));
+    let inv: [f64; N] = cone::lanes(|i| 1.0 / (beta2[i] + shift));
+    let off: [f64; N] = cone::lanes(|i| -inv[i] * c[i] * vt[0][i] * vt[1][i] / d[i]);
+    let b = [
+        cone::lanes(|i| inv[i] * (1.0 - c[i] * vt[0][i] * vt[0][i] / d[i])),
+        off,
+        off,
+        cone::lanes(|i| inv[i] * (1.0 - c[i] * vt[1][i] * vt[1][i] / d[i])),
+    ];
+    let f: [f64; N] = cone::lanes(|i| 4.0 * beta2[i] * v0[i] * t[i] / d[i]);
+    (b, [cone::lanes(|i| f[i] * vt[0][i]), cone::lanes(|i| f[i] * vt[1][i])])
 }
 
 #[cfg(test)]
