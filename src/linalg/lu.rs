@@ -9,9 +9,10 @@
 //! * below [`BLOCKED_MIN_DIM`] the right-looking elimination in Eigen's order (the pivot is the
 //!   first largest |entry|; a zero pivot column is left unscaled, as Eigen does; every entry
 //!   receives `a -= l·u` one step at a time), compiled inside the AVX2 dispatch, on columns
-//!   padded to a multiple of 4 rows ([`padded_dim`]): the textbook loop up to 15 rows, from 16
-//!   rows the same operations regrouped in panels of 4 columns ([`factor_panels`]), which keeps
-//!   the bits and halves the time at n = 30–60;
+//!   padded to a multiple of 4 rows ([`padded_dim`]): up to 12 rows the textbook loop as
+//!   straight-line code ([`factor_unrolled`]), 13–15 rows the textbook loop on chunks of 4 rows,
+//!   from 16 rows the same operations regrouped in panels of 4 columns ([`factor_panels`]), which
+//!   keeps the bits and halves the time at n = 30–60;
 //! * from [`BLOCKED_MIN_DIM`] up, faer's recursive blocked LU (matrix-multiply updates, runtime
 //!   SIMD dispatch), which is 2–4× faster than any unblocked LU at n ≥ 100 and allocates nothing
 //!   with a preallocated scratch stack. On a zero pivot column it scales by 1/0, so its factors
@@ -214,7 +215,14 @@ impl PartialPivLu {
                 self.ld = ld;
             }
             let a = &mut self.lu[..ld * n];
-            super::simd::dispatch(FactorPanels { a, piv: &mut self.piv[..n], n });
+            let piv = &mut self.piv[..n];
+            // The straight-line kernels in a dispatch of their own: in one build with them in
+            // the panels' function, the n = 30 factorization took 34 % more instructions.
+            if n <= UNROLLED_MAX_DIM {
+                super::simd::dispatch(Factor::<true> { a, piv, n });
+            } else {
+                super::simd::dispatch(Factor::<false> { a, piv, n });
+            }
         }
     }
 
@@ -254,6 +262,8 @@ impl PartialPivLu {
                 12 => solve_small::<12>(lu, piv, b),
                 18 => solve_small::<18>(lu, piv, b),
                 24 => solve_small::<24>(lu, piv, b),
+                // The dense bench problem of 30 velocities (issue 29 item 6).
+                30 => solve_small::<30>(lu, piv, b),
                 _ => solve_small::<0>(lu, piv, b),
             }
         } else {
@@ -330,54 +340,62 @@ pub const fn padded_dim(n: usize) -> usize {
 /// Size from which [`factor_panels`] beats the unblocked loop (measured: 14 and below the
 /// unblocked loop is faster, 16 and up the panels).
 const PANELS_MIN_DIM: usize = 16;
-/// Size from which [`factor_chunks`] beats the scalar loop (measured: 10 and below the scalar loop
-/// is faster, 12 and up the chunks).
-const CHUNKS_MIN_DIM: usize = 11;
+/// Size from which [`factor_chunks`] is used (measured: it beat the scalar loop from 11 up, and
+/// [`factor_unrolled`] beats it up to [`UNROLLED_MAX_DIM`]).
+const CHUNKS_MIN_DIM: usize = UNROLLED_MAX_DIM + 1;
 
-struct FactorPanels<'a> {
+/// Largest size factored by [`factor_unrolled`] (measured, `docs/performance.md` §1: at n = 6
+/// and 12 it takes 37 % and 47 % of the instructions of the loops it replaced, and its code
+/// grows as n³).
+const UNROLLED_MAX_DIM: usize = 12;
+
+/// The factorization below [`BLOCKED_MIN_DIM`], inside the AVX2 dispatch. `UNROLLED`:
+/// [`factor_unrolled`] for `n ≤` [`UNROLLED_MAX_DIM`] (TAMSI's small dense problems, and the
+/// interior point's small Delassus systems, n = 9 and 10, `docs/ipm.md` §11.10: the fixed cost of
+/// an iteration on the smallest FC3D files); otherwise the chunk and panel kernels. Two
+/// instantiations, so two dispatched functions (see [`PartialPivLu::factor`]).
+struct Factor<'a, const UNROLLED: bool> {
     a: &'a mut [f64],
     piv: &'a mut [usize],
     n: usize,
 }
 
-impl WithSimd for FactorPanels<'_> {
+impl<const UNROLLED: bool> WithSimd for Factor<'_, UNROLLED> {
     type Output = ();
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
-        if S::F64_LANES == CHUNK && self.n >= PANELS_MIN_DIM {
-            // Islands of three and four free bodies (issue 29): the size a constant of the
-            // inlined kernel, the same operations.
+        if UNROLLED {
+            let (a, piv, n) = (self.a, self.piv, self.n);
+            // One instantiation per size up to UNROLLED_MAX_DIM.
+            macro_rules! sizes {
+                ($($k:literal)*) => {
+                    match n {
+                        $($k => factor_unrolled::<$k>(a, piv),)*
+                        _ => {}
+                    }
+                };
+            }
+            sizes!(1 2 3 4 5 6 7 8 9 10 11 12);
+        } else if S::F64_LANES == CHUNK && self.n >= PANELS_MIN_DIM {
+            // Islands of three and four free bodies (issue 29) and the dense bench problems of
+            // 30 and 60 velocities: the size a constant of the inlined kernel, the same
+            // operations.
             match self.n {
+                30 => factor_panels(simd, self.a, self.piv, 30),
+                60 => factor_panels(simd, self.a, self.piv, 60),
                 18 => factor_panels(simd, self.a, self.piv, 18),
                 24 => factor_panels(simd, self.a, self.piv, 24),
                 n => factor_panels(simd, self.a, self.piv, n),
             }
         } else if S::F64_LANES == CHUNK && self.n >= CHUNKS_MIN_DIM {
             match self.n {
-                11 => factor_chunks::<S, 11>(simd, self.a, self.piv, 11),
-                12 => factor_chunks::<S, 12>(simd, self.a, self.piv, 12),
                 13 => factor_chunks::<S, 13>(simd, self.a, self.piv, 13),
                 14 => factor_chunks::<S, 14>(simd, self.a, self.piv, 14),
                 15 => factor_chunks::<S, 15>(simd, self.a, self.piv, 15),
                 n => factor_chunks::<S, 0>(simd, self.a, self.piv, n),
             }
         } else {
-            match self.n {
-                0 => {}
-                1 => factor_fixed::<1>(self.a, self.piv),
-                2 => factor_fixed::<2>(self.a, self.piv),
-                3 => factor_fixed::<3>(self.a, self.piv),
-                4 => factor_fixed::<4>(self.a, self.piv),
-                5 => factor_fixed::<5>(self.a, self.piv),
-                6 => factor_fixed::<6>(self.a, self.piv),
-                7 => factor_fixed::<7>(self.a, self.piv),
-                8 => factor_fixed::<8>(self.a, self.piv),
-                // Three contacts in the Delassus data form (docs/ipm.md §11.10), and ten: the
-                // fixed cost of an iteration on the smallest FC3D files (issue 30 item 5).
-                9 => factor_fixed::<9>(self.a, self.piv),
-                10 => factor_fixed::<10>(self.a, self.piv),
-                n => factor_unblocked_piv(self.a, self.piv, n, padded_dim(n)),
-            }
+            factor_unblocked_piv(self.a, self.piv, self.n, padded_dim(self.n));
         }
     }
 }
@@ -452,13 +470,13 @@ fn factor_panels<S: Simd>(simd: S, a: &mut [f64], piv: &mut [usize], n: usize) {
                 let cols =
                     &mut later[(s * per_step).min(pending) * nq..((s + 1) * per_step).min(pending) * nq];
                 let prev = &done[(k0 - CHUNK) * nq..];
-                update_trailing::<S, CHUNK>(simd, prev, cols, &piv_done[k0 - CHUNK..], k0 - CHUNK, nq);
+                update_trailing::<S>(simd, prev, cols, &piv_done[k0 - CHUNK..], k0 - CHUNK, nq);
             }
         }
         // This panel's update of the next panel (a next panel exists only after a full one).
         let next = (n - k0 - w).min(CHUNK);
         if next > 0 {
-            update_trailing::<S, CHUNK>(simd, panel, &mut later[..next * nq], piv_panel, k0, nq);
+            update_trailing::<S>(simd, panel, &mut later[..next * nq], piv_panel, k0, nq);
         }
     }
 }
@@ -575,11 +593,11 @@ fn find_pivot<S: Simd>(simd: S, col: &[Chunk], k: usize, iota: S::f64s) -> (usiz
     (pr as usize, pb)
 }
 
-/// Applies the `W` steps of the panel starting at row/column `k0` (its factored columns `panel`,
+/// Applies the [`CHUNK`] steps of the panel starting at row/column `k0` (its factored columns `panel`,
 /// its row swaps `pivots`) to every column of `right`: the swaps, the triangular part on the
-/// panel's rows, then the rank-`W` update of the rows below, chunk by chunk.
+/// panel's rows, then the rank-4 update of the rows below, chunk by chunk.
 #[inline(always)]
-fn update_trailing<S: Simd, const W: usize>(
+fn update_trailing<S: Simd>(
     simd: S,
     panel: &[Chunk],
     right: &mut [Chunk],
@@ -589,8 +607,9 @@ fn update_trailing<S: Simd, const W: usize>(
 ) {
     let q0 = k0 / CHUNK;
     let len = nq - q0 - 1;
-    let l: [&[Chunk]; W] = std::array::from_fn(|k| &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len]);
-    let top_l: [Chunk; W] = std::array::from_fn(|k| panel[k * nq + q0]);
+    let [l0, l1, l2, l3]: [&[Chunk]; CHUNK] =
+        std::array::from_fn(|k| &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len]);
+    let top_l: [Chunk; CHUNK] = std::array::from_fn(|k| panel[k * nq + q0]);
     // The swaps first, for every column: a vector load of a chunk that a scalar store has just
     // written would wait for the store to reach the cache, so the loads come a pass later.
     for (k, &p) in pivots.iter().enumerate() {
@@ -603,20 +622,24 @@ fn update_trailing<S: Simd, const W: usize>(
     for col in right.chunks_exact_mut(nq) {
         let (top, rest) = col[q0..].split_first_mut().unwrap();
         let mut t = *top;
-        for k in 0..W {
+        for k in 0..CHUNK {
             let u = t[k];
             for i in k + 1..CHUNK {
                 t[i] -= top_l[k][i] * u;
             }
         }
         *top = t;
-        let u: [S::f64s; W] = std::array::from_fn(|k| simd.splat_f64s(t[k]));
+        let u: [S::f64s; CHUNK] = std::array::from_fn(|k| simd.splat_f64s(t[k]));
         let rest = &mut rest[..len];
-        for (i, x) in rest.iter_mut().enumerate() {
+        // The rows zipped with the four columns of L: no bounds check per row, whatever the
+        // inliner proves about their lengths (measured: a build whose inlining left one check
+        // per column of L made the n = 30 factorization 24 % more instructions).
+        for ((((x, l0), l1), l2), l3) in rest.iter_mut().zip(l0).zip(l1).zip(l2).zip(l3) {
             let mut y = load::<S>(x);
-            for k in 0..W {
-                y = sub_mul(simd, y, load::<S>(&l[k][i]), u[k]);
-            }
+            y = sub_mul(simd, y, load::<S>(l0), u[0]);
+            y = sub_mul(simd, y, load::<S>(l1), u[1]);
+            y = sub_mul(simd, y, load::<S>(l2), u[2]);
+            y = sub_mul(simd, y, load::<S>(l3), u[3]);
             store::<S>(x, y);
         }
     }
@@ -785,15 +808,59 @@ fn factor_unblocked_piv(a: &mut [f64], piv: &mut [usize], n: usize, ld: usize) {
     }
 }
 
-/// [`factor_unblocked_piv`] with the size known at compile time, so that every loop unrolls
-/// (the loop overhead outweighs the arithmetic at these sizes).
+/// [`factor_unblocked_piv`] for `N ≤` [`UNROLLED_MAX_DIM`] as straight-line code: step k is
+/// [`unrolled_step`] with k a constant too, so that every loop bound is known and the loops
+/// unroll completely (at these sizes the loop overhead and bounds checks cost more than the
+/// arithmetic). The same operations on every entry in the same order, so the same bits.
 #[inline(always)]
-fn factor_fixed<const N: usize>(a: &mut [f64], piv: &mut [usize]) {
+fn factor_unrolled<const N: usize>(a: &mut [f64], piv: &mut [usize]) {
+    let (a, piv) = (&mut a[..padded_dim(N) * N], &mut piv[..N]);
+    // Steps 0 to UNROLLED_MAX_DIM − 1 (those from N on do nothing).
+    macro_rules! steps {
+        ($($k:literal)*) => {
+            $(unrolled_step::<N, $k>(a, piv);)*
+        };
+    }
+    steps!(0 1 2 3 4 5 6 7 8 9 10 11);
+}
+
+/// Step `K` of [`factor_unblocked_piv`] ([`pivot_and_scale`], then [`rank1_update`]) on an
+/// `N×N` matrix in the padded layout; nothing when `K ≥ N`.
+#[inline(always)]
+fn unrolled_step<const N: usize, const K: usize>(a: &mut [f64], piv: &mut [usize]) {
+    if K >= N {
+        return;
+    }
     let ld = padded_dim(N);
-    let a = &mut a[..ld * N];
-    for (k, p) in piv[..N].iter_mut().enumerate() {
-        *p = pivot_and_scale(a, N, ld, k, k / CHUNK * CHUNK);
-        rank1_update(a, N, ld, k);
+    let col = K * ld;
+    let mut p = K;
+    let mut best = a[col + K].abs();
+    for i in K + 1..N {
+        let v = a[col + i].abs();
+        if v > best {
+            best = v;
+            p = i;
+        }
+    }
+    if best != 0.0 {
+        if p != K {
+            for j in K / CHUNK * CHUNK..N {
+                a.swap(K + j * ld, p + j * ld);
+            }
+        }
+        let pivot = a[col + K];
+        for i in K + 1..N {
+            a[col + i] /= pivot;
+        }
+    } else {
+        p = K;
+    }
+    piv[K] = p;
+    for c in K + 1..N {
+        let u = a[c * ld + K];
+        for r in K + 1..N {
+            a[c * ld + r] -= a[col + r] * u;
+        }
     }
 }
 
@@ -905,7 +972,7 @@ mod tests {
                         fallback.lu[c * ld..c * ld + n].copy_from_slice(a.column(c).as_slice());
                     }
                     let scalar = pulp::Scalar::new();
-                    FactorPanels { a: &mut fallback.lu[..ld * n], piv: &mut fallback.piv[..n], n }
+                    Factor::<false> { a: &mut fallback.lu[..ld * n], piv: &mut fallback.piv[..n], n }
                         .with_simd(scalar);
                     assert_eq!(fallback.piv[..n], f.piv[..n], "n = {n}, variant {variant}: fallback");
                     // The kernel leaves the swaps of later panels off the columns of L.

@@ -281,7 +281,8 @@ pub(super) fn update_coefficients(
 /// dense factorizations.
 #[derive(Debug, Clone)]
 pub(super) struct DenseWorkspace {
-    /// Copies of M, Jt and Jn with padded columns, made once per solve for the products.
+    /// Copies of M, Jt and Jn with padded columns, made once per solve for the products (Jt and
+    /// Jn only when they changed, see `copied`).
     pub m: PaddedMatrix,
     pub jt: PaddedMatrix,
     pub jn: PaddedMatrix,
@@ -293,6 +294,9 @@ pub(super) struct DenseWorkspace {
     /// problems from [`FUSED_MIN_DIM`] velocities up. Everywhere else Eigen's rounding, and so
     /// Drake's bits (with the LU's, Eigen's order below `BLOCKED_MIN_DIM`).
     pub fused: bool,
+    /// The [`ContactBlocks::generation`] at which `jt` and `jn` were copied (0: not current).
+    /// The blocks hold the same bits, so an unchanged generation means unchanged copies.
+    pub copied: u64,
 }
 
 impl DenseWorkspace {
@@ -306,6 +310,7 @@ impl DenseWorkspace {
             ldlt: Ldlt::with_capacity(nv),
             lu: PartialPivLu::with_capacity(nv),
             fused: false,
+            copied: 0,
         }
     }
 }
@@ -337,9 +342,17 @@ impl Form for DenseForm<'_, '_> {
         let ws = &mut *self.ws;
         let failed = |what| move |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
         ws.m.copy_from(&self.m).map_err(failed("TAMSI padded copy of M"))?;
-        ws.jt.copy_from(&self.jt).map_err(failed("TAMSI padded copy of Jt"))?;
-        ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
+        let copied = ws.copied;
+        ws.copied = 0;
         ws.blocks.prepare(&self.jt, &self.jn)?;
+        let generation = ws.blocks.generation();
+        // Rows bit for bit those of the copies (the blocks' generation unchanged since they
+        // were made): the copies stand.
+        if copied == 0 || copied != generation {
+            ws.jt.copy_from(&self.jt).map_err(failed("TAMSI padded copy of Jt"))?;
+            ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
+        }
+        ws.copied = generation;
         ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
         ws.fused = two_way && nv >= FUSED_MIN_DIM;
         Ok(())

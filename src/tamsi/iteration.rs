@@ -199,6 +199,7 @@ impl IterationState {
         let factored = form.newton_step(
             simd,
             two_way,
+            #[inline(always)]
             |i| contacts.coefficients(i, two_way),
             &mut self.rhs,
             &mut self.tmp,

@@ -149,8 +149,9 @@ impl NewtonMatrix {
         Ok(())
     }
 
-    /// Writes `J` into `j` (column-major nv×nv, leading dimension `ld ≥ nv`; rows nv..ld are left
-    /// as they are) for the problem last prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
+    /// Writes `J` into `j` (column-major nv×nv, leading dimension `ld ≥ nv`; when `ld` is a
+    /// multiple of the vector width, rows nv..ld are overwritten with unspecified values, else
+    /// left as they are) for the problem last prepared. `coefficients(i)` gives contact i's `Cᵢ`; `coupled` says whether the coupling
     /// column can be nonzero (two-way scheme).
     ///
     /// `fused = false` adds each contact's terms in Eigen's order, `d += (a₀x₀ + a₁x₁) + a₂x₂`,
@@ -283,6 +284,9 @@ impl NewtonMatrix {
                 }
             }
         }
+        // A leading dimension of whole vectors (the LU's padded storage) takes whole vectors:
+        // no masked store, the rows past nv get the padding's values (see `assemble`).
+        let rows = if ld.is_multiple_of(lanes) { rows.next_multiple_of(lanes) } else { rows };
         for (w, acc) in acc.iter().enumerate() {
             let col = &mut j[(q0 + w) * ld + p0..(q0 + w) * ld + p0 + rows];
             store_rows(simd, col, &acc[..nvec]);
