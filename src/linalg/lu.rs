@@ -569,8 +569,16 @@ fn update_trailing<S: Simd, const W: usize>(
 ) {
     let q0 = k0 / CHUNK;
     let len = nq - q0 - 1;
-    let l: [&[Chunk]; W] = std::array::from_fn(|k| &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len]);
-    let top_l: [Chunk; W] = std::array::from_fn(|k| panel[k * nq + q0]);
+    // Arrays filled by plain loops, not `std::array::from_fn`: LLVM inlined `from_fn` here in
+    // some builds and called it in others (a call per column for `u` below, +25 % instructions
+    // in this kernel), depending on how unrelated code was split into codegen units
+    // (`docs/performance.md` §3, sixth pass).
+    let mut l: [&[Chunk]; W] = [&[]; W];
+    let mut top_l: [Chunk; W] = [[0.0; CHUNK]; W];
+    for (k, (l, top)) in l.iter_mut().zip(top_l.iter_mut()).enumerate() {
+        *l = &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len];
+        *top = panel[k * nq + q0];
+    }
     // The swaps first, for every column: a vector load of a chunk that a scalar store has just
     // written would wait for the store to reach the cache, so the loads come a pass later.
     for (k, &p) in pivots.iter().enumerate() {
@@ -590,7 +598,10 @@ fn update_trailing<S: Simd, const W: usize>(
             }
         }
         *top = t;
-        let u: [S::f64s; W] = std::array::from_fn(|k| simd.splat_f64s(t[k]));
+        let mut u = [simd.splat_f64s(0.0); W];
+        for (u, &t) in u.iter_mut().zip(&t) {
+            *u = simd.splat_f64s(t);
+        }
         let rest = &mut rest[..len];
         for (i, x) in rest.iter_mut().enumerate() {
             let mut y = load::<S>(x);
