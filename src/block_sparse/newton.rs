@@ -125,7 +125,8 @@ pub struct BlockNewtonMatrix {
     /// An island's right-hand side in local numbering; permutation scratch of the LU solve.
     local: Vec<f64>,
     tmp: Vec<f64>,
-    /// `scale·W_i·G_q` for one tree block of a contact: three rows of n_q values.
+    /// `scale·W_i·G_q` for one tree block of a contact (three rows of n_q values), or for every
+    /// tree block of a run of free-body contacts (18 values each; [`weight_scratch_len`]).
     wg: Vec<f64>,
     /// Scratch of the sparse analysis: an island's tree sizes and coupled tree pairs (local).
     dims: Vec<usize>,
@@ -1279,7 +1280,11 @@ fn assemble_free_body_run(
             if dst.rs == 1 {
                 add_columns6_run(a, dst.cs, g, y, [nb, p, q]);
             } else if dst.cs == 1 {
-                add_rows6_run(a, dst.rs, g, y, [nb, p, q]);
+                // A row-major block (a U panel): row r of `G_pᵀ Y_q` is column r of `Y_qᵀ G_p`,
+                // so the column kernel with the roles of `g` and `y` swapped; each entry gets
+                // the products of `add_rows6` in its order (a product inside a fused
+                // multiply-add is exact, so its operands' order does not change the bits).
+                add_columns6_run(a, dst.rs, y, g, [nb, q, p]);
             } else {
                 for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
                     let (gp, yq) = (&gj[p], &yj[q]);
@@ -1347,25 +1352,6 @@ fn add_columns6_run(a: &mut [f64], cs: usize, g: &[[f64; 18]], y: &[[f64; 18]], 
             }
         }
         *col = x;
-    }
-}
-
-/// [`add_columns6_run`] into a row-major 6×6 block (row stride `rs`; a sparse factorization's U
-/// panels): each row loaded and stored once per run, the operations of [`add_rows6`] per entry.
-#[inline(always)]
-fn add_rows6_run(a: &mut [f64], rs: usize, g: &[[f64; 18]], y: &[[f64; 18]], [nb, p, q]: [usize; 3]) {
-    assert!(p < nb && q < nb);
-    for r in 0..6 {
-        let row: &mut [f64; 6] = (&mut a[r * rs..r * rs + 6]).try_into().unwrap();
-        let mut x = *row;
-        for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
-            let (gp, yq) = (&gj[p], &yj[q]);
-            let (g0, g1, g2) = (gp[r], gp[6 + r], gp[12 + r]);
-            for c in 0..6 {
-                x[c] = g2.mul_add(yq[12 + c], g1.mul_add(yq[6 + c], g0.mul_add(yq[c], x[c])));
-            }
-        }
-        *row = x;
     }
 }
 
