@@ -125,7 +125,8 @@ pub struct BlockNewtonMatrix {
     /// An island's right-hand side in local numbering; permutation scratch of the LU solve.
     local: Vec<f64>,
     tmp: Vec<f64>,
-    /// `scale·W_i·G_q` for one tree block of a contact: three rows of n_q values.
+    /// `scale·W_i·G_q` for one tree block of a contact (three rows of n_q values), or for every
+    /// tree block of a run of free-body contacts (18 values each; [`weight_scratch_len`]).
     wg: Vec<f64>,
     /// Scratch of the sparse analysis: an island's tree sizes and coupled tree pairs (local).
     dims: Vec<usize>,
@@ -159,14 +160,29 @@ struct Dst {
     cs: usize,
 }
 
-/// A contact's destinations: block (p, q) of its trees (in its listed order) at `2p + q`.
+/// A contact's destinations: block (p, q) of its trees (in its listed order) at `2p + q`; and,
+/// for the first contact of a run of free-body contacts, the run's length (see [`MAX_RUN`]; 0:
+/// not the first of a run, or not between free bodies).
 #[derive(Debug, Clone, Copy)]
-struct Scatter([Dst; 4]);
+struct Scatter {
+    dst: [Dst; 4],
+    run: u8,
+}
 
 impl Default for Scatter {
     fn default() -> Self {
-        Self([Dst { array: SKIP, off: 0, rs: 0, cs: 0 }; 4])
+        Self { dst: [Dst { array: SKIP, off: 0, rs: 0, cs: 0 }; 4], run: 0 }
     }
+}
+
+/// At most this many contacts are summed into their blocks' columns in one pass
+/// ([`assemble_free_body_run`]): a box–box contact has up to 8 points.
+const MAX_RUN: usize = 8;
+
+/// Length of the contact-weight scratch `wg` for trees of at most `largest_tree` dofs: `Y` of one
+/// tree block (3 rows), or `Y` of both trees of a whole run of free-body contacts.
+fn weight_scratch_len(largest_tree: usize) -> usize {
+    (3 * largest_tree).max(36 * MAX_RUN)
 }
 
 impl BlockNewtonMatrix {
@@ -199,7 +215,7 @@ impl BlockNewtonMatrix {
         let n = largest_island.max(largest_tree);
         try_grow(&mut self.local, n, 0.0, "island right-hand side")?;
         try_grow(&mut self.tmp, n, 0.0, "island right-hand side")?;
-        try_grow(&mut self.wg, 3 * largest_tree, 0.0, "contact weights")?;
+        try_grow(&mut self.wg, weight_scratch_len(largest_tree), 0.0, "contact weights")?;
         try_grow(&mut self.scatter, layout.num_contacts(), Scatter::default(), "contact destinations")?;
         let failed = |len| BlockSparseError::Allocation { what: "a Newton matrix", len };
         self.free.try_reserve(largest_tree).map_err(|_| failed(largest_tree.saturating_mul(largest_tree)))?;
@@ -270,13 +286,13 @@ impl BlockNewtonMatrix {
                     for (p, tp) in trees.iter().enumerate() {
                         let Some(tp) = *tp else { continue };
                         let (lp, lq) = (self.islands.local_index(tp), self.islands.local_index(tq));
-                        sc.0[2 * p + q] = match (f.backend, kind) {
+                        sc.dst[2 * p + q] = match (f.backend, kind) {
                             (Backend::Dense, _) => {
                                 let ld = if kind == Factorization::Lu { padded_dim(n) } else { n };
                                 let (op, oq) = (self.islands.local_offset(tp), self.islands.local_offset(tq));
                                 Dst { array: LOWER, off: oq * ld + op, rs: 1, cs: ld }
                             }
-                            (Backend::Sparse, Factorization::Ldlt) if lp < lq => sc.0[2 * p + q],
+                            (Backend::Sparse, Factorization::Ldlt) if lp < lq => sc.dst[2 * p + q],
                             (Backend::Sparse, _) => {
                                 let loc = match kind {
                                     Factorization::Lu => {
@@ -294,8 +310,44 @@ impl BlockNewtonMatrix {
                 }
                 self.scatter[i] = sc;
             }
+            self.find_runs(layout, k);
         }
         Ok(())
+    }
+
+    /// Marks island k's runs of free-body contacts in [`Self::scatter`]: consecutive contacts (in
+    /// the island's order) between the same free bodies in the same order, whose transposed
+    /// blocks follow each other in [`ContactRows`], at most [`MAX_RUN`] of them. Engines list the
+    /// points of one body pair together (MuJoCo's box–box contacts: 2–6 points on the scenes of
+    /// `tests/data`), so a run's blocks are updated once per run instead of once per contact
+    /// (`docs/performance.md` §3, sixth pass).
+    fn find_runs(&mut self, layout: &BlockSparseLayout, k: usize) {
+        let contacts = self.islands.contacts(k);
+        let mut s = 0;
+        while let Some(&i0) = contacts.get(s) {
+            let i0 = i0 as usize;
+            let d0 = *self.rows.desc(i0);
+            if !(d0.n[0] == 6 && (d0.n[1] == 6 || d0.n[1] == 0)) {
+                self.scatter[i0].run = 0;
+                s += 1;
+                continue;
+            }
+            let stride = 3 * (d0.n[0] + d0.n[1]);
+            let mut len = 1;
+            while let Some(&i) = contacts.get(s + len) {
+                let i = i as usize;
+                if len == MAX_RUN
+                    || layout.contact_trees(i) != layout.contact_trees(i0)
+                    || self.rows.desc(i).off != d0.off + len * stride
+                {
+                    break;
+                }
+                self.scatter[i].run = 0;
+                len += 1;
+            }
+            self.scatter[i0].run = len as u8;
+            s += len;
+        }
     }
 
     /// The islands found by the last [`prepare`](Self::prepare).
@@ -372,7 +424,7 @@ impl BlockNewtonMatrix {
         let largest_tree = (0..layout.num_trees()).map(|t| layout.tree_dofs(t)).max().unwrap_or(0);
         let largest_island = (0..count).map(|k| self.islands.dofs(k)).max().unwrap_or(0);
         for sc in &mut self.part_scratch[..parts] {
-            try_grow(&mut sc.wg, 3 * largest_tree, 0.0, what)?;
+            try_grow(&mut sc.wg, weight_scratch_len(largest_tree), 0.0, what)?;
             try_grow(&mut sc.tmp, largest_island, 0.0, what)?;
         }
         for (k, f) in self.factors[..count].iter_mut().enumerate() {
@@ -1045,7 +1097,7 @@ fn assemble_island(
                     continue;
                 }
                 let (a, rs, cs) = target.block(pi, qi);
-                add_block(a, rs, cs, gp, [y0, y1, y2]);
+                add_block(a, rs, cs, gp, [&*y0, &*y1, &*y2]);
             }
         }
     }
@@ -1123,7 +1175,8 @@ fn weigh<'w>(
 
 /// Adds `scale·Σᵢ Jᵢᵀ Wᵢ Jᵢ` of `contacts` into the value arrays `vals` (the dense matrix, or the
 /// sparse L and U panels) at the destinations [`BlockNewtonMatrix::prepare`] found: the same
-/// operations in the same order as [`assemble_island`], without its lookups.
+/// operations in the same order as [`assemble_island`], without its lookups. The runs of
+/// free-body contacts marked at `prepare` go through [`assemble_free_body_run`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn assemble_contacts(
@@ -1135,15 +1188,20 @@ fn assemble_contacts(
     scale: f64,
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
 ) {
-    for &i in contacts {
+    let mut s = 0;
+    while let Some(&i) = contacts.get(s) {
         let i = i as usize;
-        let w = weight(i);
         let d = rows.desc(i);
         let sc = &scatter[i];
-        if d.n[0] == 6 && (d.n[1] == 6 || d.n[1] == 0) {
-            assemble_free_body_contact(&mut vals, sc, rows, d.off, d.n[1] == 6, &w, scale);
+        if sc.run > 0 {
+            let run = &contacts[s..s + sc.run as usize];
+            let nb = if d.n[1] == 6 { 2 } else { 1 };
+            assemble_free_body_run(&mut vals, sc, rows, run, d.off, nb, wg, weight, scale);
+            s += run.len();
             continue;
         }
+        s += 1;
+        let w = weight(i);
         let nb = if d.n[1] > 0 { 2 } else { 1 };
         // (offset, dofs) of the contact's blocks in the transposed rows.
         let blocks = [(d.off, d.n[0]), (d.off + 3 * d.n[0], d.n[1])];
@@ -1152,89 +1210,148 @@ fn assemble_contacts(
             let gq = rows.rows_at(oq, nq);
             let (y0, y1, y2) = weigh(wg, gq, &w, scale);
             for (p, &(op, np)) in blocks.iter().enumerate() {
-                let dst = sc.0[2 * p + q];
+                let dst = sc.dst[2 * p + q];
                 if dst.array == SKIP {
                     continue;
                 }
                 let gp = rows.rows_at(op, np);
                 let a = &mut vals[dst.array as usize][dst.off..];
-                add_block(a, dst.rs, dst.cs, gp, [&mut *y0, &mut *y1, &mut *y2]);
+                add_block(a, dst.rs, dst.cs, gp, [&*y0, &*y1, &*y2]);
             }
         }
     }
 }
 
-/// [`assemble_contacts`] for one contact whose trees are free bodies (6 dofs each; `two`: it
-/// touches two): `Y = scale·W·G_q` held in registers and the blocks updated with fixed-length
-/// kernels, the operations of [`weigh`] and [`add_block`] in the same order (the same bits),
-/// without their length checks and scratch (issue 29: most contacts of a pile are between free
-/// bodies; measured −29 % of the assembly on pile50 t1.0).
+/// [`assemble_contacts`] for a run of contacts between the same free bodies (6 dofs each; `nb`:
+/// one or two of them), the run's transposed blocks consecutive from `off` (see
+/// [`BlockNewtonMatrix::find_runs`]). First `Y_j = scale·W_j·G_{j,q}` of every contact j of the
+/// run into `wg` (18 values per tree block: three rows of 6, as [`weigh`]); then each destination
+/// block is loaded once, column by column (row by row in a U panel), gets the terms of every
+/// contact of the run in their order, and is stored once, where a contact at a time loaded and
+/// stored it per contact. Each entry gets the operations of [`add_block`] in the same order, so
+/// the bits are those of one contact at a time (issue 29, `docs/performance.md` §3, sixth pass).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn assemble_free_body_contact(
+fn assemble_free_body_run(
     vals: &mut [&mut [f64]; 2],
     sc: &Scatter,
     rows: &ContactRows,
+    run: &[u32],
     off: usize,
-    two: bool,
-    w: &[[f64; 3]; 3],
+    nb: usize,
+    wg: &mut [f64],
+    weight: &impl Fn(usize) -> [[f64; 3]; 3],
     scale: f64,
 ) {
-    let g = [rows.fixed6(off), if two { rows.fixed6(off + 18) } else { rows.fixed6(off) }];
-    let nb = if two { 2 } else { 1 };
-    let row = |k: usize, g: [f64; 3]| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
-    for (q, &[n, t1, t2]) in g[..nb].iter().enumerate() {
-        let mut y = [[0.0; 6]; 3];
-        for (k, o) in y.iter_mut().enumerate() {
-            for c in 0..6 {
-                o[c] = row(k, [n[c], t1[c], t2[c]]);
+    let blocks = nb * run.len();
+    let (g, _) = rows.run_rows(off, 18 * blocks).as_chunks::<18>();
+    let (y, _) = wg[..18 * blocks].as_chunks_mut::<18>();
+    for (&i, (gj, yj)) in run.iter().zip(g.chunks_exact(nb).zip(y.chunks_exact_mut(nb))) {
+        let w = weight(i as usize);
+        let row = |k: usize, g: [f64; 3]| scale * (w[k][0] * g[0] + w[k][1] * g[1] + w[k][2] * g[2]);
+        for (gq, yq) in gj.iter().zip(yj.iter_mut()) {
+            // In a local array first, one output row at a time (vectorized, as in [`weigh`]).
+            let (gr, _) = gq.as_chunks::<6>();
+            let [n, t1, t2] = [&gr[0], &gr[1], &gr[2]];
+            let mut yl = [[0.0; 6]; 3];
+            for (k, o) in yl.iter_mut().enumerate() {
+                for c in 0..6 {
+                    o[c] = row(k, [n[c], t1[c], t2[c]]);
+                }
             }
+            yq.copy_from_slice(yl.as_flattened());
         }
-        let (da, db) = (sc.0[q], sc.0[2 + q]);
-        if two && da.array != SKIP && da.array == db.array && (da.rs, db.rs, da.cs) == (1, 1, db.cs) {
+    }
+    let y = &*y;
+    for q in 0..nb {
+        let (da, db) = (sc.dst[q], sc.dst[2 + q]);
+        if nb == 2 && da.array != SKIP && da.array == db.array && (da.rs, db.rs, da.cs) == (1, 1, db.cs) {
             // Both blocks of column q column-major in one array (a dense island, or the L
             // panels of the first tree's column): one pass over the columns of tree q.
-            add_column_pairs6(vals[da.array as usize], [da.off, db.off], da.cs, [g[0], g[1]], &y);
+            add_column_pairs6_run(vals[da.array as usize], [da.off, db.off], da.cs, g, y, q);
             continue;
         }
-        for (p, &gp) in g[..nb].iter().enumerate() {
-            let dst = sc.0[2 * p + q];
+        for p in 0..nb {
+            let dst = sc.dst[2 * p + q];
             if dst.array == SKIP {
                 continue;
             }
             let a = &mut vals[dst.array as usize][dst.off..];
             if dst.rs == 1 {
-                add_columns6(a, dst.cs, gp, [&y[0][..], &y[1][..], &y[2][..]]);
+                add_columns6_run(a, dst.cs, g, y, [nb, p, q]);
             } else if dst.cs == 1 {
-                add_rows6(a, dst.rs, gp, [&y[0], &y[1], &y[2]]);
+                // A row-major block (a U panel): row r of `G_pᵀ Y_q` is column r of `Y_qᵀ G_p`,
+                // so the column kernel with the roles of `g` and `y` swapped; each entry gets
+                // the products of `add_rows6` in its order (a product inside a fused
+                // multiply-add is exact, so its operands' order does not change the bits).
+                add_columns6_run(a, dst.rs, y, g, [nb, q, p]);
             } else {
-                let [n, t1, t2] = gp;
-                let [y0, y1, y2] = &mut y;
-                add_block(a, dst.rs, dst.cs, Rows { n, t1, t2 }, [y0, y1, y2]);
+                for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
+                    let (gp, yq) = (&gj[p], &yj[q]);
+                    let gp = Rows { n: &gp[..6], t1: &gp[6..12], t2: &gp[12..] };
+                    add_block(a, dst.rs, dst.cs, gp, [&yq[..6], &yq[6..12], &yq[12..]]);
+                }
             }
         }
     }
 }
 
-/// [`add_columns6`] into the two blocks (a, q) and (b, q) of one contact's column q at once:
-/// column c of both from `off[0]` and `off[1]` of `a` (column stride `cs`), with the contact's
-/// two free bodies' `G_a`, `G_b` and `Y = scale·W·G_q`. Each entry gets the operations of
-/// [`add_columns6`] in the same order (the same bits); the three values of `Y` of a column are
-/// broadcast once for both blocks instead of being kept broadcast for the whole block
-/// (`docs/performance.md` §3, fifth pass).
+/// The blocks (a, q) and (b, q) of a run of two-free-body contacts at once (column-major in one
+/// array, from `off[0]` and `off[1]`, column stride `cs`): `g` and `y` hold per contact the tree
+/// blocks `G_a`, `G_b` and `Y_a`, `Y_b` (three rows of 6 each). Column c of both blocks is loaded
+/// once, gets `G_pᵀ Y_q` of every contact of the run (per entry the operations of
+/// [`add_columns6`] in the same order) and is stored once; the three values `Y_q[·][c]` of a
+/// contact are broadcast once for both blocks (`docs/performance.md` §3, fifth and sixth passes).
 #[inline(always)]
-fn add_column_pairs6(a: &mut [f64], off: [usize; 2], cs: usize, g: [[&[f64; 6]; 3]; 2], y: &[[f64; 6]; 3]) {
-    let [[a0, a1, a2], [b0, b1, b2]] = g;
-    let gs = [[*a0, *a1, *a2], [*b0, *b1, *b2]];
+fn add_column_pairs6_run(
+    a: &mut [f64],
+    off: [usize; 2],
+    cs: usize,
+    g: &[[f64; 18]],
+    y: &[[f64; 18]],
+    q: usize,
+) {
+    assert!(q < 2);
+    let (g, _) = g.as_chunks::<2>();
+    let (y, _) = y.as_chunks::<2>();
     for c in 0..6 {
-        let (y0, y1, y2) = (y[0][c], y[1][c], y[2][c]);
-        for (&o, [g0, g1, g2]) in off.iter().zip(&gs) {
-            let col: &mut [f64; 6] = (&mut a[o + c * cs..o + c * cs + 6]).try_into().unwrap();
-            let mut x = *col;
-            for r in 0..6 {
-                x[r] = g2[r].mul_add(y2, g1[r].mul_add(y1, g0[r].mul_add(y0, x[r])));
-            }
-            *col = x;
+        let mut x = [[0.0; 6]; 2];
+        for (x, &o) in x.iter_mut().zip(&off) {
+            x.copy_from_slice(&a[o + c * cs..o + c * cs + 6]);
         }
+        for (gj, yj) in g.iter().zip(y) {
+            let yq = &yj[q];
+            let (y0, y1, y2) = (yq[c], yq[6 + c], yq[12 + c]);
+            for (x, gp) in x.iter_mut().zip(gj) {
+                for r in 0..6 {
+                    x[r] = gp[12 + r].mul_add(y2, gp[6 + r].mul_add(y1, gp[r].mul_add(y0, x[r])));
+                }
+            }
+        }
+        for (&o, x) in off.iter().zip(&x) {
+            a[o + c * cs..o + c * cs + 6].copy_from_slice(x);
+        }
+    }
+}
+
+/// Block (p, q) of a run of free-body contacts (`[nb, p, q]`: `nb` tree blocks per contact in `g`
+/// and `y`, as in [`add_column_pairs6_run`]) into a column-major block (row stride 1, column
+/// stride `cs`): each column loaded and stored once per run, the operations of [`add_columns6`]
+/// per entry in the contacts' order.
+#[inline(always)]
+fn add_columns6_run(a: &mut [f64], cs: usize, g: &[[f64; 18]], y: &[[f64; 18]], [nb, p, q]: [usize; 3]) {
+    assert!(p < nb && q < nb);
+    for c in 0..6 {
+        let col: &mut [f64; 6] = (&mut a[c * cs..c * cs + 6]).try_into().unwrap();
+        let mut x = *col;
+        for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
+            let (gp, yq) = (&gj[p], &yj[q]);
+            let (y0, y1, y2) = (yq[c], yq[6 + c], yq[12 + c]);
+            for r in 0..6 {
+                x[r] = gp[12 + r].mul_add(y2, gp[6 + r].mul_add(y1, gp[r].mul_add(y0, x[r])));
+            }
+        }
+        *col = x;
     }
 }
 
@@ -1272,12 +1389,12 @@ fn add_rows6(a: &mut [f64], rs: usize, [g0, g1, g2]: [&[f64; 6]; 3], [y0, y1, y2
 /// blocks (`rs = 1`) are updated column by column over the contiguous rows of `G_pᵀ` (free bodies,
 /// 6 dofs, with fixed-length rows held in registers); row-major ones (`cs = 1`) row by row.
 #[inline(always)]
-fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&mut [f64]; 3]) {
+fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&[f64]; 3]) {
     let nq = y[0].len();
     let np = gp.len();
     if rs == 1 {
         if let Some(g) = gp.fixed::<6>() {
-            add_columns6(a, cs, g, [&*y[0], &*y[1], &*y[2]]);
+            add_columns6(a, cs, g, y);
             return;
         }
         for c in 0..nq {
@@ -1290,9 +1407,9 @@ fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&mut [f64]; 
     } else if cs == 1 {
         if let (Some(g), Ok(y0), Ok(y1), Ok(y2)) = (
             gp.fixed::<6>(),
-            <&[f64; 6]>::try_from(&*y[0]),
-            <&[f64; 6]>::try_from(&*y[1]),
-            <&[f64; 6]>::try_from(&*y[2]),
+            <&[f64; 6]>::try_from(y[0]),
+            <&[f64; 6]>::try_from(y[1]),
+            <&[f64; 6]>::try_from(y[2]),
         ) {
             add_rows6(a, rs, g, [y0, y1, y2]);
             return;

@@ -90,13 +90,10 @@ impl ContactRows {
         Rows { n: n0, t1, t2 }
     }
 
-    /// The three transposed rows of a free body's block (6 dofs) stored from `off`.
+    /// The `len` transposed values stored from `off` (the blocks of consecutive contacts).
     #[inline(always)]
-    pub(crate) fn fixed6(&self, off: usize) -> [&[f64; 6]; 3] {
-        let r: &[f64; 18] = self.rows[off..off + 18].try_into().unwrap();
-        let (n, rest) = r.split_first_chunk::<6>().unwrap();
-        let (t1, t2) = rest.split_first_chunk::<6>().unwrap();
-        [n, t1, t2.try_into().unwrap()]
+    pub(crate) fn run_rows(&self, off: usize, len: usize) -> &[f64] {
+        &self.rows[off..off + len]
     }
 
     /// Contact i's blocks as (first dof of the tree, rows); the second is `None` for a

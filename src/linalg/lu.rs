@@ -607,9 +607,17 @@ fn update_trailing<S: Simd>(
 ) {
     let q0 = k0 / CHUNK;
     let len = nq - q0 - 1;
-    let [l0, l1, l2, l3]: [&[Chunk]; CHUNK] =
-        std::array::from_fn(|k| &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len]);
-    let top_l: [Chunk; CHUNK] = std::array::from_fn(|k| panel[k * nq + q0]);
+    // Arrays filled by plain loops, not `std::array::from_fn`: LLVM inlined `from_fn` here in
+    // some builds and called it in others (a call per column for `u` below, +25 % instructions
+    // in this kernel), depending on how unrelated code was split into codegen units
+    // (`docs/performance.md` §3, sixth pass).
+    let mut l: [&[Chunk]; CHUNK] = [&[]; CHUNK];
+    let mut top_l: [Chunk; CHUNK] = [[0.0; CHUNK]; CHUNK];
+    for (k, (l, top)) in l.iter_mut().zip(top_l.iter_mut()).enumerate() {
+        *l = &panel[k * nq + q0 + 1..k * nq + q0 + 1 + len];
+        *top = panel[k * nq + q0];
+    }
+    let [l0, l1, l2, l3] = l;
     // The swaps first, for every column: a vector load of a chunk that a scalar store has just
     // written would wait for the store to reach the cache, so the loads come a pass later.
     for (k, &p) in pivots.iter().enumerate() {
@@ -629,7 +637,10 @@ fn update_trailing<S: Simd>(
             }
         }
         *top = t;
-        let u: [S::f64s; CHUNK] = std::array::from_fn(|k| simd.splat_f64s(t[k]));
+        let mut u = [simd.splat_f64s(0.0); CHUNK];
+        for (u, &t) in u.iter_mut().zip(&t) {
+            *u = simd.splat_f64s(t);
+        }
         let rest = &mut rest[..len];
         // The rows zipped with the four columns of L: no bounds check per row, whatever the
         // inliner proves about their lengths (measured: a build whose inlining left one check
