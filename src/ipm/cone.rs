@@ -79,7 +79,7 @@ fn soc_step_eps(lambda: &[f64], delta: &[f64], tau: f64, floor: f64, eps: f64) -
 
 /// Second-order-cone blocks handled side by side by the lane kernels ([`soc_step_lanes`],
 /// [`nt_scaling_lanes`]): four, one per double of an AVX2 vector (issue 29,
-/// `docs/performance.md` §3 "Sixth pass: the interior point's cone algebra in vector lanes").
+/// `docs/performance.md` §3 "The interior point's cone algebra in vector lanes").
 pub(crate) const LANES: usize = 4;
 
 /// `[f(0), …, f(N − 1)]`: one operation of a lane kernel on every lane. Written stage by stage
