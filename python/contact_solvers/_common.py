@@ -479,6 +479,34 @@ def _struct_words(data: ctypes.Structure):
 
 _IS = operator.is_
 _LAYOUT = operator.attrgetter("shape", "dtype", "strides")
+_SHAPE = operator.attrgetter("shape")
+
+
+def _block_shapes(blocks) -> list:
+    """The shapes of a list of blocks: arrays' read in C (``attrgetter``), other blocks'
+    (nested lists) through ``np.shape``."""
+    try:
+        return list(map(_SHAPE, blocks))
+    except AttributeError:
+        return [np.shape(b) for b in blocks]
+
+
+def _check_block_list(blocks, expected: list, name: str) -> None:
+    """Raises DIMENSION_MISMATCH, naming the first offending block, when a list of blocks does
+    not have the ``expected`` shapes. Packed values carry no block boundaries, so the library
+    can check only their total count: blocks 3×5 and 3×7 where 3×6 and 3×6 are due would pass
+    it with every column after the first block moved to the wrong velocity."""
+    shapes = _block_shapes(blocks)
+    if shapes == expected:
+        return
+    k = next((k for k, (a, b) in enumerate(zip(shapes, expected)) if tuple(a) != b), None)
+    if k is None:
+        return  # blocks missing or extra after the right ones: the library's count check says so
+    shape = tuple(shapes[k])
+    rank = "" if len(shape) == 2 else "a 2-D block "
+    raise ContactSolversError(
+        Status.DIMENSION_MISMATCH, f"{name}[{k}]: shape {shape}, expected {rank}{expected[k]}"
+    )
 
 
 class _BlockSparse:
@@ -501,7 +529,7 @@ class _BlockSparse:
     a resize or a close replaces it), and is taken over only from a call that succeeded."""
 
     __slots__ = ("trees", "contacts", "M", "J", "known", "pending", "copied", "previous",
-                 "last", "borrowed", "data", "pointer", "words", "written")
+                 "last", "borrowed", "data", "pointer", "words", "written", "expected")
 
     def __init__(self):
         self.trees = _Index("tree_dofs", pairs=False)
@@ -518,6 +546,7 @@ class _BlockSparse:
         self.pointer = ctypes.pointer(self.data)
         self.words = _struct_words(self.data)
         self.written = None
+        self.expected = None  # (trees, contact_trees, (M shapes, J shapes), their bytes)
 
     def begin(self, borrowed: tuple) -> None:
         """Starts a set call of the solver object whose ``_borrowed`` is ``borrowed``."""
@@ -552,6 +581,15 @@ class _BlockSparse:
         kept alive while the library borrows them, nc)."""
         trees, trees_address = self.trees.get(tree_dofs, copy, self)
         ct, ct_address = self.contacts.get(contact_trees, copy, self)
+        listed_m = isinstance(M_blocks, (list, tuple)) and len(M_blocks) > 0
+        listed_j = isinstance(J_blocks, (list, tuple)) and len(J_blocks) > 0
+        if listed_m or listed_j:
+            shapes = self.expected_shapes(trees, ct)
+            if shapes is not None:
+                if listed_m:
+                    _check_block_list(M_blocks, shapes[0], "M_blocks")
+                if listed_j:
+                    _check_block_list(J_blocks, shapes[1], "J_blocks")
         m, m_address = self.M.get(M_blocks, copy, self)
         j, j_address = self.J.get(J_blocks, copy, self)
         nc = ct.shape[0] // 2
@@ -561,6 +599,26 @@ class _BlockSparse:
             self.words[:] = words
             self.written = words
         return (trees, m, ct, j), nc
+
+    def expected_shapes(self, trees: np.ndarray, ct: np.ndarray):
+        """(the M blocks' shapes, the J blocks' shapes) the structure asks for: n_t×n_t per tree,
+        3×n_t per contact side in order (side a, then side b unless it is -1); None when the
+        structure is itself invalid (the library then reports it). Kept for the next call with
+        the same arrays (this object's own reused conversions, never written) or equal values."""
+        e = self.expected
+        if e is not None and e[0] is trees is self.trees.array and e[1] is ct is self.contacts.array:
+            return e[2]
+        key = (trees.tobytes(), ct.tobytes())
+        if e is not None and e[3] == key:
+            shapes = e[2]
+        elif trees.size and trees.min() < 0 or ct.size and (
+                ct.min() < -1 or ct.max() >= trees.shape[0]):
+            return None
+        else:
+            dofs = trees.tolist()
+            shapes = ([(d, d) for d in dofs], [(3, dofs[t]) for t in ct.tolist() if t >= 0])
+        self.expected = (trees, ct, shapes, key)
+        return shapes
 
     def vector(self, x, n: int, name: str, copy: bool):
         """A per-velocity or per-contact vector as :func:`_vector` gives it, and its address;

@@ -224,6 +224,12 @@ def test_bad_input_on_every_reuse_path_raises_and_keeps_the_previous_data(lib):
         bad(lists, 3, J[:-1] + [J[-1][0]], S.DIMENSION_MISMATCH,
             r"J_blocks\[\d+\]: shape \(\d+,\), expected a 2-D block")
         bad(lists, 3, J[:-1], S.DIMENSION_MISMATCH, r"data->J_len = \d+, expected \d+")
+        # Blocks of the right total but the wrong widths (a column moved from the first block to
+        # the second): the library sees only the total, the binding names the block.
+        n0 = J[0].shape[1]
+        moved = [J[0][:, :-1], np.hstack([J[0][:, -1:], J[1]])] + J[2:]
+        bad(lists, 3, moved, S.DIMENSION_MISMATCH,
+            rf"J_blocks\[0\]: shape \(3, {n0 - 1}\), expected \(3, {n0}\)")
         bad(lists, 0, lists[0] + [1], S.DIMENSION_MISMATCH, "expected the solver's nv")
         bad(lists, 0, lists[0][:-1] + [2.5], S.INVALID_ARGUMENT, "entries must be integers")
         bad(lists, 2, lists[2][:-1] + [(0, 2**40)], S.INVALID_ARGUMENT, "entries must fit in int32")
