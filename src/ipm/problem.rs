@@ -129,7 +129,7 @@ impl IpmProblem<'_> {
         // By columns as slices, each tested by one reduction, the index looked for only on
         // failure: nalgebra's strided iterator was 1 % of a 3-contact FC3D solve (issue 30 item 5).
         fn check(what: &'static str, base: usize, x: &[f64]) -> Result<(), IpmError> {
-            if x.iter().fold(true, |ok, v| ok & v.is_finite()) {
+            if crate::linalg::all_finite(x) {
                 return Ok(());
             }
             let r = x.iter().position(|v| !v.is_finite()).unwrap_or(0);

@@ -82,6 +82,15 @@ pub(crate) fn reserved<T: Default>(reserve: impl FnOnce(&mut T)) -> T {
     t
 }
 
+/// Whether every entry is finite, testing all of them: a fold the compiler vectorizes, where the
+/// short-circuiting `all` tests one entry per branch (the same answer; the data is finite but on
+/// failure). As `all` it was 2.5 % of a 3-contact FC3D solve's instructions (issues 29, 30).
+/// `#[inline(always)]`: it runs inside its caller's SIMD dispatch.
+#[inline(always)]
+pub(crate) fn all_finite(x: &[f64]) -> bool {
+    x.iter().fold(true, |ok, v| ok & v.is_finite())
+}
+
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {
     if v.len() < len {
