@@ -172,11 +172,20 @@ fn factor_lu_supernode(e: &mut Engine, sn: usize, tol: f64) -> Result<(), Sparse
         let d = MatMut::from_column_major_slice_with_stride_mut(&mut panel[..], ld, w, ld).subrows_mut(0, w);
         let perm_inv = &mut e.piv_inv[..w];
         faer_lu::lu_in_place(d, perm, perm_inv, Par::Seq, MemStack::new(&mut e.stack), Spec::default());
-    } else if w == 6 {
-        // One free body's block (most supernodes of a pile).
-        lu_fixed::<6>(panel, ld, perm);
     } else {
-        lu_unblocked(panel, ld, w, perm);
+        // One free body's block (most supernodes of a pile), or two to six of them merged by the
+        // relaxed amalgamation (the root supernodes of the piles' islands: `lu_unblocked` on
+        // them was 10 % of a TAMSI iteration on pile50 t1.0, issue 29, `docs/performance.md` §3
+        // seventh pass).
+        match w {
+            6 => lu_fixed::<6>(panel, ld, perm),
+            12 => lu_fixed::<12>(panel, ld, perm),
+            18 => lu_fixed::<18>(panel, ld, perm),
+            24 => lu_fixed::<24>(panel, ld, perm),
+            30 => lu_fixed::<30>(panel, ld, perm),
+            36 => lu_fixed::<36>(panel, ld, perm),
+            _ => lu_unblocked(panel, ld, w, perm),
+        }
     }
     for k in 0..w {
         let u = panel[k + k * ld];
@@ -333,8 +342,13 @@ fn lu_unblocked(a: &mut [f64], ld: usize, w: usize, perm: &mut [usize]) {
 }
 
 /// [`lu_unblocked`] of an `N × N` block (issue 29: 6, a free body's block, is most supernodes of
-/// a pile): the block is copied into a local array, factored with every loop unrolled, and copied
-/// back. The same operations in the same order, so the same factors bit for bit.
+/// a pile; 12–36, two to six free bodies, the amalgamated root supernodes of the piles' islands):
+/// the block is copied into a local array, factored with every loop bound a constant (at 6 every
+/// loop unrolled), and copied back. The same operations in the same order, so the same factors
+/// bit for bit (`tests::fixed_widths_match_the_generic_kernels_bit_for_bit`). At 12–36 it takes
+/// about a quarter fewer instructions than [`lu_unblocked`]; a variant on whole 4-row chunks (the rows
+/// above each step's next chunk boundary one at a time) took 6 % more than this one
+/// (`docs/performance.md` §3 seventh pass).
 #[inline(always)]
 fn lu_fixed<const N: usize>(a: &mut [f64], ld: usize, perm: &mut [usize]) {
     let mut m = [[0.0f64; N]; N];
@@ -462,10 +476,14 @@ impl WithSimd for Solve<'_> {
             let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
             let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
             let perm = &e.piv[c0..c0 + w];
-            if w == 6 {
-                forward_supernode::<6>(panel, perm, rows, c0, x, &mut e.work);
-            } else {
-                forward_supernode::<0>(panel, perm, rows, c0, x, &mut e.work);
+            // Widths of one to four free bodies as constants (the amalgamated root supernodes
+            // of the piles' islands, `docs/performance.md` §3 seventh pass).
+            match w {
+                6 => forward_supernode::<6>(panel, perm, rows, c0, x, &mut e.work),
+                12 => forward_supernode::<12>(panel, perm, rows, c0, x, &mut e.work),
+                18 => forward_supernode::<18>(panel, perm, rows, c0, x, &mut e.work),
+                24 => forward_supernode::<24>(panel, perm, rows, c0, x, &mut e.work),
+                _ => forward_supernode::<0>(panel, perm, rows, c0, x, &mut e.work),
             }
         }
         match s.kind {
@@ -476,10 +494,21 @@ impl WithSimd for Solve<'_> {
                     let rows = &s.row_idx[s.row_ptr[sn]..s.row_ptr[sn + 1]];
                     let panel = &e.lval[s.l_ptr[sn]..s.l_ptr[sn + 1]];
                     let upanel = &e.uval[s.u_ptr[sn]..s.u_ptr[sn + 1]];
+                    macro_rules! fixed {
+                        ($n:literal) => {{
+                            let mut y: [f64; $n] = x[c0..c0 + $n].try_into().unwrap();
+                            backward_supernode::<$n>(panel, upanel, rows, x, &mut y);
+                            x[c0..c0 + $n].copy_from_slice(&y);
+                        }};
+                    }
                     if w == 6 {
-                        let mut y: [f64; 6] = x[c0..c0 + 6].try_into().unwrap();
-                        backward_supernode::<6>(panel, upanel, rows, x, &mut y);
-                        x[c0..c0 + 6].copy_from_slice(&y);
+                        fixed!(6);
+                    } else if w == 12 {
+                        fixed!(12);
+                    } else if w == 18 {
+                        fixed!(18);
+                    } else if w == 24 {
+                        fixed!(24);
                     } else {
                         let seg = &mut seg[..w];
                         seg.copy_from_slice(&x[c0..c0 + w]);
@@ -683,4 +712,72 @@ pub(crate) fn grow_product_buffers() {
     let a = MatRef::from_column_major_slice(&a, N, N);
     let c = MatMut::from_column_major_slice_mut(&mut c, N, N);
     matmul(c, Accum::Replace, a, a, 1.0, Par::Seq);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Deterministic values in [-1, 1) (a linear congruential generator).
+    fn values(len: usize, seed: u64) -> Vec<f64> {
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..len)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (x >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+            })
+            .collect()
+    }
+
+    fn bits(xs: &[f64]) -> Vec<u64> {
+        xs.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The constant-width kernels give the generic ones' bits: `lu_fixed::<N>` against
+    /// `lu_unblocked` (diagonally dominant blocks, and blocks whose small diagonal makes every
+    /// step pivot), `forward_supernode::<N>` and `backward_supernode::<N>` against `N = 0`, on a
+    /// panel with rows below the diagonal block (which the LU must leave as they are).
+    #[test]
+    fn fixed_widths_match_the_generic_kernels_bit_for_bit() {
+        fn check<const N: usize>() {
+            let r = 7;
+            let ld = N + r;
+            for (seed, diagonal) in [(1, 4.0 * N as f64), (2, 1e-3)] {
+                let mut a = values(ld * N, seed + N as u64);
+                for j in 0..N {
+                    a[j + j * ld] = diagonal * (1.0 + a[j + j * ld].abs());
+                }
+                let (mut fixed, mut generic) = (a.clone(), a.clone());
+                let (mut pf, mut pg) = (vec![0; N], vec![0; N]);
+                lu_fixed::<N>(&mut fixed, ld, &mut pf);
+                lu_unblocked(&mut generic, ld, N, &mut pg);
+                assert_eq!(pf, pg, "N = {N}: pivots");
+                assert_eq!(bits(&fixed), bits(&generic), "N = {N}: factors");
+                assert_eq!(bits(&fixed[N..ld]), bits(&a[N..ld]), "N = {N}: rows below untouched");
+                if diagonal < 1.0 {
+                    assert_ne!(pf, (0..N).collect::<Vec<_>>(), "N = {N}: the pivoting case pivots");
+                }
+                // The solve steps on these factors: x has the N columns and r rows below.
+                let rows: Vec<usize> = (N..N + r).collect();
+                let upanel = values(N * r, seed + 100);
+                let x0 = values(N + r, seed + 200);
+                let (mut xf, mut xg) = (x0.clone(), x0.clone());
+                let mut t = vec![0.0; ld];
+                forward_supernode::<N>(&fixed, &pf, &rows, 0, &mut xf, &mut t);
+                forward_supernode::<0>(&fixed, &pf, &rows, 0, &mut xg, &mut t);
+                assert_eq!(bits(&xf), bits(&xg), "N = {N}: forward step");
+                let mut yf: [f64; N] = xf[..N].try_into().unwrap();
+                let mut yg = xg[..N].to_vec();
+                backward_supernode::<N>(&fixed, &upanel, &rows, &xf, &mut yf);
+                backward_supernode::<0>(&fixed, &upanel, &rows, &xg, &mut yg);
+                assert_eq!(bits(&yf), bits(&yg), "N = {N}: backward step");
+            }
+        }
+        check::<6>();
+        check::<12>();
+        check::<18>();
+        check::<24>();
+        check::<30>();
+        check::<36>();
+    }
 }
