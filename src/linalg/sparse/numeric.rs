@@ -177,15 +177,15 @@ fn factor_lu_supernode(e: &mut Engine, sn: usize, tol: f64) -> Result<(), Sparse
         // relaxed amalgamation (the root supernodes of the piles' islands: `lu_unblocked` on
         // them was 10 % of a TAMSI iteration on pile50 t1.0, issue 29, `docs/performance.md` §3
         // seventh pass).
-        match w {
-            6 => lu_fixed::<6>(panel, ld, perm),
-            12 => lu_fixed::<12>(panel, ld, perm),
-            18 => lu_fixed::<18>(panel, ld, perm),
-            24 => lu_fixed::<24>(panel, ld, perm),
-            30 => lu_fixed::<30>(panel, ld, perm),
-            36 => lu_fixed::<36>(panel, ld, perm),
-            _ => lu_unblocked(panel, ld, w, perm),
+        macro_rules! widths {
+            ($($n:literal)*) => {
+                match w {
+                    $($n => lu_fixed::<$n>(panel, ld, perm),)*
+                    _ => lu_unblocked(panel, ld, w, perm),
+                }
+            };
         }
+        widths!(6 12 18 24 30 36);
     }
     for k in 0..w {
         let u = panel[k + k * ld];
