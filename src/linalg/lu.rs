@@ -616,11 +616,14 @@ fn update_trailing<S: Simd>(
     }
     let [l0, l1, l2, l3] = l;
     // The swaps first, for every column: a vector load of a chunk that a scalar store has just
-    // written would wait for the store to reach the cache, so the loads come a pass later.
-    for (k, &p) in pivots.iter().enumerate() {
-        if p != k0 + k {
-            for col in right.chunks_exact_mut(nq) {
-                col.as_flattened_mut().swap(k0 + k, p);
+    // written would wait for the store to reach the cache, so the loads come a pass later. One
+    // pass with all of the panel's swaps per column, in order (a pivot that stayed swaps its row
+    // with itself): one loop over the columns instead of one per swap.
+    if pivots.iter().enumerate().any(|(k, &p)| p != k0 + k) {
+        for col in right.chunks_exact_mut(nq) {
+            let col = col.as_flattened_mut();
+            for (k, &p) in pivots.iter().enumerate() {
+                col.swap(k0 + k, p);
             }
         }
     }

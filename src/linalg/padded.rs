@@ -15,12 +15,19 @@ use super::simd::Simd;
 const PAD: usize = 4;
 
 /// A column-major copy of a `rows×cols` matrix whose columns are `ld = rows` rounded up to a
-/// multiple of 4, padding rows 0 (grow-only storage).
+/// multiple of 4, padding rows 0 (grow-only storage). A stacked copy
+/// ([`copy_stacked_from`](Self::copy_stacked_from)) holds two matrices with the same columns one
+/// above the other, each part padded on its own, so that one product serves both.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PaddedMatrix {
+    /// Rows of the first part.
     rows: usize,
     cols: usize,
     ld: usize,
+    /// First stored row of the second part (a multiple of 4; `ld` when there is none) and its
+    /// rows.
+    second: usize,
+    second_rows: usize,
     data: Vec<f64>,
 }
 
@@ -29,17 +36,64 @@ impl PaddedMatrix {
     /// size is the caller's): on `Err` (the entries that could not be allocated) nothing changed.
     pub fn copy_from(&mut self, m: &DMatrixView<'_, f64>) -> Result<(), usize> {
         let (rows, cols) = m.shape();
-        let ld = rows.div_ceil(PAD) * PAD;
+        self.fill(rows, 0, cols, |c, body, _| body.copy_from_slice(m.column(c).as_slice()))
+    }
+
+    /// Copies `top` (first part) and `bottom` (second part, the same number of columns) stacked:
+    /// column c holds `top`'s column c padded to whole vectors, then `bottom`'s. Allocation as
+    /// [`copy_from`](Self::copy_from).
+    pub fn copy_stacked_from(
+        &mut self,
+        top: &DMatrixView<'_, f64>,
+        bottom: &DMatrixView<'_, f64>,
+    ) -> Result<(), usize> {
+        debug_assert_eq!(top.ncols(), bottom.ncols());
+        self.fill(top.nrows(), bottom.nrows(), top.ncols(), |c, t, b| {
+            t.copy_from_slice(top.column(c).as_slice());
+            b.copy_from_slice(bottom.column(c).as_slice());
+        })
+    }
+
+    /// Copies the `rows×cols` matrix whose entry (r, c) is `entry(r, c)`. Allocation as
+    /// [`copy_from`](Self::copy_from).
+    pub fn copy_with(
+        &mut self,
+        rows: usize,
+        cols: usize,
+        entry: impl Fn(usize, usize) -> f64,
+    ) -> Result<(), usize> {
+        self.fill(rows, 0, cols, |c, body, _| {
+            for (r, x) in body.iter_mut().enumerate() {
+                *x = entry(r, c);
+            }
+        })
+    }
+
+    /// Sizes the storage for parts of `rows` and `second_rows` rows and `cols` columns, zeroes the
+    /// padding and lets `column(c, first, second)` write each column's parts.
+    fn fill(
+        &mut self,
+        rows: usize,
+        second_rows: usize,
+        cols: usize,
+        column: impl Fn(usize, &mut [f64], &mut [f64]),
+    ) -> Result<(), usize> {
+        let second = rows.div_ceil(PAD) * PAD;
+        let ld = second.checked_add(second_rows.div_ceil(PAD) * PAD).ok_or(usize::MAX)?;
         let len = ld.checked_mul(cols).ok_or(usize::MAX)?;
         if self.data.len() < len {
             self.data.try_reserve_exact(len - self.data.len()).map_err(|_| len)?;
             self.data.resize(len, 0.0);
         }
-        (self.rows, self.cols, self.ld) = (rows, cols, ld);
+        (self.rows, self.cols, self.ld, self.second, self.second_rows) =
+            (rows, cols, ld, second, second_rows);
         for (c, dst) in self.data[..ld * cols].chunks_exact_mut(ld.max(1)).enumerate() {
-            let (body, pad) = dst.split_at_mut(rows);
-            body.copy_from_slice(m.column(c).as_slice());
+            let (first, rest) = dst.split_at_mut(second);
+            let (body, pad) = first.split_at_mut(rows);
             pad.fill(0.0);
+            let (body2, pad2) = rest.split_at_mut(second_rows);
+            pad2.fill(0.0);
+            column(c, body, body2);
         }
         Ok(())
     }
@@ -64,30 +118,45 @@ impl PaddedMatrix {
     /// adders busy), then stored.
     #[inline(always)]
     pub fn mul_vec<S: Simd, const FUSED: bool>(&self, simd: S, v: &[f64], out: &mut [f64]) {
+        self.mul_vec_stacked::<S, FUSED>(simd, v, out, &mut []);
+    }
+
+    /// [`mul_vec`](Self::mul_vec) of a stacked copy: the first part's product into `out`, the
+    /// second's into `out2` (every entry the operations of a product of its part alone), in one
+    /// pass over the columns.
+    #[inline(always)]
+    pub fn mul_vec_stacked<S: Simd, const FUSED: bool>(
+        &self,
+        simd: S,
+        v: &[f64],
+        out: &mut [f64],
+        out2: &mut [f64],
+    ) {
         let nvec = self.ld / S::F64_LANES;
         let mut r = 0;
         while r < nvec {
             match nvec - r {
-                1 => self.mul_rows::<S, FUSED, 1>(simd, v, out, r),
-                2 => self.mul_rows::<S, FUSED, 2>(simd, v, out, r),
-                3 => self.mul_rows::<S, FUSED, 3>(simd, v, out, r),
-                4 => self.mul_rows::<S, FUSED, 4>(simd, v, out, r),
-                5 => self.mul_rows::<S, FUSED, 5>(simd, v, out, r),
-                6 => self.mul_rows::<S, FUSED, 6>(simd, v, out, r),
-                7 => self.mul_rows::<S, FUSED, 7>(simd, v, out, r),
-                _ => self.mul_rows::<S, FUSED, 8>(simd, v, out, r),
+                1 => self.mul_rows::<S, FUSED, 1>(simd, v, out, out2, r),
+                2 => self.mul_rows::<S, FUSED, 2>(simd, v, out, out2, r),
+                3 => self.mul_rows::<S, FUSED, 3>(simd, v, out, out2, r),
+                4 => self.mul_rows::<S, FUSED, 4>(simd, v, out, out2, r),
+                5 => self.mul_rows::<S, FUSED, 5>(simd, v, out, out2, r),
+                6 => self.mul_rows::<S, FUSED, 6>(simd, v, out, out2, r),
+                7 => self.mul_rows::<S, FUSED, 7>(simd, v, out, out2, r),
+                _ => self.mul_rows::<S, FUSED, 8>(simd, v, out, out2, r),
             }
             r += 8;
         }
     }
 
-    /// Rows of vectors `r0..r0 + K` of `m·v` into `out`.
+    /// Rows of vectors `r0..r0 + K` of `m·v` into `out` (first part) and `out2` (second part).
     #[inline(always)]
     fn mul_rows<S: Simd, const FUSED: bool, const K: usize>(
         &self,
         simd: S,
         v: &[f64],
         out: &mut [f64],
+        out2: &mut [f64],
         r0: usize,
     ) {
         let lanes = S::F64_LANES;
@@ -101,13 +170,86 @@ impl PaddedMatrix {
         }
         let start = r0 * lanes;
         for (j, a) in acc.iter().enumerate() {
+            // A vector never straddles the parts (the second starts at a multiple of 4).
             let lo = start + j * lanes;
-            if lo + lanes <= self.rows {
+            let (out, lo, rows) = if lo < self.second {
+                (&mut *out, lo, self.rows)
+            } else {
+                (&mut *out2, lo - self.second, self.second_rows)
+            };
+            if lo + lanes <= rows {
                 S::as_mut_simd_f64s(&mut out[lo..lo + lanes]).0[0] = *a;
-            } else if lo < self.rows {
-                simd.partial_store_f64s(&mut out[lo..self.rows], *a);
+            } else if lo < rows {
+                simd.partial_store_f64s(&mut out[lo..rows], *a);
             }
         }
+    }
+
+    /// `out_t = Σᵢ (c₀ᵢ·col(3i) + c₁ᵢ·col(3i+1))` and `out_n = Σᵢ c₂ᵢ·col(3i+2)` over the column
+    /// triples i in increasing order, `(c₀ᵢ, c₁ᵢ, c₂ᵢ) = coefficients(i)`: every entry is
+    /// `((0 + t₀) + t₁) + …` with `t = c₀x₀ + c₁x₁` (rounded products, then a rounded sum), resp.
+    /// `t = c₂x₂`. TAMSI's `Jtᵀ ft` and `Jnᵀ fn` from a copy whose column triples are the contacts'
+    /// rows (t0, t1, n): the operations of `ContactBlocks::add_transposed` over every column
+    /// (the zero columns it skips add exact zeros) in one pass with the sums in registers. Both
+    /// outputs take `ld` entries (the padding rows get 0).
+    #[inline(always)]
+    pub fn add_triples<S: Simd>(
+        &self,
+        simd: S,
+        out_t: &mut [f64],
+        out_n: &mut [f64],
+        coefficients: impl Fn(usize) -> (f64, f64, f64),
+    ) {
+        let nvec = self.ld / S::F64_LANES;
+        let mut r = 0;
+        while r < nvec {
+            match nvec - r {
+                1 => self.triple_rows::<S, 1>(simd, out_t, out_n, &coefficients, r),
+                2 => self.triple_rows::<S, 2>(simd, out_t, out_n, &coefficients, r),
+                3 => self.triple_rows::<S, 3>(simd, out_t, out_n, &coefficients, r),
+                4 => self.triple_rows::<S, 4>(simd, out_t, out_n, &coefficients, r),
+                5 => self.triple_rows::<S, 5>(simd, out_t, out_n, &coefficients, r),
+                6 => self.triple_rows::<S, 6>(simd, out_t, out_n, &coefficients, r),
+                7 => self.triple_rows::<S, 7>(simd, out_t, out_n, &coefficients, r),
+                _ => self.triple_rows::<S, 8>(simd, out_t, out_n, &coefficients, r),
+            }
+            r += 8;
+        }
+    }
+
+    /// Rows of vectors `r0..r0 + K` of [`add_triples`](Self::add_triples) (K ≤ 8: both sums stay
+    /// in registers).
+    #[inline(always)]
+    fn triple_rows<S: Simd, const K: usize>(
+        &self,
+        simd: S,
+        out_t: &mut [f64],
+        out_n: &mut [f64],
+        coefficients: &impl Fn(usize) -> (f64, f64, f64),
+        r0: usize,
+    ) {
+        let lanes = S::F64_LANES;
+        let zero = simd.splat_f64s(0.0);
+        let (mut acc_t, mut acc_n) = ([zero; K], [zero; K]);
+        let triples = self.data[..self.ld * (self.cols / 3 * 3)].chunks_exact(3 * self.ld);
+        for (i, cols) in triples.enumerate() {
+            let (c0, c1, c2) = coefficients(i);
+            let (c0, c1, c2) = (simd.splat_f64s(c0), simd.splat_f64s(c1), simd.splat_f64s(c2));
+            let (x0, rest) = cols.split_at(self.ld);
+            let (x1, x2) = rest.split_at(self.ld);
+            let x0 = &S::as_simd_f64s(x0).0[r0..r0 + K];
+            let x1 = &S::as_simd_f64s(x1).0[r0..r0 + K];
+            let x2 = &S::as_simd_f64s(x2).0[r0..r0 + K];
+            for ((((t, n), &x0), &x1), &x2) in acc_t.iter_mut().zip(&mut acc_n).zip(x0).zip(x1).zip(x2) {
+                *t = simd.add_f64s(*t, simd.add_f64s(simd.mul_f64s(c0, x0), simd.mul_f64s(c1, x1)));
+                *n = simd.add_f64s(*n, simd.mul_f64s(c2, x2));
+            }
+        }
+        let start = r0 * lanes;
+        let out_t = S::as_mut_simd_f64s(&mut out_t[start..start + K * lanes]).0;
+        let out_n = S::as_mut_simd_f64s(&mut out_n[start..start + K * lanes]).0;
+        out_t.copy_from_slice(&acc_t);
+        out_n.copy_from_slice(&acc_n);
     }
 }
 

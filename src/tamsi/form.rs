@@ -61,6 +61,13 @@ const MIN_CONTACTS_PER_THREAD: usize = 128;
 /// reproduce exactly.
 const FUSED_MIN_DIM: usize = 12;
 
+/// Largest `nv` whose dense `Jtᵀ ft`, `Jnᵀ fn` run over a transposed copy of the rows with every
+/// sum in registers (`PaddedMatrix::add_triples`: up to 8 vectors, nv ≤ 32) instead of the
+/// contacts' nonzero blocks (`ContactBlocks::add_transposed`): the same operations on every entry
+/// plus exact zeros, so the same bits; at these sizes the per-block bookkeeping costs more than
+/// the zero blocks it skips (`docs/performance.md` §1, third pass).
+const DENSE_FORCES_MAX_DIM: usize = 32;
+
 /// The data-form-dependent operations of one TAMSI solve. Vectors are in the dense layout of the
 /// problem: `v` and generalized forces nv, `vt` 2nc (two per contact), `vn` nc. `Sync`: the block
 /// form's parallel phases share it with the worker threads.
@@ -281,11 +288,15 @@ pub(super) fn update_coefficients(
 /// dense factorizations.
 #[derive(Debug, Clone)]
 pub(super) struct DenseWorkspace {
-    /// Copies of M, Jt and Jn with padded columns, made once per solve for the products (Jt and
-    /// Jn only when they changed, see `copied`).
+    /// Copies of M and of Jt stacked on Jn (`j`) with padded columns, made once per solve for
+    /// the products (`j` only when the rows changed, see `copied`): one pass over the columns
+    /// gives `vt` and `vn`.
     pub m: PaddedMatrix,
-    pub jt: PaddedMatrix,
-    pub jn: PaddedMatrix,
+    pub j: PaddedMatrix,
+    /// Up to [`DENSE_FORCES_MAX_DIM`] velocities: Jᵀ with each contact's rows as three
+    /// consecutive columns (t0, t1, n), for `Jtᵀ ft` and `Jnᵀ fn` (made with `j`).
+    pub jt_cols: PaddedMatrix,
+    pub dense_forces: bool,
     pub blocks: ContactBlocks,
     pub newton: NewtonMatrix,
     pub ldlt: Ldlt,
@@ -294,7 +305,7 @@ pub(super) struct DenseWorkspace {
     /// problems from [`FUSED_MIN_DIM`] velocities up. Everywhere else Eigen's rounding, and so
     /// Drake's bits (with the LU's, Eigen's order below `BLOCKED_MIN_DIM`).
     pub fused: bool,
-    /// The [`ContactBlocks::generation`] at which `jt` and `jn` were copied (0: not current).
+    /// The [`ContactBlocks::generation`] at which `j` and `jt_cols` were copied (0: not current).
     /// The blocks hold the same bits, so an unchanged generation means unchanged copies.
     pub copied: u64,
 }
@@ -303,8 +314,9 @@ impl DenseWorkspace {
     pub fn new(nv: usize) -> Self {
         Self {
             m: PaddedMatrix::default(),
-            jt: PaddedMatrix::default(),
-            jn: PaddedMatrix::default(),
+            j: PaddedMatrix::default(),
+            jt_cols: PaddedMatrix::default(),
+            dense_forces: false,
             blocks: ContactBlocks::default(),
             newton: NewtonMatrix::default(),
             ldlt: Ldlt::with_capacity(nv),
@@ -348,9 +360,19 @@ impl Form for DenseForm<'_, '_> {
         let generation = ws.blocks.generation();
         // Rows bit for bit those of the copies (the blocks' generation unchanged since they
         // were made): the copies stand.
+        ws.dense_forces = nv <= DENSE_FORCES_MAX_DIM;
         if copied == 0 || copied != generation {
-            ws.jt.copy_from(&self.jt).map_err(failed("TAMSI padded copy of Jt"))?;
-            ws.jn.copy_from(&self.jn).map_err(failed("TAMSI padded copy of Jn"))?;
+            ws.j.copy_stacked_from(&self.jt, &self.jn).map_err(failed("TAMSI padded copy of Jt and Jn"))?;
+            if ws.dense_forces {
+                let (jt, jn) = (&self.jt, &self.jn);
+                let entry = |r: usize, c: usize| {
+                    let (i, k) = (c / 3, c % 3);
+                    if k < 2 { jt[(2 * i + k, r)] } else { jn[(i, r)] }
+                };
+                ws.jt_cols
+                    .copy_with(nv, 3 * nc, entry)
+                    .map_err(failed("TAMSI transposed copy of Jt and Jn"))?;
+            }
         }
         ws.copied = generation;
         ws.newton.prepare(&ws.blocks, nv, nc, dt)?;
@@ -360,8 +382,11 @@ impl Form for DenseForm<'_, '_> {
 
     #[inline(always)]
     fn contact_velocities<S: Simd>(&self, simd: S, v: &[f64], vt: &mut [f64], vn: &mut [f64]) {
-        mul_dense(simd, self.ws.fused, vt, &self.ws.jt, v);
-        mul_dense(simd, self.ws.fused, vn, &self.ws.jn, v);
+        if self.ws.fused {
+            self.ws.j.mul_vec_stacked::<S, true>(simd, v, vt, vn);
+        } else {
+            self.ws.j.mul_vec_stacked::<S, false>(simd, v, vt, vn);
+        }
     }
 
     #[inline(always)]
@@ -377,9 +402,14 @@ impl Form for DenseForm<'_, '_> {
         tau_t: &mut [f64],
         forces: impl Fn(usize) -> (f64, f64, f64),
     ) {
-        tau_n.fill(0.0);
-        tau_t.fill(0.0);
-        self.ws.blocks.add_transposed(simd, tau_t, tau_n, forces);
+        if self.ws.dense_forces {
+            // Writes all `force_len` entries.
+            self.ws.jt_cols.add_triples(simd, tau_t, tau_n, forces);
+        } else {
+            tau_n.fill(0.0);
+            tau_t.fill(0.0);
+            self.ws.blocks.add_transposed(simd, tau_t, tau_n, forces);
+        }
     }
 
     #[inline(always)]
