@@ -3,9 +3,14 @@
 Each instruction's self cost goes to the phase named by its inline stack (addr2line -i, innermost
 frame first, first frame matching a rule); a function whose instructions match no rule inherits its
 callers' phases in proportion to the inclusive cost of each call edge (gprof style).
-Usage: cgphase2.py callgrind.out binary"""
+Usage: callgrind_phases.py callgrind.out binary [--ipm] [iterations]
+--ipm: the interior point's engine iteration's phases (docs/performance.md §3, "The interior point's
+phases"); iterations: also print thousands of instructions per iteration (all solves' iterations)."""
 import sys, re, subprocess, collections, os
-out, binary = sys.argv[1], sys.argv[2]
+IPM = '--ipm' in sys.argv
+args = [a for a in sys.argv[1:] if a != '--ipm']
+out, binary = args[0], args[1]
+ITERATIONS = int(args[2]) if len(args) > 2 else 0
 selfc = collections.defaultdict(collections.Counter)  # fn -> addr -> Ir
 edges = collections.defaultdict(list)  # callee -> [(caller, addr, incl)]
 fn = None; cfn = None; pending_call = False; in_main = True
@@ -43,6 +48,22 @@ RULES = [
     ('results', ['store_results']),
     ('iteration loop (norms, steps)', ['tamsi::solver::newton', 'ipm::solver', 'engine::']),
 ]
+# The interior point's engine iteration (src/ipm): innermost matching frame first, so that a
+# phase's own kernels (J v, the cone algebra) count for the phase that calls them.
+IPM_RULES = [
+    ('condensed assembly + factorization', ['assemble', 'factor_lu_supernode', 'lu_unblocked', 'BlockSparseLu', 'numeric::Factor', 'factor_island', 'factor_condensed', 'PartialPivLu::factor', 'faer::linalg::lu', 'lu::', 'add_block', 'write_local']),
+    ('island solves', ['forward_supernode', 'backward_supernode', 'solve_in_place_on', 'solve_fixed', 'BlockDiagLu', 'triangular_solve', 'Solve>', 'numeric::Solve', 'solve_island', 'solve_small']),
+    ('closed-form elimination', ['factor_closed_form', 'eliminate', 'tangent_elimination']),
+    ('NT right-hand sides', ['nt_complementarity_rhs', 'nt_pair_rhs', 'build_rhs']),
+    ('closed-form solve passes (fold, J v, step)', ['solve_closed_form_body', 'closed_form_fold', 'closed_form_step', 'solve_split']),
+    ('residual', ['residual_at', 'residual_contact', 'equality_residual', 'candidate_residual']),
+    ('cone step search', ['cone_search', 'soc_contact_steps', 'soc_step']),
+    ('NT scaling + neighbourhood', ['nesterov_todd', 'in_neighbourhood', 'pair_scaling', 'nt_scaling']),
+    ('start (scales, central start)', ['scales', 'central_start', 'setup', 'prepare', 'BlockForm::new', 'start', 'solve_mass_in_place', 'validate']),
+    ('loop (duality, candidate, commit)', ['duality', 'commit_candidate', 'iterate_engine', 'natural_map']),
+]
+if IPM:
+    RULES = IPM_RULES
 def phase_of_addr(a):
     for f, loc in stacks.get(a, []):
         for ph, keys in RULES:
@@ -71,6 +92,7 @@ for f, ac in selfc.items():
         else:
             for k, v in dist(f).items(): phase[k] += c * v
 total = sum(phase.values())
-print(f"total Ir {total:,.0f}")
+print(f"total Ir {total:,.0f}" + (f"  per iteration {total/ITERATIONS/1000:.1f}k" if ITERATIONS else ""))
 for k, v in phase.most_common():
-    print(f"{100*v/total:6.1f}%  {v:14,.0f}  {k}")
+    per_it = f"  {v/ITERATIONS/1000:9.1f}k/it" if ITERATIONS else ""
+    print(f"{100*v/total:6.1f}%  {v:14,.0f}{per_it}  {k}")

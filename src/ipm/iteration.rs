@@ -640,6 +640,20 @@ pub(super) fn duality(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) 
         .sum()
 }
 
+/// `(Σ sᵀγ, Σ (s + α ds)ᵀ(γ + α dg))` in one pass: [`duality`] at 0 and at `alpha`, each sum with
+/// the operations of [`duality`] in the same order (the same bits), the two chains of additions
+/// side by side (issue 29: Mehrotra's centring takes both).
+#[inline(always)]
+pub(super) fn duality_pair(s: &[f64], g: &[f64], ds: &[f64], dg: &[f64], alpha: f64) -> (f64, f64) {
+    // -0.0: the neutral element `Sum for f64` starts from.
+    let (mut at0, mut at) = (-0.0, -0.0);
+    for ((&s, &g), (&ds, &dg)) in s.iter().zip(g).zip(ds.iter().zip(dg)) {
+        at0 += (s + 0.0 * ds) * (g + 0.0 * dg);
+        at += (s + alpha * ds) * (g + alpha * dg);
+    }
+    (at0, at)
+}
+
 /// The block and Delassus forms have no full Newton matrix ([`NewtonSolve::Dense`] assembles the
 /// dense one).
 pub(crate) fn check_block_newton_solve(mode: NewtonSolve) -> Result<(), IpmError> {

@@ -11,7 +11,8 @@ use super::form::{
     BlockForm, BlockWorkspace, DelassusForm, DelassusWorkspace, DenseForm, DenseWorkspace, Form,
 };
 use super::iteration::{
-    IpmWorkspace, NewtonBuf, Viol, build_rhs, check_block_newton_solve, duality, solve_newton, system_data,
+    IpmWorkspace, NewtonBuf, Viol, build_rhs, check_block_newton_solve, duality_pair, solve_newton,
+    system_data,
 };
 use super::model::REG;
 use super::newton::SystemData;
@@ -380,10 +381,8 @@ fn run<F: Form>(
             // Step 4: centering.
             let (nu, nu_aff) = if total_degree > 0 {
                 let deg = total_degree as f64;
-                (
-                    duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / deg,
-                    duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / deg,
-                )
+                let (at0, at) = duality_pair(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff);
+                (at0 / deg, at / deg)
             } else {
                 (0.0, 0.0)
             };

@@ -31,7 +31,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::ipm::cone::{self, LANES};
 use crate::ipm::form::Form;
-use crate::ipm::iteration::{IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, solve_newton, system_data};
+use crate::ipm::iteration::{
+    IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, duality_pair, solve_newton, system_data,
+};
 use crate::ipm::model::visit_runs;
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
@@ -894,8 +896,8 @@ pub(super) fn iterate_engine<F: Form>(
         let (ds, dg) = ws.daff[n..big].split_at(kt);
         // Mehrotra centring σ = (ν_aff/ν)³ and corrector with the same factorization.
         let kappa = if degree > 0.0 {
-            let nu = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, 0.0) / degree;
-            let nu_aff = duality(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff) / degree;
+            let (at0, at) = duality_pair(&ws.s[..kt], &ws.g[..kt], ds, dg, alpha_aff);
+            let (nu, nu_aff) = (at0 / degree, at / degree);
             (nu_aff / nu).clamp(0.0, 1.0).powi(3) * nu
         } else {
             0.0
