@@ -8,7 +8,12 @@
 //! * `tamsi_c`: the same through the C ABI, set + solve every repetition (the setter's share);
 //! * `ipm`: the interior point, block form, `normal_compliance = 0.1`, every contact with its gap,
 //!   as `benches/ipm_engine.rs` (group `block-compliance0.1`);
-//! * `ipm_engine`: the same at the engine preset (`IpmParameters::engine()`).
+//! * `ipm_engine`: the same at the engine preset (`IpmParameters::engine()`);
+//! * `tamsi_live`: the live loop's warm steps (`docs/performance.md` §3 "The live loop"): the
+//!   matching scenes, in file order, are consecutive states of one loop (`tools/live_steps.py`
+//!   writes them; `CTS_SCENES_FILE` names the file); each repetition sets the next state through
+//!   the C ABI and solves it from its v0 (the previous step's solution), cycling through them,
+//!   as `mujoco_bridge.c` does. Prints the set call's and the solve's medians apart.
 //!
 //! With `FINGERPRINT=1` the `tamsi` and interior-point modes also print a hash of the bits of the
 //! returned velocities and forces (TAMSI: v, fn, ft; the interior point: v and the impulses), to
@@ -51,13 +56,18 @@ fn main() {
     let mode = args.get(1).cloned().unwrap_or_else(|| "tamsi".into());
     let filter = args.get(2).cloned().unwrap_or_default();
     let reps: usize = args.get(3).map_or(50, |s| s.parse().unwrap());
+    if mode == "tamsi_live" {
+        let scenes: Vec<Scene> =
+            engine_scenes::read_scenes().into_iter().filter(|s| s.name.contains(&filter)).collect();
+        return tamsi_live(&scenes, reps);
+    }
     for s in engine_scenes::read_scenes().into_iter().filter(|s| s.name.contains(&filter)) {
         let (its, times) = match mode.as_str() {
             "tamsi" => tamsi(&s, reps),
             "tamsi_c" => tamsi_c(&s, reps),
             "ipm" => ipm(&s, reps, IpmParameters { normal_compliance: 0.1, ..IpmParameters::default() }),
             "ipm_engine" => ipm(&s, reps, IpmParameters::engine()),
-            _ => panic!("mode: tamsi, tamsi_c, ipm or ipm_engine"),
+            _ => panic!("mode: tamsi, tamsi_c, tamsi_live, ipm or ipm_engine"),
         };
         let med = median(times);
         let per_it = med / its.max(1) as f64;
@@ -141,6 +151,92 @@ fn tamsi_c(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
         assert_eq!(cts_tamsi_solver_get_iteration_stats(h, &mut st), cts_status::Ok);
         cts_tamsi_solver_free(h);
         (st.num_iterations as usize, times)
+    }
+}
+
+/// The `tamsi_live` mode: one solver steps through `scenes` in turn, each set through the C ABI
+/// (two-way block data, the scene's touching contacts) and solved from its v0.
+fn tamsi_live(scenes: &[Scene], reps: usize) {
+    let problems: Vec<_> = scenes.iter().map(tamsi_blocks::from_scene_touching).collect();
+    let structures: Vec<_> = problems.iter().map(|p| p.c_structure()).collect();
+    let data: Vec<_> = problems.iter().zip(&structures).map(|(p, s)| s.data(p)).collect();
+    let nv = problems.first().expect("no scene matches").nv();
+    let mut h = std::ptr::null_mut();
+    let (mut set_us, mut solve_us, mut its) = (Vec::new(), Vec::new(), 0);
+    // SAFETY: every pointer is valid for the lengths passed and outlives the solver; `h` is freed
+    // below.
+    unsafe {
+        assert_eq!(cts_tamsi_solver_new(nv, &mut h), cts_status::Ok);
+        let step = |k: usize, times: Option<(&mut Vec<f64>, &mut Vec<f64>)>| {
+            let p = &problems[k];
+            let t0 = thread_cpu_us();
+            let st = cts_tamsi_solver_set_two_way_coupled_block_problem_data(
+                h,
+                &data[k],
+                p.p_star.as_ptr(),
+                p.fn0.as_ptr(),
+                p.stiffness.as_ptr(),
+                p.dissipation.as_ptr(),
+                p.mu.as_ptr(),
+            );
+            let t1 = thread_cpu_us();
+            assert_eq!(st, cts_status::Ok);
+            let st = cts_tamsi_solver_solve_with_guess(h, p.dt, p.v0.as_ptr(), nv);
+            let t2 = thread_cpu_us();
+            assert_eq!(st, cts_status::Ok, "{}", p.name);
+            if let Some((set, solve)) = times {
+                set.push(t1 - t0);
+                solve.push(t2 - t1);
+            }
+        };
+        // One pass grows the workspaces (and prints the fingerprints), then the measured steps.
+        for k in 0..problems.len() {
+            step(k, None);
+            let mut st = cts_tamsi_iteration_stats { num_iterations: 0, vt_residual: 0.0 };
+            assert_eq!(cts_tamsi_solver_get_iteration_stats(h, &mut st), cts_status::Ok);
+            its += st.num_iterations as usize;
+            if std::env::var_os("FINGERPRINT").is_some() {
+                let mut out = vec![0.0; nv + 3 * problems[k].nc()];
+                let (v, rest) = out.split_at_mut(nv);
+                let (fn_, ft) = rest.split_at_mut(problems[k].nc());
+                assert_eq!(
+                    cts_tamsi_solver_get_generalized_velocities(h, v.as_mut_ptr(), nv),
+                    cts_status::Ok
+                );
+                assert_eq!(
+                    cts_tamsi_solver_get_normal_forces(h, fn_.as_mut_ptr(), fn_.len()),
+                    cts_status::Ok
+                );
+                assert_eq!(
+                    cts_tamsi_solver_get_friction_forces(h, ft.as_mut_ptr(), ft.len()),
+                    cts_status::Ok
+                );
+                println!(
+                    "fingerprint {:30} {:3} it {:016x}",
+                    scenes[k].name,
+                    st.num_iterations,
+                    fnv(out.iter())
+                );
+            }
+        }
+        live_measured(reps, &mut |r| step(r % problems.len(), Some((&mut set_us, &mut solve_us))));
+        cts_tamsi_solver_free(h);
+    }
+    let (set, solve) = (median(set_us), median(solve_us));
+    println!(
+        "tamsi_live {} states ({}..), {:.2} it/step: set {set:8.2} us  solve {solve:8.2} us  set+solve {:8.2} us",
+        scenes.len(),
+        scenes[0].name,
+        its as f64 / scenes.len() as f64,
+        set + solve
+    );
+}
+
+/// The live steps' repetitions. Not inlined: callgrind's collection is toggled on this function.
+#[inline(never)]
+fn live_measured(reps: usize, step: &mut dyn FnMut(usize)) {
+    for r in 0..reps {
+        step(r);
     }
 }
 

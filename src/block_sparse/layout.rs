@@ -1,9 +1,14 @@
 //! The structure of a block-sparse problem: trees, and the trees each contact touches.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use super::BlockSparseError;
 
 /// Marks the empty second slot of a contact that touches one tree.
 const NO_TREE: u32 = u32::MAX;
+
+/// The next [`BlockSparseLayout::structure_id`] handed out (0 is the empty layout's).
+static NEXT_STRUCTURE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Largest number of trees or contacts a layout accepts (indices are stored as `u32`).
 pub const MAX_BLOCK_INDEX: usize = (u32::MAX - 1) as usize;
@@ -27,15 +32,26 @@ pub const MAX_BLOCK_INDEX: usize = (u32::MAX - 1) as usize;
 /// [`set`](Self::set) and [`set_indices`](Self::set_indices) validate a structure and replace the
 /// current one; on an error the current structure is kept. Storage grows only when a structure is
 /// larger than any seen before, and a failed allocation is an error, never an abort.
+///
+/// Every structure carries an id ([`structure_id`](Self::structure_id)): a set call that gives the
+/// current structure again keeps it, any other gets an id no layout of the process had before.
+/// Work that depends on the structure alone (the islands, the symbolic analysis, where each
+/// contact's terms go in the Newton matrix) is redone only when the id changes: in an engine's
+/// loop the contact graph holds for many steps (`docs/performance.md` §3 "The live loop").
 #[derive(Debug, Clone, Default)]
 pub struct BlockSparseLayout {
     current: Tables,
     /// Where a new structure is built and validated before it replaces `current`.
     spare: Tables,
+    /// Whether the last successful set swapped `spare` in (a set of the current structure does
+    /// not), so that [`restore_previous`](Self::restore_previous) knows what to undo.
+    swapped: bool,
 }
 
 #[derive(Debug, Clone, Default)]
 struct Tables {
+    /// The structure's id: equal ids, equal structures (see [`BlockSparseLayout`]).
+    id: u64,
     ntree: usize,
     nc: usize,
     /// Tree t's dofs are `tree_start[t]..tree_start[t + 1]`; `ntree + 1` entries.
@@ -46,6 +62,49 @@ struct Tables {
     contact_trees: Vec<[u32; 2]>,
     /// Contact i's Jacobian blocks start at `j_start[i]` in packed J; `nc + 1` entries.
     j_start: Vec<usize>,
+}
+
+impl Tables {
+    /// Whether these tables hold the structure `tree_dofs`, `contact_trees` in the C encoding
+    /// (`contact_trees` of even length): the same trees and, per contact, the same trees in the
+    /// same block order (`(−1, b)` and `(b, −1)` both are the single block of tree b). Only a
+    /// valid structure can equal the tables, so a match needs no other check.
+    fn is(&self, tree_dofs: &[i32], contact_trees: &[i32]) -> bool {
+        let (ntree, nc) = (tree_dofs.len(), contact_trees.len() / 2);
+        if ntree != self.ntree
+            || nc != self.nc
+            || self.tree_start.len() <= ntree
+            || self.contact_trees.len() < nc
+        {
+            return false;
+        }
+        // Branch-free folds over both arrays (the compiler vectorizes the first).
+        let trees = self.tree_start[..=ntree]
+            .windows(2)
+            .zip(tree_dofs)
+            .fold(true, |same, (w, &n)| same & (w[1] - w[0] == n as usize) & (n >= 1));
+        let contacts = self.contact_trees[..nc].iter().zip(contact_trees.chunks_exact(2)).fold(
+            true,
+            |same, (&[a, b], c)| {
+                // The stored pair in the C encoding, a static side as −1, listed first or second.
+                let (a, b) = (i64::from(a), if b == NO_TREE { -1 } else { i64::from(b) });
+                let (x, y) = (i64::from(c[0]), i64::from(c[1]));
+                same & (((x, y) == (a, b)) | ((b == -1) & (x == -1) & (y == a)))
+            },
+        );
+        trees & contacts
+    }
+
+    /// Whether `other` holds the same structure (trees and contact trees).
+    fn same_structure(&self, other: &Tables) -> bool {
+        let (ntree, nc) = (self.ntree, self.nc);
+        ntree == other.ntree
+            && nc == other.nc
+            && other.tree_start.len() > ntree
+            && other.contact_trees.len() >= nc
+            && self.tree_start[..=ntree] == other.tree_start[..=ntree]
+            && self.contact_trees[..nc] == other.contact_trees[..nc]
+    }
 }
 
 /// Grows `v` to at least `len` entries without aborting on allocation failure.
@@ -82,9 +141,16 @@ impl BlockSparseLayout {
     /// `tree_dofs[t] ≥ 1` dofs per tree, and `contact_trees[2i]`, `contact_trees[2i + 1]` the trees
     /// of contact i, where −1 marks a static side (at most one of the two; a contact `(−1, b)` has
     /// the single Jacobian block of tree b).
+    ///
+    /// The current structure given again (an engine's loop while its contact graph holds) is
+    /// recognized by one comparison pass and kept as it is, with its id.
     pub fn set_indices(&mut self, tree_dofs: &[i32], contact_trees: &[i32]) -> Result<(), BlockSparseError> {
         if !contact_trees.len().is_multiple_of(2) {
             return Err(BlockSparseError::ContactTreesLength { len: contact_trees.len() });
+        }
+        if self.current.is(tree_dofs, contact_trees) {
+            self.swapped = false;
+            return Ok(());
         }
         self.set_from(
             tree_dofs.iter().map(|&n| i64::from(n)),
@@ -155,7 +221,13 @@ impl BlockSparseLayout {
         }
         s.ntree = ntree;
         s.nc = nc;
+        s.id = if s.same_structure(&self.current) {
+            self.current.id
+        } else {
+            NEXT_STRUCTURE_ID.fetch_add(1, Ordering::Relaxed)
+        };
         std::mem::swap(&mut self.current, &mut self.spare);
+        self.swapped = true;
         Ok(())
     }
 
@@ -163,9 +235,19 @@ impl BlockSparseLayout {
     /// [`set_indices`](Self::set_indices) replaced, for a caller whose own checks of data on the
     /// new structure failed (the C API keeps the previous problem data usable that way). Valid
     /// once, directly after a successful set; it allocates nothing, since the previous structure
-    /// is kept in the storage the next set builds into.
+    /// is kept in the storage the next set builds into. After a set that kept the current
+    /// structure there is nothing to put back.
     pub(crate) fn restore_previous(&mut self) {
-        std::mem::swap(&mut self.current, &mut self.spare);
+        if std::mem::take(&mut self.swapped) {
+            std::mem::swap(&mut self.current, &mut self.spare);
+        }
+    }
+
+    /// The id of the current structure: two layouts (or one layout at two times) with the same id
+    /// have the same trees and contact trees. The empty layout's is 0.
+    #[inline]
+    pub fn structure_id(&self) -> u64 {
+        self.current.id
     }
 
     /// Number of trees.
@@ -262,6 +344,56 @@ mod tests {
             assert!(e.contains(want), "{e:?} should contain {want:?}");
             assert_eq!((l.num_trees(), l.num_contacts(), l.j_len()), (2, 1, 36));
         }
+    }
+
+    #[test]
+    fn a_structure_keeps_its_id_while_it_is_given_again() {
+        let mut l = BlockSparseLayout::new();
+        assert_eq!(l.structure_id(), 0);
+        l.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+        let id = l.structure_id();
+        assert_ne!(id, 0);
+        // The same structure: by the C fast path (either encoding of a static side) and by `set`.
+        l.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+        l.set_indices(&[6, 7, 6], &[-1, 0, 2, 1, 1, -1]).unwrap();
+        l.set(&[6, 7, 6], &[(0, None), (2, Some(1)), (1, None)]).unwrap();
+        assert_eq!(l.structure_id(), id);
+        assert_eq!((l.contact_trees(0), l.contact_trees(2), l.j_len()), ((0, None), (1, None), 78));
+        // A restore after a set that kept the structure keeps it (the spare holds another one).
+        l.set_indices(&[6, 6], &[0, 1]).unwrap();
+        l.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+        let id = l.structure_id();
+        l.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+        l.restore_previous();
+        assert_eq!((l.structure_id(), l.num_trees(), l.num_contacts()), (id, 3, 3));
+        // Any change is a new structure with a new id: a tree's size, a contact's trees or
+        // their order (the block order), one contact more or less, an invalid structure.
+        let changes: [(&[i32], &[i32]); 6] = [
+            (&[6, 7, 5], &[0, -1, 2, 1, -1, 1]),
+            (&[6, 7, 6], &[0, -1, 2, 0, -1, 1]),
+            (&[6, 7, 6], &[0, -1, 1, 2, -1, 1]),
+            (&[6, 7, 6], &[0, -1, 2, 1]),
+            (&[6, 7, 6], &[0, -1, 2, 1, -1, 1, 0, 1]),
+            (&[6, 7, 6, 1], &[0, -1, 2, 1, -1, 1]),
+        ];
+        let mut seen = vec![id];
+        for (trees, contacts) in changes {
+            l.set_indices(trees, contacts).unwrap();
+            assert!(!seen.contains(&l.structure_id()), "{trees:?} {contacts:?}");
+            seen.push(l.structure_id());
+            l.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+            seen.push(l.structure_id());
+        }
+        for (trees, contacts) in
+            [(&[6, 7, 6][..], &[0, 0, 2, 1, -1, 1][..]), (&[6, 0, 6], &[0, -1, 2, 1, -1, 1])]
+        {
+            assert!(l.set_indices(trees, contacts).is_err(), "{trees:?} {contacts:?}");
+        }
+        // A clone has the same structure and id; another layout given it has another id.
+        assert_eq!(l.clone().structure_id(), l.structure_id());
+        let mut other = BlockSparseLayout::new();
+        other.set_indices(&[6, 7, 6], &[0, -1, 2, 1, -1, 1]).unwrap();
+        assert_ne!(other.structure_id(), l.structure_id());
     }
 
     #[test]

@@ -141,6 +141,21 @@ pub struct BlockNewtonMatrix {
     island_cuts: Vec<usize>,
     part_index: Vec<usize>,
     part_scratch: Vec<PartScratch>,
+    /// The structure and kind the islands, back ends, analyses and [`Self::scatter`] were last
+    /// prepared for (see [`prepare`](Self::prepare)).
+    prepared: PreparedFor,
+}
+
+/// The layout's [`BlockSparseLayout::structure_id`] and the factorization kind that
+/// [`BlockNewtonMatrix::prepare`] last did its structural work for. A clone forgets it: cloned
+/// island factors drop their sparse analyses.
+#[derive(Debug, Default)]
+struct PreparedFor(Option<(u64, Factorization)>);
+
+impl Clone for PreparedFor {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
 }
 
 /// Value array of a [`Dst`]: the dense matrix or the L panels.
@@ -194,6 +209,12 @@ impl BlockNewtonMatrix {
     /// Finds the islands of `system`, picks each island's back end and makes room for its
     /// factorization of `kind` (the sparse symbolic analysis included). Call once per solve,
     /// before [`assemble_and_factor`](Self::assemble_and_factor).
+    ///
+    /// All of it but the copy of the Jacobian blocks depends on the structure alone: when the
+    /// layout's [`structure_id`](BlockSparseLayout::structure_id) and `kind` are those of the last
+    /// prepare, it is kept (an engine's warm steps while the contact graph holds: a quarter of a
+    /// live-loop step's instructions on the 50-box pile, `docs/performance.md` §3 "The live
+    /// loop").
     pub fn prepare(
         &mut self,
         system: &BlockSparseSystem<'_>,
@@ -201,6 +222,12 @@ impl BlockNewtonMatrix {
     ) -> Result<(), BlockSparseError> {
         let layout = system.layout();
         self.parts = 0;
+        self.kind = None;
+        let structure = (layout.structure_id(), kind);
+        if self.prepared.0 == Some(structure) {
+            return self.rows.prepare(system);
+        }
+        self.prepared.0 = None;
         self.islands.partition(layout)?;
         self.rows.prepare(system)?;
         let count = self.islands.count();
@@ -260,7 +287,7 @@ impl BlockNewtonMatrix {
         }
         self.map_contacts(system, kind)
             .map_err(|_| BlockSparseError::Allocation { what: "a Newton matrix", len: 0 })?;
-        self.kind = None;
+        self.prepared.0 = Some(structure);
         Ok(())
     }
 

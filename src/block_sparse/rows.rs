@@ -19,10 +19,13 @@ pub struct ContactRows {
     /// (normal, tangent 1, tangent 2, 0), four values from `4·off/3` (`off`: the contact's offset in
     /// `rows`). The three rows' sums then run side by side in the lanes of one vector (issue 29).
     cols: Vec<f64>,
-    /// Per contact, where its blocks are: read once per solve from the layout so that the
-    /// per-iteration kernels look nothing up (issue 29: the layout's lookups cost as much as the
-    /// arithmetic on 6-dof trees).
+    /// Per contact, where its blocks are: read from the layout so that the per-iteration kernels
+    /// look nothing up (issue 29: the layout's lookups cost as much as the arithmetic on 6-dof
+    /// trees), and only when the structure changed (`structure`, the layout's
+    /// [`BlockSparseLayout::structure_id`](super::BlockSparseLayout::structure_id) they were read
+    /// for).
     desc: Vec<ContactDesc>,
+    structure: Option<u64>,
 }
 
 /// One contact's blocks: offset of its first transposed block in the packed rows, and for each
@@ -36,29 +39,49 @@ pub(crate) struct ContactDesc {
 
 impl ContactRows {
     /// Copies and transposes the Jacobian blocks of `system`. Allocates only when the system is
-    /// larger than any prepared before.
+    /// larger than any prepared before. Once per solve: the blocks are read in their packed order,
+    /// a free body's 3×6 block with fixed lengths (a warm live-loop step of the 50-box pile spent
+    /// 13 % of its instructions here with per-block slices and layout lookups, `docs/performance.md`
+    /// §3 "The live loop"); the descriptors are read again only for a new structure.
     pub fn prepare(&mut self, system: &BlockSparseSystem<'_>) -> Result<(), BlockSparseError> {
         let layout = system.layout();
-        try_grow(&mut self.rows, layout.j_len(), 0.0, "transposed Jacobian blocks")?;
-        try_grow(&mut self.cols, layout.j_len() / 3 * 4, 0.0, "padded Jacobian columns")?;
-        try_grow(&mut self.desc, layout.num_contacts(), ContactDesc::default(), "contact descriptors")?;
-        for i in 0..layout.num_contacts() {
-            let (a, b) = layout.contact_trees(i);
-            let ra = layout.tree_range(a);
-            let rb = b.map_or(0..0, |b| layout.tree_range(b));
-            self.desc[i] =
-                ContactDesc { off: layout.j_offset(i), first: [ra.start, rb.start], n: [ra.len(), rb.len()] };
-            let mut off = layout.j_offset(i);
-            for (_, g) in system.j_blocks(i).into_iter().flatten() {
-                let n = g.len() / 3;
-                let out = &mut self.rows[off..off + 3 * n];
-                for (c, col) in g.chunks_exact(3).enumerate() {
-                    out[c] = col[0];
-                    out[n + c] = col[1];
-                    out[2 * n + c] = col[2];
-                }
-                for (p, col) in self.cols[off / 3 * 4..][..4 * n].chunks_exact_mut(4).zip(g.chunks_exact(3)) {
-                    p.copy_from_slice(&[col[0], col[1], col[2], 0.0]);
+        let (nc, len) = (layout.num_contacts(), layout.j_len());
+        try_grow(&mut self.rows, len, 0.0, "transposed Jacobian blocks")?;
+        try_grow(&mut self.cols, len / 3 * 4, 0.0, "padded Jacobian columns")?;
+        try_grow(&mut self.desc, nc, ContactDesc::default(), "contact descriptors")?;
+        if self.structure != Some(layout.structure_id()) {
+            for (i, d) in self.desc[..nc].iter_mut().enumerate() {
+                let (a, b) = layout.contact_trees(i);
+                let ra = layout.tree_range(a);
+                let rb = b.map_or(0..0, |b| layout.tree_range(b));
+                *d = ContactDesc {
+                    off: layout.j_offset(i),
+                    first: [ra.start, rb.start],
+                    n: [ra.len(), rb.len()],
+                };
+            }
+            self.structure = Some(layout.structure_id());
+        }
+        // The blocks lie back to back in packed J, in contact order and each contact's tree order;
+        // the transposed ones at the same offsets, the padded columns at 4/3 of them.
+        let (j, rows, cols) =
+            (&system.j_values()[..len], &mut self.rows[..len], &mut self.cols[..len / 3 * 4]);
+        let mut off = 0;
+        for d in &self.desc[..nc] {
+            for &n in &d.n {
+                let (g, r, c) =
+                    (&j[off..off + 3 * n], &mut rows[off..off + 3 * n], &mut cols[off / 3 * 4..][..4 * n]);
+                if let (Ok(g), Ok(r), Ok(c)) = (
+                    <&[f64; 18]>::try_from(g),
+                    <&mut [f64; 18]>::try_from(&mut *r),
+                    <&mut [f64; 24]>::try_from(&mut *c),
+                ) {
+                    transpose_block::<6, 18, 24>(g, r, c);
+                } else {
+                    for (k, col) in g.chunks_exact(3).enumerate() {
+                        (r[k], r[n + k], r[2 * n + k]) = (col[0], col[1], col[2]);
+                        c[4 * k..4 * k + 4].copy_from_slice(&[col[0], col[1], col[2], 0.0]);
+                    }
                 }
                 off += 3 * n;
             }
@@ -195,6 +218,20 @@ impl ContactRows {
         if let Some((_, r)) = self.dof_blocks(i)[slot] {
             split_block(r, ft, fn_, tau_t, tau_n);
         }
+    }
+}
+
+/// One 3×`N` block `g` (column-major) transposed into `r` (three rows of `N`) and padded into `c`
+/// (`N` columns of four, the last 0); `G = 3N`, `C = 4N`, fixed so that the loop unrolls.
+#[inline(always)]
+fn transpose_block<const N: usize, const G: usize, const C: usize>(
+    g: &[f64; G],
+    r: &mut [f64; G],
+    c: &mut [f64; C],
+) {
+    for k in 0..N {
+        (r[k], r[N + k], r[2 * N + k]) = (g[3 * k], g[3 * k + 1], g[3 * k + 2]);
+        c[4 * k..4 * k + 4].copy_from_slice(&[g[3 * k], g[3 * k + 1], g[3 * k + 2], 0.0]);
     }
 }
 

@@ -234,9 +234,9 @@ fn store_results<S: Simd, F: Form>(
     for v in [&mut r.vt, &mut r.ft] {
         v.resize(2 * nc, 0.0);
     }
-    r.tau_f.fill(0.0);
-    r.tau.fill(0.0);
     if nc == 0 {
+        r.tau_f.fill(0.0);
+        r.tau.fill(0.0);
         return;
     }
     let contacts = &mut it.contacts;

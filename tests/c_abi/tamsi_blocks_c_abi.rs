@@ -419,3 +419,73 @@ fn num_threads_is_settable_gettable_and_refused_out_of_range() {
     assert_eq!(ip.num_threads, 4);
     unsafe { cts_ipm_solver_free(ipm) };
 }
+
+/// `p`'s values scaled entry by entry by `1 + eps·sin(k)` (M, J, p*, v0; the structure, fn0, k,
+/// d and mu kept): the next step of an engine whose contact graph holds.
+fn next_step(p: &BlockProblem, eps: f64) -> BlockProblem {
+    let bend = |v: &mut [f64], seed: f64| {
+        for (k, x) in v.iter_mut().enumerate() {
+            *x *= 1.0 + eps * (k as f64 + seed).sin();
+        }
+    };
+    let mut q = from_scene(&scene(p.name.as_str()));
+    // M stays symmetric positive definite: scale each tree's block by one factor.
+    for t in 0..q.layout.num_trees() {
+        let (off, n) = (q.layout.m_offset(t), q.layout.tree_dofs(t));
+        let f = 1.0 + eps * (t as f64).sin();
+        q.m_packed[off..off + n * n].iter_mut().for_each(|x| *x *= f);
+    }
+    bend(&mut q.j_packed, 0.5);
+    bend(q.p_star.as_mut_slice(), 1.5);
+    bend(q.v0.as_mut_slice(), 2.5);
+    q
+}
+
+#[test]
+fn a_handle_stepping_through_states_keeps_structure_work_only_while_the_structure_holds() {
+    // A live loop on one handle (issue 29: the islands, back ends and contact destinations are
+    // kept while the set calls give the same structure): consecutive states of one contact graph,
+    // the same graph with the static sides listed first, another graph, a failed set, and back;
+    // every solve equals a fresh Rust solver's bit for bit.
+    let a = from_scene(&scene("pile50_seed1_t3.0"));
+    let (a2, a3) = (next_step(&a, 1e-3), next_step(&a, -2e-3));
+    let b = from_scene(&scene("pile50_seed1_t1.0"));
+    let (ia, ib) = (Indices::of(&a), Indices::of(&b));
+    // The same structure in the other encoding of a static side, (-1, t) for (t, -1).
+    let mut flipped = Indices { tree_dofs: ia.tree_dofs.clone(), contact_trees: ia.contact_trees.clone() };
+    let mut flips = 0;
+    for c in flipped.contact_trees.chunks_exact_mut(2) {
+        if c[1] == -1 {
+            c.swap(0, 1);
+            flips += 1;
+        }
+    }
+    assert!(flips > 10, "the pile has floor contacts");
+    for scheme in [Scheme::TwoWay, Scheme::OneWay] {
+        let h = Handle::new(a.nv());
+        let steps: [(&BlockProblem, &Indices); 7] =
+            [(&a, &ia), (&a2, &ia), (&a3, &flipped), (&b, &ib), (&a2, &flipped), (&a, &ia), (&a3, &ia)];
+        for (k, &(p, indices)) in steps.iter().enumerate() {
+            if k == 5 {
+                // A failed set with the current structure keeps it (and the data) usable.
+                let mut bad_j = p.j_packed.clone();
+                bad_j[7] = f64::INFINITY;
+                let bad = cts_block_sparse_data { J: bad_j.as_ptr(), ..indices.data(p) };
+                assert_eq!(h.set_blocks(p, &bad, scheme), cts_status::InvalidArgument);
+                assert_eq!(h.solve(&a2), cts_status::Ok, "{scheme:?}: the previous data solves");
+            }
+            assert_eq!(h.set_blocks(p, &indices.data(p), scheme), cts_status::Ok, "{scheme:?} step {k}");
+            let (outcome, want) = solve_rust(p, scheme);
+            assert_eq!(h.solve(p), cts_status::from(outcome), "{scheme:?} step {k}");
+            let got = h.results(p.nv(), p.nc());
+            assert!(
+                got.bits() == want.bits(),
+                "{scheme:?} step {k}: the solve differs from a fresh solver's"
+            );
+        }
+        // The steps' answers differ from each other: a reuse of stale values could not pass.
+        let (_, r1) = solve_rust(&a, scheme);
+        let (_, r2) = solve_rust(&a2, scheme);
+        assert!(r1.bits() != r2.bits());
+    }
+}

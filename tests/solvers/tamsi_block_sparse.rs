@@ -235,3 +235,75 @@ fn block_jacobian_equals_the_dense_one() {
         assert!(err <= 1e-12 * out[0].amax(), "{scheme:?}: Jacobian differs by {err:e}");
     }
 }
+
+#[test]
+fn one_solver_keeps_structure_work_only_while_the_structure_holds() {
+    // Issue 29 (the live loop): a solver keeps the islands, their back ends and sparse analyses
+    // and each contact's destinations while the layout's structure id is the one it prepared
+    // for. Consecutive states on one layout (new values, same structure), on a clone of it, on
+    // another structure and back: every solve equals a fresh solver's bit for bit. pile100 t3.0
+    // has a 576-dof island (the sparse back end), pile50 t3.0 small dense ones.
+    for (a_name, b_name) in
+        [("pile100_seed1_t3.0", "pile100_seed1_t1.0"), ("pile50_seed1_t3.0", "pile50_seed1_t1.0")]
+    {
+        let scenes = read_scenes();
+        let find = |name: &str| from_scene(scenes.iter().find(|s| s.name == name).unwrap());
+        let (a, b) = (find(a_name), find(b_name));
+        // Another state of a's contact graph: every value bent by 1 + eps·sin(k) (M by one factor
+        // per tree, so that it stays symmetric positive definite).
+        let bend = |eps: f64| {
+            let mut m = a.m_packed.clone();
+            for t in 0..a.layout.num_trees() {
+                let (off, n) = (a.layout.m_offset(t), a.layout.tree_dofs(t));
+                m[off..off + n * n].iter_mut().for_each(|x| *x *= 1.0 + eps * (t as f64).sin());
+            }
+            let wave = |v: &[f64], seed: f64| -> Vec<f64> {
+                v.iter().enumerate().map(|(k, x)| x * (1.0 + eps * (k as f64 + seed).sin())).collect()
+            };
+            (m, wave(&a.j_packed, 0.5), DVector::from_vec(wave(a.p_star.as_slice(), 1.5)))
+        };
+        let (a2, a3) = (bend(1e-3), bend(-2e-3));
+        let cloned = a.layout.clone();
+        let on = |layout, (m, j, p): &(Vec<f64>, Vec<f64>, DVector<f64>)| {
+            let system = contact_solvers::block_sparse::BlockSparseSystem::new(layout, m, j).unwrap();
+            (system, p.clone())
+        };
+        let states = [
+            (a.system(), a.p_star.clone()),
+            on(&a.layout, &a2),
+            on(&cloned, &a3),
+            (b.system(), b.p_star.clone()),
+            on(&a.layout, &a3),
+            (a.system(), a.p_star.clone()),
+        ];
+        let mut live = TamsiSolver::new(a.nv());
+        let mut answers = Vec::new();
+        for (k, (system, p_star)) in states.iter().enumerate() {
+            let c = if k == 3 { &b } else { &a };
+            let problem = TamsiProblem::two_way_blocks(
+                *system,
+                p_star.as_view(),
+                c.fn0.as_view(),
+                c.stiffness.as_view(),
+                c.dissipation.as_view(),
+                c.mu.as_view(),
+            )
+            .unwrap();
+            let bits = |s: &TamsiSolver| {
+                let out =
+                    s.generalized_velocities().iter().chain(s.normal_forces()).chain(s.friction_forces());
+                let tau = s.generalized_contact_forces().iter().chain(&s.iteration_stats().residuals);
+                out.chain(tau).map(|x| x.to_bits()).collect::<Vec<_>>()
+            };
+            let got = live.solve_with_guess(&problem, c.dt, c.v0.as_view()).unwrap();
+            let mut fresh = TamsiSolver::new(a.nv());
+            let want = fresh.solve_with_guess(&problem, c.dt, c.v0.as_view()).unwrap();
+            assert_eq!(got, want, "{a_name} step {k}");
+            assert!(bits(&live) == bits(&fresh), "{a_name} step {k}: differs from a fresh solver");
+            answers.push(bits(&live));
+        }
+        // The states' answers differ: stale values could not pass.
+        assert!(answers[0] != answers[1] && answers[1] != answers[2] && answers[2] != answers[3]);
+        assert!(answers[2] == answers[4] && answers[0] == answers[5]);
+    }
+}
