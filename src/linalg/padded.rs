@@ -295,4 +295,68 @@ mod tests {
             }
         }
     }
+
+    /// The stacked product and the triples in the best instruction set of the CPU.
+    struct Stacked<'a>(&'a PaddedMatrix, &'a [f64], &'a mut [f64], &'a mut [f64]);
+
+    impl crate::linalg::simd::WithSimd for Stacked<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            self.0.mul_vec_stacked::<S, false>(simd, self.1, self.2, self.3)
+        }
+    }
+
+    struct Triples<'a>(&'a PaddedMatrix, &'a [f64], &'a mut [f64], &'a mut [f64]);
+
+    impl crate::linalg::simd::WithSimd for Triples<'_> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let c = self.1;
+            self.0.add_triples(simd, self.2, self.3, |i| (c[3 * i], c[3 * i + 1], c[3 * i + 2]))
+        }
+    }
+
+    #[test]
+    fn stacked_parts_and_triples_give_the_bits_of_the_parts_alone() {
+        let entry = |seed: usize| move |r: usize, c: usize| ((r * 7 + c * 3 + seed) % 11) as f64 * 0.1 - 0.4;
+        let (mut stacked, mut single, mut triples) =
+            (PaddedMatrix::default(), PaddedMatrix::default(), PaddedMatrix::default());
+        for (top_rows, bottom_rows, cols) in
+            [(8, 4, 6), (6, 3, 7), (2, 1, 3), (32, 16, 30), (40, 20, 5), (0, 0, 4)]
+        {
+            let (top, bottom) =
+                (DMatrix::from_fn(top_rows, cols, entry(0)), DMatrix::from_fn(bottom_rows, cols, entry(5)));
+            stacked.copy_stacked_from(&top.as_view(), &bottom.as_view()).unwrap();
+            let v: Vec<f64> = (0..cols).map(|k| 1.0 / (1.0 + k as f64)).collect();
+            let (mut t, mut b) = (vec![f64::NAN; top_rows], vec![f64::NAN; bottom_rows]);
+            crate::linalg::simd::dispatch(Stacked(&stacked, &v, &mut t, &mut b));
+            for (part, got) in [(&top, &t), (&bottom, &b)] {
+                single.copy_from(&part.as_view()).unwrap();
+                let mut want = vec![f64::NAN; part.nrows()];
+                single.mul_vec::<_, false>(Scalar::new(), &v, &mut want);
+                let bits = |x: &[f64]| x.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(got), bits(&want), "{top_rows}+{bottom_rows}x{cols}");
+            }
+            // Column triples (t0, t1, n) of `cols / 3` contacts over `top_rows` velocities: the
+            // sums of `(c0·x0 + c1·x1)` and `c2·x2` in contact order, from +0.
+            let contacts = cols / 3;
+            triples.copy_with(top_rows, 3 * contacts, entry(2)).unwrap();
+            let c: Vec<f64> = (0..3 * contacts).map(|k| (k as f64 * 0.9).sin()).collect();
+            let ld = top_rows.div_ceil(PAD) * PAD;
+            let (mut out_t, mut out_n) = (vec![f64::NAN; ld], vec![f64::NAN; ld]);
+            crate::linalg::simd::dispatch(Triples(&triples, &c, &mut out_t, &mut out_n));
+            for r in 0..ld {
+                let (mut want_t, mut want_n) = (0.0f64, 0.0f64);
+                for i in 0..contacts {
+                    let x = |k: usize| if r < top_rows { entry(2)(r, 3 * i + k) } else { 0.0 };
+                    want_t += c[3 * i] * x(0) + c[3 * i + 1] * x(1);
+                    want_n += c[3 * i + 2] * x(2);
+                }
+                assert_eq!(out_t[r].to_bits(), want_t.to_bits(), "{top_rows}x{contacts} row {r}");
+                assert_eq!(out_n[r].to_bits(), want_n.to_bits(), "{top_rows}x{contacts} row {r}");
+            }
+        }
+    }
 }
