@@ -853,15 +853,6 @@ class _SolverHandle:
     def closed(self) -> bool:
         return not self._handle
 
-    def _address(self) -> int:
-        """The C handle's address (0 when closed), cached per handle object: a batch reads it
-        for every world."""
-        handle = self._handle
-        cached = self.__dict__.get("_address_cache")
-        if cached is None or cached[0] is not handle:
-            cached = self._address_cache = (handle, ctypes.cast(handle, ctypes.c_void_p).value or 0 if handle else 0)
-        return cached[1]
-
     def _h(self):
         if not self._handle:
             raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
