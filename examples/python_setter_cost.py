@@ -6,8 +6,10 @@ item 5 (docs/performance.md §3, "The setter from Python").
 
 Median thread CPU time of a cold `solve_with_guess` from v0 and of
 `set_two_way_coupled_block_problem_data` given
-* lists: M and J as lists of blocks (what a bridge from MuJoCo writes), the structure as a list
-  of ints and an int32 array;
+* lists: M and J as lists of blocks, Fortran-ordered as read from the file, the structure as a
+  list of ints and an int32 array;
+* C lists: the same blocks C-contiguous (what a bridge from MuJoCo writes: slices of its
+  row-major Jacobian, copied);
 * same: packed arrays, the same array objects at every call (a loop that writes its step into
   the same arrays, as MuJoCo's mjData is written);
 * fresh: packed arrays, other array objects at every call (a loop that builds new arrays).
@@ -93,6 +95,12 @@ for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz"):
     def set_lists():
         solver.set_two_way_coupled_block_problem_data(s["dofs"], s["M"], s["trees"], s["J"], s["p_star"], *per_contact)
 
+    M_c = [np.ascontiguousarray(b) for b in s["M"]]
+    J_c = [np.ascontiguousarray(b) for b in s["J"]]
+
+    def set_c_lists():
+        solver.set_two_way_coupled_block_problem_data(s["dofs"], M_c, s["trees"], J_c, s["p_star"], *per_contact)
+
     def set_same():
         solver.set_two_way_coupled_block_problem_data(tree_dofs, M_packed, s["trees"], J_packed, s["p_star"], *per_contact)
 
@@ -107,9 +115,10 @@ for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz"):
     small = s["nv"] < 700
     n, batch = (200, 10) if small else (20, 2)
     times = {}
-    for name, f in (("lists", set_lists), ("same", set_same), ("fresh", set_fresh)):
+    for name, f in (("lists", set_lists), ("C lists", set_c_lists), ("same", set_same),
+                    ("fresh", set_fresh)):
         f(); f(); solve()
         times[name] = med(f, n, batch)
     times["solve"] = med(solve, n, batch)
     print(f"{s['name']:26s} solve {times['solve']:9.1f} us  set: " + "  ".join(
-        f"{k} {times[k]:6.1f} us {100 * times[k] / times['solve']:6.1f} %" for k in ("lists", "same", "fresh")))
+        f"{k} {times[k]:6.1f} us {100 * times[k] / times['solve']:6.1f} %" for k in ("lists", "C lists", "same", "fresh")))

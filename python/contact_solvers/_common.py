@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import itertools
 import operator
 import os
 import sys
@@ -331,6 +332,8 @@ def _int32_array(x, name: str, copy: bool) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32).reshape(-1).copy()
 
 
+_NONES = itertools.repeat(None)  # map(_IS, rows, _NONES): which rows are None
+
 # numpy's arrays share one dtype object per native type (an unpickled array has an equal
 # copy): the checks below compare by identity first.
 _F64 = np.dtype(np.float64)
@@ -405,28 +408,106 @@ class _Index:
         return a, address
 
 
+class _Layout:
+    """What one block structure asks of a list of blocks (``M_blocks`` or ``J_blocks``): each
+    block's shape, in order (n_t×n_t per tree; 3×n_t per contact side, side a then side b unless
+    it is -1), and how to reorder the blocks' entries when they arrive row-major back to back.
+    Made once per structure and kept while it repeats (:meth:`_BlockSparse.layouts`)."""
+
+    __slots__ = ("shapes", "rows", "cols", "total", "uniform_rows", "_order")
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray):
+        self.rows, self.cols = rows, cols
+        self.shapes = list(zip(rows.tolist(), cols.tolist()))
+        self.total = int(np.dot(rows, cols))
+        # The blocks' common row count (every J block's 3; the M blocks' when all trees are
+        # alike), 0 when they differ or there are none.
+        self.uniform_rows = int(rows[0]) if rows.size and np.all(rows == rows[0]) else 0
+        self._order = False  # not computed yet
+
+    def order(self):
+        """The gather index that turns the blocks' entries row-major back to back (what
+        ``b"".join`` of C-contiguous blocks gives) into each block column-major back to back
+        (what the library reads); None when the two coincide (every block one row or one
+        column). Computed once per structure, in numpy: entry ``p`` of block k (start o, r×c),
+        ``q = p - o = j·r + i``, reads row-major entry ``o + i·c + j``."""
+        if self._order is False:
+            r, c = self.rows, self.cols
+            if np.all((r == 1) | (c == 1)):
+                self._order = None
+            else:
+                size = r * c
+                start = np.repeat(np.cumsum(size) - size, size)
+                rr = np.repeat(r, size)
+                q = np.arange(self.total, dtype=np.intp) - start
+                self._order = start + (q % rr) * np.repeat(c, size) + q // rr
+        return self._order
+
+
+class _Buffer:
+    """One packing buffer of :class:`_Packed`: float64 storage grown to the largest packed
+    length seen (by half again, so a contact count that creeps up does not reallocate at every
+    step), and the views of the last length and block row count asked (a view costs about
+    0.5 µs to make)."""
+
+    __slots__ = ("storage", "address", "key", "flat", "matrix")
+
+    def __init__(self, n: int):
+        self.storage = np.empty(n, dtype=np.float64)
+        self.address = self.storage.ctypes.data
+        self.key = None
+
+    def views(self, n: int, rows: int):
+        """(the first ``n`` entries, as a 1-D view, and as a Fortran-ordered rows×(n/rows)
+        view; its address)."""
+        if self.key != (n, rows):
+            self.flat = self.storage[:n]
+            self.matrix = self.flat.reshape((rows, n // rows), order="F") if rows else None
+            self.key = (n, rows)
+        return self.flat, self.matrix, self.address
+
+
 class _Packed:
     """One packed argument of the block-sparse setters (``M_blocks``, ``J_blocks``) as the
-    library reads it: contiguous float64.
+    library reads it: contiguous float64, each block column-major, back to back.
 
-    A 1-D contiguous float64 array is used as it is (borrowed, no copy). A list of blocks with
-    one row count is set side by side (``np.concatenate(axis=1)``, no Python work per block) into
-    a Fortran-ordered buffer this object keeps, read column-major: each block column-major, back
-    to back. Two buffers are used in turn (the one the library borrows is never written, so a
-    failed set call leaves it intact); a call of the same total width as the last one in this
-    turn writes straight into its buffer: no allocation, one copy of the entries (issue 29
-    item 5). Blocks of mixed row counts are packed block by block; other inputs are converted as
-    :func:`_packed` does."""
+    A 1-D contiguous float64 array is used as it is (borrowed, no copy). A list of blocks is
+    checked against the structure's :class:`_Layout` (each block's shape, read in C by one
+    ``map``; a wrong one raises ``DIMENSION_MISMATCH`` naming it) and packed into one of two
+    buffers this object keeps and uses in turn (the one the library borrows is never written,
+    so a failed set call leaves it intact), with no Python work per block (issue 29 item 5):
+
+    * C-contiguous float64 blocks (numpy's default, and what slicing-and-copying MuJoCo's
+      Jacobian gives): ``b"".join`` gathers their bytes row-major (a buffer look-up and a copy
+      per block, about a quarter of ``np.concatenate``'s per-block cost), then one ``np.take``
+      with the structure's gather index puts each block column-major into the buffer;
+    * other blocks of one row count (Fortran-ordered, strided views, other real dtypes): set
+      side by side by one ``np.concatenate(axis=1)`` into the buffer read column-major;
+    * the rest (mixed row counts, nested lists): packed block by block.
+
+    Without a layout (the structure itself is invalid: the library reports it) the list is
+    packed as above without the shape check. Other inputs are converted as :func:`_packed`
+    does."""
 
     __slots__ = ("name", "buffers", "next", "filled")
 
     def __init__(self, name: str):
         self.name = name
-        self.buffers = [None, None]  # (the (rows, cols) F-ordered buffer, its flat view, address)
+        self.buffers: list = [None, None]  # _Buffer
         self.next = 0
         self.filled = False
 
-    def get(self, x, copy: bool, block: _BlockSparse):
+    def buffer(self, n: int, rows: int):
+        """The free buffer's views for ``n`` entries in blocks of ``rows`` rows (see
+        :meth:`_Buffer.views`); marks it filled."""
+        buf = self.buffers[self.next]
+        if buf is None or buf.storage.shape[0] < n:
+            room = n if buf is None else max(n, buf.storage.shape[0] * 3 // 2)
+            buf = self.buffers[self.next] = _Buffer(room)
+        self.filled = True
+        return buf.views(n, rows)
+
+    def get(self, x, copy: bool, block: _BlockSparse, layout: _Layout | None = None):
         """(the packed array, its address)."""
         self.filled = False
         if type(x) is np.ndarray and not copy and (x.dtype is _F64 or x.dtype == _F64) \
@@ -434,33 +515,66 @@ class _Packed:
             return x, block.address(self.name, x)
         block.copied = True
         if isinstance(x, (list, tuple)) and x:
-            buf = self.buffers[self.next]
-            if buf is not None:
-                try:
-                    # same_kind casting: real blocks only (complex, object or text raise).
-                    np.concatenate(x, axis=1, out=buf[0])
-                    self.filled = True
-                    return buf[1], buf[2]
-                except (ValueError, TypeError, IndexError):
-                    pass  # another width, a refused cast, blocks of mixed ranks: as below
-            side_by_side = _side_by_side(x, self.name)
-            if side_by_side is None:
-                a = _block_by_block(x, self.name)
-                return a, _ptr(a)
-            fortran = np.empty(side_by_side.shape, dtype=np.float64, order="F")
-            np.copyto(fortran, side_by_side, casting="unsafe")  # real: checked above
-            flat = fortran.reshape(-1, order="F")  # a view: the buffer is F-contiguous
-            buf = self.buffers[self.next] = (fortran, flat, _ptr(flat))
-            self.filled = True
-            return flat, buf[2]
+            if layout is not None:
+                shapes = _block_shapes(x)
+                if shapes != layout.shapes:
+                    _name_bad_block(shapes, layout.shapes, self.name)
+                    return self.pack(x)  # blocks missing or extra: the library counts them
+                joined = _joined(x)
+                if joined is not None and len(joined) == _ITEM * layout.total:
+                    flat, _, address = self.buffer(layout.total, 0)
+                    src = np.frombuffer(joined, dtype=_F64)
+                    order = layout.order()
+                    if order is None:
+                        np.copyto(flat, src)
+                    else:
+                        src.take(order, out=flat, mode="clip")  # in range: the lengths are equal
+                    return flat, address
+            return self.pack(x, layout)
         a = _packed(x, self.name, copy)
         return a, _ptr(a)
+
+    def pack(self, x, layout: _Layout | None = None):
+        """A list of blocks (its shapes checked against ``layout`` by the caller, if given)
+        packed by one ``np.concatenate`` side by side when they share a row count, else block by
+        block."""
+        rows = 0 if layout is None else layout.uniform_rows
+        if rows:
+            flat, matrix, address = self.buffer(layout.total, rows)
+            try:
+                # same_kind casting: real blocks only (complex, object or text raise).
+                np.concatenate(x, axis=1, out=matrix)
+                return flat, address
+            except (ValueError, TypeError, IndexError):
+                self.filled = False  # a refused cast, blocks that are not arrays: as below
+        side_by_side = _side_by_side(x, self.name)
+        if side_by_side is None:
+            a = _block_by_block(x, self.name)
+            return a, _ptr(a)
+        rows, width = side_by_side.shape
+        flat, matrix, address = self.buffer(rows * width, rows)
+        np.copyto(matrix, side_by_side, casting="unsafe")  # real: checked above
+        return flat, address
 
     def commit(self) -> None:
         """The set call succeeded: the library now borrows the buffer filled, if any."""
         if self.filled:
             self.next ^= 1
             self.filled = False
+
+
+def _joined(blocks) -> bytes | None:
+    """The bytes of a list of C-contiguous float64 arrays, row-major, back to back
+    (``b"".join``: no Python work per block); None when a block is not one (another dtype,
+    another layout, not an array)."""
+    try:
+        if not blocks[0].flags.c_contiguous:  # Fortran-ordered blocks: join would refuse them
+            return None
+        if list(map(_DTYPE, blocks)).count(_F64) != len(blocks):
+            return None
+        return b"".join(blocks)
+    except (AttributeError, TypeError, ValueError, BufferError):
+        return None
 
 
 def _struct_words(data: ctypes.Structure):
@@ -478,8 +592,10 @@ def _struct_words(data: ctypes.Structure):
 
 
 _IS = operator.is_
+_HANDLE = operator.attrgetter("_handle")
 _LAYOUT = operator.attrgetter("shape", "dtype", "strides")
 _SHAPE = operator.attrgetter("shape")
+_DTYPE = operator.attrgetter("dtype")
 
 
 def _block_shapes(blocks) -> list:
@@ -491,17 +607,15 @@ def _block_shapes(blocks) -> list:
         return [np.shape(b) for b in blocks]
 
 
-def _check_block_list(blocks, expected: list, name: str) -> None:
-    """Raises DIMENSION_MISMATCH, naming the first offending block, when a list of blocks does
-    not have the ``expected`` shapes. Packed values carry no block boundaries, so the library
-    can check only their total count: blocks 3×5 and 3×7 where 3×6 and 3×6 are due would pass
+def _name_bad_block(shapes: list, expected: list, name: str) -> None:
+    """Raises DIMENSION_MISMATCH naming the first block whose shape differs from the
+    structure's; returns when every block there is right and only the count differs (the
+    library's count check then says so). Packed values carry no block boundaries, so the
+    library can check only their total: blocks 3×5 and 3×7 where 3×6 and 3×6 are due would pass
     it with every column after the first block moved to the wrong velocity."""
-    shapes = _block_shapes(blocks)
-    if shapes == expected:
-        return
     k = next((k for k, (a, b) in enumerate(zip(shapes, expected)) if tuple(a) != b), None)
     if k is None:
-        return  # blocks missing or extra after the right ones: the library's count check says so
+        return
     shape = tuple(shapes[k])
     rank = "" if len(shape) == 2 else "a 2-D block "
     raise ContactSolversError(
@@ -546,7 +660,7 @@ class _BlockSparse:
         self.pointer = ctypes.pointer(self.data)
         self.words = _struct_words(self.data)
         self.written = None
-        self.expected = None  # (trees, contact_trees, (M shapes, J shapes), their bytes)
+        self.expected = None  # (trees, contact_trees, (M layout, J layout), their bytes)
 
     def begin(self, borrowed: tuple) -> None:
         """Starts a set call of the solver object whose ``_borrowed`` is ``borrowed``."""
@@ -581,17 +695,11 @@ class _BlockSparse:
         kept alive while the library borrows them, nc)."""
         trees, trees_address = self.trees.get(tree_dofs, copy, self)
         ct, ct_address = self.contacts.get(contact_trees, copy, self)
-        listed_m = isinstance(M_blocks, (list, tuple)) and len(M_blocks) > 0
-        listed_j = isinstance(J_blocks, (list, tuple)) and len(J_blocks) > 0
-        if listed_m or listed_j:
-            shapes = self.expected_shapes(trees, ct)
-            if shapes is not None:
-                if listed_m:
-                    _check_block_list(M_blocks, shapes[0], "M_blocks")
-                if listed_j:
-                    _check_block_list(J_blocks, shapes[1], "J_blocks")
-        m, m_address = self.M.get(M_blocks, copy, self)
-        j, j_address = self.J.get(J_blocks, copy, self)
+        layouts = None
+        if type(M_blocks) is not np.ndarray or type(J_blocks) is not np.ndarray:
+            layouts = self.layouts(trees, ct)  # lists are checked block by block against it
+        m, m_address = self.M.get(M_blocks, copy, self, layouts and layouts[0])
+        j, j_address = self.J.get(J_blocks, copy, self, layouts and layouts[1])
         nc = ct.shape[0] // 2
         words = (trees.shape[0], trees_address, m.shape[0], m_address, nc, ct_address,
                  j.shape[0], j_address)
@@ -600,25 +708,26 @@ class _BlockSparse:
             self.written = words
         return (trees, m, ct, j), nc
 
-    def expected_shapes(self, trees: np.ndarray, ct: np.ndarray):
-        """(the M blocks' shapes, the J blocks' shapes) the structure asks for: n_t×n_t per tree,
-        3×n_t per contact side in order (side a, then side b unless it is -1); None when the
-        structure is itself invalid (the library then reports it). Kept for the next call with
-        the same arrays (this object's own reused conversions, never written) or equal values."""
+    def layouts(self, trees: np.ndarray, ct: np.ndarray):
+        """(the M blocks' :class:`_Layout`, the J blocks'): n_t×n_t per tree, 3×n_t per contact
+        side in order (side a, then side b unless it is -1); None when the structure is itself
+        invalid (the library then reports it). Kept for the next call with the same arrays (this
+        object's own reused conversions, never written) or equal values."""
         e = self.expected
         if e is not None and e[0] is trees is self.trees.array and e[1] is ct is self.contacts.array:
             return e[2]
         key = (trees.tobytes(), ct.tobytes())
         if e is not None and e[3] == key:
-            shapes = e[2]
+            layouts = e[2]
         elif trees.size and trees.min() < 0 or ct.size and (
                 ct.min() < -1 or ct.max() >= trees.shape[0]):
             return None
         else:
-            dofs = trees.tolist()
-            shapes = ([(d, d) for d in dofs], [(3, dofs[t]) for t in ct.tolist() if t >= 0])
-        self.expected = (trees, ct, shapes, key)
-        return shapes
+            dofs = trees.astype(np.intp)
+            sides = dofs[ct[ct >= 0]]
+            layouts = (_Layout(dofs, dofs), _Layout(np.full_like(sides, 3), sides))
+        self.expected = (trees, ct, layouts, key)
+        return layouts
 
     def vector(self, x, n: int, name: str, copy: bool):
         """A per-velocity or per-contact vector as :func:`_vector` gives it, and its address;
@@ -744,15 +853,6 @@ class _SolverHandle:
     def closed(self) -> bool:
         return not self._handle
 
-    def _address(self) -> int:
-        """The C handle's address (0 when closed), cached per handle object: a batch reads it
-        for every world."""
-        handle = self._handle
-        cached = self.__dict__.get("_address_cache")
-        if cached is None or cached[0] is not handle:
-            cached = self._address_cache = (handle, ctypes.cast(handle, ctypes.c_void_p).value or 0 if handle else 0)
-        return cached[1]
-
     def _h(self):
         if not self._handle:
             raise ContactSolversError(Status.NULL_POINTER, "the solver is closed")
@@ -787,17 +887,21 @@ class _Batch:
     """
 
     def __init__(self, cls, solvers, v_guesses, allow_null_guess: bool):
-        self.solvers = list(solvers)
-        n = self.count = len(self.solvers)
-        for i, s in enumerate(self.solvers):
-            if s is not None and not isinstance(s, cls):
-                raise TypeError(f"solvers[{i}] is a {type(s).__name__}, expected a {cls.__name__}")
-        live = [s for s in self.solvers if s is not None]
-        self.lib = live[0]._lib if live else _library(None)
+        self.solvers = solvers = list(solvers)
+        n = self.count = len(solvers)
         self.handle_p = cls._handle_p
-        self.handles = np.fromiter(
-            (0 if s is None else s._address() for s in self.solvers), dtype=np.uintp, count=n
-        )
+        self.handles = self._handles(cls, solvers)
+        if self.handles is None:  # other types or None among the solvers: one by one
+            for i, s in enumerate(solvers):
+                if s is not None and not isinstance(s, cls):
+                    raise TypeError(f"solvers[{i}] is a {type(s).__name__}, expected a {cls.__name__}")
+            handles = (self.handle_p * n)()
+            for i, s in enumerate(solvers):
+                if s is not None and s._handle:
+                    handles[i] = s._handle
+            self.handles = handles
+        live = next((s for s in solvers if s is not None), None)
+        self.lib = live._lib if live is not None else _library(None)
         self.guesses = self.ns = self._keep = None
         if v_guesses is None:
             return
@@ -816,6 +920,8 @@ class _Batch:
             raise ContactSolversError(
                 Status.DIMENSION_MISMATCH, f"v_guesses: {len(rows)} guesses for {n} solvers"
             )
+        if self._gathered(rows):
+            return
         self._keep = [None if r is None else np.ascontiguousarray(r, dtype=np.float64) for r in rows]
         for i, r in enumerate(self._keep):
             if r is None and not allow_null_guess:
@@ -830,6 +936,41 @@ class _Batch:
         self.ns = np.fromiter((0 if r is None else r.shape[0] for r in self._keep), dtype=np.uintp, count=n)
 
     @staticmethod
+    def _handles(cls, solvers):
+        """The C handles of ``solvers`` as one ctypes array, read without Python work per
+        solver (a closed solver's ``_handle`` is None: a NULL entry, that world's
+        ``NULL_POINTER``); None when a solver is not exactly a ``cls`` (``None``, a subclass,
+        another type: the caller goes one by one)."""
+        if set(map(type, solvers)) - {cls}:
+            return None
+        try:
+            return (cls._handle_p * len(solvers))(*map(_HANDLE, solvers))
+        except (TypeError, AttributeError):
+            return None
+
+    def _gathered(self, rows: list) -> bool:
+        """Guesses given as 1-D arrays (or sequences) of float64: copied back to back into one
+        array by one ``np.concatenate`` (a guess is read only during the call), the pointers and
+        lengths computed by numpy; no Python work per world. False (nothing set) when a guess is
+        None, not 1-D, or not real: the caller goes one by one and names it."""
+        if not rows or any(map(_IS, rows, _NONES)):
+            return False
+        try:
+            flat = np.concatenate(rows)
+            ns = np.fromiter(map(len, rows), dtype=np.uintp, count=len(rows))
+        except (ValueError, TypeError):
+            return False
+        if flat.ndim != 1 or flat.dtype.kind not in "biuf" or int(ns.sum()) != flat.shape[0]:
+            return False
+        flat = np.ascontiguousarray(flat, dtype=np.float64)
+        self._keep = flat
+        base = flat.ctypes.data if flat.size else 0
+        starts = np.cumsum(ns) - ns
+        self.guesses = np.where(ns > 0, base + starts * np.uintp(_ITEM), 0).astype(np.uintp)
+        self.ns = ns
+        return True
+
+    @staticmethod
     def pointer(a, ctype):
         """``a`` (a numpy array of addresses or sizes, or None) as a ``ctype *`` argument."""
         return None if a is None else ctypes.cast(a.ctypes.data, ctypes.POINTER(ctype))
@@ -839,7 +980,7 @@ class _Batch:
         call itself is refused, else returns each world's status (an int)."""
         statuses = np.full(self.count, Status.PANIC, dtype=np.int32)
         status = getattr(self.lib, function)(
-            ctypes.cast(self.handles.ctypes.data, ctypes.POINTER(self.handle_p)),
+            self.handles,
             *per_world,
             self.count,
             max(0, int(num_threads)),
@@ -847,7 +988,7 @@ class _Batch:
         )
         if status != Status.OK:
             raise ContactSolversError(status, self.lib.last_error_message())
-        return statuses.tolist()
+        return statuses
 
     def error(self, i: int, status: int):
         """The :class:`ContactSolversError` of world ``i`` (not raised)."""

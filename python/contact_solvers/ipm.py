@@ -63,6 +63,10 @@ class IpmOutcome(enum.IntEnum):
     kStalled = 44  # engine iteration: stall exit far from the tolerances (best iterate)
 
 
+#: The outcomes by status value, for a batch's many statuses.
+_IPM_OUTCOMES = {int(o): o for o in IpmOutcome}
+
+
 class IpmContactModel(enum.IntEnum):
     """Contact model of one contact (``CTS_IPM_MODEL_*``)."""
 
@@ -408,6 +412,11 @@ class IpmSolver(_SolverHandle):
             _Batch.pointer(batch.ns, ctypes.c_size_t),
             num_threads=num_threads,
         )
+        statuses = statuses.tolist()
+        try:
+            return list(map(_IPM_OUTCOMES.__getitem__, statuses))  # outcomes only
+        except KeyError:
+            pass
         return [
             IpmOutcome(s) if s < Status.NULL_POINTER else batch.error(i, s)
             for i, s in enumerate(statuses)

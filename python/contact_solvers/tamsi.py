@@ -365,7 +365,10 @@ class TamsiSolver(_SolverHandle):
             num_threads=num_threads,
         )
         results = _TAMSI_RESULTS
-        return [results[s] if 0 <= s <= 3 else batch.error(i, s) for i, s in enumerate(statuses)]
+        if statuses.size and statuses.min() >= 0 and statuses.max() <= 3:  # outcomes only
+            return list(map(results.__getitem__, statuses.tolist()))
+        return [results[s] if 0 <= s <= 3 else batch.error(i, s)
+                for i, s in enumerate(statuses.tolist())]
 
     def _get(self, what: str, n: int) -> np.ndarray:
         out = np.empty(n, dtype=np.float64)

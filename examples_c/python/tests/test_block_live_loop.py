@@ -290,3 +290,47 @@ def test_ipm_block_setter_reuses_the_same_way(lib):
                 s.solve()
                 want.append(s.get_generalized_velocities())
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_every_block_layout_packs_to_the_packed_bits(lib):
+    """Lists of C-contiguous float64 blocks take the byte-join path (reordered through the
+    structure's gather index), the others ``np.concatenate`` or block by block: every layout,
+    dtype and mixture of them packs to the same values as the packed arrays (issue 29 item 5).
+    An integer block among float64 ones must be converted, not read as float64 bytes."""
+    q = steps()[0]
+    M, J = q["M_list"], q["J_list"]
+    J_int = list(J)
+    J_int[1] = np.round(J[1] * 4)  # exact small integers, as an int64 block
+    J_int_f = list(J_int)
+    J_int[1] = J_int[1].astype(np.int64)
+    forms = {
+        "C": (M, J, J),
+        "Fortran": ([np.asfortranarray(m) for m in M], [np.asfortranarray(j) for j in J], J),
+        "mixed": (M, [np.asfortranarray(j) if k % 2 else j for k, j in enumerate(J)], J),
+        "strided": (M, [np.hstack([j, j])[:, :j.shape[1]] for j in J], J),
+        "big-endian": (M, [j.astype(">f8") for j in J], J),
+        "an int block": (M, J_int, J_int_f),
+        "nested lists": ([m.tolist() for m in M], [j.tolist() for j in J], J),
+    }
+    for name, (m_list, j_list, j_want) in forms.items():
+        with cts.TamsiSolver(q["nv"], library=lib) as a, cts.TamsiSolver(q["nv"], library=lib) as b:
+            a.set_two_way_coupled_block_problem_data(
+                list(q["tree_dofs"]), m_list, q["contact_trees"], j_list, q["p_star"],
+                *[q[n] for n in PER_CONTACT])
+            packed_j = np.concatenate([j.ravel(order="F") for j in j_want])
+            b.set_two_way_coupled_block_problem_data(
+                q["tree_dofs"], q["M_packed"], q["contact_trees"], packed_j, q["p_star"],
+                *[q[n] for n in PER_CONTACT], copy=True)
+            for s in (a, b):
+                assert s.solve_with_guess(DT, q["v0"]) == cts.TamsiSolverResult.kSuccess
+            assert a.get_generalized_velocities().tobytes() == \
+                b.get_generalized_velocities().tobytes(), name
+            # A transposed C block (n_t x 3: its bytes are the 3 x n_t block column-major) is
+            # refused by its shape, whatever the path.
+            k = next(k for k, j in enumerate(J) if j.shape[1] != 3)
+            bad = list(j_list)
+            bad[k] = np.ascontiguousarray(np.asarray(j_list[k], dtype=np.float64).T)
+            with raises(S.DIMENSION_MISMATCH, rf"J_blocks\[{k}\]: shape"):
+                a.set_two_way_coupled_block_problem_data(
+                    list(q["tree_dofs"]), m_list, q["contact_trees"], bad, q["p_star"],
+                    *[q[n] for n in PER_CONTACT])
