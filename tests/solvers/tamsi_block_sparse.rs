@@ -264,10 +264,13 @@ fn one_solver_keeps_structure_work_only_while_the_structure_holds() {
         };
         let (a2, a3) = (bend(1e-3), bend(-2e-3));
         let cloned = a.layout.clone();
-        let on = |layout, (m, j, p): &(Vec<f64>, Vec<f64>, DVector<f64>)| {
+        fn on<'a>(
+            layout: &'a contact_solvers::block_sparse::BlockSparseLayout,
+            (m, j, p): &'a (Vec<f64>, Vec<f64>, DVector<f64>),
+        ) -> (contact_solvers::block_sparse::BlockSparseSystem<'a>, DVector<f64>) {
             let system = contact_solvers::block_sparse::BlockSparseSystem::new(layout, m, j).unwrap();
             (system, p.clone())
-        };
+        }
         let states = [
             (a.system(), a.p_star.clone()),
             on(&a.layout, &a2),
