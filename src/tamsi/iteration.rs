@@ -221,12 +221,20 @@ fn per_contact<'a>(
     vs: f64,
     eps_v: f64,
 ) -> impl Fn(usize, [f64; 2], f64) -> (f64, f64, ContactFriction) + Sync + 'a {
+    // Plain slices: nalgebra's `Index` on a view is an out-of-line call per read, four per
+    // contact per iteration (issue 29, the live loop's warm steps).
     let mu = problem.mu.as_slice();
+    let normal = match &problem.normal {
+        NormalForceData::OneWay { fn_ } => (fn_.as_slice(), None),
+        NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
+            (fn0.as_slice(), Some((stiffness.as_slice(), dissipation.as_slice())))
+        }
+    };
     #[inline(always)]
     move |i: usize, [vt0, vt1]: [f64; 2], vn: f64| {
-        let (fn_, g) = match &problem.normal {
-            NormalForceData::OneWay { fn_ } => (fn_[i], 0.0),
-            NormalForceData::TwoWay { fn0, stiffness, dissipation } => {
+        let (fn_, g) = match normal {
+            (fn_, None) => (fn_[i], 0.0),
+            (fn0, Some((stiffness, dissipation))) => {
                 normal_force(vn, fn0[i], stiffness[i], dissipation[i], dt)
             }
         };
