@@ -12,7 +12,7 @@ use nalgebra::{DMatrixView, DVectorView, Dyn, U1};
 use super::alloc::{DOUBLE, addressable as fits};
 use super::message::{self, Index, null_with_len};
 use super::status::{FfiError, cts_status};
-use crate::linalg::all_finite_at_least;
+use crate::linalg::first_not_finite_at_least;
 
 /// A borrowed column-major matrix, validated.
 #[derive(Debug, Clone, Copy)]
@@ -200,16 +200,11 @@ fn too_large(name: &str, rows: usize, cols: usize, ld: usize) -> FfiError {
     )
 }
 
-/// Position of the first value that is not finite: every value tested at once
-/// ([`all_finite_at_least`], vectorized), the position looked up only on failure. (`position`
-/// alone, one branch per value, was 7 instructions per value: 2.7 % of a warm live-loop step on
-/// the 50-box pile for the outputs checked after every solve; `docs/performance.md` §3.)
+/// Position of the first value that is not finite ([`first_not_finite_at_least`], vectorized:
+/// `position` alone, one branch per value, was 2.7 % of a warm live-loop step on the 50-box pile
+/// for the outputs checked after every solve; `docs/performance.md` §3).
 fn first_non_finite(values: &[f64]) -> Option<usize> {
-    if all_finite_at_least(values, f64::NEG_INFINITY) {
-        None
-    } else {
-        values.iter().position(|x| !x.is_finite())
-    }
+    first_not_finite_at_least(values, f64::NEG_INFINITY)
 }
 
 /// Checks that every entry of an input is finite (`CTS_STATUS_INVALID_ARGUMENT` naming the

@@ -135,6 +135,13 @@ pub(crate) fn all_finite_at_least(x: &[f64], min: f64) -> bool {
     )
 }
 
+/// Position of the first entry of `x` that is not finite or is below `min` (`f64::NEG_INFINITY`:
+/// not finite), for the input and output checks that name the offending entry: every entry tested
+/// at once by [`all_finite_at_least`], the position looked up only on failure.
+pub(crate) fn first_not_finite_at_least(x: &[f64], min: f64) -> Option<usize> {
+    if all_finite_at_least(x, min) { None } else { x.iter().position(|&v| !(v.is_finite() && v >= min)) }
+}
+
 /// Grows `v` to at least `len` elements (filled with zeros); never shrinks it.
 pub(crate) fn grow(v: &mut Vec<f64>, len: usize) {
     if v.len() < len {

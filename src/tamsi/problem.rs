@@ -4,7 +4,7 @@ use nalgebra::{DMatrixView, DVectorView};
 
 use super::{CouplingScheme, TamsiError};
 use crate::block_sparse::BlockSparseSystem;
-use crate::linalg::all_finite_at_least;
+use crate::linalg::first_not_finite_at_least;
 
 /// The per-contact normal-force data of either scheme.
 #[derive(Debug, Clone, Copy)]
@@ -203,10 +203,9 @@ impl<'a> TamsiProblem<'a> {
     }
 }
 
-/// The first entry of `v` that is not finite or is below `min`. Every entry is tested at once
-/// ([`all_finite_at_least`], vectorized), the position looked up only on failure: through
-/// nalgebra's iterator and `position` the checks of one set call took 35 instructions per value,
-/// 7 % of a warm live-loop step on the 50-box pile (`docs/performance.md` §3 "The live loop").
+/// The first entry of `v` that is not finite or is below `min` ([`first_not_finite_at_least`],
+/// vectorized: through nalgebra's iterator and `position` the checks of one set call were 7 % of
+/// a warm live-loop step on the 50-box pile, `docs/performance.md` §3 "The live loop").
 fn check_vector(
     what: &'static str,
     v: &DVectorView<'_, f64>,
@@ -214,11 +213,12 @@ fn check_vector(
     min: f64,
 ) -> Result<(), TamsiError> {
     let s = v.as_slice();
-    if all_finite_at_least(s, min) {
-        return Ok(());
+    match first_not_finite_at_least(s, min) {
+        None => Ok(()),
+        Some(i) => {
+            Err(TamsiError::InvalidEntry { what, index: (i, 0), matrix: false, value: s[i], expected })
+        }
     }
-    let i = s.iter().position(|&x| !(x.is_finite() && x >= min)).expect("an entry failed the check");
-    Err(TamsiError::InvalidEntry { what, index: (i, 0), matrix: false, value: s[i], expected })
 }
 
 /// The first entry of `m`, in column-major order, that is not finite.
