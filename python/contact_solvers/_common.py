@@ -1039,8 +1039,13 @@ class _Batch:
         self.solvers = solvers = list(solvers)
         n = self.count = len(solvers)
         self.handle_p = cls._handle_p
-        self.handles = self._handles(cls, solvers)
-        if self.handles is None:  # other types or None among the solvers: one by one
+        # The joined handles' bytes stay referenced here: ctypes.cast keeps no reference to a
+        # bytes object.
+        self.joined = self._handles(cls, solvers)
+        self.handles = None
+        if self.joined is not None:
+            self.handles = ctypes.cast(self.joined, ctypes.POINTER(self.handle_p))
+        else:  # other types or None among the solvers: one by one
             for i, s in enumerate(solvers):
                 if s is not None and not isinstance(s, cls):
                     raise TypeError(f"solvers[{i}] is a {type(s).__name__}, expected a {cls.__name__}")
@@ -1093,9 +1098,16 @@ class _Batch:
         if set(map(type, solvers)) - {cls}:
             return None
         try:
-            return (cls._handle_p * len(solvers))(*map(_HANDLE, solvers))
-        except (TypeError, AttributeError):
+            # A ctypes pointer's buffer is its value: the joined buffers are the C array of
+            # handles, read in C (a ctypes array built from the handles checks each one: about
+            # 3k instructions a world, a tenth of a box world's solve; docs/performance.md §7,
+            # "evening pass"). A closed solver's None refuses the join: one by one.
+            joined = b"".join(map(_HANDLE, solvers))
+        except (TypeError, AttributeError, BufferError):
             return None
+        if len(joined) != ctypes.sizeof(cls._handle_p) * len(solvers):
+            return None
+        return joined
 
     def _gathered(self, rows: list) -> bool:
         """Guesses given as 1-D arrays (or sequences) of float64: copied back to back into one

@@ -6,6 +6,8 @@ solver given a snapshot (``copy=True``) of that step's data; in-place changes of
 arrays and lists are seen; bad input on each reuse path still raises with the argument named,
 and a failed call keeps the previous data."""
 
+import ctypes
+
 import numpy as np
 import pytest
 
@@ -364,3 +366,16 @@ def test_every_block_layout_packs_to_the_packed_bits(lib):
                 a.set_two_way_coupled_block_problem_data(
                     list(q["tree_dofs"]), m_list, q["contact_trees"], bad, q["p_star"],
                     *[q[n] for n in PER_CONTACT])
+
+
+def test_the_untyped_declaration_is_only_for_functions_of_pointers(lib):
+    """The block setters are called through a declaration with every argument ``void *`` (ints
+    passed); the header's generated declarations decide which functions qualify."""
+    name = "cts_tamsi_solver_set_two_way_coupled_block_problem_data"
+    f = lib.untyped(name)
+    assert f is lib.untyped(name) and f is not getattr(lib, name)
+    assert f.argtypes == [ctypes.c_void_p] * 7 and f.restype is ctypes.c_int32
+    with pytest.raises(TypeError, match="not every argument is a pointer"):
+        lib.untyped("cts_tamsi_solver_solve_with_guess")  # a double among them
+    with pytest.raises(ctypes.ArgumentError):
+        f(1.5, 0, 0, 0, 0, 0, 0)  # a wrong Python type still raises, never reaches C
