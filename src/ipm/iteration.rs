@@ -583,9 +583,16 @@ impl IpmWorkspace {
         std::mem::swap(&mut self.s, &mut self.sc);
         std::mem::swap(&mut self.g, &mut self.gc);
         std::mem::swap(&mut self.r, &mut self.rc);
+        let (s, g) = (&self.s, &self.g);
         if !self.models.iter().zip(&self.offsets).all(|(&m, &off)| {
-            let k = m.dim();
-            m.is_interior(&self.s[off..off + k]) && m.is_interior(&self.g[off..off + k])
+            by_model(
+                m,
+                #[inline(always)]
+                |m| {
+                    let k = m.dim();
+                    m.is_interior(&s[off..off + k]) && m.is_interior(&g[off..off + k])
+                },
+            )
         }) {
             self.stats.boundary_hits += 1;
         }

@@ -516,7 +516,7 @@ impl NewtonSystem {
                                 pre(i, fc, fe);
                                 let y = &mut zr[2 * o..2 * o + 2 * k];
                                 let fi = &mut fold[4 * (i - cuts[q])..4 * (i - cuts[q]) + 4];
-                                if fc.iter().chain(fe.iter()).all(|&x| x == 0.0) {
+                                if all_zero(fc, fe) {
                                     y.fill(0.0);
                                     fi[3] = 0.0;
                                     return;
@@ -611,7 +611,7 @@ impl NewtonSystem {
     /// nothing to fold into the velocity rows.
     #[inline(always)]
     fn zero_contact_rows(&mut self, off: usize, k: usize, fc: &[f64], fe: &[f64]) -> bool {
-        let zero = fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0);
+        let zero = all_zero(&fc[off..off + k], &fe[off..off + k]);
         if zero {
             self.zr[2 * off..2 * off + 2 * k].fill(0.0);
         }
@@ -671,6 +671,14 @@ impl NewtonSystem {
             }
         }
     }
+}
+
+/// Whether every entry of a contact's cone rows `fc` and equality rows `fe` is zero: two plain
+/// loops, which unroll where the contact's size is a constant (`by_model`), rather than a chained
+/// iterator (issue 29).
+#[inline(always)]
+fn all_zero(fc: &[f64], fe: &[f64]) -> bool {
+    fc.iter().all(|&x| x == 0.0) && fe.iter().all(|&x| x == 0.0)
 }
 
 /// The right-hand side (or solution) `f` of length n + 2K split into its velocity rows, its
