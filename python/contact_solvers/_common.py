@@ -95,6 +95,23 @@ class Library:
             f.restype = restype
             f.argtypes = argtypes
             setattr(self, name, f)
+        self._untyped: dict = {}
+
+    def untyped(self, name: str):
+        """The C function ``name`` declared with every argument ``void *``, called with ints
+        (addresses): ctypes converts an int for ``void *`` in a third of the time it takes to
+        check a typed pointer (issue 29 item 5). Only for functions whose arguments are all
+        pointers in the header (checked here against the generated ``_ffi.FUNCTIONS``, so the
+        call is the same at the ABI level; a wrong Python type still raises ``ArgumentError``)."""
+        f = self._untyped.get(name)
+        if f is None:
+            restype, argtypes = _ffi.FUNCTIONS[name]
+            if not all(a is ctypes.c_void_p or issubclass(a, ctypes._Pointer) for a in argtypes):
+                raise TypeError(f"{name}: not every argument is a pointer")
+            f = self._dll[name]  # a new function object: the typed one is left as it is
+            f.restype, f.argtypes = restype, [ctypes.c_void_p] * len(argtypes)
+            self._untyped[name] = f
+        return f
 
     def last_error_message(self) -> str:
         """``cts_last_error_message()``: detail of the last failure without a handle."""
@@ -379,7 +396,8 @@ class _Index:
             if not copy and (dtype is _I32 or dtype == _I32) and x.flags.c_contiguous and x.size \
                     and (x.ndim == 1 and (not self.pairs or x.size % 2 == 0)
                          or self.pairs and x.ndim == 2 and x.shape[1] == 2):
-                return x if x.ndim == 1 else x.reshape(-1), block.address(self.name, x)
+                # (nc, 2) kept as it is: the library reads the same bytes (no reshape, 1k).
+                return x, block.address(self.name, x)
         elif (t is list or t is tuple) and self.key is not None:
             try:
                 if tuple(x) == self.key:
@@ -577,6 +595,92 @@ def _joined(blocks) -> bytes | None:
         return None
 
 
+class _Lists:
+    """``M_blocks`` and ``J_blocks`` both given as lists of C-contiguous float64 blocks (what a
+    bridge from MuJoCo writes), packed together with one pass of each per-block operation over
+    the two lists joined (issue 29 item 5, ``docs/performance.md`` §3 "The Python setter,
+    evening pass"): one shape comparison against the structure's, one ``b"".join``, one dtype
+    count, one copy into a staging array and one ``take`` with the structure's gather index into
+    one of two buffers used in turn (the one the library borrows is never written). M's packed
+    values are the buffer's head, J's its tail. Each of these numpy and Python calls has a fixed
+    cost of 1-5k instructions; doing them once for both lists instead of once per list halves it.
+    The per-block floor (about 1,750 instructions: shape 840, dtype 400, buffer 520) is
+    unchanged."""
+
+    __slots__ = ("layouts", "shapes", "m_total", "total", "order", "stage", "stage_bytes",
+                 "buffers", "views", "next", "filled")
+
+    def __init__(self):
+        self.layouts = None
+        self.buffers: list = [None, None]  # _Buffer
+        self.views: list = [None, None]  # (key, M view, J view, J address offset) per buffer
+        self.next = 0
+        self.filled = False
+        self.stage = np.empty(0)
+        self.stage_bytes = memoryview(b"")
+
+    def _prepare(self, layouts) -> None:
+        """The combined shapes, sizes and gather index of the structure ``layouts``."""
+        m, j = layouts
+        self.shapes = m.shapes + j.shapes
+        self.m_total = m.total
+        self.total = m.total + j.total
+        self.order = _Layout(np.concatenate([m.rows, j.rows]),
+                             np.concatenate([m.cols, j.cols])).order()
+        if self.stage.shape[0] < self.total:
+            self.stage = np.empty(max(self.total, self.stage.shape[0] * 3 // 2))
+        self.stage_bytes = memoryview(self.stage).cast("B")[: _ITEM * self.total]
+        self.layouts = layouts
+
+    def pack(self, M_blocks, J_blocks, layouts):
+        """(M's packed view, J's, M's address, J's) in the free buffer (marked filled); True
+        when every block has the structure's shape but they cannot be joined (not C-contiguous
+        float64: the caller packs each list by ``np.concatenate``, its shapes known good); None
+        when a shape differs or a block is not an array (the caller checks each list and names
+        the block)."""
+        if layouts is not self.layouts:
+            self._prepare(layouts)
+        blocks = [*M_blocks, *J_blocks]
+        try:
+            if list(map(_SHAPE, blocks)) != self.shapes:
+                return None
+        except AttributeError:  # nested lists
+            return None
+        try:
+            joined = b"".join(blocks)  # refuses blocks that are not C-contiguous
+        except (TypeError, ValueError, BufferError):
+            return True
+        if list(map(_DTYPE, blocks)).count(_F64) != len(blocks) \
+                or len(joined) != self.stage_bytes.nbytes:
+            return True
+        i = self.next
+        buf = self.buffers[i]
+        total = self.total
+        if buf is None or buf.storage.shape[0] < total:
+            room = total if buf is None else max(total, buf.storage.shape[0] * 3 // 2)
+            buf = self.buffers[i] = _Buffer(room)
+            self.views[i] = None
+        views = self.views[i]
+        key = (total, self.m_total)
+        if views is None or views[0] != key:
+            flat = buf.storage[:total]
+            views = self.views[i] = (key, flat, flat[: self.m_total], flat[self.m_total:],
+                                     buf.address + _ITEM * self.m_total)
+        self.stage_bytes[:] = joined
+        if self.order is None:  # every block one row or one column: already column-major
+            np.copyto(views[1], self.stage[:total])
+        else:
+            self.stage.take(self.order, None, views[1], "clip")  # in range: equal lengths
+        self.filled = True
+        return views[2], views[3], buf.address, views[4]
+
+    def commit(self) -> None:
+        """The set call succeeded: the library now borrows the buffer filled, if any."""
+        if self.filled:
+            self.next ^= 1
+            self.filled = False
+
+
 def _struct_words(data: ctypes.Structure):
     """``cts_block_sparse_data`` as an array of size_t words, written in one slice assignment
     (eight field assignments cost twice as much). Every field is a size_t or a pointer, back to
@@ -595,6 +699,7 @@ _IS = operator.is_
 _HANDLE = operator.attrgetter("_handle")
 _LAYOUT = operator.attrgetter("shape", "dtype", "strides")
 _SHAPE = operator.attrgetter("shape")
+_VECTOR_LAYOUT = operator.attrgetter("__class__", "shape", "dtype", "strides")
 _DTYPE = operator.attrgetter("dtype")
 
 
@@ -643,7 +748,8 @@ class _BlockSparse:
     a resize or a close replaces it), and is taken over only from a call that succeeded."""
 
     __slots__ = ("trees", "contacts", "M", "J", "known", "pending", "copied", "previous",
-                 "last", "borrowed", "data", "pointer", "words", "written", "expected")
+                 "last", "borrowed", "data", "pointer", "words", "written", "expected", "lists",
+                 "struct_address", "vector_layouts")
 
     def __init__(self):
         self.trees = _Index("tree_dofs", pairs=False)
@@ -661,6 +767,9 @@ class _BlockSparse:
         self.words = _struct_words(self.data)
         self.written = None
         self.expected = None  # (trees, contact_trees, (M layout, J layout), their bytes)
+        self.lists = _Lists()
+        self.struct_address = ctypes.addressof(self.data)  # an int argument
+        self.vector_layouts = None  # (nv, nc, count), what vectors() compares against
 
     def begin(self, borrowed: tuple) -> None:
         """Starts a set call of the solver object whose ``_borrowed`` is ``borrowed``."""
@@ -669,6 +778,7 @@ class _BlockSparse:
             self.previous = self.last = None
         self.pending = {}
         self.copied = False
+        self.lists.filled = False
 
     def repeat(self, function, args: tuple):
         """The addresses (after the struct's) of the last successful call when ``function`` and
@@ -695,12 +805,28 @@ class _BlockSparse:
         kept alive while the library borrows them, nc)."""
         trees, trees_address = self.trees.get(tree_dofs, copy, self)
         ct, ct_address = self.contacts.get(contact_trees, copy, self)
-        layouts = None
-        if type(M_blocks) is not np.ndarray or type(J_blocks) is not np.ndarray:
+        tm, tj = type(M_blocks), type(J_blocks)
+        packed = None
+        if tm is not np.ndarray or tj is not np.ndarray:
             layouts = self.layouts(trees, ct)  # lists are checked block by block against it
-        m, m_address = self.M.get(M_blocks, copy, self, layouts and layouts[0])
-        j, j_address = self.J.get(J_blocks, copy, self, layouts and layouts[1])
-        nc = ct.shape[0] // 2
+            if layouts is not None and not copy and (tm is list or tm is tuple) \
+                    and (tj is list or tj is tuple) and M_blocks:
+                packed = self.lists.pack(M_blocks, J_blocks, layouts)
+        if type(packed) is tuple:
+            self.copied = True
+            m, j, m_address, j_address = packed
+        elif packed is True:  # shapes checked: pack each list by np.concatenate
+            self.copied = True
+            self.M.filled = self.J.filled = False
+            m, m_address = self.M.pack(M_blocks, layouts[0])
+            j, j_address = self.J.pack(J_blocks, layouts[1])
+        else:
+            lm = lj = None
+            if tm is not np.ndarray or tj is not np.ndarray:
+                lm, lj = layouts or (None, None)
+            m, m_address = self.M.get(M_blocks, copy, self, lm)
+            j, j_address = self.J.get(J_blocks, copy, self, lj)
+        nc = ct.size // 2
         words = (trees.shape[0], trees_address, m.shape[0], m_address, nc, ct_address,
                  j.shape[0], j_address)
         if words != self.written:
@@ -743,6 +869,30 @@ class _BlockSparse:
         a = _vector(x, n, name, copy)
         return a, _ptr(a)
 
+    def vectors(self, vecs: tuple, nv: int, nc: int):
+        """The addresses of ``p_star`` (nv) and the per-contact vectors (nc each) when every one
+        is a contiguous float64 ndarray of its length, checked by one comparison of their
+        layouts (a fifth of five :meth:`vector` calls); None otherwise (the caller converts them
+        one by one, naming a bad one). Addresses of the arrays the library borrows since the last
+        call are reused."""
+        expected = self.vector_layouts
+        if expected is None or expected[0] != (nv, nc, len(vecs)):
+            one = (_ITEM,)
+            expected = self.vector_layouts = ((nv, nc, len(vecs)), [(np.ndarray, (nv,), _F64, one)]
+                                              + [(np.ndarray, (nc,), _F64, one)] * (len(vecs) - 1))
+        try:
+            if list(map(_VECTOR_LAYOUT, vecs)) != expected[1]:
+                return None
+        except AttributeError:
+            return None
+        known = self.known.get("vectors")
+        if known is not None and all(map(_IS, vecs, known[0])):
+            addresses = known[1]
+        else:
+            addresses = list(map(_c_address, vecs))
+        self.pending["vectors"] = (vecs, addresses)
+        return addresses
+
     def commit(self, borrowed: tuple, function=None, args=None, addresses=None) -> None:
         """The set call succeeded and the solver object's ``_borrowed`` is now ``borrowed``;
         with ``function``, ``args`` and the ``addresses`` passed after the struct, the call is
@@ -750,6 +900,7 @@ class _BlockSparse:
         layouts, 2 µs to read, are read only for a loop that passes the same arrays)."""
         self.M.commit()
         self.J.commit()
+        self.lists.commit()
         self.known, self.pending = self.pending, {}
         self.borrowed = borrowed
         previous, self.previous, self.last = self.previous, None, None

@@ -254,31 +254,44 @@ class TamsiSolver(_SolverHandle):
         for reused in filled:
             reused.commit()
 
-    def _set_blocks(self, function, names, args, copy) -> None:
-        """A block-sparse set call ``function(handle, &data, p_star, *per_contact)``, ``args``
-        the setter's arguments (``names``: those after ``p_star``), through
-        :class:`_BlockSparse`: the structure reused while it repeats, lists of blocks packed into
-        reused buffers, the arrays of the last call passed again without conversions; the arrays
-        are kept only once the call succeeded."""
+    def _set_blocks(self, name, names, args, copy) -> None:
+        """A block-sparse set call ``name(handle, &data, p_star, *per_contact)``, ``args`` the
+        setter's arguments (``names``: those after ``p_star``), through :class:`_BlockSparse`:
+        the structure reused while it repeats, lists of blocks packed into reused buffers, the
+        arrays of the last call passed again without conversions; the arrays are kept only once
+        the call succeeded. Every argument is a pointer: the call passes ints
+        (:meth:`Library.untyped`)."""
         handle = self._handle or self._h()  # _h() raises: closed
         block = self.__dict__.get("_block") or self._block_sparse()
+        # The handle's address and nv, kept per handle: only resize() changes nv (a library
+        # call costs about 0.5 µs).
+        kept = self.__dict__.get("_nv_kept")
+        if kept is None or kept[0] is not handle:
+            kept = self._nv_kept = (handle, int(self._lib.cts_tamsi_solver_num_velocities(handle)),
+                                    ctypes.cast(handle, ctypes.c_void_p).value)
+        function = self._lib._untyped.get(name) or self._lib.untyped(name)
         block.begin(self._borrowed)
         if not copy:
             addresses = block.repeat(function, args)
             if addresses is not None:  # the library borrows these very arrays: nothing to keep
-                self._check(function(handle, block.pointer, *addresses))
+                status = function(kept[2], block.struct_address, *addresses)
+                if status:
+                    raise ContactSolversError(status, self.last_error())
                 return
         keep, nc = block.fill(*args[:4], copy)
-        # nv kept per handle: only resize() changes it (a library call costs about 0.5 µs).
-        kept = self.__dict__.get("_nv_kept")
-        if kept is None or kept[0] is not handle:
-            kept = self._nv_kept = (handle, int(self._lib.cts_tamsi_solver_num_velocities(handle)))
-        vecs = [block.vector(args[4], kept[1], "p_star", copy)]
-        vecs += [block.vector(x, nc, name, copy) for name, x in zip(names, args[5:])]
-        addresses = [address for _, address in vecs]
-        self._check(function(handle, block.pointer, *addresses))
+        vecs = args[4:]
+        addresses = None if copy else block.vectors(vecs, kept[1], nc)
+        if addresses is None:
+            block.copied = True
+            vecs = [block.vector(args[4], kept[1], "p_star", copy)]
+            vecs += [block.vector(x, nc, n, copy) for n, x in zip(names, args[5:])]
+            addresses = [address for _, address in vecs]
+            vecs = [v for v, _ in vecs]
+        status = function(kept[2], block.struct_address, *addresses)
+        if status:
+            raise ContactSolversError(status, self.last_error())
         # Only now: a failed call keeps the old borrow (and the buffers it reads).
-        self._borrowed = (*keep, *[v for v, _ in vecs])
+        self._borrowed = (*keep, *vecs)
         block.commit(self._borrowed, function, args, addresses)
 
     def set_one_way_coupled_block_problem_data(
@@ -298,7 +311,7 @@ class TamsiSolver(_SolverHandle):
         converted once. Borrowed as the dense data; on an error the previous data stays set.
         """
         self._set_blocks(
-            self._lib.cts_tamsi_solver_set_one_way_coupled_block_problem_data, ("fn", "mu"),
+            "cts_tamsi_solver_set_one_way_coupled_block_problem_data", ("fn", "mu"),
             (tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn, mu), copy,
         )
 
@@ -310,7 +323,7 @@ class TamsiSolver(_SolverHandle):
         with ``fn0`` (N), ``stiffness`` k (N/m), ``dissipation`` d (s/m) and ``mu``, nc each
         (``fn(vn) = (1 − d·vn)₊ (fn0 − dt·k·vn)₊``)."""
         self._set_blocks(
-            self._lib.cts_tamsi_solver_set_two_way_coupled_block_problem_data,
+            "cts_tamsi_solver_set_two_way_coupled_block_problem_data",
             ("fn0", "stiffness", "dissipation", "mu"),
             (tree_dofs, M_blocks, contact_trees, J_blocks, p_star, fn0, stiffness, dissipation, mu),
             copy,

@@ -86,16 +86,34 @@ class Lists:
         return [trees, M, ct, J, q["p_star"], *[q[n] for n in PER_CONTACT]]
 
 
+class OrderedLists(Lists):
+    """Lists with the blocks in a given memory order: M's and J's (``"C"`` row-major, as a
+    bridge copying MuJoCo's slices writes; ``"F"`` column-major): C lists of both take the
+    joined path (one ``b"".join`` of both lists), the others ``np.concatenate``."""
+
+    def __init__(self, m_order, j_order):
+        super().__init__()
+        self.orders = m_order, j_order
+
+    def __call__(self, q):
+        m_order, j_order = self.orders
+        return super().__call__(dict(q, M_list=[np.array(m, order=m_order) for m in q["M_list"]],
+                                     J_list=[np.array(j, order=j_order) for j in q["J_list"]]))
+
+
 def fresh(q):
     """New arrays at every step, packed."""
     return [np.array(q[n]) for n in ("tree_dofs", "M_packed", "contact_trees", "J_packed",
                                      "p_star", *PER_CONTACT)]
 
 
-@pytest.mark.parametrize("form", ["persistent", "lists", "fresh"])
+@pytest.mark.parametrize("form", ["persistent", "lists", "fresh", "F lists", "C M, F J",
+                                  "F M, C J"])
 def test_a_live_loop_gives_the_bits_of_a_fresh_solver_at_every_step(lib, form):
     data = steps()
-    give = {"persistent": Persistent(), "lists": Lists(), "fresh": fresh}[form]
+    give = {"persistent": Persistent(), "lists": Lists(), "fresh": fresh,
+            "F lists": OrderedLists("F", "F"), "C M, F J": OrderedLists("C", "F"),
+            "F M, C J": OrderedLists("F", "C")}[form]
     with cts.TamsiSolver(data[0]["nv"], library=lib) as s:
         v = data[0]["v0"]
         for k, q in enumerate(data):
@@ -188,7 +206,8 @@ def test_another_set_call_or_a_resize_forgets_the_borrowed_addresses(lib, monkey
             arrays[8].__setstate__(mu.__reduce__()[2])  # the same object, new values
             s.set_two_way_coupled_block_problem_data(*arrays)
             assert fills == [1], forget  # converted and looked up again
-            assert s._block_sparse().known["mu"][1] == arrays[8].ctypes.data
+            vectors, addresses = s._block_sparse().known["vectors"]  # p_star, then per contact
+            assert vectors[-1] is arrays[8] and addresses[-1] == arrays[8].ctypes.data
             s.solve_with_guess(DT, q["v0"])
             iterations, want = reference(lib, dict(q, mu=mu))
             assert all(np.array_equal(results(s)[n], want[n]) for n in want), forget
@@ -230,6 +249,17 @@ def test_bad_input_on_every_reuse_path_raises_and_keeps_the_previous_data(lib):
         moved = [J[0][:, :-1], np.hstack([J[0][:, -1:], J[1]])] + J[2:]
         bad(lists, 3, moved, S.DIMENSION_MISMATCH,
             rf"J_blocks\[0\]: shape \(3, {n0 - 1}\), expected \(3, {n0}\)")
+        # A transposed block (n×3 where 3×n is due), C-contiguous as the joined path reads it:
+        # the right byte count, the wrong shape.
+        bad(lists, 3, [np.ascontiguousarray(J[0].T)] + J[1:], S.DIMENSION_MISMATCH,
+            rf"J_blocks\[0\]: shape \({n0}, 3\), expected \(3, {n0}\)")
+        # An 8-byte integer block of the right shape: converted, never read as float64 bits.
+        ints = [np.ones(J[0].shape, dtype=np.int64)] + J[1:]
+        set_(lists[:3] + [ints] + lists[4:])
+        assert np.array_equal(s._borrowed[3][: J[0].size], np.ones(J[0].size))
+        set_(lists)
+        bad(lists, 1, [np.ascontiguousarray(lists[1][0][:, :-1])] + lists[1][1:],
+            S.DIMENSION_MISMATCH, r"M_blocks\[0\]: shape")
         bad(lists, 0, lists[0] + [1], S.DIMENSION_MISMATCH, "expected the solver's nv")
         bad(lists, 0, lists[0][:-1] + [2.5], S.INVALID_ARGUMENT, "entries must be integers")
         bad(lists, 2, lists[2][:-1] + [(0, 2**40)], S.INVALID_ARGUMENT, "entries must fit in int32")
