@@ -4,8 +4,8 @@
 //! sensitivities' storage (§7).
 
 use super::form::{Form, PartScratch, SparseSlot, Split};
-use super::newton::{NewtonSystem, SystemData};
 use super::model::by_model;
+use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
 use crate::linalg::{PartialPivLu, grow};
 use crate::parallel::Parts;
