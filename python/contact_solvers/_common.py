@@ -600,15 +600,15 @@ class _Lists:
     bridge from MuJoCo writes), packed together with one pass of each per-block operation over
     the two lists joined (issue 29 item 5, ``docs/performance.md`` §3 "The Python setter,
     evening pass"): one shape comparison against the structure's, one ``b"".join``, one dtype
-    count, one copy into a staging array and one ``take`` with the structure's gather index into
+    count and one ``take`` with the structure's gather index into
     one of two buffers used in turn (the one the library borrows is never written). M's packed
     values are the buffer's head, J's its tail. Each of these numpy and Python calls has a fixed
     cost of 1-5k instructions; doing them once for both lists instead of once per list halves it.
     The per-block floor (about 1,750 instructions: shape 840, dtype 400, buffer 520) is
     unchanged."""
 
-    __slots__ = ("layouts", "shapes", "m_total", "total", "order", "stage", "stage_bytes",
-                 "buffers", "views", "next", "filled")
+    __slots__ = ("layouts", "shapes", "m_total", "total", "nbytes", "order", "buffers", "views",
+                 "next", "filled")
 
     def __init__(self):
         self.layouts = None
@@ -616,8 +616,6 @@ class _Lists:
         self.views: list = [None, None]  # (key, M view, J view, J address offset) per buffer
         self.next = 0
         self.filled = False
-        self.stage = np.empty(0)
-        self.stage_bytes = memoryview(b"")
 
     def _prepare(self, layouts) -> None:
         """The combined shapes, sizes and gather index of the structure ``layouts``."""
@@ -627,9 +625,7 @@ class _Lists:
         self.total = m.total + j.total
         self.order = _Layout(np.concatenate([m.rows, j.rows]),
                              np.concatenate([m.cols, j.cols])).order()
-        if self.stage.shape[0] < self.total:
-            self.stage = np.empty(max(self.total, self.stage.shape[0] * 3 // 2))
-        self.stage_bytes = memoryview(self.stage).cast("B")[: _ITEM * self.total]
+        self.nbytes = _ITEM * self.total
         self.layouts = layouts
 
     def pack(self, M_blocks, J_blocks, layouts):
@@ -651,7 +647,7 @@ class _Lists:
         except (TypeError, ValueError, BufferError):
             return True
         if list(map(_DTYPE, blocks)).count(_F64) != len(blocks) \
-                or len(joined) != self.stage_bytes.nbytes:
+                or len(joined) != self.nbytes:
             return True
         i = self.next
         buf = self.buffers[i]
@@ -666,11 +662,13 @@ class _Lists:
             flat = buf.storage[:total]
             views = self.views[i] = (key, flat, flat[: self.m_total], flat[self.m_total:],
                                      buf.address + _ITEM * self.m_total)
-        self.stage_bytes[:] = joined
+        # (A memoryview slice assignment into a kept staging array costs 1 instruction a byte;
+        # a view of the joined bytes costs 3k once.)
+        src = np.frombuffer(joined, _F64)
         if self.order is None:  # every block one row or one column: already column-major
-            np.copyto(views[1], self.stage[:total])
+            np.copyto(views[1], src)
         else:
-            self.stage.take(self.order, None, views[1], "clip")  # in range: equal lengths
+            src.take(self.order, None, views[1], "clip")  # in range: equal lengths
         self.filled = True
         return views[2], views[3], buf.address, views[4]
 
