@@ -13,7 +13,10 @@
 //!   matching scenes, in file order, are consecutive states of one loop (`tools/live_steps.py`
 //!   writes them; `CTS_SCENES_FILE` names the file); each repetition sets the next state through
 //!   the C ABI and solves it from its v0 (the previous step's solution), cycling through them,
-//!   as `mujoco_bridge.c` does. Prints the set call's and the solve's medians apart.
+//!   as `mujoco_bridge.c` does. Prints the set call's and the solve's medians apart. With
+//!   `CTS_EVICT_KB=<n>` each measured step is preceded (untimed) by a write pass over n kB of
+//!   other memory, as MuJoCo's own step runs between ours in the live loop and leaves our data
+//!   out of the caches (`docs/performance.md` §3 "The live loop, evening pass").
 //!
 //! With `FINGERPRINT=1` the `tamsi` and interior-point modes also print a hash of the bits of the
 //! returned velocities and forces (TAMSI: v, fn, ft; the interior point: v and the impulses), to
@@ -163,12 +166,19 @@ fn tamsi_live(scenes: &[Scene], reps: usize) {
     let nv = problems.first().expect("no scene matches").nv();
     let mut h = std::ptr::null_mut();
     let (mut set_us, mut solve_us, mut its) = (Vec::new(), Vec::new(), 0);
+    let evict_kb: usize = std::env::var("CTS_EVICT_KB").map_or(0, |s| s.parse().expect("CTS_EVICT_KB: kB"));
+    let mut other = vec![0u64; evict_kb * 128];
     // SAFETY: every pointer is valid for the lengths passed and outlives the solver; `h` is freed
     // below.
     unsafe {
         assert_eq!(cts_tamsi_solver_new(nv, &mut h), cts_status::Ok);
-        let step = |k: usize, times: Option<(&mut Vec<f64>, &mut Vec<f64>)>| {
+        let mut step = |k: usize, times: Option<(&mut Vec<f64>, &mut Vec<f64>)>| {
             let p = &problems[k];
+            if times.is_some() {
+                for x in other.iter_mut() {
+                    *x = std::hint::black_box(x.wrapping_add(1));
+                }
+            }
             let t0 = thread_cpu_us();
             let st = cts_tamsi_solver_set_two_way_coupled_block_problem_data(
                 h,

@@ -6,19 +6,17 @@ use super::{BlockSparseError, BlockSparseSystem, try_grow};
 /// A per-solve copy of every contact's Jacobian blocks with each block transposed: the caller's
 /// block `G_{i,t}` (3×n_t, column-major, so one contact row's entries are 3 apart) is stored as
 /// `G_{i,t}ᵀ` (n_t×3, column-major): three contiguous rows (normal, tangent 1, tangent 2) of n_t
-/// values. At the same offsets as the packed J. The kernels that run every iteration — contact
-/// velocities `J_i v`, forces `J_iᵀ f` and the Newton-matrix updates — then work on contiguous
-/// rows, which the compiler vectorizes.
+/// values. At the same offsets as the packed J. The kernels that run every iteration on rows —
+/// forces `J_iᵀ f` and the Newton-matrix updates — then work on contiguous rows, which the
+/// compiler vectorizes. Contact velocities `J_i v` read the caller's packed J itself, whose
+/// columns (normal, tangent 1, tangent 2) are the lanes of one vector: one copy of the blocks
+/// per solve, not two (`docs/performance.md` §3 "The live loop, evening pass").
 ///
 /// The kernels are `#[inline(always)]` so that they compile inside the caller's SIMD dispatch
 /// (`crate::linalg::simd`), where `f64::mul_add` is one fused instruction.
 #[derive(Debug, Clone, Default)]
 pub struct ContactRows {
     rows: Vec<f64>,
-    /// The same blocks untransposed and padded for `J_i v`: per dof of each block, the column
-    /// (normal, tangent 1, tangent 2, 0), four values from `4·off/3` (`off`: the contact's offset in
-    /// `rows`). The three rows' sums then run side by side in the lanes of one vector (issue 29).
-    cols: Vec<f64>,
     /// Per contact, where its blocks are: read from the layout so that the per-iteration kernels
     /// look nothing up (issue 29: the layout's lookups cost as much as the arithmetic on 6-dof
     /// trees), and only when the structure changed (`structure`, the layout's
@@ -47,7 +45,6 @@ impl ContactRows {
         let layout = system.layout();
         let (nc, len) = (layout.num_contacts(), layout.j_len());
         try_grow(&mut self.rows, len, 0.0, "transposed Jacobian blocks")?;
-        try_grow(&mut self.cols, len / 3 * 4, 0.0, "padded Jacobian columns")?;
         try_grow(&mut self.desc, nc, ContactDesc::default(), "contact descriptors")?;
         if self.structure != Some(layout.structure_id()) {
             for (i, d) in self.desc[..nc].iter_mut().enumerate() {
@@ -63,24 +60,17 @@ impl ContactRows {
             self.structure = Some(layout.structure_id());
         }
         // The blocks lie back to back in packed J, in contact order and each contact's tree order;
-        // the transposed ones at the same offsets, the padded columns at 4/3 of them.
-        let (j, rows, cols) =
-            (&system.j_values()[..len], &mut self.rows[..len], &mut self.cols[..len / 3 * 4]);
+        // the transposed ones at the same offsets.
+        let (j, rows) = (&system.j_values()[..len], &mut self.rows[..len]);
         let mut off = 0;
         for d in &self.desc[..nc] {
             for &n in &d.n {
-                let (g, r, c) =
-                    (&j[off..off + 3 * n], &mut rows[off..off + 3 * n], &mut cols[off / 3 * 4..][..4 * n]);
-                if let (Ok(g), Ok(r), Ok(c)) = (
-                    <&[f64; 18]>::try_from(g),
-                    <&mut [f64; 18]>::try_from(&mut *r),
-                    <&mut [f64; 24]>::try_from(&mut *c),
-                ) {
-                    transpose_block::<6, 18, 24>(g, r, c);
+                let (g, r) = (&j[off..off + 3 * n], &mut rows[off..off + 3 * n]);
+                if let (Ok(g), Ok(r)) = (<&[f64; 18]>::try_from(g), <&mut [f64; 18]>::try_from(&mut *r)) {
+                    transpose_block::<6, 18>(g, r);
                 } else {
                     for (k, col) in g.chunks_exact(3).enumerate() {
                         (r[k], r[n + k], r[2 * n + k]) = (col[0], col[1], col[2]);
-                        c[4 * k..4 * k + 4].copy_from_slice(&[col[0], col[1], col[2], 0.0]);
                     }
                 }
                 off += 3 * n;
@@ -130,38 +120,51 @@ impl ContactRows {
     }
 
     /// Contact i's relative velocity `J_i v` (normal, tangent 1, tangent 2): each row's sum over
-    /// the dofs in increasing order, one `mul_add` per term, the three rows (and a zero lane) side
-    /// by side in one vector.
+    /// the dofs in increasing order, one `mul_add` per term, the three rows side by side in the
+    /// lanes of one vector.
     #[inline(always)]
-    pub fn velocity(&self, _system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
-        self.velocity_at(i, self.desc[i].first, v)
+    pub fn velocity(&self, system: &BlockSparseSystem<'_>, i: usize, v: &[f64]) -> [f64; 3] {
+        self.velocity_at(system, i, self.desc[i].first, v)
     }
 
     /// [`velocity`](Self::velocity) with contact i's trees' dofs starting at `first` in `v` (its
     /// listed order; e.g. an island's local numbering); the same operations.
+    ///
+    /// Reads `system`'s packed J (the caller's blocks, column-major 3×n_t: dof k's column is the
+    /// three values from `3k`). Every column but a block's last is loaded as four values, the
+    /// fourth the next column's normal entry, into a fourth lane that is never read: the three
+    /// rows' sums run side by side in one vector without a padded copy of the blocks.
     #[inline(always)]
-    pub fn velocity_at(&self, i: usize, first: [usize; 2], v: &[f64]) -> [f64; 3] {
+    pub fn velocity_at(
+        &self,
+        system: &BlockSparseSystem<'_>,
+        i: usize,
+        first: [usize; 2],
+        v: &[f64],
+    ) -> [f64; 3] {
         let d = &self.desc[i];
+        let j = system.j_values();
         let mut u = [0.0; 4];
-        let mut at = d.off / 3 * 4;
+        let mut at = d.off;
         for (&first, &n) in first.iter().zip(&d.n) {
-            let cols = &self.cols[at..at + 4 * n];
+            let g = &j[at..at + 3 * n];
             let vt = &v[first..first + n];
-            if let (Ok(cols), Ok(vt)) = (<&[f64; 24]>::try_from(cols), <&[f64; 6]>::try_from(vt)) {
+            if let (Ok(g), Ok(vt)) = (<&[f64; 18]>::try_from(g), <&[f64; 6]>::try_from(vt)) {
                 // A free body: fixed length, unrolled.
-                for k in 0..6 {
-                    for r in 0..4 {
-                        u[r] = cols[4 * k + r].mul_add(vt[k], u[r]);
-                    }
-                }
-            } else {
-                for (c, &x) in cols.chunks_exact(4).zip(vt) {
+                column_sums::<6, 18>(g, vt, &mut u);
+            } else if let Some((&last, vt)) = vt.split_last() {
+                for (k, &x) in vt.iter().enumerate() {
+                    let c = &g[3 * k..3 * k + 4];
                     for r in 0..4 {
                         u[r] = c[r].mul_add(x, u[r]);
                     }
                 }
+                let c = [g[3 * n - 3], g[3 * n - 2], g[3 * n - 1], 0.0];
+                for r in 0..4 {
+                    u[r] = c[r].mul_add(last, u[r]);
+                }
             }
-            at += 4 * n;
+            at += 3 * n;
         }
         [u[0], u[1], u[2]]
     }
@@ -221,17 +224,29 @@ impl ContactRows {
     }
 }
 
-/// One 3×`N` block `g` (column-major) transposed into `r` (three rows of `N`) and padded into `c`
-/// (`N` columns of four, the last 0); `G = 3N`, `C = 4N`, fixed so that the loop unrolls.
+/// One 3×`N` block `g` (column-major) transposed into `r` (three rows of `N`); `G = 3N`, fixed
+/// so that the loop unrolls.
 #[inline(always)]
-fn transpose_block<const N: usize, const G: usize, const C: usize>(
-    g: &[f64; G],
-    r: &mut [f64; G],
-    c: &mut [f64; C],
-) {
+fn transpose_block<const N: usize, const G: usize>(g: &[f64; G], r: &mut [f64; G]) {
     for k in 0..N {
         (r[k], r[N + k], r[2 * N + k]) = (g[3 * k], g[3 * k + 1], g[3 * k + 2]);
-        c[4 * k..4 * k + 4].copy_from_slice(&[g[3 * k], g[3 * k + 1], g[3 * k + 2], 0.0]);
+    }
+}
+
+/// `u[r] += Σ_k g[3k + r]·v[k]` for the rows r = 0, 1, 2 of one 3×`N` block `g` (column-major,
+/// `G = 3N`), k in increasing order, one `mul_add` per term; the columns but the last as four
+/// lanes (the fourth, `u[3]`, collects a neighbour's entry and is never read), the last padded
+/// with a zero (it may be the last value of J).
+#[inline(always)]
+fn column_sums<const N: usize, const G: usize>(g: &[f64; G], v: &[f64; N], u: &mut [f64; 4]) {
+    for k in 0..N - 1 {
+        for r in 0..4 {
+            u[r] = g[3 * k + r].mul_add(v[k], u[r]);
+        }
+    }
+    let c = [g[3 * N - 3], g[3 * N - 2], g[3 * N - 1], 0.0];
+    for r in 0..4 {
+        u[r] = c[r].mul_add(v[N - 1], u[r]);
     }
 }
 

@@ -353,6 +353,21 @@ impl PartScratch {
 fn tree_mass_product(system: &BlockSparseSystem<'_>, t: usize, x: &[f64], out: &mut [f64]) {
     let nt = out.len();
     let m = system.m_values(t);
+    if let (Ok(m), Ok(x), Ok(out)) = (
+        <&[f64; 36]>::try_from(&m[..nt * nt]),
+        <&[f64; 6]>::try_from(x),
+        <&mut [f64; 6]>::try_from(&mut *out),
+    ) {
+        // A free body: fixed lengths, the same operations unrolled (issue 29).
+        for (c, &d) in x.iter().enumerate() {
+            if d != 0.0 {
+                for (o, &a) in out.iter_mut().zip(&m[c * 6..(c + 1) * 6]) {
+                    *o += a * d;
+                }
+            }
+        }
+        return;
+    }
     for (c, &d) in x.iter().enumerate() {
         if d != 0.0 {
             for (o, &a) in out.iter_mut().zip(&m[c * nt..(c + 1) * nt]) {

@@ -4,6 +4,7 @@
 //! sensitivities' storage (§7).
 
 use super::form::{Form, PartScratch, SparseSlot, Split};
+use super::model::by_model;
 use super::newton::{NewtonSystem, SystemData};
 use super::{ContactModel, IpmError, IpmProblem, IpmStats, NewtonSolve};
 use crate::linalg::{PartialPivLu, grow};
@@ -311,21 +312,28 @@ pub(super) fn residual<F: Form>(
     let rows = ResidualRows { phi, gap_h, models, offsets, mu, e, compliance };
     let mut acc = [0.0; 8];
     for (i, (&model, &off)) in models.iter().zip(offsets).enumerate() {
-        let k = model.dim();
-        residual_contact(
-            form,
-            p,
-            &rows,
-            i,
-            (v, s, g),
-            kappa,
-            &mut rc[off..off + k],
-            &mut re[off..off + k],
-            &mut acc,
+        by_model(
+            model,
+            #[inline(always)]
+            |model| {
+                let k = model.dim();
+                residual_contact(
+                    form,
+                    p,
+                    &rows,
+                    model,
+                    i,
+                    (v, s, g),
+                    kappa,
+                    &mut rc[off..off + k],
+                    &mut re[off..off + k],
+                    &mut acc,
+                );
+                let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+                let b = model.impulse(&g[off..off + k]);
+                form.sub_contact_impulse(i, dirs, &b, rd);
+            },
         );
-        let dirs = if model == ContactModel::Impact { 1 } else { 3 };
-        let b = model.impulse(&g[off..off + k]);
-        form.sub_contact_impulse(i, dirs, &b, rd);
     }
     let mut nan = acc[0] != 0.0;
     let (bvio, cvio, vel_norm, imp_norm) = (acc[1], acc[2], acc[3], acc[4]);
@@ -367,7 +375,8 @@ pub(super) struct ResidualRows<'a> {
     compliance: &'a [f64],
 }
 
-/// Contact i's rows of [`residual`]: `re`, `rc` are the contact's k entries; returns its impulse
+/// Contact i's rows of [`residual`] (its model `model`, a constant where the caller takes it
+/// through [`by_model`]): `re`, `rc` are the contact's k entries; returns its impulse
 /// and direction count for `Jᵀb`, and folds its entries into the measures `acc` (NaN flag as 1,
 /// `bvio`, `cvio`, the velocity- and impulse-unit norms: slots 0–4).
 #[allow(clippy::too_many_arguments)]
@@ -376,6 +385,7 @@ fn residual_contact<F: Form>(
     form: &F,
     p: &IpmProblem<'_>,
     rows: &ResidualRows<'_>,
+    model: ContactModel,
     i: usize,
     (v, s, g): (&[f64], &[f64], &[f64]),
     kappa: f64,
@@ -383,7 +393,7 @@ fn residual_contact<F: Form>(
     re: &mut [f64],
     acc: &mut [f64; 8],
 ) {
-    let (model, off) = (rows.models[i], rows.offsets[i]);
+    let off = rows.offsets[i];
     let k = model.dim();
     let (si, gi) = (&s[off..off + k], &g[off..off + k]);
     let dirs = if model == ContactModel::Impact { 1 } else { 3 };
@@ -453,17 +463,24 @@ fn residual_split<F: Form>(
             *acc = [0.0; 8];
             let (rc, re) = (rc.take(q), re.take(q));
             for i in cuts[q]..cuts[q + 1] {
-                let (off, k) = (rows.offsets[i] - kcuts[q], rows.models[i].dim());
-                residual_contact(
-                    form,
-                    p,
-                    rows,
-                    i,
-                    (v, s, g),
-                    kappa,
-                    &mut rc[off..off + k],
-                    &mut re[off..off + k],
-                    acc,
+                by_model(
+                    rows.models[i],
+                    #[inline(always)]
+                    |model| {
+                        let (off, k) = (rows.offsets[i] - kcuts[q], model.dim());
+                        residual_contact(
+                            form,
+                            p,
+                            rows,
+                            model,
+                            i,
+                            (v, s, g),
+                            kappa,
+                            &mut rc[off..off + k],
+                            &mut re[off..off + k],
+                            acc,
+                        );
+                    },
                 );
             }
             let (rd, dv) = (rd.take(q), dv.take(q));
@@ -566,9 +583,16 @@ impl IpmWorkspace {
         std::mem::swap(&mut self.s, &mut self.sc);
         std::mem::swap(&mut self.g, &mut self.gc);
         std::mem::swap(&mut self.r, &mut self.rc);
+        let (s, g) = (&self.s, &self.g);
         if !self.models.iter().zip(&self.offsets).all(|(&m, &off)| {
-            let k = m.dim();
-            m.is_interior(&self.s[off..off + k]) && m.is_interior(&self.g[off..off + k])
+            by_model(
+                m,
+                #[inline(always)]
+                |m| {
+                    let k = m.dim();
+                    m.is_interior(&s[off..off + k]) && m.is_interior(&g[off..off + k])
+                },
+            )
         }) {
             self.stats.boundary_hits += 1;
         }

@@ -20,7 +20,7 @@
 
 use super::cone::{self, LANES};
 use super::form::{Form, PartScratch};
-use super::model::visit_runs;
+use super::model::{by_model, visit_runs};
 use super::{ContactModel, NewtonSolve};
 use crate::linalg::simd::{self, Simd, WithSimd};
 use crate::linalg::{BlockDiagLu, PartialPivLu, grow};
@@ -214,7 +214,6 @@ impl NewtonSystem {
                         for i in cuts[q]..cuts[q + 1] {
                             let j = i - cuts[q];
                             let di = &mut d[9 * j..9 * j + 9];
-                            di.fill(0.0);
                             eliminate(data, i, s, g, di, &mut closed[CLOSED * j..CLOSED * (j + 1)]);
                         }
                     },
@@ -231,15 +230,14 @@ impl NewtonSystem {
                     |i, run| {
                         if run.is_some() {
                             let d = &mut d[9 * i..9 * (i + LANES)];
-                            d.fill(0.0);
                             eliminate_run(data, i, s, g, d, &mut closed[CLOSED * i..CLOSED * (i + LANES)]);
                             block_of.extend([usize::MAX; LANES]);
                             return true;
                         }
                         let model = data.models[i];
                         let di = &mut d[9 * i..9 * i + 9];
-                        di.fill(0.0);
                         if model == ContactModel::Linear {
+                            di.fill(0.0);
                             block_of.push(blocks.num_blocks());
                             write_local(data, i, 0.0, s, g, blocks.push_block(2 * model.dim()));
                         } else {
@@ -416,34 +414,47 @@ impl NewtonSystem {
     #[inline(always)]
     fn solve_closed_form_body<F: Form>(&mut self, data: &SystemData<'_>, form: &mut F, f: &mut [f64]) {
         let (fv, fc, fe) = split_rhs(data, f);
-        // Pass 1: d_i, folded into the velocity rows as fv += J_iᵀ d_i.
+        // Pass 1: d_i, folded into the velocity rows as fv += J_iᵀ d_i. Each contact's body
+        // compiled per model (`by_model`).
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            if self.zero_contact_rows(off, model.dim(), fc, fe) {
-                continue;
-            }
-            let k = model.dim();
-            if model == ContactModel::Linear {
-                let block = self.block_of[i];
-                self.fold_local_solve(block, i, model, off, (&*fc, &*fe), form, fv);
-                continue;
-            }
-            let y = &mut self.zr[2 * off..2 * off + 2 * k];
-            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
-            let (b, dirs) = closed_form_fold(c, model, &fc[off..off + k], &fe[off..off + k], y);
-            form.sub_contact_impulse(i, dirs, &b, fv);
+            by_model(
+                model,
+                #[inline(always)]
+                |model| {
+                    let k = model.dim();
+                    if self.zero_contact_rows(off, k, fc, fe) {
+                        return;
+                    }
+                    if model == ContactModel::Linear {
+                        let block = self.block_of[i];
+                        self.fold_local_solve(block, i, model, off, (&*fc, &*fe), form, fv);
+                        return;
+                    }
+                    let y = &mut self.zr[2 * off..2 * off + 2 * k];
+                    let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
+                    let (b, dirs) = closed_form_fold(c, model, &fc[off..off + k], &fe[off..off + k], y);
+                    form.sub_contact_impulse(i, dirs, &b, fv);
+                },
+            );
         }
         form.solve_condensed(fv);
         // Pass 2: the contacts' steps from Δu_i = J_i Δv.
         for (i, (&model, &off)) in data.models.iter().zip(data.offsets).enumerate() {
-            if model == ContactModel::Linear {
-                self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv);
-                continue;
-            }
-            let k = model.dim();
-            let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
-            let du = form.contact_velocity(i, if model == ContactModel::Impact { 1 } else { 3 }, fv);
-            let y = &self.zr[2 * off..2 * off + 2 * k];
-            closed_form_step(c, model, y, du, &mut fc[off..off + k], &mut fe[off..off + k]);
+            by_model(
+                model,
+                #[inline(always)]
+                |model| {
+                    if model == ContactModel::Linear {
+                        self.local_step(i, model, off, (&mut *fc, &mut *fe), form, fv);
+                        return;
+                    }
+                    let k = model.dim();
+                    let c = &self.closed[CLOSED * i..CLOSED * (i + 1)];
+                    let du = form.contact_velocity(i, if model == ContactModel::Impact { 1 } else { 3 }, fv);
+                    let y = &self.zr[2 * off..2 * off + 2 * k];
+                    closed_form_step(c, model, y, du, &mut fc[off..off + k], &mut fe[off..off + k]);
+                },
+            );
         }
     }
 
@@ -495,23 +506,29 @@ impl NewtonSystem {
                 |q| {
                     let (fc, fe, zr, fold) = (fcp.take(q), fep.take(q), zr.take(q), fold.take(q));
                     for i in cuts[q]..cuts[q + 1] {
-                        let (model, k) = (models[i], models[i].dim());
-                        let o = offsets[i] - kc[q];
-                        let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
-                        pre(i, fc, fe);
-                        let y = &mut zr[2 * o..2 * o + 2 * k];
-                        let fi = &mut fold[4 * (i - cuts[q])..4 * (i - cuts[q]) + 4];
-                        if fc.iter().chain(fe.iter()).all(|&x| x == 0.0) {
-                            y.fill(0.0);
-                            fi[3] = 0.0;
-                            continue;
-                        }
-                        let c = &closed[CLOSED * i..CLOSED * (i + 1)];
-                        let (b, dirs) = closed_form_fold(c, model, fc, fe, y);
-                        // The force of `Form::sub_contact_impulse(i, dirs, b)`.
-                        fi[..3].copy_from_slice(&[-b[0], -b[1], -b[2]]);
-                        fi[dirs..3].fill(0.0);
-                        fi[3] = 1.0;
+                        by_model(
+                            models[i],
+                            #[inline(always)]
+                            |model| {
+                                let k = model.dim();
+                                let o = offsets[i] - kc[q];
+                                let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
+                                pre(i, fc, fe);
+                                let y = &mut zr[2 * o..2 * o + 2 * k];
+                                let fi = &mut fold[4 * (i - cuts[q])..4 * (i - cuts[q]) + 4];
+                                if all_zero(fc, fe) {
+                                    y.fill(0.0);
+                                    fi[3] = 0.0;
+                                    return;
+                                }
+                                let c = &closed[CLOSED * i..CLOSED * (i + 1)];
+                                let (b, dirs) = closed_form_fold(c, model, fc, fe, y);
+                                // The force of `Form::sub_contact_impulse(i, dirs, b)`.
+                                fi[..3].copy_from_slice(&[-b[0], -b[1], -b[2]]);
+                                fi[dirs..3].fill(0.0);
+                                fi[3] = 1.0;
+                            },
+                        );
                     }
                 },
             );
@@ -554,13 +571,20 @@ impl NewtonSystem {
                 };
                 *acc = init;
                 for i in cuts[q]..cuts[q + 1] {
-                    let (model, off, k) = (models[i], offsets[i], models[i].dim());
-                    let o = off - kc[q];
-                    let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
-                    let c = &closed[CLOSED * i..CLOSED * (i + 1)];
-                    let du = form.contact_velocity(i, if model == ContactModel::Impact { 1 } else { 3 }, fv);
-                    closed_form_step(c, model, &zr[2 * off..2 * off + 2 * k], du, fc, fe);
-                    post(i, fc, fe, acc);
+                    by_model(
+                        models[i],
+                        #[inline(always)]
+                        |model| {
+                            let (off, k) = (offsets[i], model.dim());
+                            let o = off - kc[q];
+                            let (fc, fe) = (&mut fc[o..o + k], &mut fe[o..o + k]);
+                            let c = &closed[CLOSED * i..CLOSED * (i + 1)];
+                            let dirs = if model == ContactModel::Impact { 1 } else { 3 };
+                            let du = form.contact_velocity(i, dirs, fv);
+                            closed_form_step(c, model, &zr[2 * off..2 * off + 2 * k], du, fc, fe);
+                            post(i, fc, fe, acc);
+                        },
+                    );
                 }
             },
         );
@@ -587,7 +611,7 @@ impl NewtonSystem {
     /// nothing to fold into the velocity rows.
     #[inline(always)]
     fn zero_contact_rows(&mut self, off: usize, k: usize, fc: &[f64], fe: &[f64]) -> bool {
-        let zero = fc[off..off + k].iter().chain(&fe[off..off + k]).all(|&x| x == 0.0);
+        let zero = all_zero(&fc[off..off + k], &fe[off..off + k]);
         if zero {
             self.zr[2 * off..2 * off + 2 * k].fill(0.0);
         }
@@ -649,6 +673,14 @@ impl NewtonSystem {
     }
 }
 
+/// Whether every entry of a contact's cone rows `fc` and equality rows `fe` is zero: two plain
+/// loops, which unroll where the contact's size is a constant (`by_model`), rather than a chained
+/// iterator (issue 29).
+#[inline(always)]
+fn all_zero(fc: &[f64], fe: &[f64]) -> bool {
+    fc.iter().all(|&x| x == 0.0) && fe.iter().all(|&x| x == 0.0)
+}
+
 /// The right-hand side (or solution) `f` of length n + 2K split into its velocity rows, its
 /// cone rows and its equality rows.
 #[inline(always)]
@@ -660,7 +692,7 @@ fn split_rhs<'f>(data: &SystemData<'_>, f: &'f mut [f64]) -> (&'f mut [f64], &'f
 
 /// Contact i's closed-form elimination ([`NewtonSystem::factor_closed_form`], second-order-cone
 /// and impact contacts): its numbers into `c` ([`CLOSED`]) and its `D_i` into `di` (3×3
-/// column-major, zeroed by the caller).
+/// column-major, every entry written).
 #[inline(always)]
 fn eliminate(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f64], c: &mut [f64]) {
     eliminate_normal(data, i, s, g, di, c);
@@ -672,7 +704,7 @@ fn eliminate(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f6
 }
 
 /// [`eliminate`] of the [`cone::LANES`] second-order-cone contacts `i..`: `d` and `c` hold their
-/// `D_i` (9 numbers each, zeroed by the caller) and numbers ([`CLOSED`] each) contact after
+/// `D_i` (9 numbers each, every entry written) and numbers ([`CLOSED`] each) contact after
 /// contact; their tangent eliminations side by side ([`tangent_elimination_lanes`], the same
 /// bits).
 #[inline(always)]
@@ -686,7 +718,9 @@ fn eliminate_run(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], d: &mut 
     }
 }
 
-/// The normal part of [`eliminate`]: `a = 1/(s_n/γ_n + shift)`.
+/// The normal part of [`eliminate`]: `a = 1/(s_n/γ_n + shift)`; writes all of `di` (`D_i` of an
+/// impact contact; the tangent part fills in a second-order-cone contact's), instead of a
+/// `memset` call per contact or run (issue 29).
 #[inline(always)]
 fn eliminate_normal(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &mut [f64], c: &mut [f64]) {
     let off = data.offsets[i];
@@ -696,7 +730,7 @@ fn eliminate_normal(data: &SystemData<'_>, i: usize, s: &[f64], g: &[f64], di: &
     c[GN] = g[off];
     c[SHIFT_N] = sn_shift;
     c[SHIFT_T] = data.shift_tangent;
-    di[0] = a;
+    di[..9].copy_from_slice(&[a, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
 }
 
 /// The tangent part of [`eliminate`] for a second-order-cone contact, from its

@@ -921,7 +921,7 @@ impl Form for BlockForm<'_, '_> {
                                     let (a, b) = layout.contact_trees(i);
                                     let first =
                                         [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
-                                    let [n, t1, t2] = rows.velocity_at(i, first, dv);
+                                    let [n, t1, t2] = rows.velocity_at(system, i, first, dv);
                                     (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
                                     alpha[j] = limiter([vt[2 * j], vt[2 * j + 1]], [t1, t2]);
                                 }

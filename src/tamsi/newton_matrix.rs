@@ -172,15 +172,14 @@ impl NewtonMatrix {
         fused: bool,
         coefficients: impl Fn(usize) -> UpdateCoefficients,
     ) {
-        let nc = self.nc;
+        let (nc, nb) = (self.nc, blocks.num_blocks());
+        let (b, _) = self.b.as_chunks_mut::<B_LEN>();
         for i in 0..nc {
             let c = coefficients(i);
             // A contact that adds nothing (separated) gets B = 0: its terms are exact zeros.
             let c = if c.is_zero() { UpdateCoefficients::default() } else { c };
             for r in row_blocks(blocks.blocks_of(i)) {
-                let out: &mut [f64; B_LEN] =
-                    (&mut self.b[(r * nc + i) * B_LEN..(r * nc + i + 1) * B_LEN]).try_into().unwrap();
-                fill_b(simd, blocks, r, i, &c, out, coupled);
+                fill_b(simd, blocks, nb, r, i, &c, &mut b[r * nc + i], coupled);
             }
         }
         match (coupled, fused) {
@@ -199,98 +198,120 @@ impl NewtonMatrix {
         ld: usize,
         m: &PaddedMatrix,
     ) {
-        let nv = self.nv;
+        let (nv, nc) = (self.nv, self.nc);
         let ncb = nv.div_ceil(BLOCK);
         let j = &mut j[..ld * nv];
+        // Each contact's `dt·Aᵢ` over a block and `Bᵢ` over a row block as fixed-size chunks:
+        // one bounds check per (tile, contact) pair for each.
+        let (a, _) = self.a_dt.as_chunks::<BLOCK_LEN>();
+        let (b, _) = self.b.as_chunks::<B_LEN>();
         for (r, p0) in (0..nv).step_by(TILE_ROWS).enumerate() {
+            let b_row = &b[r * nc..(r + 1) * nc];
             for c in 0..ncb {
                 let t = r * ncb + c;
                 let pairs = self.tile_start[t] as usize..self.tile_start[t + 1] as usize;
                 let list = &self.tile_contacts[pairs];
-                let a = &self.a_dt;
-                match nv - c * BLOCK {
-                    1 => self.tile::<S, 1, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
-                    2 => self.tile::<S, 2, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
-                    3 => self.tile::<S, 3, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
-                    _ => self.tile::<S, BLOCK, COUPLED, FUSED>(simd, j, ld, m, r, c, p0, list, a),
+                if nv - p0 <= BLOCK {
+                    // The last row block holds one block of rows (nv mod 8 in 1..=4): its tiles
+                    // compute that block only, not the padding rows of a second.
+                    match nv - c * BLOCK {
+                        1 => tile::<S, 1, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
+                        2 => tile::<S, 2, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
+                        3 => tile::<S, 3, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
+                        _ => {
+                            tile::<S, BLOCK, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
+                        }
+                    }
+                } else {
+                    match nv - c * BLOCK {
+                        1 => {
+                            tile::<S, 1, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
+                        }
+                        2 => {
+                            tile::<S, 2, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
+                        }
+                        3 => {
+                            tile::<S, 3, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
+                        }
+                        _ => tile::<S, BLOCK, TILE_ROWS, COUPLED, FUSED>(
+                            simd, j, ld, m, nv, c, p0, list, a, b_row,
+                        ),
+                    }
                 }
             }
         }
     }
+}
 
-    /// Tile (row block `r`, column block `c`): rows `p0..p0 + TILE_ROWS` (clipped to nv), the
-    /// first `W` columns of the block; `list` are its contacts (with the index of their `dt·Aᵢ`
-    /// over the block in `a_dt`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn tile<S: Simd, const W: usize, const COUPLED: bool, const FUSED: bool>(
-        &self,
-        simd: S,
-        j: &mut [f64],
-        ld: usize,
-        m: &PaddedMatrix,
-        r: usize,
-        c: usize,
-        p0: usize,
-        list: &[(u32, u32)],
-        a_dt: &[f64],
-    ) {
-        let (nv, nc) = (self.nv, self.nc);
-        let lanes = S::F64_LANES;
-        let nvec = TILE_ROWS / lanes;
-        let rows = (nv - p0).min(TILE_ROWS);
-        let q0 = c * BLOCK;
-        let zero = simd.splat_f64s(0.0);
-        let mut acc = [[zero; TILE_ROWS]; W];
+/// Tile (column block `c`, rows `p0..p0 + ROWS` clipped to nv; `ROWS` is [`TILE_ROWS`], or
+/// [`BLOCK`] for the last row block when that is all it holds): the first `W` columns of the
+/// block. `list` are its contacts, each with the index of its `dt·Aᵢ` over the block in `a_dt`;
+/// `b_row` holds every contact's `Bᵢ` over the tile's row block.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn tile<S: Simd, const W: usize, const ROWS: usize, const COUPLED: bool, const FUSED: bool>(
+    simd: S,
+    j: &mut [f64],
+    ld: usize,
+    m: &PaddedMatrix,
+    nv: usize,
+    c: usize,
+    p0: usize,
+    list: &[(u32, u32)],
+    a_dt: &[[f64; BLOCK_LEN]],
+    b_row: &[[f64; B_LEN]],
+) {
+    let lanes = S::F64_LANES;
+    let nvec = ROWS / lanes;
+    let rows = (nv - p0).min(ROWS);
+    let q0 = c * BLOCK;
+    let zero = simd.splat_f64s(0.0);
+    let mut acc = [[zero; TILE_ROWS]; W];
+    for (w, acc) in acc.iter_mut().enumerate() {
+        let col = m.column(q0 + w);
+        load_rows(simd, &col[p0..(p0 + ROWS).min(col.len())], &mut acc[..nvec]);
+    }
+    for &(i, k) in list {
+        let (a, b) = (&a_dt[k as usize], &b_row[i as usize]);
+        let x0 = S::as_simd_f64s(&b[..TILE_ROWS]).0;
+        let x1 = S::as_simd_f64s(&b[TILE_ROWS..2 * TILE_ROWS]).0;
+        let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
         for (w, acc) in acc.iter_mut().enumerate() {
-            let col = m.column(q0 + w);
-            load_rows(simd, &col[p0..(p0 + TILE_ROWS).min(col.len())], &mut acc[..nvec]);
-        }
-        let b_row = &self.b[r * nc * B_LEN..(r + 1) * nc * B_LEN];
-        for &(i, k) in list {
-            let (i, k) = (i as usize, k as usize);
-            let a: &[f64; BLOCK_LEN] = a_dt[k * BLOCK_LEN..(k + 1) * BLOCK_LEN].try_into().unwrap();
-            let b: &[f64; B_LEN] = b_row[i * B_LEN..(i + 1) * B_LEN].try_into().unwrap();
-            let x0 = S::as_simd_f64s(&b[..TILE_ROWS]).0;
-            let x1 = S::as_simd_f64s(&b[TILE_ROWS..2 * TILE_ROWS]).0;
-            let x2 = S::as_simd_f64s(&b[2 * TILE_ROWS..]).0;
-            for (w, acc) in acc.iter_mut().enumerate() {
-                let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
-                // Third row's coefficient (zero and unused without coupling).
-                let c2 = simd.splat_f64s(if COUPLED { a[2 * BLOCK + w] } else { 0.0 });
-                if FUSED {
-                    // `mul_add_f64s` is a correctly rounded fma in every instruction set pulp
-                    // dispatches to (software fma in the scalar fallback), so this path too gives
-                    // the same bits on every CPU.
-                    for v in 0..nvec {
-                        let mut t = simd.mul_add_f64s(c0, x0[v], acc[v]);
-                        t = simd.mul_add_f64s(c1, x1[v], t);
-                        if COUPLED {
-                            t = simd.mul_add_f64s(c2, x2[v], t);
-                        }
-                        acc[v] = t;
+            let (c0, c1) = (simd.splat_f64s(a[w]), simd.splat_f64s(a[BLOCK + w]));
+            // Third row's coefficient (zero and unused without coupling).
+            let c2 = simd.splat_f64s(if COUPLED { a[2 * BLOCK + w] } else { 0.0 });
+            if FUSED {
+                // `mul_add_f64s` is a correctly rounded fma in every instruction set pulp
+                // dispatches to (software fma in the scalar fallback), so this path too gives
+                // the same bits on every CPU.
+                for v in 0..nvec {
+                    let mut t = simd.mul_add_f64s(c0, x0[v], acc[v]);
+                    t = simd.mul_add_f64s(c1, x1[v], t);
+                    if COUPLED {
+                        t = simd.mul_add_f64s(c2, x2[v], t);
                     }
-                } else if COUPLED {
-                    for v in 0..nvec {
-                        let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
-                        let t = simd.add_f64s(t, simd.mul_f64s(c2, x2[v]));
-                        acc[v] = simd.add_f64s(acc[v], t);
-                    }
-                } else {
-                    for v in 0..nvec {
-                        let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
-                        acc[v] = simd.add_f64s(acc[v], t);
-                    }
+                    acc[v] = t;
+                }
+            } else if COUPLED {
+                for v in 0..nvec {
+                    let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
+                    let t = simd.add_f64s(t, simd.mul_f64s(c2, x2[v]));
+                    acc[v] = simd.add_f64s(acc[v], t);
+                }
+            } else {
+                for v in 0..nvec {
+                    let t = simd.add_f64s(simd.mul_f64s(c0, x0[v]), simd.mul_f64s(c1, x1[v]));
+                    acc[v] = simd.add_f64s(acc[v], t);
                 }
             }
         }
-        // A leading dimension of whole vectors (the LU's padded storage) takes whole vectors:
-        // no masked store, the rows past nv get the padding's values (see `assemble`).
-        let rows = if ld.is_multiple_of(lanes) { rows.next_multiple_of(lanes) } else { rows };
-        for (w, acc) in acc.iter().enumerate() {
-            let col = &mut j[(q0 + w) * ld + p0..(q0 + w) * ld + p0 + rows];
-            store_rows(simd, col, &acc[..nvec]);
-        }
+    }
+    // A leading dimension of whole vectors (the LU's padded storage) takes whole vectors:
+    // no masked store, the rows past nv get the padding's values (see `assemble`).
+    let rows = if ld.is_multiple_of(lanes) { rows.next_multiple_of(lanes) } else { rows };
+    for (w, acc) in acc.iter().enumerate() {
+        let col = &mut j[(q0 + w) * ld + p0..(q0 + w) * ld + p0 + rows];
+        store_rows(simd, col, &acc[..nvec]);
     }
 }
 
@@ -323,12 +344,15 @@ fn store_rows<S: Simd>(simd: S, dst: &mut [f64], vals: &[S::f64s]) {
     }
 }
 
-/// `Bᵢ = Aᵢ Cᵢᵀ` of contact i over row block `r` (column blocks `ROW_BLOCKS·r..`), into `out`.
+/// `Bᵢ = Aᵢ Cᵢᵀ` of contact i over row block `r` (column blocks `ROW_BLOCKS·r..` of the `nb`),
+/// into `out`.
 /// Without coupling the third row is not needed.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn fill_b<S: Simd>(
     simd: S,
     blocks: &ContactBlocks,
+    nb: usize,
     r: usize,
     i: usize,
     c: &UpdateCoefficients,
@@ -343,7 +367,7 @@ fn fill_b<S: Simd>(
     let (b0, b1, b2) = (S::as_mut_simd_f64s(b0).0, S::as_mut_simd_f64s(b1).0, S::as_mut_simd_f64s(b2).0);
     for h in 0..ROW_BLOCKS {
         let cb = r * ROW_BLOCKS + h;
-        if cb >= blocks.num_blocks() {
+        if cb >= nb {
             // Past the last column: rows that are never stored.
             for v in h * BLOCK / lanes..(h + 1) * BLOCK / lanes {
                 let z = simd.splat_f64s(0.0);

@@ -34,7 +34,7 @@ use crate::ipm::form::Form;
 use crate::ipm::iteration::{
     IpmWorkspace, NewtonBuf, Viol, build_rhs, duality, duality_pair, solve_newton, system_data,
 };
-use crate::ipm::model::visit_runs;
+use crate::ipm::model::{by_model, visit_runs};
 use crate::ipm::newton::SystemData;
 use crate::ipm::regularization::near_rigid_compliance;
 use crate::linalg::all_finite;
@@ -907,9 +907,15 @@ pub(super) fn iterate_engine<F: Form>(
             let (dsa, dga) = ws.daff[n..big].split_at(kt);
             let rc = &mut ws.delta[n..n + kt];
             for (&m, &off) in ws.models.iter().zip(&ws.offsets) {
-                for j in off..off + m.orthant_len() {
-                    rc[j] -= dsa[j] * dga[j];
-                }
+                by_model(
+                    m,
+                    #[inline(always)]
+                    |m| {
+                        for j in off..off + m.orthant_len() {
+                            rc[j] -= dsa[j] * dga[j];
+                        }
+                    },
+                );
             }
         }
         let Some(mut alpha) = nt_solve(ws, form, kappa, NewtonBuf::Delta, FRACTION_TO_BOUNDARY) else {
