@@ -998,10 +998,8 @@ fn factor_island<W: Fn(usize) -> [[f64; 3]; 3]>(
                 Factorization::Lu => (f.lu.padded_storage_mut(n), padded_dim(n)),
                 Factorization::Ldlt => (f.ldlt.storage_mut(n), n),
             };
-            a.fill(0.0);
-            let mut target = DenseTarget { a, ld, islands, k };
-            assemble_mass(&mut target, islands, k, system, shift);
-            assemble_contacts([target.a, &mut []], contacts, scatter, rows, wg, scale, weight);
+            assemble_mass_dense(a, ld, islands, k, system, shift);
+            assemble_contacts([a, &mut []], contacts, scatter, rows, wg, scale, weight);
             return match kind {
                 Factorization::Lu => {
                     f.lu.factor();
@@ -1162,6 +1160,56 @@ fn assemble_mass(
                 a[r * rs + c * cs] += x;
             }
             a[c * rs + c * cs] += shift;
+        }
+    }
+}
+
+/// Writes every entry of island k's dense storage (`ld·n`, column-major, rows `n..ld` the
+/// padding): `M_t + shift·I` in the trees' diagonal blocks, zero everywhere else, each entry
+/// stored once. The same values, bit for bit, as clearing the storage and then
+/// [`assemble_mass`] (a diagonal entry is `(0 + m) + shift`, an off-diagonal one of the block
+/// `0 + m`), without the separate clearing pass and the reload of the cleared block that
+/// [`assemble_mass`]'s accumulation did (issue 29, `docs/performance.md` §3 eighth pass).
+#[inline(always)]
+fn assemble_mass_dense(
+    a: &mut [f64],
+    ld: usize,
+    islands: &Islands,
+    k: usize,
+    system: &BlockSparseSystem<'_>,
+    shift: f64,
+) {
+    let layout = system.layout();
+    // An opaque zero: a loop storing a literal 0 is turned into a `memset` call per segment.
+    let zero = std::hint::black_box(0.0);
+    for &t in islands.trees(k) {
+        let t = t as usize;
+        let off = islands.local_offset(t);
+        let nt = layout.tree_dofs(t);
+        let m = system.m_values(t);
+        for c in 0..nt {
+            let col = &mut a[(off + c) * ld..(off + c + 1) * ld];
+            let (above, rest) = col.split_at_mut(off);
+            let (diag, below) = rest.split_at_mut(nt);
+            for x in above {
+                *x = zero;
+            }
+            if nt == 6 {
+                // A free body: one 6-row column (vectorized).
+                let d: &mut [f64; 6] = (&mut *diag).try_into().unwrap();
+                let mc: &[f64; 6] = m[6 * c..6 * c + 6].try_into().unwrap();
+                for r in 0..6 {
+                    d[r] = 0.0 + mc[r];
+                }
+            } else {
+                for (x, &v) in diag.iter_mut().zip(&m[c * nt..(c + 1) * nt]) {
+                    *x = 0.0 + v;
+                }
+            }
+            diag[c] += shift;
+            for x in below {
+                *x = zero;
+            }
         }
     }
 }
