@@ -150,19 +150,10 @@ impl ContactRows {
             let g = &j[at..at + 3 * n];
             let vt = &v[first..first + n];
             if let (Ok(g), Ok(vt)) = (<&[f64; 18]>::try_from(g), <&[f64; 6]>::try_from(vt)) {
-                // A free body: fixed length, unrolled.
-                column_sums::<6, 18>(g, vt, &mut u);
-            } else if let Some((&last, vt)) = vt.split_last() {
-                for (k, &x) in vt.iter().enumerate() {
-                    let c = &g[3 * k..3 * k + 4];
-                    for r in 0..4 {
-                        u[r] = c[r].mul_add(x, u[r]);
-                    }
-                }
-                let c = [g[3 * n - 3], g[3 * n - 2], g[3 * n - 1], 0.0];
-                for r in 0..4 {
-                    u[r] = c[r].mul_add(last, u[r]);
-                }
+                // A free body: the same sums at fixed lengths, unrolled.
+                column_sums(g.as_slice(), vt.as_slice(), &mut u);
+            } else {
+                column_sums(g, vt, &mut u);
             }
             at += 3 * n;
         }
@@ -233,20 +224,24 @@ fn transpose_block<const N: usize, const G: usize>(g: &[f64; G], r: &mut [f64; G
     }
 }
 
-/// `u[r] += Σ_k g[3k + r]·v[k]` for the rows r = 0, 1, 2 of one 3×`N` block `g` (column-major,
-/// `G = 3N`), k in increasing order, one `mul_add` per term; the columns but the last as four
+/// `u[r] += Σ_k g[3k + r]·v[k]` for the rows r = 0, 1, 2 of one 3×n block `g` (column-major,
+/// n = `v.len()`), k in increasing order, one `mul_add` per term; the columns but the last as four
 /// lanes (the fourth, `u[3]`, collects a neighbour's entry and is never read), the last padded
-/// with a zero (it may be the last value of J).
+/// with a zero (it may be the last value of J). Inlined, so that a caller with fixed lengths (a
+/// free body's 3×6 block) gets the loop unrolled.
 #[inline(always)]
-fn column_sums<const N: usize, const G: usize>(g: &[f64; G], v: &[f64; N], u: &mut [f64; 4]) {
-    for k in 0..N - 1 {
+fn column_sums(g: &[f64], v: &[f64], u: &mut [f64; 4]) {
+    let Some((&last, v)) = v.split_last() else { return };
+    for (k, &x) in v.iter().enumerate() {
+        let c = &g[3 * k..3 * k + 4];
         for r in 0..4 {
-            u[r] = g[3 * k + r].mul_add(v[k], u[r]);
+            u[r] = c[r].mul_add(x, u[r]);
         }
     }
-    let c = [g[3 * N - 3], g[3 * N - 2], g[3 * N - 1], 0.0];
+    let n = v.len() + 1;
+    let c = [g[3 * n - 3], g[3 * n - 2], g[3 * n - 1], 0.0];
     for r in 0..4 {
-        u[r] = c[r].mul_add(v[N - 1], u[r]);
+        u[r] = c[r].mul_add(last, u[r]);
     }
 }
 

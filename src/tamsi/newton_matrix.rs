@@ -211,35 +211,39 @@ impl NewtonMatrix {
                 let t = r * ncb + c;
                 let pairs = self.tile_start[t] as usize..self.tile_start[t + 1] as usize;
                 let list = &self.tile_contacts[pairs];
+                // The last row block, when it holds one block of rows (nv mod 8 in 1..=4),
+                // computes that block only, not the padding rows of a second.
                 if nv - p0 <= BLOCK {
-                    // The last row block holds one block of rows (nv mod 8 in 1..=4): its tiles
-                    // compute that block only, not the padding rows of a second.
-                    match nv - c * BLOCK {
-                        1 => tile::<S, 1, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
-                        2 => tile::<S, 2, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
-                        3 => tile::<S, 3, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row),
-                        _ => {
-                            tile::<S, BLOCK, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
-                        }
-                    }
+                    tile_of_width::<S, BLOCK, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row);
                 } else {
-                    match nv - c * BLOCK {
-                        1 => {
-                            tile::<S, 1, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
-                        }
-                        2 => {
-                            tile::<S, 2, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
-                        }
-                        3 => {
-                            tile::<S, 3, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row)
-                        }
-                        _ => tile::<S, BLOCK, TILE_ROWS, COUPLED, FUSED>(
-                            simd, j, ld, m, nv, c, p0, list, a, b_row,
-                        ),
-                    }
+                    tile_of_width::<S, TILE_ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a, b_row);
                 }
             }
         }
+    }
+}
+
+/// [`tile`] at the width of column block `c`: its first 1, 2, 3 or all [`BLOCK`] columns (the
+/// last block may be partial), each width compiled apart.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn tile_of_width<S: Simd, const ROWS: usize, const COUPLED: bool, const FUSED: bool>(
+    simd: S,
+    j: &mut [f64],
+    ld: usize,
+    m: &PaddedMatrix,
+    nv: usize,
+    c: usize,
+    p0: usize,
+    list: &[(u32, u32)],
+    a_dt: &[[f64; BLOCK_LEN]],
+    b_row: &[[f64; B_LEN]],
+) {
+    match nv - c * BLOCK {
+        1 => tile::<S, 1, ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a_dt, b_row),
+        2 => tile::<S, 2, ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a_dt, b_row),
+        3 => tile::<S, 3, ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a_dt, b_row),
+        _ => tile::<S, BLOCK, ROWS, COUPLED, FUSED>(simd, j, ld, m, nv, c, p0, list, a_dt, b_row),
     }
 }
 
