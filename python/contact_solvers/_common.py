@@ -642,12 +642,8 @@ class _Lists:
                 return None
         except AttributeError:  # nested lists
             return None
-        try:
-            joined = b"".join(blocks)  # refuses blocks that are not C-contiguous
-        except (TypeError, ValueError, BufferError):
-            return True
-        if list(map(_DTYPE, blocks)).count(_F64) != len(blocks) \
-                or len(joined) != self.nbytes:
+        joined = _joined(blocks)
+        if joined is None or len(joined) != self.nbytes:
             return True
         i = self.next
         buf = self.buffers[i]
