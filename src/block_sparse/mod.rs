@@ -30,7 +30,8 @@ pub use islands::Islands;
 pub(crate) use layout::try_grow;
 pub use layout::{BlockSparseLayout, MAX_BLOCK_INDEX};
 pub use newton::{BlockNewtonMatrix, Factorization, IslandChunk};
-pub use rows::{ContactRows, Rows};
+pub use rows::ContactRows;
+pub(crate) use rows::{Rows, transpose_into};
 pub use split::WorkSplit;
 pub use system::BlockSparseSystem;
 

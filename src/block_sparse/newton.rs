@@ -5,7 +5,11 @@ use nalgebra::DMatrixViewMut;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{BlockSparseError, BlockSparseLayout, BlockSparseSystem, ContactRows, Islands, Rows, try_grow};
+use super::rows::rows6_flat;
+use super::{
+    BlockSparseError, BlockSparseLayout, BlockSparseSystem, ContactRows, Islands, Rows, transpose_into,
+    try_grow,
+};
 use crate::linalg::simd::dispatch_fn;
 use crate::linalg::{BLOCK_SPARSE_MIN_DIM, BlockSparseLdlt, BlockSparseLu, Ldlt, PartialPivLu, padded_dim};
 use crate::parallel::{Parts, WorkerPool, balanced_cuts};
@@ -120,7 +124,7 @@ pub struct BlockNewtonMatrix {
     kind: Option<Factorization>,
     /// One free tree's factorization at a time.
     free: Ldlt,
-    /// The contacts' Jacobian blocks, transposed for the kernels.
+    /// Where the contacts' Jacobian blocks are in the packed J, and the kernels reading them.
     rows: ContactRows,
     /// An island's right-hand side in local numbering; permutation scratch of the LU solve.
     local: Vec<f64>,
@@ -194,10 +198,11 @@ impl Default for Scatter {
 /// ([`assemble_free_body_run`]): a box–box contact has up to 8 points.
 const MAX_RUN: usize = 8;
 
-/// Length of the contact-weight scratch `wg` for trees of at most `largest_tree` dofs: `Y` of one
-/// tree block (3 rows), or `Y` of both trees of a whole run of free-body contacts.
+/// Length of the contact-weight scratch `wg` for trees of at most `largest_tree` dofs: a
+/// contact's blocks transposed (two trees, three rows each) and `Y` of one tree block (3 rows), or
+/// the blocks and `Y` of both trees of a whole run of free-body contacts.
 fn weight_scratch_len(largest_tree: usize) -> usize {
-    (3 * largest_tree).max(36 * MAX_RUN)
+    (9 * largest_tree).max(72 * MAX_RUN)
 }
 
 impl BlockNewtonMatrix {
@@ -343,8 +348,8 @@ impl BlockNewtonMatrix {
     }
 
     /// Marks island k's runs of free-body contacts in [`Self::scatter`]: consecutive contacts (in
-    /// the island's order) between the same free bodies in the same order, whose transposed
-    /// blocks follow each other in [`ContactRows`], at most [`MAX_RUN`] of them. Engines list the
+    /// the island's order) between the same free bodies in the same order, whose blocks follow
+    /// each other in the packed J, at most [`MAX_RUN`] of them. Engines list the
     /// points of one body pair together (MuJoCo's box–box contacts: 2–6 points on the scenes of
     /// `tests/data`), so a run's blocks are updated once per run instead of once per contact
     /// (`docs/performance.md` §3, sixth pass).
@@ -382,7 +387,7 @@ impl BlockNewtonMatrix {
         &self.islands
     }
 
-    /// The transposed Jacobian blocks of the system last prepared, for the products `J v` and
+    /// The contacts' Jacobian blocks of the system last prepared, for the products `J v` and
     /// `Jᵀ f`.
     pub fn rows(&self) -> &ContactRows {
         &self.rows
@@ -416,6 +421,7 @@ impl BlockNewtonMatrix {
         kind: Factorization,
         weight: impl Fn(usize) -> [[f64; 3]; 3],
     ) -> bool {
+        self.rows.begin_assembly(system);
         let Self { islands, factors, rows, wg, scatter, .. } = self;
         let input = AssemblyInput { islands, rows, scatter, system, scale, shift, kind, weight: &weight };
         let mut ok = true;
@@ -591,6 +597,7 @@ impl BlockNewtonMatrix {
         task: &T,
         b: &mut [f64],
     ) -> bool {
+        self.rows.begin_assembly(system);
         let Some(factored) = self.run_chunks(pool, system, (scale, 0.0, kind), task) else {
             return false;
         };
@@ -695,6 +702,9 @@ impl BlockNewtonMatrix {
                 },
             )
         };
+        if factor.is_some() {
+            self.rows.begin_assembly(system);
+        }
         let Some(factored) = self.run_chunks(pool, system, (scale, shift, kind), &task) else {
             return false;
         };
@@ -716,6 +726,7 @@ impl BlockNewtonMatrix {
     ) -> Result<(), BlockSparseError> {
         let layout = system.layout();
         out.fill(0.0);
+        self.rows.begin_assembly(system);
         for k in 0..self.islands.count() {
             let n = self.islands.dofs(k);
             let Self { islands, factors, rows, wg, .. } = self;
@@ -835,7 +846,7 @@ impl<'s> IslandChunk<'s, '_> {
         self.islands
     }
 
-    /// The contacts' transposed Jacobian blocks ([`BlockNewtonMatrix::rows`]).
+    /// The contacts' Jacobian blocks ([`BlockNewtonMatrix::rows`]).
     #[inline(always)]
     pub fn rows(&self) -> &'s ContactRows {
         self.rows
@@ -972,7 +983,7 @@ fn assemble_and_factor_sparse<W: Fn(usize) -> [[f64; 3]; 3]>(
     target.clear_values();
     assemble_mass(target, islands, k, system, shift);
     let (l, u) = target.values_mut();
-    assemble_contacts([l, u], islands.contacts(k), scatter, rows, wg, scale, weight);
+    assemble_contacts([l, u], islands.contacts(k), scatter, rows, system.j_values(), wg, scale, weight);
     target.factor()
 }
 
@@ -999,7 +1010,7 @@ fn factor_island<W: Fn(usize) -> [[f64; 3]; 3]>(
                 Factorization::Ldlt => (f.ldlt.storage_mut(n), n),
             };
             assemble_mass_dense(a, ld, islands, k, system, shift);
-            assemble_contacts([a, &mut []], contacts, scatter, rows, wg, scale, weight);
+            assemble_contacts([a, &mut []], contacts, scatter, rows, system.j_values(), wg, scale, weight);
             return match kind {
                 Factorization::Lu => {
                     f.lu.factor();
@@ -1112,7 +1123,16 @@ fn assemble_island(
     for &i in islands.contacts(k) {
         let i = i as usize;
         let w = weight(i);
-        let blocks = rows.blocks(system, i);
+        let (a, b) = system.layout().contact_trees(i);
+        let d = *rows.desc(i);
+        // The contact's blocks as rows (copied, or transposed into the scratch), `Y` after.
+        let (gt, wg) = wg.split_at_mut(3 * (d.n[0] + d.n[1]));
+        let (ga, gb) = gt.split_at_mut(3 * d.n[0]);
+        let j = system.j_values();
+        let blocks = [
+            Some((a, block_rows(rows, j, d.off, ga))),
+            b.map(|b| (b, block_rows(rows, j, d.off + 3 * d.n[0], gb))),
+        ];
         for (q, gq) in blocks.into_iter().flatten() {
             let (y0, y1, y2) = weigh(wg, gq, &w, scale);
             let qi = islands.local_index(q);
@@ -1126,6 +1146,19 @@ fn assemble_island(
             }
         }
     }
+}
+
+/// The rows of the block at `off` in the packed J `j` (3×n column-major, n = `out.len() / 3`):
+/// from the solve's transposed copy when it has one, else transposed into `out`
+/// ([`ContactRows::begin_assembly`]).
+#[inline(always)]
+fn block_rows<'o>(rows: &'o ContactRows, j: &[f64], off: usize, out: &'o mut [f64]) -> Rows<'o> {
+    let len = out.len();
+    if let Some(r) = rows.copied_rows(off, len) {
+        return Rows::new(r);
+    }
+    transpose_into(&j[off..off + len], out);
+    Rows::new(out)
 }
 
 /// Adds `M_t + shift·I` of island k's trees into their diagonal blocks of `target`.
@@ -1259,6 +1292,7 @@ fn assemble_contacts(
     contacts: &[u32],
     scatter: &[Scatter],
     rows: &ContactRows,
+    j: &[f64],
     wg: &mut [f64],
     scale: f64,
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
@@ -1271,25 +1305,26 @@ fn assemble_contacts(
         if sc.run > 0 {
             let run = &contacts[s..s + sc.run as usize];
             let nb = if d.n[1] == 6 { 2 } else { 1 };
-            assemble_free_body_run(&mut vals, sc, rows, run, d.off, nb, wg, weight, scale);
+            assemble_free_body_run(&mut vals, sc, rows, j, d.off, run, nb, wg, weight, scale);
             s += run.len();
             continue;
         }
         s += 1;
         let w = weight(i);
         let nb = if d.n[1] > 0 { 2 } else { 1 };
-        // (offset, dofs) of the contact's blocks in the transposed rows.
-        let blocks = [(d.off, d.n[0]), (d.off + 3 * d.n[0], d.n[1])];
+        // The contact's blocks transposed into the scratch (rows along the dofs), `Y` after.
+        let (n0, n1) = (d.n[0], if nb == 2 { d.n[1] } else { 0 });
+        let (gt, wg) = wg.split_at_mut(3 * (n0 + n1));
+        let (g0, g1) = gt.split_at_mut(3 * n0);
+        let blocks = [block_rows(rows, j, d.off, g0), block_rows(rows, j, d.off + 3 * n0, g1)];
         let blocks = &blocks[..nb];
-        for (q, &(oq, nq)) in blocks.iter().enumerate() {
-            let gq = rows.rows_at(oq, nq);
+        for (q, &gq) in blocks.iter().enumerate() {
             let (y0, y1, y2) = weigh(wg, gq, &w, scale);
-            for (p, &(op, np)) in blocks.iter().enumerate() {
+            for (p, &gp) in blocks.iter().enumerate() {
                 let dst = sc.dst[2 * p + q];
                 if dst.array == SKIP {
                     continue;
                 }
-                let gp = rows.rows_at(op, np);
                 let a = &mut vals[dst.array as usize][dst.off..];
                 add_block(a, dst.rs, dst.cs, gp, [&*y0, &*y1, &*y2]);
             }
@@ -1311,15 +1346,29 @@ fn assemble_free_body_run(
     vals: &mut [&mut [f64]; 2],
     sc: &Scatter,
     rows: &ContactRows,
-    run: &[u32],
+    j: &[f64],
     off: usize,
+    run: &[u32],
     nb: usize,
     wg: &mut [f64],
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
     scale: f64,
 ) {
     let blocks = nb * run.len();
-    let (g, _) = rows.run_rows(off, 18 * blocks).as_chunks::<18>();
+    let (gt, wg) = wg.split_at_mut(18 * blocks);
+    let g = match rows.copied_rows(off, 18 * blocks) {
+        Some(r) => r,
+        None => {
+            // In place: the run's blocks as rows into the scratch first.
+            let (jg, _) = j[off..off + 18 * blocks].as_chunks::<18>();
+            let (gc, _) = gt.as_chunks_mut::<18>();
+            for (jq, gq) in jg.iter().zip(gc) {
+                *gq = rows6_flat(jq);
+            }
+            &*gt
+        }
+    };
+    let (g, _) = g.as_chunks::<18>();
     let (y, _) = wg[..18 * blocks].as_chunks_mut::<18>();
     for (&i, (gj, yj)) in run.iter().zip(g.chunks_exact(nb).zip(y.chunks_exact_mut(nb))) {
         let w = weight(i as usize);
@@ -1502,6 +1551,96 @@ fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&[f64]; 3]) 
                 let o = &mut a[r * rs + c * cs];
                 *o = gp.t2[r].mul_add(y[2][c], gp.t1[r].mul_add(y[1][c], gp.n[r].mul_add(y[0][c], *o)));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Free bodies in runs of contacts (one sparse island of six trees, 36 dofs), a 7-dof tree
+    /// with a free body (the general kernels), a lone body on the ground (a small dense island).
+    fn layout() -> BlockSparseLayout {
+        let mut layout = BlockSparseLayout::new();
+        let mut contacts = Vec::new();
+        for (a, b, count) in
+            [(0, Some(1), 3), (1, Some(2), 2), (2, Some(3), 1), (3, Some(4), 4), (4, Some(5), 2)]
+        {
+            contacts.extend(std::iter::repeat_n((a, b), count));
+        }
+        contacts.extend([(5, None), (5, None), (6, Some(7)), (6, Some(7)), (7, Some(6)), (6, None)]);
+        contacts.extend([(8, None); 3]);
+        layout.set(&[6, 6, 6, 6, 6, 6, 7, 6, 6], &contacts).unwrap();
+        layout
+    }
+
+    fn values(len: usize, seed: f64) -> Vec<f64> {
+        (0..len).map(|k| ((k as f64 + seed) * 0.731).sin()).collect()
+    }
+
+    /// Each tree's M block: 4·I plus a small symmetric part.
+    fn masses(layout: &BlockSparseLayout) -> Vec<f64> {
+        let mut m = vec![0.0; layout.m_len()];
+        for t in 0..layout.num_trees() {
+            let (off, n) = (layout.m_offset(t), layout.tree_dofs(t));
+            for c in 0..n {
+                for r in 0..n {
+                    let x = 0.1 * ((r + c + t) as f64).cos();
+                    m[off + c * n + r] = x + if r == c { 4.0 } else { 0.0 };
+                }
+            }
+        }
+        m
+    }
+
+    /// Contact i's weight: symmetric, positive definite, different for every contact.
+    fn weight(i: usize) -> [[f64; 3]; 3] {
+        let s = |k: usize| 0.2 * ((3 * i + k) as f64).sin();
+        [[2.0 + s(0), s(1), s(2)], [s(1), 1.5 + s(3), s(4)], [s(2), s(4), 1.0 + s(5)]]
+    }
+
+    #[test]
+    fn jacobian_read_in_place_gives_the_bits_of_the_copy() {
+        // Issue 29 (the live loop): a solve that follows a one-assembly solve reads the caller's
+        // blocks in place; any other reads the transposed copy. The factors and solutions are the
+        // same bits either way, for both factorizations and every kernel (runs of free bodies into
+        // dense and supernodal storage, general trees).
+        let layout = layout();
+        let (m, j) = (masses(&layout), values(layout.j_len(), 1.5));
+        let system = BlockSparseSystem::new(&layout, &m, &j).unwrap();
+        let b = values(system.num_velocities(), 3.0);
+        for kind in [Factorization::Lu, Factorization::Ldlt] {
+            let mut nm = BlockNewtonMatrix::new();
+            let mut solve = |assemblies: usize| {
+                nm.prepare(&system, kind).unwrap();
+                for _ in 0..assemblies {
+                    assert!(nm.assemble_and_factor(&system, 0.3, kind, weight));
+                }
+                let mut x = b.clone();
+                nm.solve_in_place(&system, &mut x);
+                (nm.rows.copied_rows(0, 0).is_some(), x)
+            };
+            let (copied, want) = solve(1);
+            assert!(copied, "the first solve reads the copy");
+            for (assemblies, in_place) in [(1, true), (1, true), (2, false), (1, false), (1, true)] {
+                let (copied, x) = solve(assemblies);
+                // A two-assembly solve starts in place and makes the copy for its second.
+                assert_eq!(copied, !in_place || assemblies > 1, "{kind:?} {assemblies} {in_place}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&x), bits(&want), "{kind:?}: {assemblies} assemblies, in place {in_place}");
+            }
+            // And the answer is the dense one: (M + 0.3·Σ Jᵢᵀ Wᵢ Jᵢ) x = b.
+            let (md, jd) = system.to_dense();
+            let mut a = md;
+            for i in 0..layout.num_contacts() {
+                let ji = jd.rows(3 * i, 3);
+                let w = nalgebra::Matrix3::from_fn(|r, c| weight(i)[r][c]);
+                a += 0.3 * ji.transpose() * w * ji;
+            }
+            let x = nalgebra::DVector::from_column_slice(&want);
+            let r = &a * &x - nalgebra::DVector::from_column_slice(&b);
+            assert!(r.amax() < 1e-12, "{kind:?}: residual {}", r.amax());
         }
     }
 }

@@ -1,22 +1,28 @@
-//! The contacts' Jacobian blocks transposed, for the per-iteration kernels
-//! (`docs/block_sparse.md` §3).
+//! The contacts' Jacobian blocks as the per-iteration kernels read them: in place, in the
+//! caller's packed J (`docs/block_sparse.md` §3).
 
 use super::{BlockSparseError, BlockSparseSystem, try_grow};
 
-/// A per-solve copy of every contact's Jacobian blocks with each block transposed: the caller's
-/// block `G_{i,t}` (3×n_t, column-major, so one contact row's entries are 3 apart) is stored as
-/// `G_{i,t}ᵀ` (n_t×3, column-major): three contiguous rows (normal, tangent 1, tangent 2) of n_t
-/// values. At the same offsets as the packed J. The kernels that run every iteration on rows —
-/// forces `J_iᵀ f` and the Newton-matrix updates — then work on contiguous rows, which the
-/// compiler vectorizes. Contact velocities `J_i v` read the caller's packed J itself, whose
-/// columns (normal, tangent 1, tangent 2) are the lanes of one vector: one copy of the blocks
-/// per solve, not two (`docs/performance.md` §3 "The live loop, evening pass").
+/// Where every contact's Jacobian blocks are in the caller's packed J, and the kernels that read
+/// them there: the caller's block `G_{i,t}` (3×n_t, column-major: dof k's normal, tangent 1 and
+/// tangent 2 entries are the three values from `3k`) is read in place, with no per-solve copy
+/// (`docs/performance.md` §3 "The Jacobian read in place"). Contact velocities `J_i v` sum the
+/// columns side by side in the lanes of one vector; the forces `J_iᵀ f` take each dof's three
+/// terms in order (a free body's block as rows in registers, [`rows6`]); the Newton-matrix
+/// updates transpose a contact's blocks into their small scratch as they use them.
 ///
 /// The kernels are `#[inline(always)]` so that they compile inside the caller's SIMD dispatch
 /// (`crate::linalg::simd`), where `f64::mul_add` is one fused instruction.
 #[derive(Debug, Clone, Default)]
 pub struct ContactRows {
+    /// The blocks transposed (three contiguous rows, normal, tangent 1, tangent 2, of n_t values
+    /// per block, at the packed J's offsets), for the Newton-matrix updates of a solve that
+    /// assembles more than once ([`begin_assembly`](Self::begin_assembly)); valid when `copied`.
     rows: Vec<f64>,
+    copied: bool,
+    /// Assemblies since the last [`prepare`](Self::prepare), and in the solve before it.
+    assemblies: u32,
+    last_assemblies: u32,
     /// Per contact, where its blocks are: read from the layout so that the per-iteration kernels
     /// look nothing up (issue 29: the layout's lookups cost as much as the arithmetic on 6-dof
     /// trees), and only when the structure changed (`structure`, the layout's
@@ -26,7 +32,7 @@ pub struct ContactRows {
     structure: Option<u64>,
 }
 
-/// One contact's blocks: offset of its first transposed block in the packed rows, and for each
+/// One contact's blocks: offset of its first block in the packed J, and for each
 /// tree it touches the tree's first dof and dof count (`n[1] = 0`: one tree).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ContactDesc {
@@ -36,16 +42,17 @@ pub(crate) struct ContactDesc {
 }
 
 impl ContactRows {
-    /// Copies and transposes the Jacobian blocks of `system`. Allocates only when the system is
-    /// larger than any prepared before. Once per solve: the blocks are read in their packed order,
-    /// a free body's 3×6 block with fixed lengths (a warm live-loop step of the 50-box pile spent
-    /// 13 % of its instructions here with per-block slices and layout lookups, `docs/performance.md`
-    /// §3 "The live loop"); the descriptors are read again only for a new structure.
+    /// Reads the contacts' descriptors from `system`'s layout when its structure changed since
+    /// the last call (nothing else: the kernels read the caller's packed J in place). Allocates
+    /// only when the system has more contacts than any prepared before.
     pub fn prepare(&mut self, system: &BlockSparseSystem<'_>) -> Result<(), BlockSparseError> {
         let layout = system.layout();
-        let (nc, len) = (layout.num_contacts(), layout.j_len());
-        try_grow(&mut self.rows, len, 0.0, "transposed Jacobian blocks")?;
+        let nc = layout.num_contacts();
+        // Grown here (never in a solve), written only by `begin_assembly`.
+        try_grow(&mut self.rows, layout.j_len(), 0.0, "transposed Jacobian blocks")?;
         try_grow(&mut self.desc, nc, ContactDesc::default(), "contact descriptors")?;
+        self.copied = false;
+        self.last_assemblies = std::mem::take(&mut self.assemblies);
         if self.structure != Some(layout.structure_id()) {
             for (i, d) in self.desc[..nc].iter_mut().enumerate() {
                 let (a, b) = layout.contact_trees(i);
@@ -59,33 +66,51 @@ impl ContactRows {
             }
             self.structure = Some(layout.structure_id());
         }
-        // The blocks lie back to back in packed J, in contact order and each contact's tree order;
-        // the transposed ones at the same offsets.
-        let (j, rows) = (&system.j_values()[..len], &mut self.rows[..len]);
-        let mut off = 0;
-        for d in &self.desc[..nc] {
-            for &n in &d.n {
-                let (g, r) = (&j[off..off + 3 * n], &mut rows[off..off + 3 * n]);
-                if let (Ok(g), Ok(r)) = (<&[f64; 18]>::try_from(g), <&mut [f64; 18]>::try_from(&mut *r)) {
-                    transpose_block::<6, 18>(g, r);
-                } else {
-                    for (k, col) in g.chunks_exact(3).enumerate() {
-                        (r[k], r[n + k], r[2 * n + k]) = (col[0], col[1], col[2]);
-                    }
-                }
-                off += 3 * n;
-            }
-        }
         Ok(())
     }
 
-    /// Contact i's transposed blocks: for each tree it touches (in its listed order), the tree
-    /// and the three rows (normal, tangent 1, tangent 2) over the tree's dofs.
+    /// Called before each assembly of the Newton matrices: decides where the updates read the
+    /// blocks' rows. A solve whose previous solve assembled once (an engine's warm steps, which
+    /// converge in one Newton update) reads the caller's blocks in place, transposing each into
+    /// the assembly's small scratch as it goes; any other assembly (a cold solve's, an interior
+    /// point's, this solve's second) reads a transposed copy made here once per solve, whose
+    /// cost the later assemblies share (`docs/performance.md` §3 "The Jacobian read in place").
+    /// Same operations on the same values either way.
+    pub fn begin_assembly(&mut self, system: &BlockSparseSystem<'_>) {
+        self.assemblies = self.assemblies.saturating_add(1);
+        if self.copied || (self.assemblies == 1 && self.last_assemblies == 1) {
+            return;
+        }
+        let len = system.layout().j_len();
+        let (j, rows) = (&system.j_values()[..len], &mut self.rows[..len]);
+        let mut off = 0;
+        for d in &self.desc[..system.layout().num_contacts()] {
+            for &n in &d.n {
+                transpose_into(&j[off..off + 3 * n], &mut rows[off..off + 3 * n]);
+                off += 3 * n;
+            }
+        }
+        self.copied = true;
+    }
+
+    /// The transposed rows of the `len` values of J from `off` (the blocks of consecutive
+    /// contacts, three rows each), when this solve made the copy
+    /// ([`begin_assembly`](Self::begin_assembly)).
     #[inline(always)]
-    pub fn blocks<'s>(&'s self, system: &BlockSparseSystem<'_>, i: usize) -> [Option<(usize, Rows<'s>)>; 2] {
+    pub(crate) fn copied_rows(&self, off: usize, len: usize) -> Option<&[f64]> {
+        self.copied.then(|| &self.rows[off..off + len])
+    }
+
+    /// Contact i's blocks: for each tree it touches (in its listed order), the tree and the
+    /// caller's block `G_{i,t}` (3×n_t, column-major: dof k's normal, tangent 1 and tangent 2
+    /// entries are the three values from `3k`).
+    #[inline(always)]
+    pub fn blocks<'s>(&self, system: &BlockSparseSystem<'s>, i: usize) -> [Option<(usize, &'s [f64])>; 2] {
         let (a, b) = system.layout().contact_trees(i);
         let d = &self.desc[i];
-        [Some((a, self.rows_at(d.off, d.n[0]))), b.map(|b| (b, self.rows_at(d.off + 3 * d.n[0], d.n[1])))]
+        let j = system.j_values();
+        let second = d.off + 3 * d.n[0];
+        [Some((a, &j[d.off..second])), b.map(|b| (b, &j[second..second + 3 * d.n[1]]))]
     }
 
     /// Contact i's descriptor (offsets read from the layout at [`prepare`](Self::prepare)).
@@ -94,28 +119,14 @@ impl ContactRows {
         &self.desc[i]
     }
 
-    /// The three transposed rows of `n` values stored from `off`.
+    /// Contact i's blocks as (first dof of the tree, column-major block); the second is `None`
+    /// for a one-tree contact.
     #[inline(always)]
-    pub(crate) fn rows_at(&self, off: usize, n: usize) -> Rows<'_> {
-        let r = &self.rows[off..off + 3 * n];
-        let (n0, rest) = r.split_at(n);
-        let (t1, t2) = rest.split_at(n);
-        Rows { n: n0, t1, t2 }
-    }
-
-    /// The `len` transposed values stored from `off` (the blocks of consecutive contacts).
-    #[inline(always)]
-    pub(crate) fn run_rows(&self, off: usize, len: usize) -> &[f64] {
-        &self.rows[off..off + len]
-    }
-
-    /// Contact i's blocks as (first dof of the tree, rows); the second is `None` for a
-    /// one-tree contact.
-    #[inline(always)]
-    fn dof_blocks(&self, i: usize) -> [Option<(usize, Rows<'_>)>; 2] {
+    fn dof_blocks<'s>(&self, j: &'s [f64], i: usize) -> [Option<(usize, &'s [f64])>; 2] {
         let d = &self.desc[i];
-        let first = Some((d.first[0], self.rows_at(d.off, d.n[0])));
-        let second = (d.n[1] > 0).then(|| (d.first[1], self.rows_at(d.off + 3 * d.n[0], d.n[1])));
+        let second = d.off + 3 * d.n[0];
+        let first = Some((d.first[0], &j[d.off..second]));
+        let second = (d.n[1] > 0).then(|| (d.first[1], &j[second..second + 3 * d.n[1]]));
         [first, second]
     }
 
@@ -162,9 +173,9 @@ impl ContactRows {
 
     /// `out += J_iᵀ f` with `f` = (normal, tangent 1, tangent 2); `out` has nv entries.
     #[inline(always)]
-    pub fn add_force(&self, _system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
-        for (first, r) in self.dof_blocks(i).into_iter().flatten() {
-            force_block(r, f, &mut out[first..first + r.len()]);
+    pub fn add_force(&self, system: &BlockSparseSystem<'_>, i: usize, f: [f64; 3], out: &mut [f64]) {
+        for (first, g) in self.dof_blocks(system.j_values(), i).into_iter().flatten() {
+            force_block(g, f, &mut out[first..first + g.len() / 3]);
         }
     }
 
@@ -172,9 +183,16 @@ impl ContactRows {
     /// order) alone, into that tree's entries `out` (the same operations per entry), for sums
     /// taken tree by tree (`docs/performance.md` §8).
     #[inline(always)]
-    pub(crate) fn add_force_block(&self, i: usize, slot: usize, f: [f64; 3], out: &mut [f64]) {
-        if let Some((_, r)) = self.dof_blocks(i)[slot] {
-            force_block(r, f, out);
+    pub(crate) fn add_force_block(
+        &self,
+        system: &BlockSparseSystem<'_>,
+        i: usize,
+        slot: usize,
+        f: [f64; 3],
+        out: &mut [f64],
+    ) {
+        if let Some((_, g)) = self.dof_blocks(system.j_values(), i)[slot] {
+            force_block(g, f, out);
         }
     }
 
@@ -183,25 +201,27 @@ impl ContactRows {
     #[inline(always)]
     pub fn add_split_force(
         &self,
-        _system: &BlockSparseSystem<'_>,
+        system: &BlockSparseSystem<'_>,
         i: usize,
         ft: [f64; 2],
         fn_: f64,
         tau_t: &mut [f64],
         tau_n: &mut [f64],
     ) {
-        for (first, r) in self.dof_blocks(i).into_iter().flatten() {
-            let range = first..first + r.len();
-            split_block(r, ft, fn_, &mut tau_t[range.clone()], &mut tau_n[range]);
+        for (first, g) in self.dof_blocks(system.j_values(), i).into_iter().flatten() {
+            let range = first..first + g.len() / 3;
+            split_block(g, ft, fn_, &mut tau_t[range.clone()], &mut tau_n[range]);
         }
     }
 
     /// [`add_split_force`](Self::add_split_force) for one of contact i's trees (`slot` 0 or 1,
     /// its listed order) alone, into that tree's entries `tau_t`, `tau_n` (the same operations
     /// per entry).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn add_split_block(
         &self,
+        system: &BlockSparseSystem<'_>,
         i: usize,
         slot: usize,
         ft: [f64; 2],
@@ -209,18 +229,44 @@ impl ContactRows {
         tau_t: &mut [f64],
         tau_n: &mut [f64],
     ) {
-        if let Some((_, r)) = self.dof_blocks(i)[slot] {
-            split_block(r, ft, fn_, tau_t, tau_n);
+        if let Some((_, g)) = self.dof_blocks(system.j_values(), i)[slot] {
+            split_block(g, ft, fn_, tau_t, tau_n);
         }
     }
 }
 
-/// One 3×`N` block `g` (column-major) transposed into `r` (three rows of `N`); `G = 3N`, fixed
-/// so that the loop unrolls.
+/// A free body's 3×6 block `g` (column-major) as its three rows (normal, tangent 1, tangent 2),
+/// in registers: the kernels that work along the dofs read the caller's block through this.
 #[inline(always)]
-fn transpose_block<const N: usize, const G: usize>(g: &[f64; G], r: &mut [f64; G]) {
-    for k in 0..N {
-        (r[k], r[N + k], r[2 * N + k]) = (g[3 * k], g[3 * k + 1], g[3 * k + 2]);
+pub(crate) fn rows6(g: &[f64; 18]) -> [[f64; 6]; 3] {
+    let mut r = [[0.0; 6]; 3];
+    for k in 0..6 {
+        (r[0][k], r[1][k], r[2][k]) = (g[3 * k], g[3 * k + 1], g[3 * k + 2]);
+    }
+    r
+}
+
+/// [`rows6`] as one array of 18 (the three rows back to back).
+#[inline(always)]
+pub(crate) fn rows6_flat(g: &[f64; 18]) -> [f64; 18] {
+    let mut r = [0.0; 18];
+    for k in 0..6 {
+        (r[k], r[6 + k], r[12 + k]) = (g[3 * k], g[3 * k + 1], g[3 * k + 2]);
+    }
+    r
+}
+
+/// One 3×n block `g` (column-major) transposed into `out` (three rows of n: normal, tangent 1,
+/// tangent 2), for the kernels that work along the dofs; a free body's block with fixed lengths.
+#[inline(always)]
+pub(crate) fn transpose_into(g: &[f64], out: &mut [f64]) {
+    if let (Ok(g), Ok(o)) = (<&[f64; 18]>::try_from(g), <&mut [f64; 18]>::try_from(&mut *out)) {
+        *o = rows6_flat(g);
+        return;
+    }
+    let n = g.len() / 3;
+    for (k, col) in g.chunks_exact(3).enumerate() {
+        (out[k], out[n + k], out[2 * n + k]) = (col[0], col[1], col[2]);
     }
 }
 
@@ -245,44 +291,48 @@ fn column_sums(g: &[f64], v: &[f64], u: &mut [f64; 4]) {
     }
 }
 
-/// `o += Gᵀ f` for one tree block (the kernel of [`ContactRows::add_force`]).
+/// `o += Gᵀ f` for one tree block `g` (column-major 3×n; the kernel of
+/// [`ContactRows::add_force`]): per dof `k` the terms normal, tangent 1, tangent 2 in that order.
 #[inline(always)]
-fn force_block(r: Rows<'_>, f: [f64; 3], o: &mut [f64]) {
-    if let (Ok(o), Some([n, t1, t2])) = (<&mut [f64; 6]>::try_from(&mut *o), r.fixed::<6>()) {
-        // A free body: fixed-length rows, the same operations unrolled.
+fn force_block(g: &[f64], f: [f64; 3], o: &mut [f64]) {
+    if let (Ok(o), Ok(g)) = (<&mut [f64; 6]>::try_from(&mut *o), <&[f64; 18]>::try_from(g)) {
+        // A free body: its rows in registers, the same operations unrolled.
+        let [n, t1, t2] = rows6(g);
         for k in 0..6 {
             o[k] = t2[k].mul_add(f[2], t1[k].mul_add(f[1], n[k].mul_add(f[0], o[k])));
         }
         return;
     }
-    for (((o, &n), &t1), &t2) in o.iter_mut().zip(r.n).zip(r.t1).zip(r.t2) {
-        *o = t2.mul_add(f[2], t1.mul_add(f[1], n.mul_add(f[0], *o)));
+    for (o, c) in o.iter_mut().zip(g.chunks_exact(3)) {
+        *o = c[2].mul_add(f[2], c[1].mul_add(f[1], c[0].mul_add(f[0], *o)));
     }
 }
 
-/// `ot += G_tᵀ ft`, `on += g_n fn` for one tree block (the kernel of
+/// `ot += G_tᵀ ft`, `on += g_n fn` for one tree block `g` (column-major 3×n; the kernel of
 /// [`ContactRows::add_split_force`]).
 #[inline(always)]
-fn split_block(r: Rows<'_>, ft: [f64; 2], fn_: f64, ot: &mut [f64], on: &mut [f64]) {
-    if let (Ok(ot), Ok(on), Some([n, t1, t2])) =
-        (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), r.fixed::<6>())
+fn split_block(g: &[f64], ft: [f64; 2], fn_: f64, ot: &mut [f64], on: &mut [f64]) {
+    if let (Ok(ot), Ok(on), Ok(g)) =
+        (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), <&[f64; 18]>::try_from(g))
     {
-        // A free body: fixed-length rows, the same operations unrolled.
+        // A free body: its rows in registers, the same operations unrolled.
+        let [n, t1, t2] = rows6(g);
         for k in 0..6 {
             ot[k] = t2[k].mul_add(ft[1], t1[k].mul_add(ft[0], ot[k]));
             on[k] = n[k].mul_add(fn_, on[k]);
         }
         return;
     }
-    for ((((ot, on), &n), &t1), &t2) in ot.iter_mut().zip(on.iter_mut()).zip(r.n).zip(r.t1).zip(r.t2) {
-        *ot = t2.mul_add(ft[1], t1.mul_add(ft[0], *ot));
-        *on = n.mul_add(fn_, *on);
+    for ((ot, on), c) in ot.iter_mut().zip(on.iter_mut()).zip(g.chunks_exact(3)) {
+        *ot = c[2].mul_add(ft[1], c[1].mul_add(ft[0], *ot));
+        *on = c[0].mul_add(fn_, *on);
     }
 }
 
-/// The three rows of one contact over one tree's dofs.
+/// The three rows of one contact over one tree's dofs (a block transposed by
+/// [`transpose_into`], for the Newton-matrix updates).
 #[derive(Debug, Clone, Copy)]
-pub struct Rows<'s> {
+pub(crate) struct Rows<'s> {
     /// Normal row.
     pub n: &'s [f64],
     /// First tangent row.
@@ -291,17 +341,21 @@ pub struct Rows<'s> {
     pub t2: &'s [f64],
 }
 
-impl Rows<'_> {
+impl<'s> Rows<'s> {
+    /// The rows of a transposed block `r` (three rows of `r.len() / 3` values, as
+    /// [`transpose_into`] writes them).
+    #[inline(always)]
+    pub(crate) fn new(r: &'s [f64]) -> Self {
+        let n = r.len() / 3;
+        let (n0, rest) = r.split_at(n);
+        let (t1, t2) = rest.split_at(n);
+        Rows { n: n0, t1, t2 }
+    }
+
     /// Number of dofs.
     #[inline(always)]
     pub fn len(&self) -> usize {
         self.n.len()
-    }
-
-    /// Whether the rows are empty (never, for a valid layout).
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.n.is_empty()
     }
 
     /// The three rows as fixed-length arrays when the tree has `N` dofs.

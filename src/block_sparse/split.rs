@@ -109,6 +109,7 @@ impl WorkSplit {
     pub fn add_tree_forces(
         &self,
         rows: &ContactRows,
+        system: &BlockSparseSystem<'_>,
         t: usize,
         forces: &impl Fn(usize) -> (f64, f64, f64),
         tau_t: &mut [f64],
@@ -116,7 +117,7 @@ impl WorkSplit {
     ) {
         for (i, slot) in self.tree_contacts(t) {
             let (ft0, ft1, fn_) = forces(i);
-            rows.add_split_block(i, slot, [ft0, ft1], fn_, tau_t, tau_n);
+            rows.add_split_block(system, i, slot, [ft0, ft1], fn_, tau_t, tau_n);
         }
     }
 

@@ -325,7 +325,7 @@ impl Split<'_> {
     pub fn add_tree_forces(&self, t: usize, f: impl Fn(usize) -> Option<[f64; 3]>, out: &mut [f64]) {
         for (i, slot) in self.work.tree_contacts(t) {
             if let Some(f) = f(i) {
-                self.rows.add_force_block(i, slot, f, out);
+                self.rows.add_force_block(self.system, i, slot, f, out);
             }
         }
     }

@@ -760,7 +760,7 @@ impl Form for BlockForm<'_, '_> {
                         let (tn, tt) = (&mut tau_n[local.clone()], &mut tau_t[local.clone()]);
                         tn.fill(0.0);
                         tt.fill(0.0);
-                        split.add_tree_forces(rows, t, &forces, tt, tn);
+                        split.add_tree_forces(rows, &self.system, t, &forces, tt, tn);
                         let out = &mut rhs[local];
                         self.system.mul_m_tree(t, &v[r.clone()], out);
                         for (((o, &ps), &n), &tf) in
@@ -902,7 +902,7 @@ impl Form for BlockForm<'_, '_> {
                                             let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
                                             tn.fill(0.0);
                                             tt.fill(0.0);
-                                            split.add_tree_forces(rows, t, &forces, tt, tn);
+                                            split.add_tree_forces(rows, system, t, &forces, tt, tn);
                                             let out = &mut x[off..off + n];
                                             system.mul_m_tree(t, &v[r.clone()], out);
                                             for (((o, &ps), &n), &tf) in
