@@ -767,6 +767,8 @@ impl WithSimd for SolveTransposed<'_> {
 /// largest |entry| at or below the diagonal (NaN never wins), swap rows k and p in columns
 /// `first_col..n`, scale the sub-column by the pivot; a zero pivot column is left as it is
 /// (Eigen). Returns the pivot row p (k when nothing was swapped).
+// The pivot search is an index loop on purpose (see below).
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn pivot_and_scale(a: &mut [f64], n: usize, ld: usize, k: usize, first_col: usize) -> usize {
     let col = &a[k * ld..k * ld + n];
