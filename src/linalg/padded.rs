@@ -161,13 +161,7 @@ impl PaddedMatrix {
     ) {
         let lanes = S::F64_LANES;
         let mut acc = [simd.splat_f64s(0.0); K];
-        for (col, &vc) in self.data[..self.ld * self.cols].chunks_exact(self.ld).zip(&v[..self.cols]) {
-            let col = &S::as_simd_f64s(col).0[r0..r0 + K];
-            let s = simd.splat_f64s(vc);
-            for (a, &x) in acc.iter_mut().zip(col) {
-                *a = if FUSED { simd.mul_add_f64s(x, s, *a) } else { simd.add_f64s(*a, simd.mul_f64s(x, s)) };
-            }
-        }
+        self.add_product_sums::<S, FUSED, K>(simd, v, r0, &mut acc);
         let start = r0 * lanes;
         for (j, a) in acc.iter().enumerate() {
             // A vector never straddles the parts (the second starts at a multiple of 4).
@@ -217,6 +211,132 @@ impl PaddedMatrix {
         }
     }
 
+    /// Adds the terms of [`mul_vec`](Self::mul_vec) over the rows of vectors `r0..r0 + K` to
+    /// `acc` (held in registers, `K ≤ 8`), column by column.
+    #[inline(always)]
+    fn add_product_sums<S: Simd, const FUSED: bool, const K: usize>(
+        &self,
+        simd: S,
+        v: &[f64],
+        r0: usize,
+        acc: &mut [S::f64s; K],
+    ) {
+        for (col, &vc) in self.data[..self.ld * self.cols].chunks_exact(self.ld).zip(&v[..self.cols]) {
+            let col = &S::as_simd_f64s(col).0[r0..r0 + K];
+            let s = simd.splat_f64s(vc);
+            for (a, &x) in acc.iter_mut().zip(col) {
+                *a = if FUSED { simd.mul_add_f64s(x, s, *a) } else { simd.add_f64s(*a, simd.mul_f64s(x, s)) };
+            }
+        }
+    }
+
+    /// Adds the terms of [`add_triples`](Self::add_triples) over the rows of vectors
+    /// `r0..r0 + K` to `acc_t` and `acc_n` (held in registers, `K ≤ 8`), contact by contact.
+    #[inline(always)]
+    fn add_triple_sums<S: Simd, const K: usize>(
+        &self,
+        simd: S,
+        coefficients: &impl Fn(usize) -> (f64, f64, f64),
+        r0: usize,
+        acc_t: &mut [S::f64s; K],
+        acc_n: &mut [S::f64s; K],
+    ) {
+        let triples = self.data[..self.ld * (self.cols / 3 * 3)].chunks_exact(3 * self.ld);
+        for (i, cols) in triples.enumerate() {
+            let (c0, c1, c2) = coefficients(i);
+            let (c0, c1, c2) = (simd.splat_f64s(c0), simd.splat_f64s(c1), simd.splat_f64s(c2));
+            let (x0, rest) = cols.split_at(self.ld);
+            let (x1, x2) = rest.split_at(self.ld);
+            let x0 = &S::as_simd_f64s(x0).0[r0..r0 + K];
+            let x1 = &S::as_simd_f64s(x1).0[r0..r0 + K];
+            let x2 = &S::as_simd_f64s(x2).0[r0..r0 + K];
+            for ((((t, n), &x0), &x1), &x2) in acc_t.iter_mut().zip(acc_n.iter_mut()).zip(x0).zip(x1).zip(x2)
+            {
+                *t = simd.add_f64s(*t, simd.add_f64s(simd.mul_f64s(c0, x0), simd.mul_f64s(c1, x1)));
+                *n = simd.add_f64s(*n, simd.mul_f64s(c2, x2));
+            }
+        }
+    }
+
+    /// TAMSI's `rhs = −(((M v − p*) − dt·Jnᵀ fn) − dt·Jtᵀ ft)` in one pass over the rows, the
+    /// sums held in registers: `M v` as [`mul_vec`](Self::mul_vec) of `m` (fused with `FUSED`),
+    /// `Jtᵀ ft` and `Jnᵀ fn` as [`add_triples`](Self::add_triples) of this copy, then the same
+    /// separately rounded operations entry by entry as the scalar expression: the same bits as
+    /// the three products stored and combined afterwards, without storing and reloading them
+    /// (`docs/performance.md` §1, fifth pass). `m` has this copy's rows (the velocities) and
+    /// `v.len()` columns; `rhs` and `p_star` have `rows` entries.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn residual<S: Simd, const FUSED: bool>(
+        &self,
+        simd: S,
+        m: &PaddedMatrix,
+        v: &[f64],
+        p_star: &[f64],
+        dt: f64,
+        rhs: &mut [f64],
+        coefficients: impl Fn(usize) -> (f64, f64, f64),
+    ) {
+        debug_assert_eq!((m.rows, m.ld), (self.rows, self.ld));
+        let inputs = (m, v, p_star, dt);
+        let nvec = self.ld / S::F64_LANES;
+        let mut r = 0;
+        while r < nvec {
+            match nvec - r {
+                1 => self.residual_rows::<S, FUSED, 1>(simd, inputs, rhs, &coefficients, r),
+                2 => self.residual_rows::<S, FUSED, 2>(simd, inputs, rhs, &coefficients, r),
+                3 => self.residual_rows::<S, FUSED, 3>(simd, inputs, rhs, &coefficients, r),
+                4 => self.residual_rows::<S, FUSED, 4>(simd, inputs, rhs, &coefficients, r),
+                5 => self.residual_rows::<S, FUSED, 5>(simd, inputs, rhs, &coefficients, r),
+                6 => self.residual_rows::<S, FUSED, 6>(simd, inputs, rhs, &coefficients, r),
+                7 => self.residual_rows::<S, FUSED, 7>(simd, inputs, rhs, &coefficients, r),
+                _ => self.residual_rows::<S, FUSED, 8>(simd, inputs, rhs, &coefficients, r),
+            }
+            r += 8;
+        }
+    }
+
+    /// Rows of vectors `r0..r0 + K` of [`residual`](Self::residual); `inputs` are its
+    /// `(m, v, p_star, dt)`.
+    #[inline(always)]
+    fn residual_rows<S: Simd, const FUSED: bool, const K: usize>(
+        &self,
+        simd: S,
+        (m, v, p_star, dt): (&PaddedMatrix, &[f64], &[f64], f64),
+        rhs: &mut [f64],
+        coefficients: &impl Fn(usize) -> (f64, f64, f64),
+        r0: usize,
+    ) {
+        let lanes = S::F64_LANES;
+        let zero = simd.splat_f64s(0.0);
+        let (mut mv, mut acc_t, mut acc_n) = ([zero; K], [zero; K], [zero; K]);
+        m.add_product_sums::<S, FUSED, K>(simd, v, r0, &mut mv);
+        self.add_triple_sums::<S, K>(simd, coefficients, r0, &mut acc_t, &mut acc_n);
+        let (rows, dt) = (self.rows, simd.splat_f64s(dt));
+        for (j, ((&mv, &tn), &tt)) in mv.iter().zip(&acc_n).zip(&acc_t).enumerate() {
+            let lo = (r0 + j) * lanes;
+            if lo >= rows {
+                break;
+            }
+            let whole = lo + lanes <= rows;
+            let p = if whole {
+                S::as_simd_f64s(&p_star[lo..lo + lanes]).0[0]
+            } else {
+                simd.partial_load_f64s(&p_star[lo..rows])
+            };
+            // −(((M v − p*) − dt·tau_n) − dt·tau_t), each operation rounded as in the scalar
+            // expression; the negation flips the sign bit as the scalar `−` does.
+            let x = simd
+                .sub_f64s(simd.sub_f64s(simd.sub_f64s(mv, p), simd.mul_f64s(dt, tn)), simd.mul_f64s(dt, tt));
+            let x = simd.neg_f64s(x);
+            if whole {
+                S::as_mut_simd_f64s(&mut rhs[lo..lo + lanes]).0[0] = x;
+            } else {
+                simd.partial_store_f64s(&mut rhs[lo..rows], x);
+            }
+        }
+    }
+
     /// Rows of vectors `r0..r0 + K` of [`add_triples`](Self::add_triples) (K ≤ 8: both sums stay
     /// in registers).
     #[inline(always)]
@@ -231,20 +351,7 @@ impl PaddedMatrix {
         let lanes = S::F64_LANES;
         let zero = simd.splat_f64s(0.0);
         let (mut acc_t, mut acc_n) = ([zero; K], [zero; K]);
-        let triples = self.data[..self.ld * (self.cols / 3 * 3)].chunks_exact(3 * self.ld);
-        for (i, cols) in triples.enumerate() {
-            let (c0, c1, c2) = coefficients(i);
-            let (c0, c1, c2) = (simd.splat_f64s(c0), simd.splat_f64s(c1), simd.splat_f64s(c2));
-            let (x0, rest) = cols.split_at(self.ld);
-            let (x1, x2) = rest.split_at(self.ld);
-            let x0 = &S::as_simd_f64s(x0).0[r0..r0 + K];
-            let x1 = &S::as_simd_f64s(x1).0[r0..r0 + K];
-            let x2 = &S::as_simd_f64s(x2).0[r0..r0 + K];
-            for ((((t, n), &x0), &x1), &x2) in acc_t.iter_mut().zip(&mut acc_n).zip(x0).zip(x1).zip(x2) {
-                *t = simd.add_f64s(*t, simd.add_f64s(simd.mul_f64s(c0, x0), simd.mul_f64s(c1, x1)));
-                *n = simd.add_f64s(*n, simd.mul_f64s(c2, x2));
-            }
-        }
+        self.add_triple_sums::<S, K>(simd, coefficients, r0, &mut acc_t, &mut acc_n);
         let start = r0 * lanes;
         let out_t = S::as_mut_simd_f64s(&mut out_t[start..start + K * lanes]).0;
         let out_n = S::as_mut_simd_f64s(&mut out_n[start..start + K * lanes]).0;
@@ -315,6 +422,70 @@ mod tests {
         fn with_simd<S: Simd>(self, simd: S) {
             let c = self.1;
             self.0.add_triples(simd, self.2, self.3, |i| (c[3 * i], c[3 * i + 1], c[3 * i + 2]))
+        }
+    }
+
+    /// The residual in one pass, in the best instruction set of the CPU.
+    struct Residual<'a, const FUSED: bool> {
+        triples: &'a PaddedMatrix,
+        m: &'a PaddedMatrix,
+        v: &'a [f64],
+        p_star: &'a [f64],
+        c: &'a [f64],
+        rhs: &'a mut [f64],
+    }
+
+    impl<const FUSED: bool> crate::linalg::simd::WithSimd for Residual<'_, FUSED> {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let c = self.c;
+            let forces = |i: usize| (c[3 * i], c[3 * i + 1], c[3 * i + 2]);
+            self.triples.residual::<S, FUSED>(simd, self.m, self.v, self.p_star, 0.01, self.rhs, forces)
+        }
+    }
+
+    #[test]
+    fn residual_in_one_pass_gives_the_bits_of_the_products_combined() {
+        let entry = |seed: usize| move |r: usize, c: usize| ((r * 5 + c * 7 + seed) % 13) as f64 * 0.13 - 0.7;
+        let (mut m, mut triples, mut products) =
+            (PaddedMatrix::default(), PaddedMatrix::default(), PaddedMatrix::default());
+        for (nv, nc) in [(6, 4), (12, 8), (30, 16), (3, 1), (9, 5), (33, 2)] {
+            m.copy_with(nv, nv, entry(1)).unwrap();
+            triples.copy_with(nv, 3 * nc, entry(4)).unwrap();
+            let v: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.3).cos()).collect();
+            // A +0 force and a −0 momentum entry: the signs of zeros must follow the scalar code.
+            let mut c: Vec<f64> = (0..3 * nc).map(|k| (k as f64 * 0.9).sin() * 50.0).collect();
+            c[0] = 0.0;
+            let mut p_star: Vec<f64> = (0..nv).map(|k| (k as f64 * 1.7).sin()).collect();
+            p_star[nv - 1] = -0.0;
+            for fused in [false, true] {
+                let mut rhs = vec![f64::NAN; nv];
+                let r =
+                    |rhs| Residual::<false> { triples: &triples, m: &m, v: &v, p_star: &p_star, c: &c, rhs };
+                if fused {
+                    let Residual { triples, m, v, p_star, c, rhs } = r(&mut rhs);
+                    crate::linalg::simd::dispatch(Residual::<true> { triples, m, v, p_star, c, rhs });
+                } else {
+                    crate::linalg::simd::dispatch(r(&mut rhs));
+                }
+                // The products one by one (scalar kernels), then the scalar expression.
+                let ld = nv.div_ceil(PAD) * PAD;
+                let (mut mv, mut tau_t, mut tau_n) = (vec![0.0; nv], vec![0.0; ld], vec![0.0; ld]);
+                products.copy_with(nv, nv, entry(1)).unwrap();
+                if fused {
+                    products.mul_vec::<_, true>(Scalar::new(), &v, &mut mv);
+                } else {
+                    products.mul_vec::<_, false>(Scalar::new(), &v, &mut mv);
+                }
+                triples.add_triples(Scalar::new(), &mut tau_t, &mut tau_n, |i| {
+                    (c[3 * i], c[3 * i + 1], c[3 * i + 2])
+                });
+                for k in 0..nv {
+                    let want = -(((mv[k] - p_star[k]) - 0.01 * tau_n[k]) - 0.01 * tau_t[k]);
+                    assert_eq!(rhs[k].to_bits(), want.to_bits(), "nv {nv}, nc {nc}, fused {fused}, row {k}");
+                }
+            }
         }
     }
 

@@ -139,8 +139,28 @@ pub(super) trait Form: Sync {
         tau_t: &mut [f64],
         forces: impl Fn(usize) -> (f64, f64, f64) + Sync,
     ) {
+        if let Some((triples, m, fused)) = self.one_pass_residual() {
+            let rhs = &mut rhs[..v.len()];
+            if fused {
+                triples.residual::<S, true>(simd, m, v, p_star, dt, rhs, forces);
+            } else {
+                triples.residual::<S, false>(simd, m, v, p_star, dt, rhs, forces);
+            }
+            return;
+        }
         self.generalized_forces(simd, tau_n, tau_t, forces);
         combine_residual(self, simd, v, p_star, dt, rhs, tau_n, tau_t);
+    }
+
+    /// The dense form up to [`DENSE_FORCES_MAX_DIM`] velocities: the transposed copy of the
+    /// contacts' rows (see [`Form::generalized_forces`]), the padded copy of M and whether the
+    /// products fuse, with which [`Form::negative_residual`] computes `M v`, `Jnᵀ fn`, `Jtᵀ ft`
+    /// and their combination in one pass, the sums in registers ([`PaddedMatrix::residual`]:
+    /// the same bits as the products stored and combined, `docs/performance.md` §1, fifth pass).
+    /// `None` (every other form and size): the products one by one.
+    #[inline(always)]
+    fn one_pass_residual(&self) -> Option<(&PaddedMatrix, &PaddedMatrix, bool)> {
+        None
     }
 
     /// One Newton iteration's work at `v` in one pool phase by islands, when this solve has it
@@ -392,6 +412,12 @@ impl Form for DenseForm<'_, '_> {
     #[inline(always)]
     fn mul_mass<S: Simd>(&self, simd: S, v: &[f64], out: &mut [f64]) {
         mul_dense(simd, self.ws.fused, out, &self.ws.m, v);
+    }
+
+    #[inline(always)]
+    fn one_pass_residual(&self) -> Option<(&PaddedMatrix, &PaddedMatrix, bool)> {
+        let ws = &*self.ws;
+        ws.dense_forces.then_some((&ws.jt_cols, &ws.m, ws.fused))
     }
 
     #[inline(always)]
