@@ -214,24 +214,17 @@ impl ContactRows {
         }
     }
 
-    /// [`add_split_force`](Self::add_split_force) for one of contact i's trees (`slot` 0 or 1,
-    /// its listed order) alone, into that tree's entries `tau_t`, `tau_n` (the same operations
-    /// per entry).
-    #[allow(clippy::too_many_arguments)]
+    /// Contact i's block on one of its trees (`slot` 0 or 1, its listed order), column-major
+    /// 3×n_t, for sums taken tree by tree ([`split_block`] on it: the operations of
+    /// [`add_split_force`](Self::add_split_force) per entry).
     #[inline(always)]
-    pub(crate) fn add_split_block(
+    pub(crate) fn tree_block<'s>(
         &self,
-        system: &BlockSparseSystem<'_>,
+        system: &BlockSparseSystem<'s>,
         i: usize,
         slot: usize,
-        ft: [f64; 2],
-        fn_: f64,
-        tau_t: &mut [f64],
-        tau_n: &mut [f64],
-    ) {
-        if let Some((_, g)) = self.dof_blocks(system.j_values(), i)[slot] {
-            split_block(g, ft, fn_, tau_t, tau_n);
-        }
+    ) -> Option<&'s [f64]> {
+        self.dof_blocks(system.j_values(), i)[slot].map(|(_, g)| g)
     }
 }
 
@@ -311,7 +304,7 @@ fn force_block(g: &[f64], f: [f64; 3], o: &mut [f64]) {
 /// `ot += G_tᵀ ft`, `on += g_n fn` for one tree block `g` (column-major 3×n; the kernel of
 /// [`ContactRows::add_split_force`]).
 #[inline(always)]
-fn split_block(g: &[f64], ft: [f64; 2], fn_: f64, ot: &mut [f64], on: &mut [f64]) {
+pub(crate) fn split_block(g: &[f64], ft: [f64; 2], fn_: f64, ot: &mut [f64], on: &mut [f64]) {
     if let (Ok(ot), Ok(on), Ok(g)) =
         (<&mut [f64; 6]>::try_from(&mut *ot), <&mut [f64; 6]>::try_from(&mut *on), <&[f64; 18]>::try_from(g))
     {

@@ -1,6 +1,7 @@
 //! How a solve on block-sparse data splits its per-contact and per-tree work over the
 //! participants of a worker pool (`docs/performance.md` §8).
 
+use super::rows::split_block;
 use super::{BlockSparseError, BlockSparseSystem, ContactRows, try_grow};
 
 /// Consecutive ranges of contacts and of trees, one per participant, of about equal work, and per
@@ -117,7 +118,9 @@ impl WorkSplit {
     ) {
         for (i, slot) in self.tree_contacts(t) {
             let (ft0, ft1, fn_) = forces(i);
-            rows.add_split_block(system, i, slot, [ft0, ft1], fn_, tau_t, tau_n);
+            if let Some(g) = rows.tree_block(system, i, slot) {
+                split_block(g, [ft0, ft1], fn_, tau_t, tau_n);
+            }
         }
     }
 
