@@ -338,21 +338,40 @@ impl PoolSlot {
     }
 }
 
-/// A mutable slice cut into consecutive parts that the participants of a run take by index, each
-/// part at most once: part p is `slice[bounds[p]·scale..bounds[p + 1]·scale]`.
-pub struct Parts<'a, T> {
+/// One mutable slice that the participants of a run write in parts, each part handed out at most
+/// once: what [`Parts`] and [`Owned`] share (their parts differ in shape).
+struct SharedSlice<'a, T> {
     ptr: *mut T,
-    bounds: &'a [usize],
     scale: usize,
     taken: [AtomicU64; MAX_THREADS / 64],
     _slice: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: a `Parts` hands out disjoint `&mut [T]` (each at most once), which may go to other
-// threads when `T: Send`.
-unsafe impl<T: Send> Sync for Parts<'_, T> {}
+// SAFETY: `Parts` and `Owned` hand out disjoint `&mut [T]` of it (each part at most once), which
+// may go to other threads when `T: Send`.
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 // SAFETY: as above; it owns the mutable borrow of the slice.
-unsafe impl<T: Send> Send for Parts<'_, T> {}
+unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
+
+impl<'a, T> SharedSlice<'a, T> {
+    fn new(slice: &'a mut [T], scale: usize) -> Self {
+        Self { ptr: slice.as_mut_ptr(), scale, taken: Default::default(), _slice: PhantomData }
+    }
+
+    /// Records that part `p` is handed out; panics when it was before.
+    fn take_once(&self, p: usize) {
+        let bit = 1u64 << (p % 64);
+        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
+        assert!(before & bit == 0, "part {p} taken twice");
+    }
+}
+
+/// A mutable slice cut into consecutive parts that the participants of a run take by index, each
+/// part at most once: part p is `slice[bounds[p]·scale..bounds[p + 1]·scale]`.
+pub struct Parts<'a, T> {
+    slice: SharedSlice<'a, T>,
+    bounds: &'a [usize],
+}
 
 impl<'a, T> Parts<'a, T> {
     /// Cuts `slice` at `bounds` (nondecreasing, at most [`MAX_THREADS`] parts) times `scale`
@@ -362,21 +381,20 @@ impl<'a, T> Parts<'a, T> {
         assert!(bounds.windows(2).all(|w| w[0] <= w[1]), "nondecreasing bounds");
         let end = bounds[bounds.len() - 1].checked_mul(scale);
         assert!(end.is_some_and(|e| e <= slice.len()), "bounds within the slice");
-        Self { ptr: slice.as_mut_ptr(), bounds, scale, taken: Default::default(), _slice: PhantomData }
+        Self { slice: SharedSlice::new(slice, scale), bounds }
     }
 
     /// Part `p`; panics when it was taken before or does not exist.
     #[allow(clippy::mut_from_ref)] // each part is handed out once (checked), so no two alias
     pub fn take(&self, p: usize) -> &mut [T] {
         assert!(p + 1 < self.bounds.len(), "part {p} of {}", self.bounds.len() - 1);
-        let bit = 1u64 << (p % 64);
-        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
-        assert!(before & bit == 0, "part {p} taken twice");
-        let (a, b) = (self.bounds[p] * self.scale, self.bounds[p + 1] * self.scale);
+        self.slice.take_once(p);
+        let scale = self.slice.scale;
+        let (a, b) = (self.bounds[p] * scale, self.bounds[p + 1] * scale);
         // SAFETY: `a <= b <= slice.len()` (checked in `new`); the parts of different indices are
         // disjoint (nondecreasing bounds) and each is handed out once; the slice stays mutably
         // borrowed by `self` for `'a`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(a), b - a) }
+        unsafe { std::slice::from_raw_parts_mut(self.slice.ptr.add(a), b - a) }
     }
 }
 
@@ -386,18 +404,9 @@ impl<'a, T> Parts<'a, T> {
 /// part consecutive (TAMSI's fused iteration writes its islands' contacts in contact order and
 /// their trees' entries of Δv in dof order, `docs/performance.md` §8).
 pub struct Owned<'a, T> {
-    ptr: *mut T,
+    slice: SharedSlice<'a, T>,
     owner: &'a [u32],
-    scale: usize,
-    taken: [AtomicU64; MAX_THREADS / 64],
-    _slice: PhantomData<&'a mut [T]>,
 }
-
-// SAFETY: as for `Parts`: the parts hand out disjoint `&mut [T]` (an item has one owner, each
-// part is taken once), which may go to other threads when `T: Send`.
-unsafe impl<T: Send> Sync for Owned<'_, T> {}
-// SAFETY: as above; it owns the mutable borrow of the slice.
-unsafe impl<T: Send> Send for Owned<'_, T> {}
 
 impl<'a, T> Owned<'a, T> {
     /// `slice` with item i at `slice[i·scale..(i + 1)·scale]` owned by part `owner[i]`. Panics
@@ -405,16 +414,15 @@ impl<'a, T> Owned<'a, T> {
     pub fn new(slice: &'a mut [T], owner: &'a [u32], scale: usize) -> Self {
         let end = owner.len().checked_mul(scale);
         assert!(end.is_some_and(|e| e <= slice.len()), "items within the slice");
-        Self { ptr: slice.as_mut_ptr(), owner, scale, taken: Default::default(), _slice: PhantomData }
+        Self { slice: SharedSlice::new(slice, scale), owner }
     }
 
     /// The writer of part `p`; panics when it was taken before or `p` ≥ [`MAX_THREADS`].
     pub fn take(&self, p: usize) -> OwnedPart<'_, T> {
         assert!(p < MAX_THREADS, "part {p}");
-        let bit = 1u64 << (p % 64);
-        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
-        assert!(before & bit == 0, "part {p} taken twice");
-        OwnedPart { ptr: self.ptr, owner: self.owner, scale: self.scale, part: p as u32, _slice: PhantomData }
+        self.slice.take_once(p);
+        let (ptr, scale) = (self.slice.ptr, self.slice.scale);
+        OwnedPart { ptr, owner: self.owner, scale, part: p as u32, _slice: PhantomData }
     }
 }
 
