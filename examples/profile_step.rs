@@ -18,6 +18,10 @@
 //!   other memory, as MuJoCo's own step runs between ours in the live loop and leaves our data
 //!   out of the caches (`docs/performance.md` §3 "The live loop, evening pass").
 //!
+//! With `THREADS=<n>` the `tamsi` mode solves with `TamsiParameters::num_threads = n` (islands in
+//! parallel, `docs/performance.md` §8; profile the threads apart with callgrind's
+//! `--separate-threads=yes`).
+//!
 //! With `FINGERPRINT=1` the `tamsi` and interior-point modes also print a hash of the bits of the
 //! returned velocities and forces (TAMSI: v, fn, ft; the interior point: v and the impulses), to
 //! check that a change keeps the iterates bit for bit.
@@ -106,8 +110,31 @@ fn tamsi(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
             p.nc(),
             islands.free_trees().len()
         );
+        // Per island, the terms of the chunk cost weights (`BlockNewtonMatrix::prepare_parallel`):
+        // dofs, contacts, trees, Σ over contacts of (n_a + n_b)².
+        for k in 0..islands.count() {
+            let assembly: usize = islands
+                .contacts(k)
+                .iter()
+                .map(|&i| {
+                    let (a, b) = p.layout.contact_trees(i as usize);
+                    let n = p.layout.tree_dofs(a) + b.map_or(0, |b| p.layout.tree_dofs(b));
+                    n * n
+                })
+                .sum();
+            eprintln!(
+                "island {} {} {} {} {assembly}",
+                s.name,
+                islands.dofs(k),
+                islands.contacts(k).len(),
+                islands.trees(k).len()
+            );
+        }
     }
     let mut solver = TamsiSolver::new(p.nv());
+    let num_threads = std::env::var("THREADS").map_or(0, |s| s.parse().expect("THREADS: a count"));
+    let params = contact_solvers::tamsi::TamsiParameters { num_threads, ..*solver.parameters() };
+    solver.set_parameters(params).unwrap();
     solver.solve_with_guess(&problem, p.dt, p.v0.as_view()).unwrap();
     if std::env::var_os("FINGERPRINT").is_some() {
         let out = solver.generalized_velocities().iter();

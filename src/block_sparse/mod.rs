@@ -29,7 +29,7 @@ mod system;
 pub use islands::Islands;
 pub(crate) use layout::try_grow;
 pub use layout::{BlockSparseLayout, MAX_BLOCK_INDEX};
-pub use newton::{BlockNewtonMatrix, Factorization, IslandChunk};
+pub use newton::{BlockNewtonMatrix, Factorization, IslandChunk, IslandCost};
 pub use rows::ContactRows;
 pub(crate) use rows::{Rows, transpose_into};
 pub use split::WorkSplit;

@@ -198,6 +198,60 @@ impl Default for Scatter {
 /// ([`assemble_free_body_run`]): a box–box contact has up to 8 points.
 const MAX_RUN: usize = 8;
 
+/// The cost of one island's share of a parallel island phase, by which
+/// [`BlockNewtonMatrix::prepare_parallel_with`] cuts the islands into chunks of about equal cost:
+/// `assembly·Σ (n_a + n_b)²` over its contacts, plus `dense·d³` (a dense factorization) or
+/// `sparse·Σ n_t³ + sparse_assembly·Σ (n_a + n_b)²` (a sparse one), plus `square·d²`,
+/// `contact` per contact and `island`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IslandCost {
+    /// Per `(n_a + n_b)²` of a contact.
+    pub assembly: f64,
+    /// Per `d³` of a dense factorization (`d` the island's dofs).
+    pub dense: f64,
+    /// Per `n_t³` of a sparse factorization (`n_t` a tree's dofs).
+    pub sparse: f64,
+    /// Per `(n_a + n_b)²` of a contact, in a sparse factorization.
+    pub sparse_assembly: f64,
+    /// Per `d²`.
+    pub square: f64,
+    /// Per contact.
+    pub contact: f64,
+    /// Per island.
+    pub island: f64,
+}
+
+impl IslandCost {
+    /// Floating-point operation counts of the assembly, the factorization and the solves (the
+    /// interior point's island phases).
+    pub const FLOPS: Self = Self {
+        assembly: 3.0,
+        dense: 1.0 / 3.0,
+        sparse: 1.0,
+        sparse_assembly: 6.0,
+        square: 2.0,
+        contact: 0.0,
+        island: 0.0,
+    };
+
+    /// Instructions of one island in TAMSI's fused iteration (contacts at v, residual, assembly,
+    /// factorization, solve, `J Δv`, limiter): a least-squares fit to callgrind's instructions per
+    /// chunk on pile50 t0.3, t1.0, t3.0 and the arm in 30 boxes, within 16 % on each of 43 chunks
+    /// (`docs/performance.md` §8, "The 2-thread critical path"). The flop counts above left
+    /// chunks of 40 k and 142 k instructions side by side on pile50 t1.0: they miss what every
+    /// contact and island costs beside the arithmetic, and a sparse island's factorization
+    /// costs 20 instructions per `n_t³`.
+    pub const TAMSI_FUSED: Self = Self {
+        assembly: 8.6,
+        dense: 1.06,
+        sparse: 21.2,
+        sparse_assembly: 0.0,
+        square: 16.1,
+        contact: 234.0,
+        island: 2040.0,
+    };
+}
+
 /// Length of the contact-weight scratch `wg` for trees of at most `largest_tree` dofs: a
 /// contact's blocks transposed (two trees, three rows each) and `Y` of one tree block (3 rows), or
 /// the blocks and `Y` of both trees of a whole run of free-body contacts.
@@ -447,6 +501,18 @@ impl BlockNewtonMatrix {
         system: &BlockSparseSystem<'_>,
         parts: usize,
     ) -> Result<(), BlockSparseError> {
+        self.prepare_parallel_with(system, parts, &IslandCost::FLOPS)
+    }
+
+    /// [`prepare_parallel`](Self::prepare_parallel) with the cuts balanced by the island cost
+    /// `cost` (TAMSI's fused iteration: [`IslandCost::TAMSI_FUSED`]).
+    pub fn prepare_parallel_with(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        parts: usize,
+        cost: &IslandCost,
+    ) -> Result<(), BlockSparseError> {
+        let weights = *cost;
         let layout = system.layout();
         let parts = parts.max(1);
         let count = self.islands.count();
@@ -481,11 +547,16 @@ impl BlockNewtonMatrix {
             let factor = if factors[k].backend == Backend::Sparse {
                 let trees: f64 =
                     islands.trees(k).iter().map(|&t| (layout.tree_dofs(t as usize) as f64).powi(3)).sum();
-                trees + assembly * 6.0
+                weights.sparse * trees + weights.sparse_assembly * assembly
             } else {
-                d * d * d / 3.0
+                weights.dense * d * d * d
             };
-            3.0 * assembly + factor + 2.0 * d * d
+            let contacts = islands.contacts(k).len() as f64;
+            weights.assembly * assembly
+                + factor
+                + weights.square * d * d
+                + weights.contact * contacts
+                + weights.island
         };
         balanced_cuts(count, cost, &mut self.island_cuts[..parts + 1]);
         self.parts = parts;
@@ -583,10 +654,10 @@ impl BlockNewtonMatrix {
     /// [`runs_parallel`](Self::runs_parallel)): `task` gets each chunk once, on whichever
     /// participant claims it, and solves the chunk's islands with [`IslandChunk::solve`] (each
     /// island assembled with `scale` and factored with `kind`, as
-    /// [`assemble_and_factor`](Self::assemble_and_factor) would). Then this thread writes the
-    /// islands' solutions into `b` (nv) and zeros the free trees' entries, as
-    /// [`solve_in_place`](Self::solve_in_place) does. Returns `false` when some island's LDLᵀ
-    /// failed or could not be factored (TAMSI's fused iteration, `docs/performance.md` §8).
+    /// [`assemble_and_factor`](Self::assemble_and_factor) would). The task itself writes its
+    /// islands' solutions where they are needed (TAMSI's fused iteration writes them into Δv
+    /// from the chunk: no write-back on this thread after the phase, `docs/performance.md` §8).
+    /// Returns `false` when some island's LDLᵀ failed or could not be factored.
     #[inline(always)]
     pub fn islands_on<T: Fn(IslandChunk<'_, '_>) + Sync>(
         &mut self,
@@ -595,14 +666,9 @@ impl BlockNewtonMatrix {
         scale: f64,
         kind: Factorization,
         task: &T,
-        b: &mut [f64],
     ) -> bool {
         self.rows.begin_assembly(system);
-        let Some(factored) = self.run_chunks(pool, system, (scale, 0.0, kind), task) else {
-            return false;
-        };
-        self.write_back(system, b);
-        factored
+        self.run_chunks(pool, system, (scale, 0.0, kind), task).unwrap_or(false)
     }
 
     /// One parallel phase over the chunks of islands (assembly `M + shift·I + scale·Σ…`, factors

@@ -1,6 +1,6 @@
 //! Work split across threads inside one solve (`docs/performance.md` §8): a small pool of worker
 //! threads that a solver object owns ([`WorkerPool`], [`PoolSlot`]), disjoint mutable parts of
-//! a slice for its participants ([`Parts`]) and balanced cuts of weighted items
+//! a slice for its participants ([`Parts`], consecutive; [`Owned`], scattered) and balanced cuts of weighted items
 //! ([`balanced_cuts`]).
 //!
 //! The solvers split only independent work over the participants (contacts, trees, islands) and
@@ -17,4 +17,6 @@
 #[allow(unsafe_code)]
 mod pool;
 
-pub use pool::{MAX_THREADS, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts, chunk_count};
+pub use pool::{
+    MAX_THREADS, Owned, OwnedPart, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts, chunk_count,
+};

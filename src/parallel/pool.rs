@@ -338,21 +338,40 @@ impl PoolSlot {
     }
 }
 
-/// A mutable slice cut into consecutive parts that the participants of a run take by index, each
-/// part at most once: part p is `slice[bounds[p]·scale..bounds[p + 1]·scale]`.
-pub struct Parts<'a, T> {
+/// One mutable slice that the participants of a run write in parts, each part handed out at most
+/// once: what [`Parts`] and [`Owned`] share (their parts differ in shape).
+struct SharedSlice<'a, T> {
     ptr: *mut T,
-    bounds: &'a [usize],
     scale: usize,
     taken: [AtomicU64; MAX_THREADS / 64],
     _slice: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: a `Parts` hands out disjoint `&mut [T]` (each at most once), which may go to other
-// threads when `T: Send`.
-unsafe impl<T: Send> Sync for Parts<'_, T> {}
+// SAFETY: `Parts` and `Owned` hand out disjoint `&mut [T]` of it (each part at most once), which
+// may go to other threads when `T: Send`.
+unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 // SAFETY: as above; it owns the mutable borrow of the slice.
-unsafe impl<T: Send> Send for Parts<'_, T> {}
+unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
+
+impl<'a, T> SharedSlice<'a, T> {
+    fn new(slice: &'a mut [T], scale: usize) -> Self {
+        Self { ptr: slice.as_mut_ptr(), scale, taken: Default::default(), _slice: PhantomData }
+    }
+
+    /// Records that part `p` is handed out; panics when it was before.
+    fn take_once(&self, p: usize) {
+        let bit = 1u64 << (p % 64);
+        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
+        assert!(before & bit == 0, "part {p} taken twice");
+    }
+}
+
+/// A mutable slice cut into consecutive parts that the participants of a run take by index, each
+/// part at most once: part p is `slice[bounds[p]·scale..bounds[p + 1]·scale]`.
+pub struct Parts<'a, T> {
+    slice: SharedSlice<'a, T>,
+    bounds: &'a [usize],
+}
 
 impl<'a, T> Parts<'a, T> {
     /// Cuts `slice` at `bounds` (nondecreasing, at most [`MAX_THREADS`] parts) times `scale`
@@ -362,21 +381,81 @@ impl<'a, T> Parts<'a, T> {
         assert!(bounds.windows(2).all(|w| w[0] <= w[1]), "nondecreasing bounds");
         let end = bounds[bounds.len() - 1].checked_mul(scale);
         assert!(end.is_some_and(|e| e <= slice.len()), "bounds within the slice");
-        Self { ptr: slice.as_mut_ptr(), bounds, scale, taken: Default::default(), _slice: PhantomData }
+        Self { slice: SharedSlice::new(slice, scale), bounds }
     }
 
     /// Part `p`; panics when it was taken before or does not exist.
     #[allow(clippy::mut_from_ref)] // each part is handed out once (checked), so no two alias
     pub fn take(&self, p: usize) -> &mut [T] {
         assert!(p + 1 < self.bounds.len(), "part {p} of {}", self.bounds.len() - 1);
-        let bit = 1u64 << (p % 64);
-        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
-        assert!(before & bit == 0, "part {p} taken twice");
-        let (a, b) = (self.bounds[p] * self.scale, self.bounds[p + 1] * self.scale);
+        self.slice.take_once(p);
+        let scale = self.slice.scale;
+        let (a, b) = (self.bounds[p] * scale, self.bounds[p + 1] * scale);
         // SAFETY: `a <= b <= slice.len()` (checked in `new`); the parts of different indices are
         // disjoint (nondecreasing bounds) and each is handed out once; the slice stays mutably
         // borrowed by `self` for `'a`.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(a), b - a) }
+        unsafe { std::slice::from_raw_parts_mut(self.slice.ptr.add(a), b - a) }
+    }
+}
+
+/// A mutable slice whose items (`scale` entries each) belong to the parts named by `owner`
+/// (item i to part `owner[i]`; `u32::MAX`: to none), scattered anywhere in the slice: the
+/// participants of a run write the items of their part in place, where [`Parts`] needs each
+/// part consecutive (TAMSI's fused iteration writes its islands' contacts in contact order and
+/// their trees' entries of Δv in dof order, `docs/performance.md` §8).
+pub struct Owned<'a, T> {
+    slice: SharedSlice<'a, T>,
+    owner: &'a [u32],
+}
+
+impl<'a, T> Owned<'a, T> {
+    /// `slice` with item i at `slice[i·scale..(i + 1)·scale]` owned by part `owner[i]`. Panics
+    /// when the items do not fit.
+    pub fn new(slice: &'a mut [T], owner: &'a [u32], scale: usize) -> Self {
+        let end = owner.len().checked_mul(scale);
+        assert!(end.is_some_and(|e| e <= slice.len()), "items within the slice");
+        Self { slice: SharedSlice::new(slice, scale), owner }
+    }
+
+    /// The writer of part `p`; panics when it was taken before or `p` ≥ [`MAX_THREADS`].
+    pub fn take(&self, p: usize) -> OwnedPart<'_, T> {
+        assert!(p < MAX_THREADS, "part {p}");
+        self.slice.take_once(p);
+        let (ptr, scale) = (self.slice.ptr, self.slice.scale);
+        OwnedPart { ptr, owner: self.owner, scale, part: p as u32, _slice: PhantomData }
+    }
+}
+
+/// The items of one part of an [`Owned`] slice, one borrow at a time.
+pub struct OwnedPart<'s, T> {
+    ptr: *mut T,
+    owner: &'s [u32],
+    scale: usize,
+    part: u32,
+    _slice: PhantomData<&'s mut [T]>,
+}
+
+impl<T> OwnedPart<'_, T> {
+    /// The entries of item `i`, which must belong to this part (panics otherwise).
+    #[inline(always)]
+    pub fn item(&mut self, i: usize) -> &mut [T] {
+        assert!(self.owner.get(i) == Some(&self.part), "item {i} not of part {}", self.part);
+        // SAFETY: the item lies within the slice (checked in `Owned::new` and by `get` above)
+        // and belongs to this part, as in `items`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.add(i * self.scale), self.scale) }
+    }
+
+    /// The entries of items `range`, which must all belong to this part (panics otherwise).
+    #[inline(always)]
+    pub fn items(&mut self, range: std::ops::Range<usize>) -> &mut [T] {
+        let owned = self.owner.get(range.clone()).is_some_and(|o| o.iter().all(|&o| o == self.part));
+        assert!(owned, "items {range:?} not all of part {}", self.part);
+        // SAFETY: the items lie within the slice (checked in `Owned::new` and by `get` above) and
+        // belong to this part, which exists once (`Owned::take`); the borrow of `self` keeps two
+        // borrows of one part from overlapping; the slice stays mutably borrowed for `'s`.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.ptr.add(range.start * self.scale), range.len() * self.scale)
+        }
     }
 }
 
@@ -533,6 +612,42 @@ mod tests {
         let parts = Parts::new(&mut v, &[0, 1, 2], 2);
         assert_eq!(parts.take(1).len(), 2);
         parts.take(1);
+    }
+
+    #[test]
+    fn owned_items_go_to_their_parts_only() {
+        let pool = WorkerPool::new(3).unwrap();
+        let owner = [2, 0, 1, 0, u32::MAX, 2];
+        let mut v = [0.0; 12];
+        for round in 1..=20 {
+            let owned = Owned::new(&mut v, &owner, 2);
+            pool.run(3, &|p| {
+                let mut part = owned.take(p);
+                for i in (0..owner.len()).filter(|&i| owner[i] == p as u32) {
+                    part.items(i..i + 1).fill((round * 10 + p) as f64);
+                }
+            });
+            for (i, &o) in owner.iter().enumerate() {
+                let want = if o == u32::MAX { 0.0 } else { (round * 10 + o as usize) as f64 };
+                assert_eq!(v[2 * i..2 * i + 2], [want, want], "round {round} item {i}");
+            }
+        }
+        let owned = Owned::new(&mut v, &owner, 2);
+        let mut part = owned.take(0);
+        assert_eq!(part.items(3..4).len(), 2);
+        assert_eq!(part.item(1), [200.0, 200.0], "item 1 of part 0, last written in round 20");
+        let foreign = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            owned.take(1).items(0..1);
+        }));
+        assert!(foreign.is_err(), "an item of another part is refused");
+        let again = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            owned.take(0);
+        }));
+        assert!(again.is_err(), "a part is handed out once");
+        let beyond = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            owned.take(2).items(5..7);
+        }));
+        assert!(beyond.is_err(), "items past the end are refused");
     }
 
     #[test]

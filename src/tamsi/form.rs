@@ -10,11 +10,12 @@ use super::contact_blocks::{BLOCK, ContactBlocks};
 use super::friction::ContactFriction;
 use super::newton_matrix::{NewtonMatrix, UpdateCoefficients};
 use crate::block_sparse::{
-    BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, WorkSplit, try_grow,
+    BlockNewtonMatrix, BlockSparseError, BlockSparseSystem, Factorization, IslandCost, WorkSplit, try_grow,
 };
+use crate::linalg::scalar::cxx_min;
 use crate::linalg::simd::{Simd, dispatch_fn};
 use crate::linalg::{Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
-use crate::parallel::{Parts, WorkerPool, chunk_count};
+use crate::parallel::{Owned, Parts, WorkerPool, chunk_count};
 
 /// The per-contact state [`Form::evaluate_contacts`] writes (nc entries each; `vt` 2nc).
 pub(super) struct ContactOutputs<'c> {
@@ -40,18 +41,34 @@ pub(super) trait StepLimiter: Fn([f64; 2], [f64; 2]) -> Option<f64> + Sync {}
 
 impl<T: Fn([f64; 2], [f64; 2]) -> Option<f64> + Sync> StepLimiter for T {}
 
-/// What [`Form::fused_iteration`] writes back in contact order: `vt`, `dvt` (2 per contact),
-/// `dvn` and the limiter's step factor of every contact.
+/// What [`Form::fused_iteration`] writes in contact order: `vt`, `dvt` (2 per contact), `dvn`;
+/// and the limiter's α over all contacts: `cxx_min` from 1 of every contact's factor (the order
+/// does not change a minimum that skips NaN: `docs/performance.md` §8), `None` when some
+/// contact's factor failed.
 pub(super) struct FusedOutputs<'a> {
     pub vt: &'a mut [f64],
     pub dvt: &'a mut [f64],
     pub dvn: &'a mut [f64],
-    pub alpha: &'a mut [Option<f64>],
+    pub alpha: &'a mut Option<f64>,
 }
 
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
 const MIN_CONTACTS_PER_THREAD: usize = 128;
+
+/// Chunks of islands per thread in the fused iteration's phase ([`Form::fused_iteration`]). The
+/// chunks go to whichever thread is free (`crate::parallel::WorkerPool::run`), so finer chunks
+/// even out what the cost weights of the cuts misjudge: with 2 per thread pile50 t0.3's last
+/// chunk (its 24-dof island and five small ones) took 31 % of the phase's instructions and the
+/// 2-thread phase 8 % longer than half (callgrind, `docs/performance.md` §8, "The 2-thread
+/// critical path").
+const FUSED_CHUNKS_PER_THREAD: usize = 4;
+
+/// The chunks of the fused iteration's phase on `threads` threads with `islands` islands: at most
+/// one island per chunk, at least 2 (`BlockNewtonMatrix::runs_parallel`).
+fn fused_chunk_count(threads: usize, islands: usize) -> usize {
+    (FUSED_CHUNKS_PER_THREAD * threads).min(islands).clamp(2, crate::parallel::MAX_THREADS)
+}
 
 /// Fewest velocities from which dense two-way problems use fused multiply-adds in the products
 /// and the Newton-matrix assembly (`docs/tamsi.md` §5.2, `docs/performance.md` §1): half the
@@ -168,11 +185,11 @@ pub(super) trait Form: Sync {
     /// evaluated at `v` (as [`Form::evaluate_contacts`] with `per_contact`), `rhs = −R(v)` (as
     /// [`Form::negative_residual`]), the Newton step `rhs = Δv` (as [`Form::newton_step`]) and
     /// `dvt = Jt Δv`, `dvn = Jn Δv` and each contact's limiter factor (`limiter`, the per-contact
-    /// part of Drake's α), every number with the operations of those steps. Of the contact state
-    /// only `vt`, `dvt`, `dvn` and the factors are written back in contact order (`out`); `vn`,
-    /// the forces and friction are left stale (evaluate again before reading them). Returns
-    /// `None` when the solve takes the steps one by one, else whether the factorization
-    /// succeeded (after a failure `out` but `vt` is stale).
+    /// part of Drake's α) with their minimum, every number with the operations of those steps.
+    /// Of the contact state only `vt`, `dvt`, `dvn` and α are written (`out`, in contact order,
+    /// by the chunks themselves); `vn`, the forces and friction are left stale (evaluate again
+    /// before reading them). Returns `None` when the solve takes the steps one by one, else
+    /// whether the factorization succeeded (after a failure `out` but `vt` is stale).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn fused_iteration<S: Simd>(
@@ -565,9 +582,11 @@ pub(super) struct BlockWorkspace {
     order: IslandOrder,
 }
 
-/// The per-contact state of the fused iteration in island order (island 0's contacts, then
-/// island 1's, …: each chunk of islands owns a consecutive range), so that the participants write
-/// disjoint parts (`crate::parallel::Parts`).
+/// The per-contact state of the fused iteration that stays inside the phase, in island order
+/// (island 0's contacts, then island 1's, …: each chunk of islands owns a consecutive range), so
+/// that the participants write disjoint parts (`crate::parallel::Parts`); and which chunk owns
+/// each contact and each dof, for what the chunks write in contact and dof order
+/// (`crate::parallel::Owned`: `vt`, `dvt`, `dvn`, Δv).
 #[derive(Debug, Clone, Default)]
 struct IslandOrder {
     /// Chunk p's contacts are at positions `bounds[p]..bounds[p + 1]`.
@@ -576,13 +595,14 @@ struct IslandOrder {
     index: Vec<usize>,
     /// Contact i's position.
     pos: Vec<usize>,
-    vt: Vec<f64>,
+    /// The chunk of contact i, of dof j (`u32::MAX` for a free tree's dofs).
+    contact_owner: Vec<u32>,
+    dof_owner: Vec<u32>,
     vn: Vec<f64>,
     fn_: Vec<f64>,
     g: Vec<f64>,
     friction: Vec<ContactFriction>,
-    dvt: Vec<f64>,
-    dvn: Vec<f64>,
+    /// Per chunk, the minimum of its contacts' limiter factors (`None`: one failed).
     alpha: Vec<Option<f64>>,
     /// Per chunk, `Jnᵀ fn` and `Jtᵀ ft` of one tree (`2·largest tree` values),
     /// `tau_stride` apart.
@@ -607,26 +627,35 @@ impl IslandOrder {
         let what = "TAMSI fused iteration state";
         let failed = |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
         let grow = |v: &mut Vec<f64>, len| try_grow(v, len, 0.0, what).map_err(|_| failed(len));
-        for (v, len) in [(&mut self.vt, 2 * nc), (&mut self.vn, nc), (&mut self.fn_, nc), (&mut self.g, nc)] {
+        let nv = layout.num_velocities();
+        for (v, len) in [(&mut self.vn, nc), (&mut self.fn_, nc), (&mut self.g, nc)] {
             grow(v, len)?;
         }
         let tau_stride = (2 * tree).next_multiple_of(8) + 8;
-        for (v, len) in [(&mut self.dvt, 2 * nc), (&mut self.dvn, nc), (&mut self.tau, tau_stride * chunks)] {
-            grow(v, len)?;
-        }
+        grow(&mut self.tau, tau_stride * chunks)?;
         try_grow(&mut self.friction, nc, ContactFriction::default(), what).map_err(|_| failed(nc))?;
-        try_grow(&mut self.alpha, nc, None, what).map_err(|_| failed(nc))?;
+        try_grow(&mut self.alpha, chunks, None, what).map_err(|_| failed(chunks))?;
         for (v, len) in [(&mut self.bounds, chunks + 1), (&mut self.index, chunks + 1), (&mut self.pos, nc)] {
+            try_grow(v, len, 0, what).map_err(|_| failed(len))?;
+        }
+        for (v, len) in [(&mut self.contact_owner, nc), (&mut self.dof_owner, nv)] {
             try_grow(v, len, 0, what).map_err(|_| failed(len))?;
         }
         for (p, (b, x)) in self.bounds.iter_mut().zip(&mut self.index).take(chunks + 1).enumerate() {
             *b = islands.contact_offset(cuts[p]);
             *x = p;
         }
-        for k in 0..islands.count() {
-            let start = islands.contact_offset(k);
-            for (j, &i) in islands.contacts(k).iter().enumerate() {
-                self.pos[i as usize] = start + j;
+        self.dof_owner[..nv].fill(u32::MAX);
+        for p in 0..chunks {
+            for k in cuts[p]..cuts[p + 1] {
+                let start = islands.contact_offset(k);
+                for (j, &i) in islands.contacts(k).iter().enumerate() {
+                    self.pos[i as usize] = start + j;
+                    self.contact_owner[i as usize] = p as u32;
+                }
+                for &t in islands.trees(k) {
+                    self.dof_owner[layout.tree_range(t as usize)].fill(p as u32);
+                }
             }
         }
         self.tree = tree;
@@ -668,7 +697,9 @@ impl Form for BlockForm<'_, '_> {
         self.ws.fused = false;
         if let Some(pool) = self.pool {
             let chunks = chunk_count(pool.threads());
-            self.ws.newton.prepare_parallel(&self.system, chunks)?;
+            let islands = self.ws.newton.islands().count();
+            let parts = fused_chunk_count(pool.threads(), islands);
+            self.ws.newton.prepare_parallel_with(&self.system, parts, &IslandCost::TAMSI_FUSED)?;
             self.ws.split_contacts = nc >= MIN_CONTACTS_PER_THREAD * pool.threads();
             self.ws.fused = self.ws.newton.runs_parallel(pool);
             if self.ws.split_contacts || self.ws.fused {
@@ -850,121 +881,134 @@ impl Form for BlockForm<'_, '_> {
         let layout = system.layout();
         let nc = layout.num_contacts();
         let chunks = newton.island_cuts().len() - 1;
+        // Δv is zero on the free trees (solved at the start), as `solve_in_place` leaves it; the
+        // islands' entries are written by their chunks.
+        for &t in newton.islands().free_trees() {
+            rhs[layout.tree_range(t as usize)].fill(0.0);
+        }
+        let IslandOrder {
+            bounds,
+            index,
+            pos,
+            contact_owner,
+            dof_owner,
+            vn,
+            fn_,
+            g,
+            friction,
+            alpha,
+            tau,
+            tree,
+            tau_stride,
+        } = order;
         let factored = {
-            let IslandOrder {
-                bounds,
-                index,
-                pos,
-                vt,
-                vn,
-                fn_,
-                g,
-                friction,
-                dvt,
-                dvn,
-                alpha,
-                tau,
-                tree,
-                tau_stride,
-            } = order;
             let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
-            let (vt, dvt) = (Parts::new(vt, bounds, 2), Parts::new(dvt, bounds, 2));
             let (vn, fn_, g) =
                 (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
-            let (friction, dvn) = (Parts::new(friction, bounds, 1), Parts::new(dvn, bounds, 1));
-            let alpha = Parts::new(alpha, bounds, 1);
-            let tau = Parts::new(tau, &index[..chunks + 1], *tau_stride);
-            newton.islands_on(
-                pool,
-                system,
-                dt,
-                kind,
-                &|mut chunk| {
-                    let p = chunk.index();
-                    let base = bounds[p];
-                    let (vt, vn, fn_, g, fr) =
-                        (vt.take(p), vn.take(p), fn_.take(p), g.take(p), friction.take(p));
-                    let (dvt, dvn, alpha, tau) = (dvt.take(p), dvn.take(p), alpha.take(p), tau.take(p));
-                    let (islands, rows) = (chunk.islands(), chunk.rows());
-                    dispatch_fn(
-                        #[inline(always)]
-                        || {
-                            for k in chunk.range() {
-                                let contacts = islands.contacts(k);
-                                // The contacts at v (`evaluate_in_order`'s operations).
-                                for &i in contacts {
-                                    let (i, j) = (i as usize, pos[i as usize] - base);
-                                    let [n, t1, t2] = rows.velocity(system, i, v);
-                                    (vn[j], vt[2 * j], vt[2 * j + 1]) = (n, t1, t2);
-                                    (fn_[j], g[j], fr[j]) = per_contact(i, [t1, t2], n);
-                                }
-                                let (fn_, g, fr) = (&*fn_, &*g, &*fr);
-                                let forces = {
-                                    #[inline(always)]
-                                    |i: usize| {
-                                        let j = pos[i] - base;
-                                        (fr[j].ft[0], fr[j].ft[1], fn_[j])
-                                    }
-                                };
-                                let weight = {
-                                    #[inline(always)]
-                                    |i: usize| {
-                                        let j = pos[i] - base;
-                                        block_weight(&update_coefficients(&fr[j], fn_[j], g[j], two_way))
-                                    }
-                                };
-                                // −R on the island's trees, in its local numbering (the tree
-                                // phase's operations in `negative_residual`), then the step.
-                                let dv = chunk.solve(
-                                    k,
-                                    &weight,
-                                    #[inline(always)]
-                                    |x| {
-                                        let (tn, tt) = tau.split_at_mut(tree);
-                                        for &t in islands.trees(k) {
-                                            let t = t as usize;
-                                            let r = layout.tree_range(t);
-                                            let (n, off) = (r.len(), islands.local_offset(t));
-                                            let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
-                                            tn.fill(0.0);
-                                            tt.fill(0.0);
-                                            split.add_tree_forces(rows, system, t, &forces, tt, tn);
-                                            let out = &mut x[off..off + n];
-                                            system.mul_m_tree(t, &v[r.clone()], out);
-                                            for (((o, &ps), &n), &tf) in
-                                                out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
-                                            {
-                                                *o = -(((*o - ps) - dt * n) - dt * tf);
-                                            }
-                                        }
-                                    },
-                                );
-                                // J Δv of the island's contacts, from the island's solution,
-                                // and each contact's limiter factor (only the minimum over all
-                                // contacts is global).
-                                for &i in contacts {
-                                    let (i, j) = (i as usize, pos[i as usize] - base);
-                                    let (a, b) = layout.contact_trees(i);
-                                    let first =
-                                        [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
-                                    let [n, t1, t2] = rows.velocity_at(system, i, first, dv);
-                                    (dvn[j], dvt[2 * j], dvt[2 * j + 1]) = (n, t1, t2);
-                                    alpha[j] = limiter([vt[2 * j], vt[2 * j + 1]], [t1, t2]);
-                                }
+            let friction = Parts::new(friction, bounds, 1);
+            let index = &index[..chunks + 1];
+            let (chunk_alpha, tau) = (Parts::new(alpha, index, 1), Parts::new(tau, index, *tau_stride));
+            let contact_owner = &contact_owner[..nc];
+            let (out_vt, out_dvt) =
+                (Owned::new(out.vt, contact_owner, 2), Owned::new(out.dvt, contact_owner, 2));
+            let out_dvn = Owned::new(out.dvn, contact_owner, 1);
+            let out_dv = Owned::new(rhs, &dof_owner[..v.len()], 1);
+            newton.islands_on(pool, system, dt, kind, &|mut chunk| {
+                let p = chunk.index();
+                let base = bounds[p];
+                let (vn, fn_, g, fr) = (vn.take(p), fn_.take(p), g.take(p), friction.take(p));
+                let (chunk_alpha, tau) = (&mut chunk_alpha.take(p)[0], tau.take(p));
+                let (mut vt, mut dvt, mut dvn, mut dv_out) =
+                    (out_vt.take(p), out_dvt.take(p), out_dvn.take(p), out_dv.take(p));
+                let (islands, rows) = (chunk.islands(), chunk.rows());
+                dispatch_fn(
+                    #[inline(always)]
+                    || {
+                        // The minimum from 1 of the chunk's factors (`None` once one fails).
+                        let mut alpha = Some(1.0);
+                        for k in chunk.range() {
+                            let contacts = islands.contacts(k);
+                            // The contacts at v (`evaluate_in_order`'s operations).
+                            for &i in contacts {
+                                let (i, j) = (i as usize, pos[i as usize] - base);
+                                let [n, t1, t2] = rows.velocity(system, i, v);
+                                vn[j] = n;
+                                vt.item(i).copy_from_slice(&[t1, t2]);
+                                (fn_[j], g[j], fr[j]) = per_contact(i, [t1, t2], n);
                             }
-                        },
-                    )
-                },
-                rhs,
-            )
+                            let (fn_, g, fr) = (&*fn_, &*g, &*fr);
+                            let forces = {
+                                #[inline(always)]
+                                |i: usize| {
+                                    let j = pos[i] - base;
+                                    (fr[j].ft[0], fr[j].ft[1], fn_[j])
+                                }
+                            };
+                            let weight = {
+                                #[inline(always)]
+                                |i: usize| {
+                                    let j = pos[i] - base;
+                                    block_weight(&update_coefficients(&fr[j], fn_[j], g[j], two_way))
+                                }
+                            };
+                            // −R on the island's trees, in its local numbering (the tree
+                            // phase's operations in `negative_residual`), then the step.
+                            let dv = chunk.solve(
+                                k,
+                                &weight,
+                                #[inline(always)]
+                                |x| {
+                                    let (tn, tt) = tau.split_at_mut(tree);
+                                    for &t in islands.trees(k) {
+                                        let t = t as usize;
+                                        let r = layout.tree_range(t);
+                                        let (n, off) = (r.len(), islands.local_offset(t));
+                                        let (tn, tt) = (&mut tn[..n], &mut tt[..n]);
+                                        tn.fill(0.0);
+                                        tt.fill(0.0);
+                                        split.add_tree_forces(rows, system, t, &forces, tt, tn);
+                                        let out = &mut x[off..off + n];
+                                        system.mul_m_tree(t, &v[r.clone()], out);
+                                        for (((o, &ps), &n), &tf) in
+                                            out.iter_mut().zip(&p_star[r]).zip(tn.iter()).zip(tt.iter())
+                                        {
+                                            *o = -(((*o - ps) - dt * n) - dt * tf);
+                                        }
+                                    }
+                                },
+                            );
+                            // Δv of the island's trees in dof order (what the write-back after
+                            // the phase did).
+                            for &t in islands.trees(k) {
+                                let (r, off) =
+                                    (layout.tree_range(t as usize), islands.local_offset(t as usize));
+                                let n = r.len();
+                                dv_out.items(r).copy_from_slice(&dv[off..off + n]);
+                            }
+                            // J Δv of the island's contacts, from the island's solution, and
+                            // each contact's limiter factor (only the minimum is global).
+                            for &i in contacts {
+                                let i = i as usize;
+                                let (a, b) = layout.contact_trees(i);
+                                let first =
+                                    [islands.local_offset(a), b.map_or(0, |b| islands.local_offset(b))];
+                                let [n, t1, t2] = rows.velocity_at(system, i, first, dv);
+                                dvn.item(i)[0] = n;
+                                dvt.item(i).copy_from_slice(&[t1, t2]);
+                                let vt = vt.item(i);
+                                alpha = match (alpha, limiter([vt[0], vt[1]], [t1, t2])) {
+                                    (Some(x), Some(y)) => Some(cxx_min(x, y)),
+                                    _ => None,
+                                };
+                            }
+                        }
+                        *chunk_alpha = alpha;
+                    },
+                )
+            })
         };
-        // Back in contact order, for the caller's reductions.
-        for (i, &j) in order.pos[..nc].iter().enumerate() {
-            out.vt[2 * i..2 * i + 2].copy_from_slice(&order.vt[2 * j..2 * j + 2]);
-            out.dvt[2 * i..2 * i + 2].copy_from_slice(&order.dvt[2 * j..2 * j + 2]);
-            out.dvn[i] = order.dvn[j];
-            out.alpha[i] = order.alpha[j];
-        }
+        // Drake's α over all contacts, from the chunks' minima in chunk order.
+        *out.alpha = alpha[..chunks].iter().try_fold(1.0, |a, &c| c.map(|c| cxx_min(a, c)));
         Some(factored)
     }
 

@@ -29,9 +29,9 @@ pub(super) struct ContactState {
     pub(super) friction: Vec<ContactFriction>,
     pub(super) dvn: Vec<f64>,
     pub(super) dvt: Vec<f64>,
-    /// Each contact's limiter factor, written by a fused iteration only (§7.1 step 4's
-    /// per-contact part).
-    pub(super) alpha: Vec<Option<f64>>,
+    /// The limiter's α over all contacts (§7.1 step 4), written by a fused iteration only
+    /// (`None`: some contact's factor failed).
+    pub(super) fused_alpha: Option<f64>,
 }
 
 /// Iteration state.
@@ -117,7 +117,6 @@ impl ContactState {
             grow(v, two_nc, 0.0, what)?;
         }
         grow(&mut self.friction, nc, ContactFriction::default(), what)?;
-        grow(&mut self.alpha, nc, None, what)?;
         self.capacity = nc;
         Ok(())
     }
@@ -178,7 +177,7 @@ impl IterationState {
                 vt: &mut c.vt[..2 * nc],
                 dvt: &mut c.dvt[..2 * nc],
                 dvn: &mut c.dvn[..nc],
-                alpha: &mut c.alpha[..nc],
+                alpha: &mut c.fused_alpha,
             };
             if let Some(factored) = form.fused_iteration(
                 simd,

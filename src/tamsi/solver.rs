@@ -175,18 +175,21 @@ fn newton<S: Simd, F: Form>(
         vt_err = dvt2.sqrt();
         vn_err = dvn2.sqrt();
 
-        // Drake's α: the minimum in contact order (a fused iteration computed the factors).
+        // Drake's α: the minimum in contact order (a fused iteration computed it by chunks of
+        // islands, the same value: `FusedOutputs`).
         let mut alpha = 1.0;
-        for i in 0..nc {
-            let a = if fused {
-                contacts.alpha[i]
-            } else {
-                let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
-                limiter(vt, [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]])
-            };
-            match a {
-                Some(a) => alpha = cxx_min(alpha, a),
+        if fused {
+            match contacts.fused_alpha {
+                Some(a) => alpha = a,
                 None => return fail(it, TamsiOutcome::AlphaSolverFailed),
+            }
+        } else {
+            for i in 0..nc {
+                let vt = [contacts.vt[2 * i], contacts.vt[2 * i + 1]];
+                match limiter(vt, [contacts.dvt[2 * i], contacts.dvt[2 * i + 1]]) {
+                    Some(a) => alpha = cxx_min(alpha, a),
+                    None => return fail(it, TamsiOutcome::AlphaSolverFailed),
+                }
             }
         }
         // Drake aborts the process here; non-finite data can cause it.
