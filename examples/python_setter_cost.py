@@ -3,6 +3,17 @@ item 5 (docs/performance.md §3, "The setter from Python").
 
     cargo build --release --lib
     python3 examples/python_setter_cost.py [package root, default: this repository]
+    python3 examples/python_setter_cost.py [package root] --only SCENE FORM CALLS
+
+The package root is the folder that holds `contact_solvers/` (default: this repository's
+`python/`, which has no compiled `_pack` extension: give an installed package's site-packages,
+or set CONTACT_SOLVERS_NO_EXTENSION=1 there, to compare the two packing paths; the first line
+printed says which one runs).
+`--only` runs CALLS calls of one form (lists, "C lists", same, fresh, or same+solve) on the scene
+whose name starts with SCENE after three warm-up calls, and measures nothing: run it under
+`valgrind --tool=callgrind` with CALLS = 0 and CALLS = n (PYTHONHASHSEED=0,
+OPENBLAS_NUM_THREADS=1) and the difference of the totals over n is the instructions of one call
+(docs/performance.md §3, "The Python setter in compiled code").
 
 Median thread CPU time of a cold `solve_with_guess` from v0 and of
 `set_two_way_coupled_block_problem_data` given
@@ -22,10 +33,22 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "python"))
+ARGS = sys.argv[1:]
+ONLY = None
+if "--only" in ARGS:
+    at = ARGS.index("--only")
+    ONLY = (ARGS[at + 1], ARGS[at + 2], int(ARGS[at + 3]))
+    del ARGS[at:at + 4]
+sys.path.insert(0, str(Path(ARGS[0]) if ARGS else ROOT / "python"))
 import contact_solvers as cs  # noqa: E402
+from contact_solvers import _common  # noqa: E402
 
-def read_scenes(path):
+if ONLY is None:
+    print("lists packed by " + ("the compiled extension contact_solvers._pack"
+                                if _common._pack is not None else "Python (no extension)"))
+
+def read_scenes(path, only=None):
+    """The scenes of the file in order; with `only`, the first whose name starts with it."""
     tok = gzip.open(path, "rt").read().split()
     i = 0
     def nxt():
@@ -33,8 +56,9 @@ def read_scenes(path):
         i += 1
         return tok[i - 1]
     assert nxt() == "CTS_SCENES" and nxt() == "1"
-    out = []
     for _ in range(int(nxt())):
+        while only is not None and not tok[i + 1].startswith(only):  # skip to the next scene
+            i = tok.index("scene", i + 1)
         s = {}
         assert nxt() == "scene"; s["name"] = nxt()
         assert nxt() == "source"; nxt()
@@ -64,8 +88,7 @@ def read_scenes(path):
             Mfull[o:o + d, o:o + d] = Mb; o += d
         s.update(nv=nv, dofs=dofs, M=M, v0=v0, p_star=Mfull @ v0 + s["dt"] * tau, trees=np.array(trees, dtype=np.int32),
                  J=J, mu=np.array(mu), fn0=np.array(fn0), k=np.array(k), d=np.array(dd))
-        out.append(s)
-    return out
+        yield s
 
 def med(f, n, batch):
     """Median over n samples of the thread CPU time of `batch` calls of f, per call (µs): the
@@ -82,7 +105,7 @@ def med(f, n, batch):
 FRESH = 16  # sets of copies used in turn: each call gets other array objects than the last
 
 
-for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz"):
+for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz", ONLY and ONLY[0]):
     solver = cs.TamsiSolver(s["nv"])
     per_contact = (s["fn0"], s["k"], s["d"], s["mu"])
     M_packed = np.concatenate([b.ravel(order="F") for b in s["M"]])
@@ -111,6 +134,19 @@ for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz"):
 
     def solve():
         solver.solve_with_guess(s["dt"], s["v0"])
+
+    def same_and_solve():  # a solve right after a set call (less "same": one solve)
+        set_same()
+        solve()
+
+    forms = {"lists": set_lists, "C lists": set_c_lists, "same": set_same, "fresh": set_fresh,
+             "same+solve": same_and_solve}
+    if ONLY is not None:
+        f = forms[ONLY[1]]
+        f(); f(); f()
+        for _ in range(ONLY[2]):
+            f()
+        break
 
     small = s["nv"] < 700
     n, batch = (200, 10) if small else (20, 2)

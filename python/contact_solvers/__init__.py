@@ -21,7 +21,10 @@ then the system's search path (``ctypes.util.find_library``, e.g. after ``cargo 
 Modules: ``tamsi`` (:class:`TamsiSolver`), ``ipm`` (:class:`IpmSolver`), ``lcp``
 (:class:`LcpSolver`, :class:`MobyLcpSolver`, :class:`UnrevisedLemkeSolver`), ``rigid``
 (:class:`ConstraintSolver`), ``baraff`` (:class:`BaraffSolver`); ``_ffi`` holds the declarations
-generated from the header (``tools/gen_bindings.py``), ``_common`` what they share.
+generated from the header (``tools/gen_bindings.py``), ``_common`` what they share; the optional
+extension module ``_pack`` (built by ``pip install`` when a C compiler is at hand) packs the
+block-sparse setters' lists of blocks in C; without it they are packed in Python, with the same
+checks and errors (``docs/python.md`` §1 and §7).
 
 Rules, those of the C API:
 
@@ -52,9 +55,10 @@ Rules, those of the C API:
   library's message. Solver outcomes are returned, not raised: ``solve_with_guess`` returns a
   :class:`TamsiSolverResult`, as Drake's ``SolveWithGuess`` does.
 * **Handles** are freed by :meth:`close`, by leaving a ``with`` block, or by ``__del__``.
-* **Threads.** ctypes releases the GIL during library calls, so solvers really do run in
-  parallel from Python threads. One solver must not be used by two threads at once; distinct
-  solvers are independent (:meth:`TamsiSolver.clone` makes per-thread copies).
+* **Threads.** ctypes (and the extension's call of a setter) releases the GIL during library
+  calls, so solvers really do run in parallel from Python threads. One solver must not be used
+  by two threads at once; distinct solvers are independent (:meth:`TamsiSolver.clone` makes
+  per-thread copies).
 """
 from .baraff import *  # noqa: F403
 from .baraff import __all__ as _baraff_all

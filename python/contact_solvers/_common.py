@@ -21,6 +21,26 @@ from ._ffi import Status
 ABI_VERSION = _ffi.CTS_ABI_VERSION
 
 
+def _compiled_packing():
+    """The optional extension module ``contact_solvers._pack`` (``_pack.c``: lists of blocks
+    packed in compiled code, issue 29 item 5), or None: not built (setup.py builds it when it
+    can; a source checkout has none), not importable on this interpreter, or disabled by
+    ``CONTACT_SOLVERS_NO_EXTENSION`` set to anything but ``""`` or ``"0"``. Without it the
+    block-sparse setters pack lists in Python, with the same checks and messages
+    (``docs/python.md`` §7)."""
+    if os.environ.get("CONTACT_SOLVERS_NO_EXTENSION", "") not in ("", "0"):
+        return None
+    try:
+        from . import _pack
+    except ImportError:
+        return None
+    return _pack
+
+
+#: ``contact_solvers._pack`` or None (:func:`_compiled_packing`); the tests set it to either.
+_pack = _compiled_packing()
+
+
 class ContactSolversError(RuntimeError):
     """A usage error reported by the library (or found by this package before calling it).
 
@@ -96,6 +116,7 @@ class Library:
             f.argtypes = argtypes
             setattr(self, name, f)
         self._untyped: dict = {}
+        self._addresses: dict = {}
 
     def untyped(self, name: str):
         """The C function ``name`` declared with every argument ``void *``, called with ints
@@ -112,6 +133,14 @@ class Library:
             f.restype, f.argtypes = restype, [ctypes.c_void_p] * len(argtypes)
             self._untyped[name] = f
         return f
+
+    def address(self, name: str) -> int:
+        """The address of the C function ``name``, a function of pointers only (checked as
+        :meth:`untyped` does), for the extension's ``_pack.call`` (``_pack.c``)."""
+        a = self._addresses.get(name)
+        if a is None:
+            a = self._addresses[name] = ctypes.cast(self.untyped(name), ctypes.c_void_p).value
+        return a
 
     def last_error_message(self) -> str:
         """``cts_last_error_message()``: detail of the last failure without a handle."""
@@ -432,11 +461,13 @@ class _Layout:
     it is -1), and how to reorder the blocks' entries when they arrive row-major back to back.
     Made once per structure and kept while it repeats (:meth:`_BlockSparse.layouts`)."""
 
-    __slots__ = ("shapes", "rows", "cols", "total", "uniform_rows", "_order")
+    __slots__ = ("shapes", "rows", "cols", "total", "uniform_rows", "_order", "shape_bytes")
 
     def __init__(self, rows: np.ndarray, cols: np.ndarray):
         self.rows, self.cols = rows, cols
         self.shapes = list(zip(rows.tolist(), cols.tolist()))
+        # The shapes as ``_pack.pack`` reads them: native Py_ssize_t (numpy's intp) pairs.
+        self.shape_bytes = np.stack([rows, cols], axis=-1).astype(np.intp).tobytes()
         self.total = int(np.dot(rows, cols))
         # The blocks' common row count (every J block's 3; the M blocks' when all trees are
         # alike), 0 when they differ or there are none.
@@ -495,6 +526,8 @@ class _Packed:
     buffers this object keeps and uses in turn (the one the library borrows is never written,
     so a failed set call leaves it intact), with no Python work per block (issue 29 item 5):
 
+    * 2-D native float64 array blocks of any memory order, with the extension (:data:`_pack`):
+      checked and written column-major by one C call;
     * C-contiguous float64 blocks (numpy's default, and what slicing-and-copying MuJoCo's
       Jacobian gives): ``b"".join`` gathers their bytes row-major (a buffer look-up and a copy
       per block, about a quarter of ``np.concatenate``'s per-block cost), then one ``np.take``
@@ -534,6 +567,13 @@ class _Packed:
         block.copied = True
         if isinstance(x, (list, tuple)) and x:
             if layout is not None:
+                if _pack is not None:
+                    # Compiled: every block a 2-D native float64 array of its shape, written in
+                    # one call; anything else (nothing kept of it) goes the Python way below.
+                    flat, _, address = self.buffer(layout.total, 0)
+                    if _pack.pack(flat, layout.shape_bytes, x):
+                        return flat, address
+                    self.filled = False
                 shapes = _block_shapes(x)
                 if shapes != layout.shapes:
                     _name_bad_block(shapes, layout.shapes, self.name)
@@ -596,24 +636,29 @@ def _joined(blocks) -> bytes | None:
 
 
 class _Lists:
-    """``M_blocks`` and ``J_blocks`` both given as lists of C-contiguous float64 blocks (what a
-    bridge from MuJoCo writes), packed together with one pass of each per-block operation over
-    the two lists joined (issue 29 item 5, ``docs/performance.md`` §3 "The Python setter,
-    evening pass"): one shape comparison against the structure's, one ``b"".join``, one dtype
-    count and one ``take`` with the structure's gather index into
-    one of two buffers used in turn (the one the library borrows is never written). M's packed
-    values are the buffer's head, J's its tail. Each of these numpy and Python calls has a fixed
-    cost of 1-5k instructions; doing them once for both lists instead of once per list halves it.
-    The per-block floor (about 1,750 instructions: shape 840, dtype 400, buffer 520) is
-    unchanged."""
+    """``M_blocks`` and ``J_blocks`` both given as lists of blocks, packed together into one of
+    two buffers used in turn (the one the library borrows is never written); M's packed values
+    are the buffer's head, J's its tail.
 
-    __slots__ = ("layouts", "shapes", "m_total", "total", "nbytes", "order", "buffers", "views",
-                 "next", "filled")
+    With the extension (:data:`_pack`, ``docs/performance.md`` §3 "The Python setter in compiled
+    code"): one C call checks every block against the structure's shape and writes it
+    column-major, for blocks that are 2-D native float64 arrays of any memory order (about 300
+    instructions a block instead of 1,750). Otherwise, or when the extension declines a block
+    (another dtype, shape or kind), the Python way: for C-contiguous float64 blocks (what a
+    bridge from MuJoCo writes) one pass of each per-block operation over the two lists joined
+    (§3 "The Python setter, evening pass"): one shape comparison against the structure's, one
+    ``b"".join``, one dtype count and one ``take`` with the structure's gather index. Each of
+    these numpy and Python calls has a fixed cost of 1-5k instructions; doing them once for both
+    lists instead of once per list halves it. The per-block floor there is about 1,750
+    instructions (shape 840, dtype 400, buffer 520)."""
+
+    __slots__ = ("layouts", "shapes", "m_total", "total", "nbytes", "buffers", "views",
+                 "next", "filled", "shape_bytes", "combined", "key")
 
     def __init__(self):
         self.layouts = None
         self.buffers: list = [None, None]  # _Buffer
-        self.views: list = [None, None]  # (key, M view, J view, J address offset) per buffer
+        self.views: list = [None, None]  # _views() of each buffer
         self.next = 0
         self.filled = False
 
@@ -623,9 +668,11 @@ class _Lists:
         self.shapes = m.shapes + j.shapes
         self.m_total = m.total
         self.total = m.total + j.total
-        self.order = _Layout(np.concatenate([m.rows, j.rows]),
-                             np.concatenate([m.cols, j.cols])).order()
+        # The gather index is made on first use (only the Python path reads it).
+        self.combined = _Layout(np.concatenate([m.rows, j.rows]), np.concatenate([m.cols, j.cols]))
         self.nbytes = _ITEM * self.total
+        self.shape_bytes = self.combined.shape_bytes
+        self.key = (self.total, self.m_total)  # the views of a buffer are for this key
         self.layouts = layouts
 
     def pack(self, M_blocks, J_blocks, layouts):
@@ -636,6 +683,17 @@ class _Lists:
         the block)."""
         if layouts is not self.layouts:
             self._prepare(layouts)
+        if _pack is not None:
+            # Compiled (``_pack.c``): both lists checked against the structure's shapes and
+            # written column-major in one call, no Python work per block. Declined (a block of
+            # another dtype, shape or kind: nothing is kept of it) the lists go the Python way
+            # below, which converts or names the block.
+            views = self.views[self.next]
+            if views is None or views[0] is not self.key:
+                views = self._views()
+            if _pack.pack(views[1], self.shape_bytes, M_blocks, J_blocks):
+                self.filled = True
+                return views[2:]
         blocks = [*M_blocks, *J_blocks]
         try:
             if list(map(_SHAPE, blocks)) != self.shapes:
@@ -645,6 +703,21 @@ class _Lists:
         joined = _joined(blocks)
         if joined is None or len(joined) != self.nbytes:
             return True
+        views = self._views()
+        # (A memoryview slice assignment into a kept staging array costs 1 instruction a byte;
+        # a view of the joined bytes costs 3k once.)
+        src = np.frombuffer(joined, _F64)
+        order = self.combined.order()
+        if order is None:  # every block one row or one column: already column-major
+            np.copyto(views[1], src)
+        else:
+            src.take(order, None, views[1], "clip")  # in range: equal lengths
+        self.filled = True
+        return views[2:]
+
+    def _views(self):
+        """The free buffer (grown to the structure's total if needed) and its views: (key, all
+        of it, M's head, J's tail, M's address, J's)."""
         i = self.next
         buf = self.buffers[i]
         total = self.total
@@ -653,20 +726,12 @@ class _Lists:
             buf = self.buffers[i] = _Buffer(room)
             self.views[i] = None
         views = self.views[i]
-        key = (total, self.m_total)
-        if views is None or views[0] != key:
+        key = self.key
+        if views is None or views[0] is not key:
             flat = buf.storage[:total]
             views = self.views[i] = (key, flat, flat[: self.m_total], flat[self.m_total:],
-                                     buf.address + _ITEM * self.m_total)
-        # (A memoryview slice assignment into a kept staging array costs 1 instruction a byte;
-        # a view of the joined bytes costs 3k once.)
-        src = np.frombuffer(joined, _F64)
-        if self.order is None:  # every block one row or one column: already column-major
-            np.copyto(views[1], src)
-        else:
-            src.take(self.order, None, views[1], "clip")  # in range: equal lengths
-        self.filled = True
-        return views[2], views[3], buf.address, views[4]
+                                     buf.address, buf.address + _ITEM * self.m_total)
+        return views
 
     def commit(self) -> None:
         """The set call succeeded: the library now borrows the buffer filled, if any."""
@@ -868,7 +933,13 @@ class _BlockSparse:
         is a contiguous float64 ndarray of its length, checked by one comparison of their
         layouts (a fifth of five :meth:`vector` calls); None otherwise (the caller converts them
         one by one, naming a bad one). Addresses of the arrays the library borrows since the last
-        call are reused."""
+        call are reused. With the extension (:data:`_pack`) numpy's struct is read in C
+        instead: the same checks, the addresses read directly."""
+        if _pack is not None:
+            addresses = _pack.vectors(vecs, nv, nc)
+            if addresses is not None:
+                self.pending["vectors"] = (vecs, addresses)
+                return addresses
         expected = self.vector_layouts
         if expected is None or expected[0] != (nv, nc, len(vecs)):
             one = (_ITEM,)

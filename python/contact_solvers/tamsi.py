@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from . import _ffi
+from . import _common, _ffi
 from ._common import (
     ContactSolversError,
     Library,
@@ -260,7 +260,8 @@ class TamsiSolver(_SolverHandle):
         the structure reused while it repeats, lists of blocks packed into reused buffers, the
         arrays of the last call passed again without conversions; the arrays are kept only once
         the call succeeded. Every argument is a pointer: the call passes ints
-        (:meth:`Library.untyped`)."""
+        (:meth:`Library.untyped`), or with the extension straight from C (``_pack.call``, the
+        same call without ctypes' conversions, :meth:`Library.address`)."""
         handle = self._handle or self._h()  # _h() raises: closed
         block = self.__dict__.get("_block") or self._block_sparse()
         # The handle's address and nv, kept per handle: only resize() changes nv (a library
@@ -270,11 +271,18 @@ class TamsiSolver(_SolverHandle):
             kept = self._nv_kept = (handle, int(self._lib.cts_tamsi_solver_num_velocities(handle)),
                                     ctypes.cast(handle, ctypes.c_void_p).value)
         function = self._lib._untyped.get(name) or self._lib.untyped(name)
+        pack = _common._pack
+        if pack is not None:
+            call = pack.call
+            function_address = self._lib._addresses.get(name) or self._lib.address(name)
         block.begin(self._borrowed)
         if not copy:
             addresses = block.repeat(function, args)
             if addresses is not None:  # the library borrows these very arrays: nothing to keep
-                status = function(kept[2], block.struct_address, *addresses)
+                if pack is not None:
+                    status = call(function_address, kept[2], block.struct_address, *addresses)
+                else:
+                    status = function(kept[2], block.struct_address, *addresses)
                 if status:
                     raise ContactSolversError(status, self.last_error())
                 return
@@ -287,7 +295,10 @@ class TamsiSolver(_SolverHandle):
             vecs += [block.vector(x, nc, n, copy) for n, x in zip(names, args[5:])]
             addresses = [address for _, address in vecs]
             vecs = [v for v, _ in vecs]
-        status = function(kept[2], block.struct_address, *addresses)
+        if pack is not None:
+            status = call(function_address, kept[2], block.struct_address, *addresses)
+        else:
+            status = function(kept[2], block.struct_address, *addresses)
         if status:
             raise ContactSolversError(status, self.last_error())
         # Only now: a failed call keeps the old borrow (and the buffers it reads).

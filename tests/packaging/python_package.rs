@@ -7,7 +7,11 @@
 //!   against the C compiler's, one case of each solver, usage errors) passes against the source
 //!   tree and the library this test run built;
 //! * `pip install` of the repository into a fresh venv gives a package that works from a temporary folder outside the repository,
-//!   with the library inside it (the same suite, run there against the installed package).
+//!   with the library inside it (the same suite, run there against the installed package);
+//! * that package holds the compiled extension `contact_solvers._pack` (the block setters' lists
+//!   packed in C, `docs/python.md` §7), and the suite passes with it and again with it disabled
+//!   (`CONTACT_SOLVERS_NO_EXTENSION=1`: the pure-Python path). From the source tree, which holds
+//!   no extension, `python/tests/test_pack.py` compiles it and runs both paths itself.
 //!
 //! The interpreter is the test venv's (`python_ctypes::python`); without one the tests print
 //! `skipped: …` (CI always has it).
@@ -134,6 +138,12 @@ fn pip_installed_package_works_outside_the_repository() {
     );
     let install = t.elapsed();
     let summary = pytest(&py, &std::env::temp_dir(), &[], true);
-    println!("venv dependencies {deps:.1?}, pip install <repo> {install:.1?}; pytest (installed): {summary}");
+    // The same suite without the extension (test_pack.py checks that it is then not loaded).
+    let without =
+        pytest(&py, &std::env::temp_dir(), &[("CONTACT_SOLVERS_NO_EXTENSION", Path::new("1"))], true);
+    println!(
+        "venv dependencies {deps:.1?}, pip install <repo> {install:.1?}; pytest (installed): \
+         {summary}; without the extension: {without}"
+    );
     let _ = std::fs::remove_dir_all(&venv);
 }
