@@ -45,7 +45,8 @@ from contact_solvers import _common  # noqa: E402
 
 if ONLY is None:
     print("lists packed by " + ("the compiled extension contact_solvers._pack"
-                                if _common._pack is not None else "Python (no extension)"))
+                                if getattr(_common, "_pack", None) is not None  # older packages: none
+                                else "Python (no extension)"))
 
 def read_scenes(path, only=None):
     """The scenes of the file in order; with `only`, the first whose name starts with it."""

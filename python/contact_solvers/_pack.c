@@ -356,7 +356,27 @@ static PyObject *call(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return PyLong_FromLong(status);
 }
 
+PyDoc_STRVAR(address_doc,
+"address(a) -> int | None\n"
+"\n"
+"The data address of ``a`` when it is an exact numpy ndarray (``a.ctypes.data``, read from\n"
+"numpy's struct instead of through a ctypes view: about 1.5k instructions less), else None\n"
+"(also when built without numpy's headers).");
+
+static PyObject *address(PyObject *self, PyObject *a)
+{
+    (void)self;
+#ifdef CONTACT_SOLVERS_PACK_NUMPY
+    if (Py_TYPE(a) == ndarray_type)
+        return PyLong_FromVoidPtr(PyArray_DATA((PyArrayObject *)a));
+#else
+    (void)a;
+#endif
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
+    {"address", address, METH_O, address_doc},
     {"call", (PyCFunction)(void (*)(void))call, METH_FASTCALL, call_doc},
     {"pack", (PyCFunction)(void (*)(void))pack, METH_FASTCALL, pack_doc},
     {"vectors", (PyCFunction)(void (*)(void))vectors, METH_FASTCALL, vectors_doc},

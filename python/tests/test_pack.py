@@ -339,6 +339,9 @@ def test_vectors_and_call_themselves(modules, variant):
         assert m.vectors(bad, 4, 2) is None, bad
     with pytest.raises(TypeError):
         m.vectors([a, b], 4, 2)  # a list, not the setter's tuple
+    for x in (a, b[::-1], np.zeros(0), np.zeros((2, 3), dtype=np.int32)):
+        assert m.address(x) == (x.ctypes.data if m.NUMPY_ARRAYS else None)
+    assert m.address(memoryview(a)) is None and m.address(a.view(np.matrix)) is None
 
     lib = cts.load_library()
     name = "cts_tamsi_solver_set_two_way_coupled_block_problem_data"
