@@ -2,8 +2,8 @@
 """The critical path of a 2-thread TAMSI solve in instructions (docs/performance.md §8, "The 2-thread
 critical path"): runs `profile_step tamsi <scene>` under callgrind with THREADS=2 and THREADS=1 and
 prints the caller's sequential work, all chunks' work, each chunk's cost, and the model
-critical path = caller's work + f x chunks' work (f: the busier thread's share of a run's chunks
-when two threads claim them in order).
+critical path = caller's work + f x chunks' work + half the free trees' solve (f: the busier
+thread's share of a run's chunks when two threads claim them in order).
 Usage: callgrind_critical_path.py <profile_step binary> <scene> <chunks per run> [outdir]"""
 import sys, glob, subprocess, re, os, tempfile
 B, S, PARTS = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -42,14 +42,16 @@ for R in (2, 4):
         f = glob.glob(f'{O}/tot{R}.*-{t}')[0]
         tot, d = incl(f)
         res[R, t] = dict(tot=tot, chunks=get(d, r'run_chunks::\{\{closure\}\}$'), run=get(d, r'WorkerPool::run$'),
+                         free=get(d, r'Form>::start::\{\{closure\}\}$'),
                          solve=get(d, r'TamsiSolver::solve_with_guess$'), prepare=get(d, r'Form>::prepare$'))
 per = {t: {k: (res[4, t][k] - res[2, t][k]) / 2 for k in res[4, t]} for t in ('01', '02')}
 one = [incl(glob.glob(f'{O}/{n}.*')[0])[1] for n in ('one', 'one4')]
 one_solve = (get(one[1], r'TamsiSolver::solve_with_guess$') - get(one[0], r'TamsiSolver::solve_with_guess$')) / 2
 c, w = per['01'], per['02']
 chunks = c['chunks'] + w['chunks']
+free = c['free'] + w['free']  # the free trees' solve at the start, when it runs on the pool
 caller_seq = c['solve'] - c['chunks'] - (c['run'] - c['chunks'])
-pool_overhead = c['run'] - c['chunks']
+pool_overhead = c['run'] - c['chunks'] - c['free']
 # chunk costs: with --separate-threads=yes each dump (at a chunk's entry) holds the triggering
 # thread's cost since its previous dump, i.e. its previous chunk (collection only inside chunks)
 import collections
@@ -66,9 +68,9 @@ for t, ds in dumps.items():
     ds.sort()
     for j, (n, _) in enumerate(ds):
         cost = ds[j + 1][1] if j + 1 < len(ds) else final.get(t, 0)
-        entries.append((n, cost))
+        entries.append((n, cost, t))
 entries.sort()
-vals = [c for n, c in entries]
+vals = [c for n, c, t in entries]
 print(f'1-thread solve: {one_solve/1e3:.1f} k instr')
 print(f'2-thread: caller solve (incl. chunks it ran) {c["solve"]/1e3:.1f} k; all chunks {chunks/1e3:.1f} k '
       f'(caller ran {c["chunks"]/1e3:.1f}, worker {w["chunks"]/1e3:.1f}); pool run outside chunks (spin+hand-off, valgrind-serialized) {pool_overhead/1e3:.1f} k')
@@ -88,6 +90,7 @@ def greedy(costs, threads=2):
     return max(t), own
 mk, own = greedy(med)
 f = mk / sum(med)
-crit = caller_seq + f * chunks
+crit = caller_seq + f * chunks + 0.5 * free
+print(f'free trees on the pool (both threads): {free/1e3:.1f} k (counted at half)')
 print(f'median chunk costs per run (k): {[round(x/1e3,1) for x in med]}; greedy 2-thread makespan {mk/1e3:.1f} k of {sum(med)/1e3:.1f} k (ideal half {sum(med)/2e3:.1f} k): factor {f:.3f} (0.5 ideal)')
-print(f'MODEL: critical path = caller seq {caller_seq/1e3:.0f} k + {f:.3f} x chunks {chunks/1e3:.0f} k = {crit/1e3:.0f} k; 1 thread {one_solve/1e3:.0f} k; model speed-up {one_solve/crit:.2f}x')
+print(f'MODEL: critical path = caller seq {caller_seq/1e3:.0f} k + {f:.3f} x chunks {chunks/1e3:.0f} k + free/2 {free/2e3:.0f} k = {crit/1e3:.0f} k; 1 thread {one_solve/1e3:.0f} k; model speed-up {one_solve/crit:.2f}x')

@@ -18,9 +18,9 @@
 //!   other memory, as MuJoCo's own step runs between ours in the live loop and leaves our data
 //!   out of the caches (`docs/performance.md` §3 "The live loop, evening pass").
 //!
-//! With `THREADS=<n>` the `tamsi` mode solves with `TamsiParameters::num_threads = n` (islands in
-//! parallel, `docs/performance.md` §8; profile the threads apart with callgrind's
-//! `--separate-threads=yes`).
+//! With `THREADS=<n>` the `tamsi` mode solves with `TamsiParameters::num_threads = n`, the
+//! interior-point modes with `IpmParameters::num_threads = n` (islands in parallel,
+//! `docs/performance.md` §8; profile the threads apart with callgrind's `--separate-threads=yes`).
 //!
 //! With `FINGERPRINT=1` the `tamsi` and interior-point modes also print a hash of the bits of the
 //! returned velocities and forces (TAMSI: v, fn, ft; the interior point: v and the impulses), to
@@ -110,6 +110,12 @@ fn tamsi(s: &Scene, reps: usize) -> (usize, Vec<f64>) {
             p.nc(),
             islands.free_trees().len()
         );
+        // The largest island's share of the islands' cost (`MIN_ISLAND_GAIN`, `tamsi/form.rs`).
+        use contact_solvers::block_sparse::{BlockNewtonMatrix, Factorization, IslandCost};
+        let mut newton = BlockNewtonMatrix::new();
+        newton.prepare(&p.system(), Factorization::Lu).unwrap();
+        newton.prepare_parallel_with(&p.system(), 8, &IslandCost::TAMSI_FUSED).unwrap();
+        eprintln!("{}: largest island share {:.3}", s.name, newton.largest_island_share());
         // Per island, the terms of the chunk cost weights (`BlockNewtonMatrix::prepare_parallel`):
         // dofs, contacts, trees, Σ over contacts of (n_a + n_b)².
         for k in 0..islands.count() {
@@ -280,7 +286,8 @@ fn live_measured(reps: usize, step: &mut dyn FnMut(usize)) {
 fn ipm(s: &Scene, reps: usize, params: IpmParameters) -> (usize, Vec<f64>) {
     let scene = IpmScene::new(s);
     let problem = scene.problem(true);
-    let mut solver = IpmSolver::new(params).unwrap();
+    let num_threads = std::env::var("THREADS").map_or(0, |s| s.parse().expect("THREADS: a count"));
+    let mut solver = IpmSolver::new(IpmParameters { num_threads, ..params }).unwrap();
     solver.solve(&problem).unwrap();
     if std::env::var_os("FINGERPRINT").is_some() {
         let h = fnv(solver.velocities().iter().chain(solver.impulses().iter()));

@@ -143,6 +143,9 @@ pub struct BlockNewtonMatrix {
     /// island_cuts[p + 1]`), `0..=parts` and their scratch.
     parts: usize,
     island_cuts: Vec<usize>,
+    /// The largest island's share of all islands' cost in the last `prepare_parallel_with` (1
+    /// without islands): what bounds the gain of running them on threads.
+    largest_share: f64,
     part_index: Vec<usize>,
     part_scratch: Vec<PartScratch>,
     /// The structure and kind the islands, back ends, analyses and [`Self::scatter`] were last
@@ -559,6 +562,9 @@ impl BlockNewtonMatrix {
                 + weights.island
         };
         balanced_cuts(count, cost, &mut self.island_cuts[..parts + 1]);
+        let (total, largest) =
+            (0..count).map(&cost).fold((0.0, 0.0), |(t, m): (f64, f64), c| (t + c, m.max(c)));
+        self.largest_share = if total > 0.0 { largest / total } else { 1.0 };
         self.parts = parts;
         Ok(())
     }
@@ -641,6 +647,14 @@ impl BlockNewtonMatrix {
     /// Whether the island phases run on `pool`: prepared, two islands or more.
     pub fn runs_parallel(&self, pool: &WorkerPool) -> bool {
         self.parts >= 2 && pool.threads() >= 2 && self.islands.count() >= 2
+    }
+
+    /// The largest island's share (0 to 1) of the islands' total cost by the weights of the last
+    /// [`prepare_parallel_with`](Self::prepare_parallel_with); 1 without islands. An island runs
+    /// on one thread, so the island phases on threads take at least this share of their
+    /// one-thread time.
+    pub fn largest_island_share(&self) -> f64 {
+        self.largest_share
     }
 
     /// The islands' chunks of the last [`prepare_parallel`](Self::prepare_parallel): chunk p holds
@@ -866,11 +880,18 @@ impl BlockNewtonMatrix {
         let mut ok = true;
         for &t in self.islands.free_trees() {
             let t = t as usize;
-            let n = layout.tree_dofs(t);
-            self.free.matrix_mut(n).copy_from(&system.m_block(t));
-            ok &= self.free.factor().is_ok();
-            self.free.solve_in_place(&mut b[layout.tree_range(t)]);
+            ok &= Self::solve_free_tree(&mut self.free, system, t, &mut b[layout.tree_range(t)]);
         }
+        ok
+    }
+
+    /// [`solve_free_trees`](Self::solve_free_trees) for the one free tree `t` (`b`: its dofs),
+    /// factoring in `ldlt`: for callers that split the free trees over threads, each with its own
+    /// `ldlt` (TAMSI's start, `docs/performance.md` §8). `false` when M_t could not be factored.
+    pub fn solve_free_tree(ldlt: &mut Ldlt, system: &BlockSparseSystem<'_>, t: usize, b: &mut [f64]) -> bool {
+        ldlt.matrix_mut(b.len()).copy_from(&system.m_block(t));
+        let ok = ldlt.factor().is_ok();
+        ldlt.solve_in_place(b);
         ok
     }
 }

@@ -1,7 +1,7 @@
 //! Work split across threads inside one solve (`docs/performance.md` §8): a small pool of worker
 //! threads that a solver object owns ([`WorkerPool`], [`PoolSlot`]), disjoint mutable parts of
 //! a slice for its participants ([`Parts`], consecutive; [`Owned`], scattered) and balanced cuts of weighted items
-//! ([`balanced_cuts`]).
+//! ([`balanced_cuts`]); [`Claims`] hands a run's parts of several slices out together.
 //!
 //! The solvers split only independent work over the participants (contacts, trees, islands) and
 //! take every reduction (a step length, a norm) in a fixed order on the caller's thread, so a
@@ -18,5 +18,6 @@
 mod pool;
 
 pub use pool::{
-    MAX_THREADS, Owned, OwnedPart, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts, chunk_count,
+    Claim, Claims, MAX_THREADS, Owned, OwnedPart, Parts, PoolError, PoolSlot, WorkerPool, balanced_cuts,
+    chunk_count,
 };

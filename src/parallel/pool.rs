@@ -1,10 +1,11 @@
 //! The worker pool of a solver object and the disjoint parts its participants write
 //! (`docs/performance.md` §8).
 
+use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -344,6 +345,9 @@ struct SharedSlice<'a, T> {
     ptr: *mut T,
     scale: usize,
     taken: [AtomicU64; MAX_THREADS / 64],
+    /// A slice of a [`Claims`] group and its member index: its parts are handed out with the
+    /// group's claims (`taken` unused).
+    group: Option<(&'a Claims, u32)>,
     _slice: PhantomData<&'a mut [T]>,
 }
 
@@ -354,15 +358,88 @@ unsafe impl<T: Send> Sync for SharedSlice<'_, T> {}
 unsafe impl<T: Send> Send for SharedSlice<'_, T> {}
 
 impl<'a, T> SharedSlice<'a, T> {
-    fn new(slice: &'a mut [T], scale: usize) -> Self {
-        Self { ptr: slice.as_mut_ptr(), scale, taken: Default::default(), _slice: PhantomData }
+    fn new(slice: &'a mut [T], scale: usize, claims: Option<&'a Claims>) -> Self {
+        let group = claims.map(|c| (c, c.member()));
+        Self { ptr: slice.as_mut_ptr(), scale, taken: Default::default(), group, _slice: PhantomData }
     }
 
     /// Records that part `p` is handed out; panics when it was before.
     fn take_once(&self, p: usize) {
+        assert!(self.group.is_none(), "a part of a claimed slice is taken with its claim");
         let bit = 1u64 << (p % 64);
         let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
         assert!(before & bit == 0, "part {p} taken twice");
+    }
+
+    /// Records that the part of `claim` is handed out; panics when it was before, or when this
+    /// slice is not of the claim's group. Returns the part.
+    fn take_claimed(&self, claim: &Claim<'_>) -> usize {
+        let (claims, member) = self.group.expect("a claim takes the parts of its group's slices only");
+        assert!(std::ptr::eq(claims, claim.claims), "a claim of another group");
+        let bit = 1u32 << member;
+        let before = claim.members.get();
+        assert!(before & bit == 0, "part {} taken twice", claim.part);
+        claim.members.set(before | bit);
+        claim.part
+    }
+}
+
+/// Parts of several slices that the participants of a run take together: one atomic claim of part
+/// p ([`Claims::take`]) for all of them, after which the holder of the claim takes part p of each
+/// slice of the group once ([`Parts::take_with`], [`Owned::take_with`]) with no further shared
+/// write. [`Parts::take`] marks each slice's part in that slice's own word, a cache line that the
+/// threads of the run all write: TAMSI's fused iteration took ten parts per chunk that way, about
+/// 100 atomic operations per Newton iteration on lines that go from one core to the other
+/// (`docs/performance.md` §8, "The 2-thread critical path, second pass"). At most 32 slices
+/// per group.
+pub struct Claims {
+    taken: [AtomicU64; MAX_THREADS / 64],
+    members: AtomicU32,
+}
+
+impl Default for Claims {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Claims {
+    /// A group without slices, no part claimed.
+    pub fn new() -> Self {
+        Self { taken: Default::default(), members: AtomicU32::new(0) }
+    }
+
+    /// The claim of part `p` of every slice of the group; panics when it was taken before or
+    /// `p` ≥ [`MAX_THREADS`].
+    pub fn take(&self, p: usize) -> Claim<'_> {
+        assert!(p < MAX_THREADS, "part {p}");
+        let bit = 1u64 << (p % 64);
+        let before = self.taken[p / 64].fetch_or(bit, Ordering::Relaxed);
+        assert!(before & bit == 0, "part {p} claimed twice");
+        Claim { claims: self, part: p, members: Cell::new(0) }
+    }
+
+    /// A new slice's index in the group.
+    fn member(&self) -> u32 {
+        let m = self.members.fetch_add(1, Ordering::Relaxed);
+        assert!(m < 32, "at most 32 slices per group");
+        m
+    }
+}
+
+/// Part p of the slices of a [`Claims`] group, to one holder: each slice's part is taken from it
+/// once (not `Sync`: one thread takes at a time).
+pub struct Claim<'c> {
+    claims: &'c Claims,
+    part: usize,
+    /// The group's slices whose part was taken.
+    members: Cell<u32>,
+}
+
+impl Claim<'_> {
+    /// The claimed part's index.
+    pub fn part(&self) -> usize {
+        self.part
     }
 }
 
@@ -381,7 +458,30 @@ impl<'a, T> Parts<'a, T> {
         assert!(bounds.windows(2).all(|w| w[0] <= w[1]), "nondecreasing bounds");
         let end = bounds[bounds.len() - 1].checked_mul(scale);
         assert!(end.is_some_and(|e| e <= slice.len()), "bounds within the slice");
-        Self { slice: SharedSlice::new(slice, scale), bounds }
+        Self { slice: SharedSlice::new(slice, scale, None), bounds }
+    }
+
+    /// [`new`](Self::new), the parts handed out with the claims of `claims`
+    /// ([`take_with`](Self::take_with)) instead of [`take`](Self::take).
+    pub fn claimed(slice: &'a mut [T], bounds: &'a [usize], scale: usize, claims: &'a Claims) -> Self {
+        let mut parts = Self::new(slice, bounds, scale);
+        parts.slice.group = Some((claims, claims.member()));
+        parts
+    }
+
+    /// The part of `claim`; panics when it was taken before, does not exist or the slice is not
+    /// of the claim's group.
+    #[allow(clippy::mut_from_ref)] // each part is handed out once (checked), so no two alias
+    pub fn take_with(&self, claim: &Claim<'_>) -> &mut [T] {
+        let p = claim.part;
+        assert!(p + 1 < self.bounds.len(), "part {p} of {}", self.bounds.len() - 1);
+        self.slice.take_claimed(claim);
+        let scale = self.slice.scale;
+        let (a, b) = (self.bounds[p] * scale, self.bounds[p + 1] * scale);
+        // SAFETY: as in `take`: the bounds fit (checked in `new`), and part p of this slice is
+        // handed out once, to the one holder of its group's claim p (`Claims::take`), which
+        // takes each slice once (`SharedSlice::take_claimed`).
+        unsafe { std::slice::from_raw_parts_mut(self.slice.ptr.add(a), b - a) }
     }
 
     /// Part `p`; panics when it was taken before or does not exist.
@@ -414,7 +514,23 @@ impl<'a, T> Owned<'a, T> {
     pub fn new(slice: &'a mut [T], owner: &'a [u32], scale: usize) -> Self {
         let end = owner.len().checked_mul(scale);
         assert!(end.is_some_and(|e| e <= slice.len()), "items within the slice");
-        Self { slice: SharedSlice::new(slice, scale), owner }
+        Self { slice: SharedSlice::new(slice, scale, None), owner }
+    }
+
+    /// [`new`](Self::new), the parts handed out with the claims of `claims`
+    /// ([`take_with`](Self::take_with)) instead of [`take`](Self::take).
+    pub fn claimed(slice: &'a mut [T], owner: &'a [u32], scale: usize, claims: &'a Claims) -> Self {
+        let end = owner.len().checked_mul(scale);
+        assert!(end.is_some_and(|e| e <= slice.len()), "items within the slice");
+        Self { slice: SharedSlice::new(slice, scale, Some(claims)), owner }
+    }
+
+    /// The writer of the part of `claim`; panics when it was taken before or the slice is not of
+    /// the claim's group.
+    pub fn take_with(&self, claim: &Claim<'_>) -> OwnedPart<'_, T> {
+        let p = self.slice.take_claimed(claim);
+        let (ptr, scale) = (self.slice.ptr, self.slice.scale);
+        OwnedPart { ptr, owner: self.owner, scale, part: p as u32, _slice: PhantomData }
     }
 
     /// The writer of part `p`; panics when it was taken before or `p` ≥ [`MAX_THREADS`].
@@ -648,6 +764,77 @@ mod tests {
             owned.take(2).items(5..7);
         }));
         assert!(beyond.is_err(), "items past the end are refused");
+    }
+
+    #[test]
+    fn claimed_parts_go_to_the_holder_of_the_claim_once() {
+        let pool = WorkerPool::new(3).unwrap();
+        let bounds = [0, 2, 5, 6];
+        let owner = [1, 0, 2, 0, u32::MAX];
+        let (mut a, mut b) = ([0.0; 6], [0.0; 5]);
+        for round in 1..=20 {
+            let claims = Claims::new();
+            let pa = Parts::claimed(&mut a, &bounds, 1, &claims);
+            let ob = Owned::claimed(&mut b, &owner, 1, &claims);
+            pool.run(3, &|p| {
+                let claim = claims.take(p);
+                assert_eq!(claim.part(), p);
+                pa.take_with(&claim).fill((round * 10 + p) as f64);
+                let mut w = ob.take_with(&claim);
+                for i in (0..owner.len()).filter(|&i| owner[i] == p as u32) {
+                    w.item(i)[0] = (round * 10 + p) as f64;
+                }
+            });
+            for (p, w) in bounds.windows(2).enumerate() {
+                assert!(a[w[0]..w[1]].iter().all(|&x| x == (round * 10 + p) as f64), "round {round}");
+            }
+            for (i, &o) in owner.iter().enumerate() {
+                let want = if o == u32::MAX { 0.0 } else { (round * 10 + o as usize) as f64 };
+                assert_eq!(b[i], want, "round {round} item {i}");
+            }
+        }
+        let fails = |f: &dyn Fn()| std::panic::catch_unwind(AssertUnwindSafe(f)).is_err();
+        let (claims, other) = (Claims::new(), Claims::new());
+        let pa = Parts::claimed(&mut a, &bounds, 1, &claims);
+        let claim = claims.take(1);
+        assert_eq!(pa.take_with(&claim).len(), 3);
+        assert!(
+            fails(&|| {
+                let _ = claims.take(1);
+            }),
+            "a part is claimed once"
+        );
+        assert!(
+            fails(&|| {
+                let _ = pa.take_with(&claim);
+            }),
+            "a slice's part is taken once per claim"
+        );
+        assert!(
+            fails(&|| {
+                let _ = pa.take(0);
+            }),
+            "a claimed slice is taken with claims only"
+        );
+        assert!(
+            fails(&|| {
+                let _ = pa.take_with(&other.take(0));
+            }),
+            "a claim of another group is refused"
+        );
+        assert!(
+            fails(&|| {
+                let _ = pa.take_with(&claims.take(3));
+            }),
+            "a part past the bounds is refused"
+        );
+        let ob = Owned::new(&mut b, &owner, 1);
+        assert!(
+            fails(&|| {
+                let _ = ob.take_with(&claims.take(0));
+            }),
+            "an unclaimed slice refuses claims"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::block_sparse::{
 use crate::linalg::scalar::cxx_min;
 use crate::linalg::simd::{Simd, dispatch_fn};
 use crate::linalg::{Ldlt, PaddedMatrix, PartialPivLu, padded_dim};
-use crate::parallel::{Owned, Parts, WorkerPool, chunk_count};
+use crate::parallel::{Claims, Owned, Parts, WorkerPool, chunk_count};
 
 /// The per-contact state [`Form::evaluate_contacts`] writes (nc entries each; `vt` 2nc).
 pub(super) struct ContactOutputs<'c> {
@@ -55,6 +55,22 @@ pub(super) struct FusedOutputs<'a> {
 /// Fewest contacts per thread for which the per-contact and per-tree phases run on the pool
 /// (below it the hand-off costs more than the work: measured, `docs/performance.md` §8).
 const MIN_CONTACTS_PER_THREAD: usize = 128;
+
+/// Least gain, over one thread, that the islands' work must be able to reach on the pool for a
+/// solve to use it: `min(threads, 1 / share)` with `share` the largest island's share of the
+/// islands' cost (`BlockNewtonMatrix::largest_island_share`, [`IslandCost::TAMSI_FUSED`]); below
+/// it the solve runs on the caller's thread alone, as with one thread. One island takes its
+/// whole time on one thread: 2 threads were 0.83–0.99× of one on pile200 t3.0 (one island; only
+/// the contact and tree phases on the pool) and pile100 t3.0 (3 islands, the largest 576 of
+/// 600 dofs) in every quiet run (`docs/performance.md` §3 sixth window, §8), where the bound
+/// is about 1.0×.
+const MIN_ISLAND_GAIN: f64 = 1.3;
+
+/// Fewest trees without contact per thread for which their solve at the start ([`Form::start`])
+/// runs on the pool: each is a factorization of its M block (pile50 t0.3: 23 free boxes, 91 k
+/// instructions on the caller, 2.7 % of the solve; one hand-off costs about 3 k,
+/// `docs/performance.md` §8).
+const MIN_FREE_TREES_PER_THREAD: usize = 4;
 
 /// Chunks of islands per thread in the fused iteration's phase ([`Form::fused_iteration`]). The
 /// chunks go to whichever thread is free (`crate::parallel::WorkerPool::run`), so finer chunks
@@ -580,6 +596,71 @@ pub(super) struct BlockWorkspace {
     /// ([`Form::fused_iteration`]), and that phase's per-contact state.
     fused: bool,
     order: IslandOrder,
+    /// The free trees' solve at the start on the pool.
+    free: FreeSplit,
+}
+
+/// The trees without contact cut into chunks of consecutive free trees for their solve at the
+/// start on the pool ([`Form::start`]): each chunk factors its trees' M blocks in its own LDLᵀ
+/// and writes their velocities in place (`crate::parallel::Owned`).
+#[derive(Debug, Clone, Default)]
+struct FreeSplit {
+    /// Whether this solve's free trees are solved on the pool.
+    on: bool,
+    chunks: usize,
+    /// Chunk p solves `free_trees()[cuts[p]..cuts[p + 1]]`.
+    cuts: Vec<usize>,
+    /// `0..=chunks`, the bounds of the per-chunk storage.
+    index: Vec<usize>,
+    /// The chunk of dof j (`u32::MAX`: an island's dof).
+    owner: Vec<u32>,
+    ldlt: Vec<Ldlt>,
+    /// Per chunk, whether every M block factored.
+    ok: Vec<bool>,
+}
+
+impl FreeSplit {
+    /// Cuts the free trees of `newton` into `chunks` of about equal cost and grows the storage.
+    fn prepare(
+        &mut self,
+        system: &BlockSparseSystem<'_>,
+        newton: &BlockNewtonMatrix,
+        chunks: usize,
+    ) -> Result<(), TamsiError> {
+        let layout = system.layout();
+        let free = newton.islands().free_trees();
+        let nv = layout.num_velocities();
+        let what = "TAMSI free trees' split";
+        let failed = |elements| TamsiError::AllocationFailed { what, elements, element_size: 8 };
+        for v in [&mut self.cuts, &mut self.index] {
+            try_grow(v, chunks + 1, 0, what).map_err(|_| failed(chunks + 1))?;
+        }
+        try_grow(&mut self.owner, nv, 0, what).map_err(|_| failed(nv))?;
+        try_grow(&mut self.ok, chunks, true, what).map_err(|_| failed(chunks))?;
+        try_grow(&mut self.ldlt, chunks, Ldlt::default(), what).map_err(|_| failed(chunks))?;
+        let largest = free.iter().map(|&t| layout.tree_dofs(t as usize)).max().unwrap_or(0);
+        for ldlt in &mut self.ldlt[..chunks] {
+            ldlt.try_reserve(largest).map_err(|_| failed(largest.saturating_mul(largest)))?;
+        }
+        // An LDLᵀ of n dofs and its copy and solves: about n³/3 + 3n² flops, plus the per-tree
+        // bookkeeping.
+        let cost = |j: usize| {
+            let n = layout.tree_dofs(free[j] as usize) as f64;
+            n * n * n / 3.0 + 3.0 * n * n + 100.0
+        };
+        crate::parallel::balanced_cuts(free.len(), cost, &mut self.cuts[..chunks + 1]);
+        self.owner[..nv].fill(u32::MAX);
+        for p in 0..=chunks {
+            self.index[p] = p;
+        }
+        for p in 0..chunks {
+            for &t in &free[self.cuts[p]..self.cuts[p + 1]] {
+                self.owner[layout.tree_range(t as usize)].fill(p as u32);
+            }
+        }
+        self.chunks = chunks;
+        Ok(())
+    }
 }
 
 /// The per-contact state of the fused iteration that stays inside the phase, in island order
@@ -671,7 +752,8 @@ impl IslandOrder {
 /// With a `pool` (`TamsiParameters::num_threads` ≥ 2) the contacts' velocities and friction, the
 /// residual (by trees) and the islands' Newton steps run on its participants; every value gets
 /// the operations of the sequential solve in the same order, so the bits are the same
-/// (`docs/performance.md` §8).
+/// (`docs/performance.md` §8). [`Form::prepare`] drops the pool for the solve when one island
+/// carries so much of the work that threads could not gain [`MIN_ISLAND_GAIN`].
 pub(super) struct BlockForm<'w, 'a> {
     pub ws: &'w mut BlockWorkspace,
     pub system: BlockSparseSystem<'a>,
@@ -695,11 +777,17 @@ impl Form for BlockForm<'_, '_> {
         self.ws.newton.prepare(&self.system, kind)?;
         self.ws.split_contacts = false;
         self.ws.fused = false;
+        self.ws.free.on = false;
         if let Some(pool) = self.pool {
             let chunks = chunk_count(pool.threads());
             let islands = self.ws.newton.islands().count();
             let parts = fused_chunk_count(pool.threads(), islands);
             self.ws.newton.prepare_parallel_with(&self.system, parts, &IslandCost::TAMSI_FUSED)?;
+            let bound = (pool.threads() as f64).min(1.0 / self.ws.newton.largest_island_share());
+            if bound < MIN_ISLAND_GAIN {
+                self.pool = None;
+                return Ok(());
+            }
             self.ws.split_contacts = nc >= MIN_CONTACTS_PER_THREAD * pool.threads();
             self.ws.fused = self.ws.newton.runs_parallel(pool);
             if self.ws.split_contacts || self.ws.fused {
@@ -707,6 +795,11 @@ impl Form for BlockForm<'_, '_> {
             }
             if self.ws.fused {
                 self.ws.order.prepare(&self.system, &self.ws.newton)?;
+            }
+            let free = self.ws.newton.islands().free_trees().len();
+            if free >= MIN_FREE_TREES_PER_THREAD * pool.threads() {
+                self.ws.free.prepare(&self.system, &self.ws.newton, chunks)?;
+                self.ws.free.on = true;
             }
         }
         Ok(())
@@ -903,23 +996,30 @@ impl Form for BlockForm<'_, '_> {
         } = order;
         let factored = {
             let (bounds, pos, tree, split) = (&bounds[..chunks + 1], &pos[..nc], *tree, &*split);
-            let (vn, fn_, g) =
-                (Parts::new(vn, bounds, 1), Parts::new(fn_, bounds, 1), Parts::new(g, bounds, 1));
-            let friction = Parts::new(friction, bounds, 1);
+            // Every slice below is handed out by chunk with one atomic claim per chunk (`Claims`:
+            // not one per slice on as many cache lines shared by the threads).
+            let claims = Claims::new();
+            let c = &claims;
+            let vn = Parts::claimed(vn, bounds, 1, c);
+            let (fn_, g) = (Parts::claimed(fn_, bounds, 1, c), Parts::claimed(g, bounds, 1, c));
+            let friction = Parts::claimed(friction, bounds, 1, c);
             let index = &index[..chunks + 1];
-            let (chunk_alpha, tau) = (Parts::new(alpha, index, 1), Parts::new(tau, index, *tau_stride));
+            let chunk_alpha = Parts::claimed(alpha, index, 1, c);
+            let tau = Parts::claimed(tau, index, *tau_stride, c);
             let contact_owner = &contact_owner[..nc];
-            let (out_vt, out_dvt) =
-                (Owned::new(out.vt, contact_owner, 2), Owned::new(out.dvt, contact_owner, 2));
-            let out_dvn = Owned::new(out.dvn, contact_owner, 1);
-            let out_dv = Owned::new(rhs, &dof_owner[..v.len()], 1);
+            let out_vt = Owned::claimed(out.vt, contact_owner, 2, c);
+            let out_dvt = Owned::claimed(out.dvt, contact_owner, 2, c);
+            let out_dvn = Owned::claimed(out.dvn, contact_owner, 1, c);
+            let out_dv = Owned::claimed(rhs, &dof_owner[..v.len()], 1, c);
             newton.islands_on(pool, system, dt, kind, &|mut chunk| {
                 let p = chunk.index();
                 let base = bounds[p];
-                let (vn, fn_, g, fr) = (vn.take(p), fn_.take(p), g.take(p), friction.take(p));
-                let (chunk_alpha, tau) = (&mut chunk_alpha.take(p)[0], tau.take(p));
-                let (mut vt, mut dvt, mut dvn, mut dv_out) =
-                    (out_vt.take(p), out_dvt.take(p), out_dvn.take(p), out_dv.take(p));
+                let claim = claims.take(p);
+                let (vn, fn_) = (vn.take_with(&claim), fn_.take_with(&claim));
+                let (g, fr) = (g.take_with(&claim), friction.take_with(&claim));
+                let (chunk_alpha, tau) = (&mut chunk_alpha.take_with(&claim)[0], tau.take_with(&claim));
+                let (mut vt, mut dvt) = (out_vt.take_with(&claim), out_dvt.take_with(&claim));
+                let (mut dvn, mut dv_out) = (out_dvn.take_with(&claim), out_dv.take_with(&claim));
                 let (islands, rows) = (chunk.islands(), chunk.rows());
                 dispatch_fn(
                     #[inline(always)]
@@ -1015,11 +1115,40 @@ impl Form for BlockForm<'_, '_> {
     #[inline(always)]
     fn start(&mut self, p_star: &[f64], v: &mut [f64]) -> bool {
         let layout = self.system.layout();
-        for &t in self.ws.newton.islands().free_trees() {
-            let r = layout.tree_range(t as usize);
-            v[r.clone()].copy_from_slice(&p_star[r]);
+        let Some(pool) = self.pool.filter(|_| self.ws.free.on) else {
+            for &t in self.ws.newton.islands().free_trees() {
+                let r = layout.tree_range(t as usize);
+                v[r.clone()].copy_from_slice(&p_star[r]);
+            }
+            return self.ws.newton.solve_free_trees(&self.system, v);
+        };
+        // By chunks of free trees, each tree with the operations of `solve_free_trees`.
+        let BlockWorkspace { newton, free: split, .. } = &mut *self.ws;
+        let (free, system, chunks) = (newton.islands().free_trees(), &self.system, split.chunks);
+        let FreeSplit { cuts, index, owner, ldlt, ok, .. } = split;
+        let (cuts, index) = (&cuts[..chunks + 1], &index[..chunks + 1]);
+        {
+            let claims = Claims::new();
+            let c = &claims;
+            let (ldlt, ok) = (
+                Parts::claimed(&mut ldlt[..chunks], index, 1, c),
+                Parts::claimed(&mut ok[..chunks], index, 1, c),
+            );
+            let out = Owned::claimed(v, &owner[..layout.num_velocities()], 1, c);
+            pool.run(chunks, &|p| {
+                let claim = claims.take(p);
+                let (ldlt, ok) = (&mut ldlt.take_with(&claim)[0], &mut ok.take_with(&claim)[0]);
+                let mut out = out.take_with(&claim);
+                *ok = true;
+                for &t in &free[cuts[p]..cuts[p + 1]] {
+                    let r = layout.tree_range(t as usize);
+                    let x = out.items(r.clone());
+                    x.copy_from_slice(&p_star[r]);
+                    *ok &= BlockNewtonMatrix::solve_free_tree(ldlt, system, t as usize, x);
+                }
+            });
         }
-        self.ws.newton.solve_free_trees(&self.system, v)
+        ok[..chunks].iter().all(|&o| o)
     }
 
     #[inline(always)]

@@ -83,8 +83,14 @@ fn tamsi_engine_scenes_are_bit_identical_with_1_2_and_4_threads() {
 
 #[test]
 fn tamsi_random_problems_with_free_trees_one_way_and_two_way() {
-    // 600 contacts: the contact and tree phases run on the pool (from 128 contacts per thread).
-    for (seed, ntree, nc) in [(1, 40, 60), (2, 120, 200), (3, 8, 5), (4, 300, 600)] {
+    // 600 contacts: the contact and tree phases run on the pool (from 128 contacts per thread)
+    // unless one island carries most of the work (then the solve runs on one thread: the
+    // solver's `MIN_ISLAND_GAIN`). Seeds 5 and 6 have fewer contacts than trees, so many
+    // small islands: the fused phase runs on the pool for one-way problems too, and with 300
+    // contacts the final evaluation by contact ranges.
+    for (seed, ntree, nc) in
+        [(1, 40, 60), (2, 120, 200), (3, 8, 5), (4, 300, 600), (5, 400, 300), (6, 200, 120)]
+    {
         let p = tamsi_blocks::random(seed, ntree, nc);
         check_tamsi(&p, &two_way(&p));
         let one_way =
