@@ -11,8 +11,8 @@ or set CONTACT_SOLVERS_NO_EXTENSION=1 there, to compare the two packing paths; t
 printed says which one runs).
 `--only` runs CALLS calls of one form (lists, "C lists", same, fresh, or same+solve) on the scene
 whose name starts with SCENE after three warm-up calls, and measures nothing: run it under
-`valgrind --tool=callgrind` with CALLS = 0 and CALLS = n (PYTHONHASHSEED=0,
-OPENBLAS_NUM_THREADS=1) and the difference of the totals over n is the instructions of one call
+`valgrind --tool=callgrind` with CALLS = n and CALLS = 3n (PYTHONHASHSEED=0,
+OPENBLAS_NUM_THREADS=1) and the difference of the totals over 2n is the instructions of one call
 (docs/performance.md §3, "The Python setter in compiled code").
 
 Median thread CPU time of a cold `solve_with_guess` from v0 and of
@@ -25,6 +25,7 @@ Median thread CPU time of a cold `solve_with_guess` from v0 and of
   the same arrays, as MuJoCo's mjData is written);
 * fresh: packed arrays, other array objects at every call (a loop that builds new arrays).
 A measurement, not a test: the figures depend on the machine and its load."""
+import gc
 import gzip
 import sys
 import time
@@ -144,6 +145,11 @@ for s in read_scenes(ROOT / "tests" / "data" / "engine_scenes.txt.gz", ONLY and 
              "same+solve": same_and_solve}
     if ONLY is not None:
         f = forms[ONLY[1]]
+        # Everything allocated so far is left out of the collector's full passes (a full pass
+        # over numpy's objects costs millions of instructions, at a call count that depends on
+        # the allocations: not the setter's cost).
+        gc.collect()
+        gc.freeze()
         f(); f(); f()
         for _ in range(ONLY[2]):
             f()
