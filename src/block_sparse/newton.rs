@@ -138,6 +138,8 @@ pub struct BlockNewtonMatrix {
     /// Per contact, where each of its `G_pᵀ Y_q` blocks goes in its island's storage, found once
     /// at [`prepare`](Self::prepare) (the lookups cost as much as the arithmetic on 6-dof trees).
     scatter: Vec<Scatter>,
+    /// Scratch of [`Self::mark_first_writes`]: (tree pair, position) of an island's writers.
+    writers: Vec<(usize, usize, usize)>,
     /// Parallel island phases ([`prepare_parallel`](Self::prepare_parallel)): the number of
     /// chunks (0: not prepared), their consecutive island ranges (`island_cuts[p]..
     /// island_cuts[p + 1]`), `0..=parts` and their scratch.
@@ -173,10 +175,16 @@ const UPPER: u8 = 1;
 const SKIP: u8 = 2;
 
 /// Where one block of a contact's terms is added: entry (r, c) at `off + r·rs + c·cs` of value
-/// array `array` ([`LOWER`], [`UPPER`] or [`SKIP`]).
+/// array `array` ([`LOWER`], [`UPPER`] or [`SKIP`]). `first`: this contact (or run) is the first
+/// to write the block, an off-diagonal block of a sparse island's pattern whose values
+/// [`SupernodalIsland::clear_fill`] left unspecified, so its terms are stored on a zero instead
+/// of added to the stored value (the same operations on the same +0 the clearing wrote before,
+/// so the same bits). The kernels take it as a constant (`FIRST`): the dense islands' code is
+/// the one without it.
 #[derive(Debug, Clone, Copy)]
 struct Dst {
     array: u8,
+    first: bool,
     off: usize,
     rs: usize,
     cs: usize,
@@ -193,7 +201,7 @@ struct Scatter {
 
 impl Default for Scatter {
     fn default() -> Self {
-        Self { dst: [Dst { array: SKIP, off: 0, rs: 0, cs: 0 }; 4], run: 0 }
+        Self { dst: [Dst { array: SKIP, first: false, off: 0, rs: 0, cs: 0 }; 4], run: 0 }
     }
 }
 
@@ -306,6 +314,10 @@ impl BlockNewtonMatrix {
         try_grow(&mut self.tmp, n, 0.0, "island right-hand side")?;
         try_grow(&mut self.wg, weight_scratch_len(largest_tree), 0.0, "contact weights")?;
         try_grow(&mut self.scatter, layout.num_contacts(), Scatter::default(), "contact destinations")?;
+        let most = (0..count).map(|k| self.islands.contacts(k).len()).max().unwrap_or(0);
+        self.writers
+            .try_reserve(most)
+            .map_err(|_| BlockSparseError::Allocation { what: "contact destinations", len: most })?;
         let failed = |len| BlockSparseError::Allocation { what: "a Newton matrix", len };
         self.free.try_reserve(largest_tree).map_err(|_| failed(largest_tree.saturating_mul(largest_tree)))?;
         for k in 0..count {
@@ -379,7 +391,7 @@ impl BlockNewtonMatrix {
                             (Backend::Dense, _) => {
                                 let ld = if kind == Factorization::Lu { padded_dim(n) } else { n };
                                 let (op, oq) = (self.islands.local_offset(tp), self.islands.local_offset(tq));
-                                Dst { array: LOWER, off: oq * ld + op, rs: 1, cs: ld }
+                                Dst { array: LOWER, first: false, off: oq * ld + op, rs: 1, cs: ld }
                             }
                             (Backend::Sparse, Factorization::Ldlt) if lp < lq => sc.dst[2 * p + q],
                             (Backend::Sparse, _) => {
@@ -392,16 +404,50 @@ impl BlockNewtonMatrix {
                                     }
                                 }?;
                                 let array = if loc.upper_panel { UPPER } else { LOWER };
-                                Dst { array, off: loc.offset, rs: loc.rs, cs: loc.cs }
+                                Dst { array, first: false, off: loc.offset, rs: loc.rs, cs: loc.cs }
                             }
                         };
                     }
                 }
                 self.scatter[i] = sc;
             }
+            let sparse = f.backend == Backend::Sparse;
             self.find_runs(layout, k);
+            if sparse {
+                self.mark_first_writes(layout, k);
+            }
         }
         Ok(())
+    }
+
+    /// Sets [`Dst::first`] on sparse island k's off-diagonal destinations where a contact (or a
+    /// run, [`Self::find_runs`]) is the first, in the assembly's order, to write its tree pair's
+    /// blocks: the assembly clears only the fill ([`SupernodalIsland::clear_fill`]), so the first
+    /// terms of a block are stored, not added. (The diagonal blocks get M first.)
+    fn mark_first_writes(&mut self, layout: &BlockSparseLayout, k: usize) {
+        let contacts = self.islands.contacts(k);
+        let writers = &mut self.writers;
+        writers.clear();
+        let mut s = 0;
+        while let Some(&i) = contacts.get(s) {
+            if let (a, Some(b)) = layout.contact_trees(i as usize) {
+                let (a, b) = (self.islands.local_index(a), self.islands.local_index(b));
+                writers.push((a.min(b), a.max(b), s));
+            }
+            s += (self.scatter[i as usize].run as usize).max(1);
+        }
+        // By pair, then by position: each pair's first writer leads its group.
+        writers.sort_unstable();
+        let mut last = None;
+        for &(a, b, s) in writers.iter() {
+            if last == Some((a, b)) {
+                continue;
+            }
+            last = Some((a, b));
+            for dst in &mut self.scatter[contacts[s] as usize].dst[1..3] {
+                dst.first = dst.array != SKIP;
+            }
+        }
     }
 
     /// Marks island k's runs of free-body contacts in [`Self::scatter`]: consecutive contacts (in
@@ -1025,7 +1071,7 @@ impl BlockTarget for DenseTarget<'_> {
 
 /// A supernodal factorization (LU or LDLᵀ) that an island is assembled into and factored by.
 trait SupernodalIsland: BlockTarget {
-    fn clear_values(&mut self);
+    fn clear_fill(&mut self);
     fn values_mut(&mut self) -> (&mut [f64], &mut [f64]);
     fn factor(&mut self) -> bool;
 }
@@ -1041,8 +1087,8 @@ macro_rules! supernodal_island {
 
         impl SupernodalIsland for $t {
             #[inline(always)]
-            fn clear_values(&mut self) {
-                <$t>::clear_values(self)
+            fn clear_fill(&mut self) {
+                <$t>::clear_fill(self)
             }
             #[inline(always)]
             fn values_mut(&mut self) -> (&mut [f64], &mut [f64]) {
@@ -1067,8 +1113,10 @@ fn assemble_and_factor_sparse<W: Fn(usize) -> [[f64; 3]; 3]>(
     wg: &mut [f64],
 ) -> bool {
     let AssemblyInput { islands, rows, scatter, system, scale, shift, weight, .. } = *input;
-    target.clear_values();
-    assemble_mass(target, islands, k, system, shift);
+    // Only the fill is cleared: the mass blocks and the contacts' first terms are stored (the
+    // diagonal blocks by `assemble_mass`, the others by their first contact, `Dst::first`).
+    target.clear_fill();
+    assemble_mass::<true>(target, islands, k, system, shift);
     let (l, u) = target.values_mut();
     assemble_contacts([l, u], islands.contacts(k), scatter, rows, system.j_values(), wg, scale, weight);
     target.factor()
@@ -1206,7 +1254,7 @@ fn assemble_island(
     lower_only: bool,
     weight: &impl Fn(usize) -> [[f64; 3]; 3],
 ) {
-    assemble_mass(target, islands, k, system, shift);
+    assemble_mass::<false>(target, islands, k, system, shift);
     for &i in islands.contacts(k) {
         let i = i as usize;
         let w = weight(i);
@@ -1229,7 +1277,7 @@ fn assemble_island(
                     continue;
                 }
                 let (a, rs, cs) = target.block(pi, qi);
-                add_block(a, rs, cs, gp, [&*y0, &*y1, &*y2]);
+                add_block::<false>(a, rs, cs, gp, [&*y0, &*y1, &*y2]);
             }
         }
     }
@@ -1248,9 +1296,13 @@ fn block_rows<'o>(rows: &'o ContactRows, j: &[f64], off: usize, out: &'o mut [f6
     Rows::new(out)
 }
 
-/// Adds `M_t + shift·I` of island k's trees into their diagonal blocks of `target`.
+/// Adds `M_t + shift·I` of island k's trees into their diagonal blocks of `target`; with
+/// `FIRST`, onto a zero instead of the stored values (the blocks' values are unspecified: a
+/// sparse island after [`SupernodalIsland::clear_fill`]). Either way an entry is
+/// `(b + m) + shift` on the diagonal and `b + m` off it, `b` the stored value or +0 (so a `−0`
+/// of M gives the `+0` the accumulation into a cleared block gave).
 #[inline(always)]
-fn assemble_mass(
+fn assemble_mass<const FIRST: bool>(
     target: &mut impl BlockTarget,
     islands: &Islands,
     k: usize,
@@ -1268,16 +1320,19 @@ fn assemble_mass(
             // A free body into a column-major block: whole columns (vectorized).
             for c in 0..6 {
                 let col: &mut [f64; 6] = (&mut a[c * cs..c * cs + 6]).try_into().unwrap();
+                let mut x = if FIRST { [0.0; 6] } else { *col };
                 for r in 0..6 {
-                    col[r] += m[6 * c + r];
+                    x[r] += m[6 * c + r];
                 }
-                col[c] += shift;
+                x[c] += shift;
+                *col = x;
             }
             continue;
         }
         for c in 0..nt {
             for (r, &x) in m[c * nt..(c + 1) * nt].iter().enumerate() {
-                a[r * rs + c * cs] += x;
+                let b = &mut a[r * rs + c * cs];
+                *b = if FIRST { 0.0 } else { *b } + x;
             }
             a[c * rs + c * cs] += shift;
         }
@@ -1413,7 +1468,12 @@ fn assemble_contacts(
                     continue;
                 }
                 let a = &mut vals[dst.array as usize][dst.off..];
-                add_block(a, dst.rs, dst.cs, gp, [&*y0, &*y1, &*y2]);
+                let y = [&*y0, &*y1, &*y2];
+                if dst.first {
+                    add_block::<true>(a, dst.rs, dst.cs, gp, y);
+                } else {
+                    add_block::<false>(a, dst.rs, dst.cs, gp, y);
+                }
             }
         }
     }
@@ -1479,7 +1539,13 @@ fn assemble_free_body_run(
         if nb == 2 && da.array != SKIP && da.array == db.array && (da.rs, db.rs, da.cs) == (1, 1, db.cs) {
             // Both blocks of column q column-major in one array (a dense island, or the L
             // panels of the first tree's column): one pass over the columns of tree q.
-            add_column_pairs6_run(vals[da.array as usize], [da.off, db.off], da.cs, g, y, q);
+            // One of the two is tree q's diagonal block (never a first write).
+            let (a, off) = (&mut *vals[da.array as usize], [da.off, db.off]);
+            match (da.first, db.first) {
+                (true, _) => add_column_pairs6_run::<true, false>(a, off, da.cs, g, y, q),
+                (_, true) => add_column_pairs6_run::<false, true>(a, off, da.cs, g, y, q),
+                _ => add_column_pairs6_run::<false, false>(a, off, da.cs, g, y, q),
+            }
             continue;
         }
         for p in 0..nb {
@@ -1489,18 +1555,31 @@ fn assemble_free_body_run(
             }
             let a = &mut vals[dst.array as usize][dst.off..];
             if dst.rs == 1 {
-                add_columns6_run(a, dst.cs, g, y, [nb, p, q]);
+                if dst.first {
+                    add_columns6_run::<true>(a, dst.cs, g, y, [nb, p, q]);
+                } else {
+                    add_columns6_run::<false>(a, dst.cs, g, y, [nb, p, q]);
+                }
             } else if dst.cs == 1 {
                 // A row-major block (a U panel): row r of `G_pᵀ Y_q` is column r of `Y_qᵀ G_p`,
                 // so the column kernel with the roles of `g` and `y` swapped; each entry gets
                 // the products of `add_rows6` in its order (a product inside a fused
                 // multiply-add is exact, so its operands' order does not change the bits).
-                add_columns6_run(a, dst.rs, y, g, [nb, q, p]);
+                if dst.first {
+                    add_columns6_run::<true>(a, dst.rs, y, g, [nb, q, p]);
+                } else {
+                    add_columns6_run::<false>(a, dst.rs, y, g, [nb, q, p]);
+                }
             } else {
-                for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
+                for (j, (gj, yj)) in g.chunks_exact(nb).zip(y.chunks_exact(nb)).enumerate() {
                     let (gp, yq) = (&gj[p], &yj[q]);
                     let gp = Rows { n: &gp[..6], t1: &gp[6..12], t2: &gp[12..] };
-                    add_block(a, dst.rs, dst.cs, gp, [&yq[..6], &yq[6..12], &yq[12..]]);
+                    let yq = [&yq[..6], &yq[6..12], &yq[12..]];
+                    if dst.first && j == 0 {
+                        add_block::<true>(a, dst.rs, dst.cs, gp, yq);
+                    } else {
+                        add_block::<false>(a, dst.rs, dst.cs, gp, yq);
+                    }
                 }
             }
         }
@@ -1514,7 +1593,7 @@ fn assemble_free_body_run(
 /// [`add_columns6`] in the same order) and is stored once; the three values `Y_q[·][c]` of a
 /// contact are broadcast once for both blocks (`docs/performance.md` §3, fifth and sixth passes).
 #[inline(always)]
-fn add_column_pairs6_run(
+fn add_column_pairs6_run<const FIRST0: bool, const FIRST1: bool>(
     a: &mut [f64],
     off: [usize; 2],
     cs: usize,
@@ -1527,8 +1606,12 @@ fn add_column_pairs6_run(
     let (y, _) = y.as_chunks::<2>();
     for c in 0..6 {
         let mut x = [[0.0; 6]; 2];
-        for (x, &o) in x.iter_mut().zip(&off) {
-            x.copy_from_slice(&a[o + c * cs..o + c * cs + 6]);
+        // The stored columns, but where this run writes a block first (`FIRST0`, `FIRST1`).
+        if !FIRST0 {
+            x[0].copy_from_slice(&a[off[0] + c * cs..off[0] + c * cs + 6]);
+        }
+        if !FIRST1 {
+            x[1].copy_from_slice(&a[off[1] + c * cs..off[1] + c * cs + 6]);
         }
         for (gj, yj) in g.iter().zip(y) {
             let yq = &yj[q];
@@ -1548,13 +1631,19 @@ fn add_column_pairs6_run(
 /// Block (p, q) of a run of free-body contacts (`[nb, p, q]`: `nb` tree blocks per contact in `g`
 /// and `y`, as in [`add_column_pairs6_run`]) into a column-major block (row stride 1, column
 /// stride `cs`): each column loaded and stored once per run, the operations of [`add_columns6`]
-/// per entry in the contacts' order.
+/// per entry in the contacts' order (`FIRST`: on a zero, [`Dst::first`]).
 #[inline(always)]
-fn add_columns6_run(a: &mut [f64], cs: usize, g: &[[f64; 18]], y: &[[f64; 18]], [nb, p, q]: [usize; 3]) {
+fn add_columns6_run<const FIRST: bool>(
+    a: &mut [f64],
+    cs: usize,
+    g: &[[f64; 18]],
+    y: &[[f64; 18]],
+    [nb, p, q]: [usize; 3],
+) {
     assert!(p < nb && q < nb);
     for c in 0..6 {
         let col: &mut [f64; 6] = (&mut a[c * cs..c * cs + 6]).try_into().unwrap();
-        let mut x = *col;
+        let mut x = if FIRST { [0.0; 6] } else { *col };
         for (gj, yj) in g.chunks_exact(nb).zip(y.chunks_exact(nb)) {
             let (gp, yq) = (&gj[p], &yj[q]);
             let (y0, y1, y2) = (yq[c], yq[6 + c], yq[12 + c]);
@@ -1569,13 +1658,13 @@ fn add_columns6_run(a: &mut [f64], cs: usize, g: &[[f64; 18]], y: &[[f64; 18]], 
 /// [`add_block`] of a free body's `G_p` (6 dofs) into a column-major block (row stride 1, column
 /// stride `cs`), one column per entry of `y`.
 #[inline(always)]
-fn add_columns6(a: &mut [f64], cs: usize, [g0, g1, g2]: [&[f64; 6]; 3], y: [&[f64]; 3]) {
+fn add_columns6<const FIRST: bool>(a: &mut [f64], cs: usize, [g0, g1, g2]: [&[f64; 6]; 3], y: [&[f64]; 3]) {
     // The rows of G_pᵀ copied to locals once (registers across the columns) and each column
     // updated as a whole array: the loop then vectorizes (4 + 2 lanes).
     let (g0, g1, g2) = (*g0, *g1, *g2);
     for (c, ((&a0, &a1), &a2)) in y[0].iter().zip(y[1].iter()).zip(y[2].iter()).enumerate() {
         let col: &mut [f64; 6] = (&mut a[c * cs..c * cs + 6]).try_into().unwrap();
-        let mut x = *col;
+        let mut x = if FIRST { [0.0; 6] } else { *col };
         for r in 0..6 {
             x[r] = g2[r].mul_add(a2, g1[r].mul_add(a1, g0[r].mul_add(a0, x[r])));
         }
@@ -1586,12 +1675,19 @@ fn add_columns6(a: &mut [f64], cs: usize, [g0, g1, g2]: [&[f64; 6]; 3], y: [&[f6
 /// [`add_block`] of a free body's `G_p` into a row-major 6×6 block (row stride `rs`; a sparse
 /// factorization's U panels).
 #[inline(always)]
-fn add_rows6(a: &mut [f64], rs: usize, [g0, g1, g2]: [&[f64; 6]; 3], [y0, y1, y2]: [&[f64; 6]; 3]) {
+fn add_rows6<const FIRST: bool>(
+    a: &mut [f64],
+    rs: usize,
+    [g0, g1, g2]: [&[f64; 6]; 3],
+    [y0, y1, y2]: [&[f64; 6]; 3],
+) {
     for r in 0..6 {
         let row: &mut [f64; 6] = (&mut a[r * rs..r * rs + 6]).try_into().unwrap();
+        let mut x = if FIRST { [0.0; 6] } else { *row };
         for c in 0..6 {
-            row[c] = g2[r].mul_add(y2[c], g1[r].mul_add(y1[c], g0[r].mul_add(y0[c], row[c])));
+            x[c] = g2[r].mul_add(y2[c], g1[r].mul_add(y1[c], g0[r].mul_add(y0[c], x[c])));
         }
+        *row = x;
     }
 }
 
@@ -1599,20 +1695,22 @@ fn add_rows6(a: &mut [f64], rs: usize, [g0, g1, g2]: [&[f64; 6]; 3], [y0, y1, y2
 /// `cs`: entry (r, c) gets `Y[0][c]·g_n[r] + Y[1][c]·g_t1[r] + Y[2][c]·g_t2[r]`. Column-major
 /// blocks (`rs = 1`) are updated column by column over the contiguous rows of `G_pᵀ` (free bodies,
 /// 6 dofs, with fixed-length rows held in registers); row-major ones (`cs = 1`) row by row.
+/// With `FIRST` the stored values are not read: the terms go onto a zero ([`Dst::first`]).
 #[inline(always)]
-fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&[f64]; 3]) {
+fn add_block<const FIRST: bool>(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&[f64]; 3]) {
     let nq = y[0].len();
     let np = gp.len();
+    let base = |o: &f64| if FIRST { 0.0 } else { *o };
     if rs == 1 {
         if let Some(g) = gp.fixed::<6>() {
-            add_columns6(a, cs, g, y);
+            add_columns6::<FIRST>(a, cs, g, y);
             return;
         }
         for c in 0..nq {
             let col = &mut a[c * cs..c * cs + np];
             let (a0, a1, a2) = (y[0][c], y[1][c], y[2][c]);
             for (((o, &g0), &g1), &g2) in col.iter_mut().zip(gp.n).zip(gp.t1).zip(gp.t2) {
-                *o = g2.mul_add(a2, g1.mul_add(a1, g0.mul_add(a0, *o)));
+                *o = g2.mul_add(a2, g1.mul_add(a1, g0.mul_add(a0, base(o))));
             }
         }
     } else if cs == 1 {
@@ -1622,21 +1720,21 @@ fn add_block(a: &mut [f64], rs: usize, cs: usize, gp: Rows<'_>, y: [&[f64]; 3]) 
             <&[f64; 6]>::try_from(y[1]),
             <&[f64; 6]>::try_from(y[2]),
         ) {
-            add_rows6(a, rs, g, [y0, y1, y2]);
+            add_rows6::<FIRST>(a, rs, g, [y0, y1, y2]);
             return;
         }
         for r in 0..np {
             let row = &mut a[r * rs..r * rs + nq];
             let (g0, g1, g2) = (gp.n[r], gp.t1[r], gp.t2[r]);
             for (((o, &a0), &a1), &a2) in row.iter_mut().zip(y[0].iter()).zip(y[1].iter()).zip(y[2].iter()) {
-                *o = g2.mul_add(a2, g1.mul_add(a1, g0.mul_add(a0, *o)));
+                *o = g2.mul_add(a2, g1.mul_add(a1, g0.mul_add(a0, base(o))));
             }
         }
     } else {
         for c in 0..nq {
             for r in 0..np {
                 let o = &mut a[r * rs + c * cs];
-                *o = gp.t2[r].mul_add(y[2][c], gp.t1[r].mul_add(y[1][c], gp.n[r].mul_add(y[0][c], *o)));
+                *o = gp.t2[r].mul_add(y[2][c], gp.t1[r].mul_add(y[1][c], gp.n[r].mul_add(y[0][c], base(o))));
             }
         }
     }
@@ -1685,6 +1783,44 @@ mod tests {
     fn weight(i: usize) -> [[f64; 3]; 3] {
         let s = |k: usize| 0.2 * ((3 * i + k) as f64).sin();
         [[2.0 + s(0), s(1), s(2)], [s(1), 1.5 + s(3), s(4)], [s(2), s(4), 1.0 + s(5)]]
+    }
+
+    /// A sparse island's assembly clears only the fill and stores the first terms of every block
+    /// of the pattern (issue 29, `docs/performance.md` §3 ninth pass): with every stored value
+    /// poisoned (NaN) before it, the factors and the solution are the bits of an assembly into
+    /// freshly zeroed storage, for both factorizations.
+    #[test]
+    fn sparse_islands_write_every_stored_value() {
+        let layout = layout();
+        let (m, j) = (masses(&layout), values(layout.j_len(), 1.5));
+        let system = BlockSparseSystem::new(&layout, &m, &j).unwrap();
+        let b = values(system.num_velocities(), 3.0);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for kind in [Factorization::Lu, Factorization::Ldlt] {
+            let solve = |poison: bool| {
+                let mut nm = BlockNewtonMatrix::new();
+                nm.prepare(&system, kind).unwrap();
+                let mut sparse = 0;
+                for f in &mut nm.factors {
+                    let values = match kind {
+                        Factorization::Lu => f.sparse_lu.as_deref_mut().map(|s| s.values_mut()),
+                        Factorization::Ldlt => f.sparse_ldlt.as_deref_mut().map(|s| s.values_mut()),
+                    };
+                    if let (true, Some((l, u))) = (poison, values) {
+                        l.fill(f64::NAN);
+                        u.fill(f64::NAN);
+                        sparse += 1;
+                    }
+                }
+                assert_eq!(sparse, if poison { 1 } else { 0 }, "{kind:?}: one sparse island");
+                assert!(nm.assemble_and_factor(&system, 0.3, kind, weight));
+                assert!(nm.factors.iter().all(|f| !f.dense_fallback), "{kind:?}: factored sparse");
+                let mut x = b.clone();
+                nm.solve_in_place(&system, &mut x);
+                x
+            };
+            assert_eq!(bits(&solve(true)), bits(&solve(false)), "{kind:?}");
+        }
     }
 
     #[test]

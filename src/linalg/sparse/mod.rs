@@ -293,6 +293,29 @@ impl Engine {
         }
     }
 
+    /// Zeros the stored values outside the pattern's blocks ([`Symbolic::fill_l`],
+    /// [`Symbolic::fill_u`]) and leaves the blocks as they are: for an assembly that then writes
+    /// every entry of every block of the pattern (its first contribution stored, not added to a
+    /// cleared zero), so that each value is stored once (issue 29, `docs/performance.md` §3
+    /// "The shared assembly, ninth pass").
+    fn clear_fill(&mut self) {
+        self.factored = false;
+        if !self.current {
+            return;
+        }
+        let s = &self.cache[0];
+        // An opaque zero: a loop storing a literal 0 becomes a `memset` call per range, and most
+        // ranges are a few values.
+        let zero = std::hint::black_box(0.0);
+        for (vals, ranges) in [(&mut self.lval, &s.fill_l), (&mut self.uval, &s.fill_u)] {
+            for &(start, len) in ranges {
+                for x in &mut vals[start..start + len] {
+                    *x = zero;
+                }
+            }
+        }
+    }
+
     /// The stored block (a, b) as `(values, rows, cols, row stride, column stride)`; marks the
     /// values changed.
     #[allow(clippy::type_complexity)]
@@ -399,6 +422,14 @@ macro_rules! shared_api {
             /// Sets every stored value (the pattern's blocks and the fill) to zero.
             pub fn clear_values(&mut self) {
                 self.0.clear_values()
+            }
+
+            /// Sets the stored values outside the pattern's blocks (the fill) to zero and leaves
+            /// the blocks' values unspecified: the caller writes every entry of every block of
+            /// the pattern (every `(a, a)` and, per coupled pair, its stored block or blocks)
+            /// before [`Self::factor`].
+            pub(crate) fn clear_fill(&mut self) {
+                self.0.clear_fill()
             }
 
             /// Matrix size of the current pattern (0 before any analysis).

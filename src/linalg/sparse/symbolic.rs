@@ -128,6 +128,12 @@ pub(super) struct Symbolic {
     pub nbr_ptr: Vec<usize>,
     pub nbr: Vec<usize>,
     pub loc: Vec<BlockLoc>,
+    /// The stored values outside every block of the pattern (the fill, the explicit zeros of
+    /// the amalgamated supernodes, and for LDLᵀ the unread upper part of the diagonal blocks),
+    /// as `(start, len)` ranges of the L panels and of the U panels: what
+    /// [`Engine::clear_fill`](super::Engine::clear_fill) zeros.
+    pub fill_l: Vec<(usize, usize)>,
+    pub fill_u: Vec<(usize, usize)>,
     /// Largest supernode width and largest `r`.
     pub max_w: usize,
     pub max_r: usize,
@@ -441,6 +447,15 @@ impl Symbolic {
             }
         }
 
+        // The stored values no block of the pattern covers.
+        let blocks = || {
+            (0..nb)
+                .flat_map(|a| (nbr_ptr[a]..nbr_ptr[a + 1]).map(move |i| (a, i)))
+                .map(|(a, i)| (loc[i], key.dims[a], key.dims[nbr[i]]))
+        };
+        let fill_l = uncovered(l_len, blocks().filter(|b| !b.0.upper_panel))?;
+        let fill_u = uncovered(u_len, blocks().filter(|b| b.0.upper_panel))?;
+
         // Scatter plan: the update of supernode s is W = L21·U12 (r×r, rows and columns in the
         // order of s's row list); its block (i, j) goes to the stored block (p_i, q_j).
         let mut group_ptr = try_filled(nsn + 1, 0usize)?;
@@ -508,6 +523,8 @@ impl Symbolic {
             nbr_ptr,
             nbr,
             loc,
+            fill_l,
+            fill_u,
             max_w,
             max_r,
             flops,
@@ -529,6 +546,37 @@ impl Symbolic {
         let i = self.nbr[range.clone()].binary_search(&b).ok()?;
         Some(self.loc[range.start + i])
     }
+}
+
+/// The `(start, len)` ranges of `0..len` that none of `blocks` (a location and its rows and
+/// columns) covers, ascending and maximal.
+fn uncovered(
+    len: usize,
+    blocks: impl Iterator<Item = (BlockLoc, usize, usize)>,
+) -> Result<Vec<(usize, usize)>, SparseError> {
+    let mut covered = try_filled(len, false)?;
+    for (l, rows, cols) in blocks {
+        for c in 0..cols {
+            for r in 0..rows {
+                covered[l.offset + r * l.rs + c * l.cs] = true;
+            }
+        }
+    }
+    let mut ranges = Vec::new();
+    let mut i = 0;
+    while i < len {
+        if covered[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < len && !covered[i] {
+            i += 1;
+        }
+        try_reserve(&mut ranges, 1)?;
+        ranges.push((start, i - start));
+    }
+    Ok(ranges)
 }
 
 /// Elimination tree of the block graph in the order `order` (position → block), by position;
