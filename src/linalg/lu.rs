@@ -23,7 +23,7 @@ use faer::linalg::lu::partial_pivoting::factor as faer_lu;
 use faer::{MatMut, Par, Spec};
 use nalgebra::{DMatrixViewMut, Dyn, U1};
 
-use super::grow;
+use super::padded::LineAligned;
 use super::simd::{Simd, WithSimd};
 
 /// Size from which the blocked kernel is used (measured crossover on the project's machine kind:
@@ -43,7 +43,7 @@ pub struct PartialPivLu {
     /// Column-major `n×n` with leading dimension `ld`: the matrix, then the factors (unit-lower L
     /// below the diagonal, U on and above it; below [`BLOCKED_MIN_DIM`] the columns of L without
     /// the row swaps of later panels of 4 steps, see [`factor_panels`]).
-    lu: Vec<f64>,
+    lu: LineAligned,
     /// Below [`BLOCKED_MIN_DIM`]: step k swapped rows k and `piv[k]` (≥ k).
     piv: Vec<usize>,
     /// From [`BLOCKED_MIN_DIM`] up: row i of `P A` is row `perm[i]` of A.
@@ -88,7 +88,7 @@ impl PartialPivLu {
         let mut f = Self {
             n: 0,
             ld: 0,
-            lu: Vec::new(),
+            lu: LineAligned::default(),
             piv: Vec::new(),
             perm: Vec::new(),
             perm_inv: Vec::new(),
@@ -101,7 +101,7 @@ impl PartialPivLu {
 
     /// Makes sure `n×n` problems need no further allocation.
     pub fn reserve(&mut self, n: usize) {
-        grow(&mut self.lu, padded_dim(n) * n);
+        self.lu.grow(padded_dim(n) * n);
         if self.piv.len() < n {
             self.piv.resize(n, 0);
         }
@@ -121,7 +121,7 @@ impl PartialPivLu {
     /// [`reserve`](Self::reserve) that reports allocation failure instead of aborting.
     pub fn try_reserve(&mut self, n: usize) -> Result<(), super::AllocationFailed> {
         let len = padded_dim(n).checked_mul(n).ok_or(super::AllocationFailed)?;
-        super::try_grow(&mut self.lu, len, 0.0)?;
+        self.lu.try_grow(len).map_err(|_| super::AllocationFailed)?;
         if n >= BLOCKED_MIN_DIM {
             super::try_grow(&mut self.perm, n, 0)?;
             super::try_grow(&mut self.perm_inv, n, 0)?;

@@ -48,7 +48,7 @@ pub use cholesky::{Cholesky, CholeskyFailure};
 pub use cod::Cod;
 pub use ldlt::{Ldlt, LdltFailure};
 pub use lu::{BLOCKED_MIN_DIM, PartialPivLu, padded_dim};
-pub(crate) use padded::PaddedMatrix;
+pub(crate) use padded::{LineAligned, PaddedMatrix};
 pub use qr_update::UpdatableQr;
 pub(crate) use sparse::grow_product_buffers;
 pub use sparse::{

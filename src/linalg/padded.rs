@@ -14,6 +14,93 @@ use super::simd::Simd;
 /// Rows per padding unit: a multiple of the vector width of every instruction set dispatched to.
 const PAD: usize = 4;
 
+/// Bytes of a cache line on the machines the kernels are tuned for (x86-64).
+const LINE_BYTES: usize = 64;
+/// `f64`s per cache line.
+const LINE: usize = LINE_BYTES / size_of::<f64>();
+
+/// Grow-only `f64` storage whose slice starts at a cache-line boundary (64 bytes).
+///
+/// Why: the dense kernels (the LU below `BLOCKED_MIN_DIM`, the Newton-matrix tiles, the padded
+/// products) load and store whole 32-byte vectors at multiples of 4 entries from the start of
+/// their storage. A `Vec<f64>` starts wherever the allocator puts it (glibc: 16 bytes
+/// aligned), so in half of the processes every other vector access straddles two cache lines,
+/// depending on what was allocated before. Measured (`docs/performance.md` §1, ninth pass): the
+/// same build solved the nv = 60 bench problem in 113–115 µs with its storage 32-byte aligned and
+/// in 128–131 µs with it 16 bytes off, and which one a process got depended on unrelated
+/// allocations (the Drake harness's nv = 60 lost 8 % that way after `7109fcf`). Alignment
+/// changes no operation, so no bit.
+///
+/// Dereferences to the storage from its aligned start: at least the longest length grown to
+/// (callers slice the part they use, as they would a `Vec`). Growing may move the storage and
+/// leaves its contents unspecified (zeros today); a clone has its own aligned storage.
+#[derive(Debug, Default)]
+pub(crate) struct LineAligned {
+    /// `data[start]` at a multiple of [`LINE_BYTES`], `start < LINE` (0 when empty).
+    data: Vec<f64>,
+    start: usize,
+}
+
+impl LineAligned {
+    /// Makes the storage at least `len` entries long (allocating only when it has never been
+    /// that long), fallibly: on `Err` (the entries that could not be allocated) nothing changed.
+    /// The contents are unspecified after a call that grew it.
+    #[inline(always)]
+    pub fn try_grow(&mut self, len: usize) -> Result<(), usize> {
+        // Called every iteration by the LU's storage accessors: the check inline, the growth not.
+        if len <= self.data.len() - self.start { Ok(()) } else { self.reallocate(len) }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn reallocate(&mut self, len: usize) -> Result<(), usize> {
+        // One line more than asked for, so that an aligned start always fits.
+        let total = len.checked_add(LINE - 1).ok_or(usize::MAX)?;
+        let mut data = Vec::new();
+        data.try_reserve_exact(total).map_err(|_| len)?;
+        data.resize(total, 0.0);
+        // `align_offset` may answer "impossible" (usize::MAX) in principle: then unaligned.
+        let start = data.as_ptr().align_offset(LINE_BYTES);
+        self.start = if start < LINE { start } else { 0 };
+        self.data = data;
+        Ok(())
+    }
+
+    /// [`try_grow`](Self::try_grow) that aborts on allocation failure, like `Vec::resize`.
+    #[inline(always)]
+    pub fn grow(&mut self, len: usize) {
+        if self.try_grow(len).is_err() {
+            let layout = std::alloc::Layout::array::<f64>(len).unwrap_or(std::alloc::Layout::new::<f64>());
+            std::alloc::handle_alloc_error(layout);
+        }
+    }
+}
+
+impl Clone for LineAligned {
+    fn clone(&self) -> Self {
+        let mut c = Self::default();
+        let n = self.len();
+        c.grow(n);
+        c[..n].copy_from_slice(self);
+        c
+    }
+}
+
+impl std::ops::Deref for LineAligned {
+    type Target = [f64];
+    #[inline(always)]
+    fn deref(&self) -> &[f64] {
+        &self.data[self.start..]
+    }
+}
+
+impl std::ops::DerefMut for LineAligned {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [f64] {
+        &mut self.data[self.start..]
+    }
+}
+
 /// A column-major copy of a `rows×cols` matrix whose columns are `ld = rows` rounded up to a
 /// multiple of 4, padding rows 0 (grow-only storage). A stacked copy
 /// ([`copy_stacked_from`](Self::copy_stacked_from)) holds two matrices with the same columns one
@@ -28,7 +115,7 @@ pub(crate) struct PaddedMatrix {
     /// rows.
     second: usize,
     second_rows: usize,
-    data: Vec<f64>,
+    data: LineAligned,
 }
 
 impl PaddedMatrix {
@@ -81,10 +168,7 @@ impl PaddedMatrix {
         let second = rows.div_ceil(PAD) * PAD;
         let ld = second.checked_add(second_rows.div_ceil(PAD) * PAD).ok_or(usize::MAX)?;
         let len = ld.checked_mul(cols).ok_or(usize::MAX)?;
-        if self.data.len() < len {
-            self.data.try_reserve_exact(len - self.data.len()).map_err(|_| len)?;
-            self.data.resize(len, 0.0);
-        }
+        self.data.try_grow(len)?;
         (self.rows, self.cols, self.ld, self.second, self.second_rows) =
             (rows, cols, ld, second, second_rows);
         for (c, dst) in self.data[..ld * cols].chunks_exact_mut(ld.max(1)).enumerate() {
@@ -365,6 +449,27 @@ mod tests {
     use super::*;
     use nalgebra::DMatrix;
     use pulp::Scalar;
+
+    #[test]
+    fn line_aligned_storage_starts_on_a_cache_line() {
+        let mut a = LineAligned::default();
+        assert!(a.is_empty());
+        for n in [1, 3, 8, 30, 64 * 60, 17] {
+            a.grow(n);
+            assert!(a.len() >= n, "n = {n}");
+            assert_eq!(a.as_ptr() as usize % LINE_BYTES, 0, "n = {n}");
+            a[..n].iter_mut().enumerate().for_each(|(i, x)| *x = i as f64);
+            let c = a.clone();
+            assert_eq!(c.as_ptr() as usize % LINE_BYTES, 0, "n = {n}: clone");
+            assert_eq!(c[..n], a[..n], "n = {n}: clone");
+        }
+        // Growing no further keeps the storage; an impossible size is refused, nothing changed.
+        let p = a.as_ptr();
+        assert_eq!(a.try_grow(100), Ok(()));
+        assert_eq!(a.as_ptr(), p);
+        assert!(a.try_grow(usize::MAX).is_err());
+        assert_eq!((a.as_ptr(), a[16]), (p, 16.0));
+    }
 
     /// The product in the best instruction set of the CPU.
     struct Mul<'a, const FUSED: bool>(&'a PaddedMatrix, &'a [f64], &'a mut [f64]);

@@ -13,8 +13,8 @@
 
 use super::TamsiError;
 use super::contact_blocks::{BLOCK, BLOCK_LEN, ContactBlocks, try_grow};
-use crate::linalg::PaddedMatrix;
 use crate::linalg::simd::Simd;
+use crate::linalg::{LineAligned, PaddedMatrix};
 
 /// Column blocks per row block of a tile.
 const ROW_BLOCKS: usize = 2;
@@ -47,8 +47,9 @@ pub(crate) struct NewtonMatrix {
     nv: usize,
     nc: usize,
     /// `Bᵢ` over row block r at `b[(r·nc + i)·B_LEN..]`: rows 0, 1, 2 of [`TILE_ROWS`] values.
-    /// Zero for a contact that adds nothing in the current iteration.
-    b: Vec<f64>,
+    /// Zero for a contact that adds nothing in the current iteration. Cache-line aligned: the
+    /// tiles load each row of `Bᵢ` as whole vectors ([`LineAligned`] says why).
+    b: LineAligned,
     /// Contacts of tile t (row block major): `tile_contacts[tile_start[t]..tile_start[t + 1]]`,
     /// each with the index of the tile's column block among the contact's nonzero blocks.
     tile_start: Vec<u32>,
@@ -96,7 +97,11 @@ impl NewtonMatrix {
         let too_large = |what| TamsiError::TooLarge { what, limit: u32::MAX as usize - 1 };
         let b_len = nrb.checked_mul(nc).and_then(|x| x.checked_mul(B_LEN));
         let b_len = b_len.ok_or(too_large("contact row blocks nc·ceil(nv/8)"))?;
-        try_grow(&mut self.b, b_len, 0.0, "TAMSI Newton-matrix contact rows")?;
+        self.b.try_grow(b_len).map_err(|elements| TamsiError::AllocationFailed {
+            what: "TAMSI Newton-matrix contact rows",
+            elements,
+            element_size: size_of::<f64>(),
+        })?;
         let tiles = nrb * ncb;
         try_grow(&mut self.tile_start, tiles + 1, 0, "TAMSI Newton-matrix tiles")?;
         self.nv = nv;
