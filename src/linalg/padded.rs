@@ -86,6 +86,15 @@ impl Clone for LineAligned {
     }
 }
 
+impl LineAligned {
+    /// Entries `r` of the aligned storage, with one bounds check (the `Deref` then an index
+    /// would check twice: a hot path of the tiles reads a column per call).
+    #[inline(always)]
+    pub(crate) fn range(&self, r: std::ops::Range<usize>) -> &[f64] {
+        &self.data[self.start + r.start..self.start + r.end]
+    }
+}
+
 impl std::ops::Deref for LineAligned {
     type Target = [f64];
     #[inline(always)]
@@ -191,7 +200,7 @@ impl PaddedMatrix {
     /// Column `c`, `ld` entries (rows past `rows` are 0).
     #[inline(always)]
     pub fn column(&self, c: usize) -> &[f64] {
-        &self.data[c * self.ld..(c + 1) * self.ld]
+        self.data.range(c * self.ld..(c + 1) * self.ld)
     }
 
     /// `out = m·v` (`v`: cols entries, `out`: rows entries), summed column by column: each entry
