@@ -74,6 +74,13 @@ impl LineAligned {
             std::alloc::handle_alloc_error(layout);
         }
     }
+
+    /// Entries `r` of the aligned storage, with one bounds check (the `Deref` then an index
+    /// would check twice: a hot path of the tiles reads a column per call).
+    #[inline(always)]
+    pub(crate) fn range(&self, r: std::ops::Range<usize>) -> &[f64] {
+        &self.data[self.start + r.start..self.start + r.end]
+    }
 }
 
 impl Clone for LineAligned {
@@ -83,15 +90,6 @@ impl Clone for LineAligned {
         c.grow(n);
         c[..n].copy_from_slice(self);
         c
-    }
-}
-
-impl LineAligned {
-    /// Entries `r` of the aligned storage, with one bounds check (the `Deref` then an index
-    /// would check twice: a hot path of the tiles reads a column per call).
-    #[inline(always)]
-    pub(crate) fn range(&self, r: std::ops::Range<usize>) -> &[f64] {
-        &self.data[self.start + r.start..self.start + r.end]
     }
 }
 
